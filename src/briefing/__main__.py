@@ -1,0 +1,5 @@
+"""Allow `python -m briefing`."""
+
+from briefing.cli.app import main
+
+main()

@@ -1,0 +1,183 @@
+"""The data model shared by connectors, chunkers and the core.
+
+Flow: a connector yields `RawRecord`s (vendor shapes, kept raw in the cache); its `normalise` turns the cached
+records of one source into `Document`s made of `Item`s (one native item each, with its ref); a chunker turns one
+`Document` into `Chunk`s. Every chunk keeps its provenance: the refs of the items it covers, their time span,
+their authors, and one `Unit` per item so that answers can attribute and cite each line exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+JSON = dict[str, Any]
+
+
+def utc(ts: float | int | str) -> datetime:
+    """A Unix timestamp (Slack `ts` strings included) as an aware UTC datetime."""
+    return datetime.fromtimestamp(float(ts), tz=UTC)
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One vendor item exactly as fetched; `key` is unique and stable within its source."""
+
+    key: str
+    kind: str
+    data: JSON
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One item that could not be fetched or parsed; counted and reported, never fatal to the run."""
+
+    key: str
+    reason: str
+
+
+class Cursor(BaseModel):
+    """Base of the connectors' typed, frozen, JSON-serialisable cursors."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass
+class Batch:
+    """Records to store, keys deleted at the source, and the cursor valid once both are applied."""
+
+    records: list[RawRecord] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    cursor: Cursor | None = None
+    failures: list[Failure] = field(default_factory=list)
+    # True when this batch lists *every* key the source still has (e.g. a full folder scan): the runner then
+    # drops cached keys that are absent. Connectors that only see changes leave it False.
+    complete: bool = False
+
+
+@dataclass(frozen=True)
+class Person:
+    """A participant, resolved across sources by id, handle or email."""
+
+    id: str
+    name: str
+    handles: tuple[str, ...] = ()
+    emails: tuple[str, ...] = ()
+
+
+@dataclass
+class Item:
+    """One native item (a message, a file, a ticket comment) in the project's own shape."""
+
+    ref: str
+    source_type: str
+    kind: str
+    text: str
+    occurred_at: datetime
+    author: str | None = None
+    title: str = ""
+    url: str = ""
+    container: str = ""
+    thread: str | None = None
+    metadata: JSON = field(default_factory=dict)
+
+
+@dataclass
+class Document:
+    """A group of items chunked together; its chunks are replaced as a whole when it changes.
+
+    `key` is stable (e.g. `slack:C0123/1781081500.170139` for a thread, `file:docs/a.md`); `kind` picks the
+    chunker through the registry.
+    """
+
+    key: str
+    kind: str
+    source_type: str
+    title: str
+    items: list[Item]
+    url: str = ""
+    container: str = ""
+    metadata: JSON = field(default_factory=dict)
+
+
+@dataclass
+class Normalised:
+    """What a connector's `normalise` returns for one source."""
+
+    documents: list[Document] = field(default_factory=list)
+    people: list[Person] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One attributable piece of a chunk: a message line or a paragraph, with the ref it cites."""
+
+    ref: str
+    text: str
+    author: str | None = None
+    at: datetime | None = None
+
+
+@dataclass
+class Chunk:
+    """A retrievable piece of text with full provenance."""
+
+    chunk_id: str
+    doc_key: str
+    source_type: str
+    kind: str
+    title: str
+    text: str
+    refs: list[str]
+    start: datetime
+    end: datetime
+    authors: list[str] = field(default_factory=list)
+    url: str = ""
+    container: str = ""
+    tickets: list[str] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)
+    metadata: JSON = field(default_factory=dict)
+    source_name: str = ""
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class ChunkLimits:
+    """Bounds every chunker respects; `count_tokens` is the embedding model's own tokeniser."""
+
+    max_tokens: int = 256
+    max_chars: int = 1200
+    max_items: int = 30
+    gap_seconds: float = 4 * 3600
+    topic_threshold: float = 0.0
+    count_tokens: Callable[[str], int] = field(default=lambda text: len(text) // 4 + 1)
+
+
+@runtime_checkable
+class Connector(Protocol):
+    """A source: knows its first cursor, yields batches, and normalises its own cached records."""
+
+    def initial_cursor(self) -> Cursor: ...
+
+    def load_cursor(self, data: JSON) -> Cursor: ...
+
+    def fetch(self, cursor: Cursor) -> Iterator[Batch]: ...
+
+    def normalise(self, records: Sequence[RawRecord]) -> Normalised: ...
+
+
+class Chunker(Protocol):
+    """A pure function from one document to its chunks."""
+
+    def __call__(
+        self,
+        document: Document,
+        *,
+        limits: ChunkLimits,
+        vectors: Mapping[str, Sequence[float]] | None = None,
+    ) -> list[Chunk]: ...
