@@ -1,0 +1,1 @@
+"""The ask flow: constraints, retrieval, answer."""

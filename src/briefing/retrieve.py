@@ -1,0 +1,306 @@
+"""Hybrid retrieval and rerank.
+
+Dense and BM25 candidates are fetched separately and fused by reciprocal rank fusion (so the trace can show
+each list's rank). Constraints from the question become soft boosts by default; only kinds the user asked to
+restrict ("only from JIRA"), or every kind when `constraint_mode = "filter"`, become hard Qdrant filters.
+Ticket keys and PR numbers pull their items in directly, whatever their similarity, and "what happened" questions
+over a time window also take the window's newest chunks as candidates.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from qdrant_client import models
+
+from briefing.embed import Embedder
+from briefing.index import Index, payload_to_chunk
+from briefing.model import Chunk
+from briefing.settings import RetrievalSettings
+
+if TYPE_CHECKING:
+    from briefing.constraints import Constraints
+
+log = logging.getLogger(__name__)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.'-]*")
+_FILLER = frozenset(
+    """what happened happen happening changed change changes new news update updates status going on did do does
+    was were is are the a an in on at of to for from with about any anything everything all there this that last
+    past week weeks month months day days year today yesterday since recently recent lately give me tell show
+    summary summarize summarise recap digest overview brief briefing and or our team please""".split()
+)
+
+
+@dataclass
+class Hit:
+    """A ranked chunk with the evidence of how it got its score."""
+
+    chunk: Chunk
+    score: float = 0.0
+    fused: float = 0.0
+    dense_rank: int | None = None
+    sparse_rank: int | None = None
+    boosts: dict[str, float] = field(default_factory=dict)
+    origin: str = "search"
+
+    def to_trace(self) -> dict[str, Any]:
+        return {
+            "chunk_id": self.chunk.chunk_id,
+            "title": self.chunk.title,
+            "score": round(self.score, 4),
+            "fused": round(self.fused, 4),
+            "dense_rank": self.dense_rank,
+            "sparse_rank": self.sparse_rank,
+            "boosts": {k: round(v, 3) for k, v in self.boosts.items()},
+            "origin": self.origin,
+        }
+
+
+@dataclass
+class Retrieval:
+    hits: list[Hit]
+    candidates: list[Hit]
+    filters: dict[str, Any]
+    timings_ms: dict[str, float]
+    reranker: str
+
+
+def residual_query(question: str, constraints: Constraints | None) -> str:
+    """The question without the constraint spans, for deciding whether anything topical is left."""
+    text = question
+    if constraints is not None:
+        for _, span in sorted(constraints.spans, key=lambda s: -s[1].start):
+            text = text[: span.start] + " " + text[span.end :]
+    words = [w for w in _WORD.findall(text.lower()) if w not in _FILLER]
+    return " ".join(words)
+
+
+def _hard_filter(constraints: Constraints | None, settings: RetrievalSettings) -> tuple[Any, dict[str, Any]]:
+    must: list[Any] = []
+    described: dict[str, Any] = {}
+    if constraints is None:
+        return None, described
+    hard = set(constraints.hard)
+    if settings.constraint_mode == "filter":
+        hard |= {"time", "source", "person", "channel", "ticket"}
+    if "source" in hard and constraints.sources:
+        must.append(
+            models.FieldCondition(key="source_type", match=models.MatchAny(any=list(constraints.sources)))
+        )
+        described["source_type"] = list(constraints.sources)
+    if "time" in hard and constraints.time is not None:
+        must.append(
+            models.FieldCondition(key="end_ts", range=models.Range(gte=constraints.time.start.timestamp()))
+        )
+        must.append(
+            models.FieldCondition(key="start_ts", range=models.Range(lt=constraints.time.end.timestamp()))
+        )
+        described["time"] = [constraints.time.start.isoformat(), constraints.time.end.isoformat()]
+    if "person" in hard and constraints.people:
+        must.append(models.FieldCondition(key="authors", match=models.MatchAny(any=list(constraints.people))))
+        described["authors"] = list(constraints.people)
+    if "channel" in hard and (constraints.channels or constraints.projects):
+        values = list(constraints.channels) + list(constraints.projects)
+        must.append(models.FieldCondition(key="container", match=models.MatchAny(any=values)))
+        described["container"] = values
+    if "ticket" in hard and constraints.tickets:
+        must.append(
+            models.FieldCondition(key="tickets", match=models.MatchAny(any=list(constraints.tickets)))
+        )
+        described["tickets"] = list(constraints.tickets)
+    return (models.Filter(must=must) if must else None), described
+
+
+def _overlaps(chunk: Chunk, start: datetime, end: datetime) -> bool:
+    return chunk.end >= start and chunk.start < end
+
+
+class Reranker:
+    """Optional cross-encoder (fastembed TextCrossEncoder) from a configured local model."""
+
+    def __init__(self, settings: RetrievalSettings) -> None:
+        self.settings = settings
+        self._model: Any = None
+        self.name = "fused score + metadata boosts (no cross-encoder configured)"
+        if settings.reranker_model:
+            self.name = f"cross-encoder {settings.reranker_model} + metadata boosts"
+
+    def available(self) -> bool:
+        return bool(self.settings.reranker_model)
+
+    def scores(self, query: str, texts: Sequence[str]) -> list[float]:
+        if self._model is None:
+            from fastembed.rerank.cross_encoder import TextCrossEncoder
+
+            from briefing.errors import ModelError
+
+            try:
+                kwargs: dict[str, Any] = {}
+                if self.settings.reranker_path:
+                    kwargs["specific_model_path"] = str(self.settings.reranker_path)
+                self._model = TextCrossEncoder(self.settings.reranker_model, **kwargs)
+            except Exception as exc:
+                raise ModelError(
+                    f"reranker '{self.settings.reranker_model}' could not be loaded offline ({type(exc).__name__}): "
+                    "set [retrieval] reranker_path to a local model folder or remove reranker_model"
+                ) from None
+        return [float(s) for s in self._model.rerank(query, list(texts))]
+
+
+class Retriever:
+    def __init__(self, settings: RetrievalSettings, index: Index, embedder: Embedder) -> None:
+        self.settings = settings
+        self.index = index
+        self.embedder = embedder
+        self.reranker = Reranker(settings)
+
+    # -- candidate generation ---------------------------------------------------------------------------------
+    def _search(self, query: str, flt: Any, limit: int, timings: dict[str, float]) -> list[Hit]:
+        dense_pts: list[Any] = []
+        sparse_pts: list[Any] = []
+        t0 = time.perf_counter()
+        if self.settings.dense:
+            vec = self.embedder.dense([query], query=True)[0]
+            timings["embed"] = (time.perf_counter() - t0) * 1000
+            dense_pts = self.index.query_dense(vec, limit=limit, flt=flt)
+        if self.settings.sparse:
+            svec = self.embedder.sparse([query], query=True)[0]
+            sparse_pts = self.index.query_sparse(svec, limit=limit, flt=flt)
+        k = self.settings.rrf_k
+        hits: dict[str, Hit] = {}
+        for rank, point in enumerate(dense_pts, 1):
+            hit = hits.setdefault(str(point.id), Hit(chunk=payload_to_chunk(point.payload)))
+            hit.dense_rank = rank
+            hit.fused += 1.0 / (k + rank)
+        for rank, point in enumerate(sparse_pts, 1):
+            hit = hits.setdefault(str(point.id), Hit(chunk=payload_to_chunk(point.payload)))
+            hit.sparse_rank = rank
+            hit.fused += 1.0 / (k + rank)
+        ranked = sorted(hits.values(), key=lambda h: -h.fused)
+        return ranked[:limit]
+
+    def direct(self, constraints: Constraints, flt: Any = None, limit: int = 40) -> list[Hit]:
+        """Every chunk of the tickets / PRs named in the question."""
+        conditions: list[Any] = []
+        if constraints.tickets:
+            conditions.append(
+                models.FieldCondition(key="tickets", match=models.MatchAny(any=constraints.tickets))
+            )
+            docs = [f"jira:{key}" for key in constraints.tickets]
+            conditions.append(models.FieldCondition(key="doc_key", match=models.MatchAny(any=docs)))
+        if not conditions:
+            return []
+        query = models.Filter(
+            should=conditions, must=list(flt.must) if flt is not None and flt.must else None
+        )
+        out = [Hit(chunk=payload_to_chunk(p.payload), origin="direct") for p in self.index.scroll(query)]
+        out.sort(key=lambda h: (not h.chunk.doc_key.startswith("jira:"), -h.chunk.end.timestamp()))
+        return out[:limit]
+
+    def recent(self, start: datetime, end: datetime, flt: Any = None, limit: int = 50) -> list[Hit]:
+        """The newest chunks that overlap a time window (for "what happened" questions)."""
+        must = [
+            models.FieldCondition(key="end_ts", range=models.Range(gte=start.timestamp())),
+            models.FieldCondition(key="start_ts", range=models.Range(lt=end.timestamp())),
+        ]
+        if flt is not None and flt.must:
+            must.extend(flt.must)
+        chunks = [payload_to_chunk(p.payload) for p in self.index.scroll(models.Filter(must=must))]
+        chunks.sort(key=lambda c: -c.end.timestamp())
+        return [Hit(chunk=c, origin="recent") for c in chunks[:limit]]
+
+    # -- rerank -----------------------------------------------------------------------------------------------
+    def _boosts(self, hit: Hit, constraints: Constraints | None) -> dict[str, float]:
+        s = self.settings
+        out: dict[str, float] = {}
+        if constraints is None or not s.boosts:
+            return out
+        chunk = hit.chunk
+        if constraints.time is not None and _overlaps(chunk, constraints.time.start, constraints.time.end):
+            out["time"] = s.boost_time
+        if constraints.sources and chunk.source_type in constraints.sources:
+            out["source"] = s.boost_source
+        if constraints.people:
+            authors = {a.lower() for a in chunk.authors}
+            text = chunk.text.lower()
+            if any(p.lower() in authors for p in constraints.people):
+                out["person"] = s.boost_person
+            elif any(p.lower() in text for p in constraints.people):
+                out["person"] = s.boost_person / 2
+        containers = [c.lower() for c in list(constraints.channels) + list(constraints.projects)]
+        if containers and chunk.container.lower() in containers:
+            out["container"] = s.boost_container
+        if constraints.tickets and (
+            set(constraints.tickets) & set(chunk.tickets)
+            or any(chunk.doc_key == f"jira:{t}" for t in constraints.tickets)
+        ):
+            out["ticket"] = s.boost_ticket
+        return out
+
+    def retrieve(self, question: str, constraints: Constraints | None, *, k: int = 10) -> Retrieval:
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        flt, described = _hard_filter(constraints, self.settings)
+        limit = self.settings.candidates
+        candidates = self._search(question, flt, limit, timings)
+        residual = residual_query(question, constraints)
+        time_first = bool(
+            constraints is not None
+            and constraints.time is not None
+            and constraints.intent in {"what_happened", "summary"}
+        )
+        seen = {h.chunk.chunk_id for h in candidates}
+        extra: list[Hit] = []
+        if constraints is not None:
+            extra.extend(self.direct(constraints, flt))
+            if time_first and constraints.time is not None:
+                extra.extend(self.recent(constraints.time.start, constraints.time.end, flt, limit))
+        for hit in extra:
+            if hit.chunk.chunk_id not in seen:
+                seen.add(hit.chunk.chunk_id)
+                candidates.append(hit)
+            else:
+                for existing in candidates:
+                    if existing.chunk.chunk_id == hit.chunk.chunk_id and existing.origin == "search":
+                        existing.origin = f"search+{hit.origin}"
+        timings["retrieve"] = (time.perf_counter() - t0) * 1000
+
+        t1 = time.perf_counter()
+        top = max((h.fused for h in candidates), default=0.0) or 1.0
+        ce_scores: list[float] | None = None
+        if self.settings.rerank and self.reranker.available() and candidates:
+            ce_scores = self.reranker.scores(question, [h.chunk.text for h in candidates])
+        newest = max((h.chunk.end.timestamp() for h in candidates), default=0.0)
+        for i, hit in enumerate(candidates):
+            relevance = hit.fused / top
+            if ce_scores is not None:
+                relevance = 0.5 * relevance + 0.5 * _sigmoid(ce_scores[i])
+            hit.boosts = self._boosts(hit, constraints) if self.settings.rerank else {}
+            if "direct" in hit.origin:
+                hit.boosts["direct"] = self.settings.boost_ticket
+            if time_first and len(residual.split()) < 2:
+                # Nothing topical left in the question: order the window by recency instead of similarity.
+                age_days = (newest - hit.chunk.end.timestamp()) / 86400
+                relevance = max(0.0, 1.0 - age_days / 31)
+            hit.score = relevance + sum(hit.boosts.values())
+        ranked = sorted(candidates, key=lambda h: (-h.score, h.chunk.chunk_id))
+        timings["rerank"] = (time.perf_counter() - t1) * 1000
+        return Retrieval(
+            hits=ranked[:k],
+            candidates=candidates,
+            filters=described,
+            timings_ms=timings,
+            reranker=self.reranker.name if self.settings.rerank else "off (fused score only)",
+        )
+
+
+def _sigmoid(x: float) -> float:
+    import math
+
+    return 1.0 / (1.0 + math.exp(-x))

@@ -1,0 +1,211 @@
+"""The application service: one object that owns settings, index and models, used by the CLI and the evaluation.
+
+`search` and `ask` return the JSON objects of DESIGN.md "Machine-readable output", plus a `trace` the CLI prints
+with --show-trace.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from briefing.embed import Embedder
+from briefing.errors import IndexError_, InputError
+from briefing.index import Index
+from briefing.model import Chunk, Person
+from briefing.settings import Settings
+from briefing.store import SourceState
+
+MAX_QUESTION_CHARS = 4000
+
+
+def hit_json(rank: int, score: float, chunk: Chunk) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "score": round(score, 4),
+        "chunk_id": chunk.chunk_id,
+        "source": chunk.source_type,
+        "refs": list(chunk.refs),
+        "title": chunk.title,
+        "url": chunk.url,
+        "occurred_at": chunk.start.isoformat(),
+        "authors": list(chunk.authors),
+        "text": chunk.text,
+    }
+
+
+def parse_now(value: str | None) -> datetime:
+    if not value:
+        return datetime.now(UTC)
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(
+            f"--now '{value}' is not an ISO-8601 time: use e.g. 2026-06-15T09:00:00+00:00"
+        ) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def check_question(question: str) -> str:
+    text = " ".join(question.split())
+    if not text:
+        raise InputError('the question is empty: ask something, e.g. brief ask "what happened last week?"')
+    if len(text) > MAX_QUESTION_CHARS:
+        raise InputError(
+            f"the question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}: shorten it"
+        )
+    return text
+
+
+class Brief:
+    """Open once per command; close (or use as a context manager) to release the local index lock."""
+
+    def __init__(
+        self, settings: Settings, *, embedder: Embedder | None = None, index: Index | None = None
+    ) -> None:
+        self.settings = settings
+        self.embedder = embedder or Embedder(settings.embedding, settings.home)
+        self._index = index
+
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            self._index = Index.open(self.settings)
+        return self._index
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def __enter__(self) -> Brief:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- metadata ---------------------------------------------------------------------------------------------
+    def people(self) -> list[Person]:
+        people: dict[str, Person] = {}
+        for name in self.settings.sources:
+            for raw in SourceState.for_source(self.settings, name).data.get("people", []):
+                person = Person(
+                    id=raw["id"],
+                    name=raw["name"],
+                    handles=tuple(raw.get("handles", ())),
+                    emails=tuple(raw.get("emails", ())),
+                )
+                people.setdefault(person.name.lower(), person)
+        return list(people.values())
+
+    def directory(self) -> Any:
+        from briefing.constraints import Directory
+
+        channels: set[str] = set()
+        projects: set[str] = set()
+        tickets: set[str] = set()
+        for name, config in self.settings.sources.items():
+            info = SourceState.for_source(self.settings, name).data.get("directory", {})
+            target = channels if config.type in {"slack", "slack_export"} else projects
+            target.update(info.get("containers", []))
+            tickets.update(info.get("tickets", []))
+        return Directory(
+            people=self.people(), channels=sorted(channels), projects=sorted(projects), ticket_keys=tickets
+        )
+
+    def _require_index(self) -> None:
+        if not self.index.exists() or self.index.count() == 0:
+            raise IndexError_(
+                f"the index for workspace '{self.settings.workspace.name}' is empty: run `brief ingest` first"
+            )
+
+    # -- search / ask -----------------------------------------------------------------------------------------
+    def constraints(self, question: str, now: datetime) -> Any:
+        from briefing.constraints import extract
+
+        ws = self.settings.workspace
+        return extract(
+            question, now=now, timezone=ws.timezone, week_start=ws.week_start, directory=self.directory()
+        )
+
+    def search(self, question: str, *, now: datetime, k: int = 10) -> dict[str, Any]:
+        from briefing.retrieve import Retriever
+
+        question = check_question(question)
+        self._require_index()
+        t0 = time.perf_counter()
+        constraints = self.constraints(question, now)
+        t_extract = (time.perf_counter() - t0) * 1000
+        retrieval = Retriever(self.settings.retrieval, self.index, self.embedder).retrieve(
+            question, constraints, k=k
+        )
+        return {
+            "question": question,
+            "now": now.isoformat(),
+            "constraints": constraints.to_json(),
+            "hits": [hit_json(i, h.score, h.chunk) for i, h in enumerate(retrieval.hits, 1)],
+            "timings_ms": {
+                "extract": round(t_extract, 1),
+                "retrieve": round(retrieval.timings_ms.get("retrieve", 0.0), 1),
+                "rerank": round(retrieval.timings_ms.get("rerank", 0.0), 1),
+            },
+            "trace": {
+                "constraints": constraints.to_json(),
+                "filters": retrieval.filters,
+                "reranker": retrieval.reranker,
+                "candidates": [h.to_trace() for h in sorted(retrieval.candidates, key=lambda h: -h.fused)],
+                "reranked": [h.to_trace() for h in retrieval.hits],
+            },
+            "_retrieval": retrieval,
+            "_constraints": constraints,
+        }
+
+    def ask(self, question: str, *, now: datetime, k: int = 10) -> dict[str, Any]:
+        from briefing.ask.extractive import ExtractiveAnswerer
+
+        result = self.search(question, now=now, k=k)
+        retrieval = result.pop("_retrieval")
+        constraints = result.pop("_constraints")
+        context = [h.chunk for h in retrieval.hits[: self.settings.answer.max_context_chunks]]
+        t0 = time.perf_counter()
+        answerer = ExtractiveAnswerer(
+            self.embedder,
+            min_evidence=self.settings.answer.min_evidence,
+            max_sentences=self.settings.answer.max_sentences,
+        )
+        scope = describe_scope(constraints, self.settings)
+        answer = answerer.answer(result["question"], context, intent=constraints.intent, scope=scope)
+        result["timings_ms"]["answer"] = round((time.perf_counter() - t0) * 1000, 1)
+        result["answer"] = answer.text
+        result["citations"] = [
+            {"n": n, "refs": refs, "url": context[n - 1].url} for n, refs in sorted(answer.cited.items())
+        ]
+        result["no_answer"] = answer.no_answer
+        result["trace"]["answerer"] = "extractive (no LLM configured)"
+        result["trace"]["context"] = [
+            {"n": i, "chunk_id": c.chunk_id, "title": c.title, "refs": c.refs}
+            for i, c in enumerate(context, 1)
+        ]
+        result["trace"]["evidence"] = [
+            {
+                "n": e.n,
+                "ref": e.ref,
+                "score": round(e.score, 3),
+                "dense": round(e.dense, 3),
+                "lexical": round(e.lexical, 3),
+                "text": e.text[:160],
+            }
+            for e in answer.evidence
+        ]
+        result["trace"]["best_evidence_score"] = round(answer.best_score, 4)
+        result["trace"]["threshold"] = self.settings.answer.min_evidence
+        return result
+
+
+def describe_scope(constraints: Any, settings: Settings) -> str:
+    sources = constraints.sources or sorted({c.type for c in settings.sources.values()})
+    parts = [", ".join(sources)]
+    if constraints.time is not None:
+        parts.append(f"{constraints.time.start.date()} to {constraints.time.end.date()}")
+    return "; ".join(p for p in parts if p)
