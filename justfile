@@ -1,0 +1,30 @@
+# brief developer tasks (https://just.systems)
+
+default: lint test
+
+# Install the project with development tools into the active environment
+install:
+    pip install -e '.[dev]'
+
+# Run the test suite (extra args go to pytest)
+test *args:
+    python -m pytest {{args}}
+
+# Lint and type-check
+lint:
+    ruff check .
+    ruff format --check .
+    mypy
+
+# Apply automatic fixes
+fix:
+    ruff check --fix .
+    ruff format .
+
+# Ingest the bundled sample workspace into a temporary home and ask it a few questions
+demo:
+    brief demo
+
+# Measure ingest throughput and search latency on the sample workspace
+bench:
+    python scripts/bench.py
