@@ -1,0 +1,421 @@
+"""Confluence (Cloud and Server/Data Center) pages and blog posts, through atlassian-python-api's REST client.
+
+Only the client's low-level `request` is used: its paging helpers join `_links.next` to the site root and
+lose the `/wiki` context path (see LIBRARY-NOTES.md), so this module follows `_links.next` against `base_url`.
+
+Each run: a CQL search for pages and blog posts modified since the cursor (minus an overlap), each with its
+comments, then a cheap listing of every current page id of the configured spaces. Ids that vanished
+(deleted, archived, moved to another space) go to `Batch.deleted`; pages whose version, space or ancestors
+changed without showing up in the search (a move, a renamed parent) are fetched again so their breadcrumb
+follows them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import requests
+
+from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
+from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
+from briefing.registry import FetchOptions, SourceContext
+from briefing.settings import ConfluenceSource, secret
+from connectors.confluence_storage import storage_to_markdown
+
+SEARCH = "rest/api/content/search"
+PAGE_EXPAND = "body.storage,version,ancestors,metadata.labels,history,space"
+LISTING_EXPAND = "version,ancestors,space"
+COMMENT_EXPAND = "body.storage,version,history,ancestors"
+PAGE_LIMIT = 25
+LISTING_LIMIT = 100
+BATCH_SIZE = 50
+# CQL dates are read in the calling user's time zone, which the API does not tell us; widening the window by
+# the largest UTC offset means a far-from-UTC account never skips an edit (re-reading a few pages is cheap).
+TZ_SLACK = timedelta(hours=14)
+MAX_WAIT_S = 300.0
+
+
+class ConfluenceCursor(Cursor):
+    """Newest `lastmodified` stored, the configured spaces, and a fingerprint per page held in the cache."""
+
+    last_modified: datetime | None = None
+    spaces: tuple[str, ...] = ()
+    pages: dict[str, str] = {}
+
+
+def _when(value: str) -> datetime:
+    """Confluence timestamps (`2026-06-08T10:15:00.000Z`, `...+02:00`) as aware UTC datetimes."""
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def fingerprint(page: JSON) -> str:
+    """What makes a page worth re-reading: its version, status, space and ancestor chain (with titles)."""
+    ancestors = "/".join(f"{a.get('id')}:{a.get('title')}" for a in page.get("ancestors") or [])
+    parts = [
+        str((page.get("version") or {}).get("number")),
+        str(page.get("status", "current")),
+        str((page.get("space") or {}).get("key")),
+        ancestors,
+    ]
+    return hashlib.sha1("|".join(parts).encode()).hexdigest()[:16]
+
+
+def _user_id(user: JSON) -> str:
+    return str(user.get("accountId") or user.get("userKey") or user.get("username") or "")
+
+
+def _user_name(user: JSON) -> str:
+    return str(user.get("displayName") or user.get("publicName") or user.get("username") or "unknown user")
+
+
+class ConfluenceConnector:
+    """Pages, blog posts and page comments of the configured spaces."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        base_url: str,
+        spaces: Sequence[str],
+        name: str = "confluence",
+        overlap: timedelta = timedelta(minutes=60),
+        options: FetchOptions | None = None,
+        max_retries: int = 5,
+        credentials: str = "token_env",
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.client = client
+        self.base_url = base_url.rstrip("/")
+        self.spaces = tuple(spaces)
+        self.name = name
+        self.overlap = overlap
+        self.options = options or FetchOptions()
+        self.max_retries = max_retries
+        self.credentials = credentials
+        self.sleep = sleep
+
+    # Cursor ------------------------------------------------------------------------------------------------
+
+    def initial_cursor(self) -> ConfluenceCursor:
+        return ConfluenceCursor(spaces=self.spaces)
+
+    def load_cursor(self, data: JSON) -> ConfluenceCursor:
+        return ConfluenceCursor.model_validate(data)
+
+    # HTTP --------------------------------------------------------------------------------------------------
+
+    def _get(self, path: str, params: dict[str, Any] | None = None) -> JSON:
+        """One GET (a path under base_url, or a `_links.next` starting with '/'), with rate-limit retries."""
+        url = f"{self.base_url}/{path.lstrip('/')}"
+        for attempt in range(self.max_retries + 1):
+            try:
+                response = self.client.request("GET", url, params=params, absolute=True, advanced_mode=True)
+            except requests.Timeout:
+                raise SourceTimeoutError(
+                    f"source '{self.name}': Confluence at {self.base_url} did not answer in time"
+                ) from None
+            except requests.RequestException as exc:
+                raise SourceError(
+                    f"source '{self.name}': cannot reach Confluence at {self.base_url} "
+                    f"({type(exc).__name__}): check base_url"
+                ) from None
+            status = response.status_code
+            if status in (429, 503):
+                if attempt == self.max_retries:
+                    break
+                self.sleep(_retry_after(response.headers.get("Retry-After"), attempt))
+                continue
+            if status in (401, 403):
+                raise AuthError(
+                    f"source '{self.name}': Confluence rejected the credentials ({status}) from "
+                    f"{self.credentials}: check them and their access to "
+                    f"spaces {', '.join(self.spaces)}"
+                )
+            if status >= 400:
+                raise SourceError(
+                    f"source '{self.name}': Confluence answered {status} for {path.split('?')[0]}: "
+                    "check base_url (Cloud: https://SITE.atlassian.net/wiki) and the space keys"
+                )
+            try:
+                payload = response.json()
+            except ValueError:
+                raise SourceError(
+                    f"source '{self.name}': Confluence returned a response that is not JSON for "
+                    f"{path.split('?')[0]}: check base_url"
+                ) from None
+            if not isinstance(payload, dict):
+                raise SourceError(f"source '{self.name}': Confluence returned an unexpected response shape")
+            return payload
+        raise RateLimitedError(
+            f"source '{self.name}': Confluence kept rate limiting after {self.max_retries} retries: "
+            "retry later or lower the sync frequency"
+        )
+
+    def _paged(self, path: str, params: dict[str, Any]) -> Iterator[Any]:
+        """Every result of a paged listing, following `_links.next` relative to base_url."""
+        payload = self._get(path, params)
+        while True:
+            results = payload.get("results")
+            if not isinstance(results, list):
+                raise SourceError(f"source '{self.name}': Confluence listing without 'results' for {path}")
+            yield from results
+            following = (payload.get("_links") or {}).get("next")
+            if not following or not results:
+                return
+            payload = self._get(str(following))
+
+    def _cql(self, since: datetime | None) -> str:
+        spaces = ", ".join(json.dumps(key) for key in self.spaces)
+        cql = f"space in ({spaces}) AND type in (page, blogpost)"
+        if since is not None:
+            cql += f' AND lastmodified >= "{since.strftime("%Y-%m-%d %H:%M")}"'
+        return cql + " order by lastmodified asc"
+
+    def _comments(self, page_id: str) -> list[Any]:
+        params = {"expand": COMMENT_EXPAND, "depth": "all", "limit": 50}
+        return list(self._paged(f"rest/api/content/{page_id}/child/comment", params))
+
+    def _record(self, page: Any, failures: list[Failure], position: str) -> RawRecord | None:
+        if not isinstance(page, dict) or not page.get("id"):
+            failures.append(Failure(position, "Confluence result without an id"))
+            return None
+        page_id = str(page["id"])
+        data = dict(page)
+        data["comments"] = self._comments(page_id)
+        return RawRecord(key=page_id, kind=str(page.get("type") or "page"), data=data)
+
+    # Fetch -------------------------------------------------------------------------------------------------
+
+    def fetch(self, cursor: Cursor) -> Iterator[Batch]:
+        if not isinstance(cursor, ConfluenceCursor):
+            cursor = self.load_cursor(cursor.model_dump())
+        if not self.spaces:
+            raise ConfigError(f"source '{self.name}': no spaces configured: set sources.{self.name}.spaces")
+        full = self.options.full or cursor.last_modified is None or set(cursor.spaces) != set(self.spaces)
+        since: datetime | None = None
+        if self.options.since is not None:
+            since = self.options.since
+        elif not full and cursor.last_modified is not None:
+            since = cursor.last_modified - self.overlap - TZ_SLACK
+        # Pages held from earlier runs (or from spaces no longer configured) are reconciled on full runs too.
+        known = dict(cursor.pages)
+        newest = None if full else cursor.last_modified
+
+        batch = Batch()
+        params = {"cql": self._cql(since), "expand": PAGE_EXPAND, "limit": PAGE_LIMIT}
+        for position, page in enumerate(self._paged(SEARCH, params)):
+            record = self._record(page, batch.failures, f"search-result-{position}")
+            if record is None:
+                continue
+            batch.records.append(record)
+            known[record.key] = fingerprint(page)
+            newest = _later(newest, page)
+            if len(batch.records) >= BATCH_SIZE:
+                batch.cursor = self._cursor(newest, known)
+                yield batch
+                batch = Batch()
+
+        listing: dict[str, str] = {}
+        listing_params = {"cql": self._cql(None), "expand": LISTING_EXPAND, "limit": LISTING_LIMIT}
+        for page in self._paged(SEARCH, listing_params):
+            if isinstance(page, dict) and page.get("id"):
+                listing[str(page["id"])] = fingerprint(page)
+        batch.deleted = sorted(page_id for page_id in known if page_id not in listing)
+        for page_id in sorted(known.keys() & listing.keys()):
+            if known[page_id] == listing[page_id]:
+                continue
+            # Moved, or a parent renamed: re-read so that the breadcrumb (and space) follow the page.
+            page = self._get(f"rest/api/content/{page_id}", {"expand": PAGE_EXPAND})
+            record = self._record(page, batch.failures, page_id)
+            if record is not None:
+                batch.records.append(record)
+                newest = _later(newest, page)
+        held = {page_id: listing[page_id] for page_id in known.keys() & listing.keys()}
+        batch.cursor = self._cursor(newest, held)
+        yield batch
+
+    def _cursor(self, newest: datetime | None, pages: dict[str, str]) -> ConfluenceCursor:
+        return ConfluenceCursor(last_modified=newest, spaces=self.spaces, pages=dict(pages))
+
+    # Normalise ---------------------------------------------------------------------------------------------
+
+    def normalise(self, records: Sequence[RawRecord]) -> Normalised:
+        out = Normalised()
+        people: dict[str, Person] = {}
+        for record in records:
+            for user in _users(record.data):
+                ident = _user_id(user)
+                if ident and ident not in people:
+                    handle = str(user.get("username") or user.get("publicName") or "")
+                    email = str(user.get("email") or "")
+                    people[ident] = Person(
+                        id=ident,
+                        name=_user_name(user),
+                        handles=(handle,) if handle else (),
+                        emails=(email,) if email else (),
+                    )
+        names = {ident: person.name for ident, person in people.items()}
+        for person in list(people.values()):
+            for handle in person.handles:
+                names.setdefault(handle, person.name)
+        for record in records:
+            try:
+                out.documents.append(self._document(record.data, names, out.failures))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                reason = f"malformed Confluence page: {type(exc).__name__} {exc}"
+                out.failures.append(Failure(record.key, reason))
+        out.people = list(people.values())
+        return out
+
+    def _url(self, data: JSON) -> str:
+        webui = (data.get("_links") or {}).get("webui") or ""
+        return f"{self.base_url}/{webui.lstrip('/')}" if webui else ""
+
+    def _document(self, data: JSON, names: dict[str, str], failures: list[Failure]) -> Document:
+        page_id = str(data["id"])
+        title = str(data["title"])
+        space = data["space"]
+        space_key = str(space["key"])
+        ancestors = [str(a["title"]) for a in data.get("ancestors") or []]
+        breadcrumb = " > ".join([str(space.get("name") or space_key), *ancestors, title])
+        version = data["version"]
+        modified = _when(version["when"])
+        editor = _user_name(version.get("by") or {})
+        history = data.get("history") or {}
+        creator = _user_name(history.get("createdBy") or {}) if history.get("createdBy") else editor
+        label_list = ((data.get("metadata") or {}).get("labels") or {}).get("results") or []
+        labels = [str(label["name"]) for label in label_list]
+        ref = f"confluence:{page_id}"
+        url = self._url(data)
+        text = storage_to_markdown(str(data["body"]["storage"]["value"]), names)
+        meta = {
+            "breadcrumb": breadcrumb,
+            "labels": labels,
+            "version": version.get("number"),
+            "creator": creator,
+            "created_at": _when(history["createdDate"]).isoformat() if history.get("createdDate") else None,
+            "content_type": data.get("type", "page"),
+            "space_name": space.get("name") or space_key,
+            "ancestors": ancestors,
+        }
+        items = [
+            Item(
+                ref=ref,
+                source_type="confluence",
+                kind="confluence_page",
+                text=text,
+                occurred_at=modified,
+                author=editor,
+                title=title,
+                url=url,
+                container=space_key,
+                metadata=meta,
+            )
+        ]
+        for comment in data.get("comments") or []:
+            try:
+                items.append(self._comment(comment, ref, title, url, space_key, names))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                failures.append(Failure(f"{page_id}/comment", f"malformed Confluence comment: {exc}"))
+        return Document(
+            key=ref,
+            kind="confluence_page",
+            source_type="confluence",
+            title=title,
+            items=items,
+            url=url,
+            container=space_key,
+            metadata=meta,
+        )
+
+    def _comment(
+        self, comment: JSON, ref: str, title: str, url: str, space: str, names: dict[str, str]
+    ) -> Item:
+        # DESIGN.md has no ref format for Confluence comments: they cite their page, the id stays in metadata.
+        history = comment.get("history") or {}
+        author = _user_name(history.get("createdBy") or (comment.get("version") or {}).get("by") or {})
+        at = _when(history.get("createdDate") or comment["version"]["when"])
+        parents = [str(a["id"]) for a in comment.get("ancestors") or [] if a.get("type") == "comment"]
+        link = (comment.get("_links") or {}).get("webui")
+        return Item(
+            ref=ref,
+            source_type="confluence",
+            kind="confluence_comment",
+            text=storage_to_markdown(str(comment["body"]["storage"]["value"]), names),
+            occurred_at=at,
+            author=author,
+            title=title,
+            url=f"{self.base_url}/{link.lstrip('/')}" if link else url,
+            container=space,
+            thread=ref,
+            metadata={"comment_id": str(comment["id"]), "in_reply_to": parents[-1] if parents else None},
+        )
+
+
+def _users(data: JSON) -> Iterator[JSON]:
+    if not isinstance(data, dict):
+        return
+    for holder in (data.get("history") or {}, data.get("version") or {}):
+        for key in ("createdBy", "by"):
+            user = holder.get(key) if isinstance(holder, dict) else None
+            if isinstance(user, dict):
+                yield user
+    for comment in data.get("comments") or []:
+        if isinstance(comment, dict):
+            yield from _users({k: v for k, v in comment.items() if k != "comments"})
+
+
+def _later(current: datetime | None, page: JSON) -> datetime | None:
+    try:
+        when = _when(page["version"]["when"])
+    except (KeyError, TypeError, ValueError):
+        return current
+    return when if current is None or when > current else current
+
+
+def _retry_after(header: str | None, attempt: int) -> float:
+    try:
+        return min(max(float(header or ""), 0.0), MAX_WAIT_S)
+    except ValueError:
+        return min(2.0**attempt, MAX_WAIT_S)
+
+
+def build(ctx: SourceContext) -> ConfluenceConnector:
+    """The connector for one `[sources.NAME]` table of type "confluence"."""
+    config: ConfluenceSource = ctx.config
+    if not config.base_url:
+        raise ConfigError(
+            f"source '{ctx.name}': base_url is not set: set sources.{ctx.name}.base_url "
+            "(Cloud: https://SITE.atlassian.net/wiki)"
+        )
+    from atlassian import Confluence
+
+    token = secret(config.token_env, setting=f"sources.{ctx.name}.token_env")
+    credentials = f"sources.{ctx.name}.token_env ({config.token_env})"
+    kwargs: dict[str, Any] = {"timeout": config.timeout_s, "retry_with_header": False}
+    if config.user_env:
+        user = secret(config.user_env, setting=f"sources.{ctx.name}.user_env")
+        kwargs.update(username=user.get_secret_value(), password=token.get_secret_value())
+        credentials = f"sources.{ctx.name}.user_env ({config.user_env}) and {credentials}"
+    else:
+        kwargs["token"] = token.get_secret_value()
+    # cloud=False on purpose: the 5.x Cloud client targets the v2 API; the v1 REST paths here work on both.
+    client = Confluence(url=config.base_url.rstrip("/"), cloud=False, **kwargs)
+    return ConfluenceConnector(
+        client,
+        base_url=config.base_url,
+        spaces=config.spaces,
+        name=ctx.name,
+        overlap=timedelta(minutes=config.overlap_minutes),
+        options=ctx.options,
+        max_retries=config.max_retries,
+        credentials=credentials,
+    )

@@ -1,0 +1,360 @@
+"""Confluence storage format (XHTML with `ac:`/`ri:` elements) to Markdown, with the standard library only.
+
+The page is parsed into a small tree first, because tables, nested lists and macros need their children before
+they can be written. Whatever is not understood keeps its text, so no words are lost to an unknown macro.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+_CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
+_SPACES = re.compile(r"[ \t\r\n\f\v\u00a0]+")
+_VOID = frozenset({"br", "hr", "img", "col", "input", "wbr", "meta", "link"})
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_CODE_MACROS = frozenset({"code", "noformat"})
+_PANEL_MACROS = {"info": "Info", "note": "Note", "warning": "Warning", "tip": "Tip"}
+_SKIPPED_MACROS = frozenset({"toc", "children", "anchor", "recently-updated", "pagetree", "attachments"})
+_BLOCK_TAGS = frozenset(
+    {
+        "p",
+        "div",
+        "ul",
+        "ol",
+        "table",
+        "pre",
+        "blockquote",
+        "hr",
+        "section",
+        "ac:layout",
+        "ac:layout-section",
+        "ac:layout-cell",
+        "ac:rich-text-body",
+        "ac:task-list",
+        *_HEADINGS,
+    }
+)
+
+
+@dataclass
+class _Node:
+    tag: str
+    attrs: dict[str, str] = field(default_factory=dict)
+    children: list[_Node | str] = field(default_factory=list)
+
+    def find(self, tag: str) -> _Node | None:
+        """The first descendant with this tag, depth first."""
+        for child in self.children:
+            if isinstance(child, _Node):
+                if child.tag == tag:
+                    return child
+                found = child.find(tag)
+                if found is not None:
+                    return found
+        return None
+
+    def param(self, name: str) -> str:
+        """A macro's `ac:parameter` value by name (direct children only)."""
+        for child in self.children:
+            if not isinstance(child, _Node) or child.tag != "ac:parameter":
+                continue
+            if child.attrs.get("ac:name") == name:
+                return _raw_text(child).strip()
+        return ""
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = _Node("root")
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = _Node(tag, {k: v or "" for k, v in attrs})
+        self.stack[-1].children.append(node)
+        if tag not in _VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.stack[-1].children.append(_Node(tag, {k: v or "" for k, v in attrs}))
+
+    def handle_endtag(self, tag: str) -> None:
+        # Storage format is XHTML, but pasted content is not always balanced: close up to the matching tag.
+        for depth in range(len(self.stack) - 1, 0, -1):
+            if self.stack[depth].tag == tag:
+                del self.stack[depth:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def _raw_text(node: _Node) -> str:
+    parts: list[str] = []
+    for child in node.children:
+        parts.append(child if isinstance(child, str) else _raw_text(child))
+    return "".join(parts)
+
+
+def _is_block(node: _Node) -> bool:
+    if node.tag in _BLOCK_TAGS:
+        return True
+    if node.tag == "ac:structured-macro":
+        name = node.attrs.get("ac:name", "")
+        return name in _CODE_MACROS or name in _PANEL_MACROS or node.find("ac:rich-text-body") is not None
+    return False
+
+
+class _Renderer:
+    def __init__(self, users: Mapping[str, str]) -> None:
+        self.users = users
+
+    # Blocks -----------------------------------------------------------------------------------------------
+
+    def blocks(self, node: _Node) -> list[str]:
+        out: list[str] = []
+        inline: list[str] = []
+
+        def flush() -> None:
+            text = _clean_inline("".join(inline))
+            if text:
+                out.append(text)
+            inline.clear()
+
+        for child in node.children:
+            if isinstance(child, _Node) and _is_block(child):
+                flush()
+                out.extend(self.block(child))
+            else:
+                inline.append(self.inline(child))
+        flush()
+        return out
+
+    def block(self, node: _Node) -> list[str]:
+        tag = node.tag
+        if tag in _HEADINGS:
+            text = _clean_inline(self.inline_children(node))
+            return [f"{'#' * _HEADINGS[tag]} {text}"] if text else []
+        if tag in ("ul", "ol"):
+            lines = self.list_lines(node, "")
+            return ["\n".join(lines)] if lines else []
+        if tag == "ac:task-list":
+            return ["\n".join(self.task_lines(node))]
+        if tag == "table":
+            table = self.table(node)
+            return [table] if table else []
+        if tag == "pre":
+            return [_fence(_raw_text(node), "")]
+        if tag == "hr":
+            return ["---"]
+        if tag == "blockquote":
+            return [_quote("\n\n".join(self.blocks(node)))]
+        if tag == "ac:structured-macro":
+            return self.macro_block(node)
+        return self.blocks(node)
+
+    def macro_block(self, node: _Node) -> list[str]:
+        name = node.attrs.get("ac:name", "")
+        if name in _CODE_MACROS:
+            body = node.find("ac:plain-text-body")
+            return [_fence(_raw_text(body) if body else "", node.param("language"))]
+        body = node.find("ac:rich-text-body")
+        inner = self.blocks(body) if body else []
+        if name in _PANEL_MACROS and inner:
+            title = node.param("title")
+            label = f"**{_PANEL_MACROS[name]}{': ' + title if title else ''}**"
+            return [_quote("\n\n".join([label, *inner]))]
+        if name in ("expand", "details") and node.param("title"):
+            return [f"**{node.param('title')}**", *inner]
+        return inner
+
+    def list_lines(self, node: _Node, indent: str) -> list[str]:
+        lines: list[str] = []
+        number = 0
+        for item in node.children:
+            if not isinstance(item, _Node) or item.tag != "li":
+                continue
+            number += 1
+            marker = f"{number}." if node.tag == "ol" else "-"
+            pad = indent + " " * (len(marker) + 1)
+            parts: list[str] = []
+            inline: list[str] = []
+            nested: list[str] = []
+            for child in item.children:
+                if isinstance(child, _Node) and child.tag in ("ul", "ol"):
+                    nested.extend(self.list_lines(child, pad))
+                elif isinstance(child, _Node) and _is_block(child):
+                    parts.append(_clean_inline("".join(inline)))
+                    inline.clear()
+                    parts.extend(self.block(child))
+                else:
+                    inline.append(self.inline(child))
+            parts.append(_clean_inline("".join(inline)))
+            parts = [part for part in parts if part]
+            first = parts[0] if parts else ""
+            # A paragraph-wrapped item reads as one line; code blocks and tables keep their own lines.
+            lines.append(f"{indent}{marker} {first}".rstrip())
+            for extra in parts[1:]:
+                lines.extend(pad + line if line else "" for line in extra.splitlines())
+            lines.extend(nested)
+        return lines
+
+    def task_lines(self, node: _Node) -> list[str]:
+        lines = []
+        for task in node.children:
+            if not isinstance(task, _Node) or task.tag != "ac:task":
+                continue
+            status = task.find("ac:task-status")
+            done = status is not None and _raw_text(status).strip() == "complete"
+            body = task.find("ac:task-body")
+            text = _clean_inline(" ".join(self.blocks(body))) if body else ""
+            lines.append(f"- [{'x' if done else ' '}] {text}".rstrip())
+        return lines
+
+    def table(self, node: _Node) -> str:
+        rows: list[list[str]] = []
+        for row in _descendants(node, "tr"):
+            cells = [
+                _clean_inline(" ".join(self.blocks(cell)).replace("\n", " ")).replace("|", "\\|")
+                for cell in row.children
+                if isinstance(cell, _Node) and cell.tag in ("th", "td")
+            ]
+            if cells:
+                rows.append(cells)
+        if not rows:
+            return ""
+        width = max(len(row) for row in rows)
+        rows = [row + [""] * (width - len(row)) for row in rows]
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
+        lines.extend("| " + " | ".join(row) + " |" for row in rows[1:])
+        return "\n".join(lines)
+
+    # Inline -----------------------------------------------------------------------------------------------
+
+    def inline_children(self, node: _Node) -> str:
+        return "".join(self.inline(child) for child in node.children)
+
+    def inline(self, node: _Node | str) -> str:
+        if isinstance(node, str):
+            return _SPACES.sub(" ", node)
+        tag = node.tag
+        if tag == "br":
+            return "\n"
+        if tag in ("strong", "b"):
+            return _wrap(self.inline_children(node), "**")
+        if tag in ("em", "i"):
+            return _wrap(self.inline_children(node), "_")
+        if tag in ("s", "del"):
+            return _wrap(self.inline_children(node), "~~")
+        if tag == "code":
+            return _wrap(_raw_text(node), "`")
+        if tag == "a":
+            text = _clean_inline(self.inline_children(node))
+            href = node.attrs.get("href", "")
+            if not href:
+                return text
+            return f"[{text}]({href})" if text and text != href else href
+        if tag == "ac:link":
+            return self.link(node)
+        if tag == "ri:user":
+            return self.mention(node)
+        if tag == "time":
+            return node.attrs.get("datetime", "")
+        if tag in ("ac:image", "ac:emoticon", "ac:parameter", "ac:placeholder", "colgroup"):
+            return ""
+        if tag == "ac:structured-macro":
+            return self.inline_macro(node)
+        if _is_block(node):
+            return " ".join(self.block(node))
+        return self.inline_children(node)
+
+    def inline_macro(self, node: _Node) -> str:
+        name = node.attrs.get("ac:name", "")
+        if name == "jira":
+            return node.param("key")
+        if name == "status":
+            title = node.param("title")
+            return f"[{title}]" if title else ""
+        if name in _SKIPPED_MACROS:
+            return ""
+        return self.inline_children(node)
+
+    def link(self, node: _Node) -> str:
+        body = node.find("ac:plain-text-link-body") or node.find("ac:link-body")
+        label = _clean_inline(_raw_text(body) if body and body.tag.startswith("ac:plain") else "")
+        if body is not None and not label:
+            label = _clean_inline(self.inline_children(body))
+        user = node.find("ri:user")
+        if user is not None:
+            return f"@{label}" if label else self.mention(user)
+        page = node.find("ri:page") or node.find("ri:blog-post")
+        if page is not None:
+            return label or page.attrs.get("ri:content-title", "")
+        attachment = node.find("ri:attachment")
+        if attachment is not None:
+            return label or attachment.attrs.get("ri:filename", "")
+        url = node.find("ri:url")
+        if url is not None:
+            href = url.attrs.get("ri:value", "")
+            return f"[{label}]({href})" if label else href
+        return label
+
+    def mention(self, node: _Node) -> str:
+        for key in ("ri:account-id", "ri:userkey", "ri:username"):
+            ident = node.attrs.get(key)
+            if ident:
+                name = self.users.get(ident) or (ident if key == "ri:username" else "unknown user")
+                return f"@{name}"
+        return "@unknown user"
+
+
+def _descendants(node: _Node, tag: str) -> list[_Node]:
+    found: list[_Node] = []
+    for child in node.children:
+        if isinstance(child, _Node):
+            if child.tag == tag:
+                found.append(child)
+            elif child.tag != "table":  # a nested table's rows belong to that table
+                found.extend(_descendants(child, tag))
+    return found
+
+
+def _clean_inline(text: str) -> str:
+    lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
+    return "\n".join(line for line in lines if line)
+
+
+def _wrap(text: str, mark: str) -> str:
+    inner = text.strip()
+    if not inner:
+        return text
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() else ""
+    return f"{lead}{mark}{inner}{mark}{trail}"
+
+
+def _fence(code: str, language: str) -> str:
+    code = code.strip("\n")
+    fence = "```"
+    while fence in code:
+        fence += "`"
+    return f"{fence}{language}\n{code}\n{fence}"
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
+
+
+def storage_to_markdown(storage: str, users: Mapping[str, str] | None = None) -> str:
+    """Markdown for a page body in storage format; `users` maps account ids/user keys to display names."""
+    # CDATA handling differs between Python patch releases; escaping it up front gives one behaviour.
+    source = _CDATA.sub(lambda m: html.escape(m.group(1), quote=False), storage)
+    builder = _TreeBuilder()
+    builder.feed(source)
+    builder.close()
+    blocks = _Renderer(users or {}).blocks(builder.root)
+    return "\n\n".join(block for block in blocks if block.strip()).strip()
