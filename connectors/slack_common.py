@@ -1,0 +1,420 @@
+"""Slack shapes to the project's model, shared by the export and the Web API connectors.
+
+Both connectors cache the same raw records: `message` (the vendor message plus `"_channel": {"id", "name"}`),
+`user` (a users.list / users.json member) and `channel` (a conversations.list / channels.json entry), so one
+`normalise_records` serves both. Message text is rendered from Slack mrkdwn into plain readable text: mentions
+become names, links keep label and address, entities are unescaped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord, utc
+
+SOURCE_TYPE = "slack"
+
+# Membership and integration notices: they say who joined, not what anyone said.
+NOISE_SUBTYPES = frozenset(
+    {
+        "channel_join",
+        "channel_leave",
+        "group_join",
+        "group_leave",
+        "bot_add",
+        "bot_remove",
+        "message_deleted",
+        "message_changed",
+        "tombstone",
+    }
+)
+# What Slack puts in `text` when a message is made of blocks only.
+_PLACEHOLDER_TEXTS = frozenset({"This content can't be displayed.", "This message contains interactive elements."})
+
+_ANGLE = re.compile(r"<([^<>\n]+)>")
+_WORKSPACE = re.compile(r"^(https://[a-z0-9-]+(?:\.enterprise)?\.slack\.com/)")
+_TITLE_WORDS = 8
+_LINK_TARGET = re.compile(r"\s*\(https?://[^)\s]+\)")  # the "(url)" after a link label, noise in a title
+
+
+# --------------------------------------------------------------------------------------------- rendering
+
+
+def render_mrkdwn(text: str, users: Mapping[str, str] | None = None, channels: Mapping[str, str] | None = None) -> str:
+    """Slack mrkdwn as readable text: `<@U1>` -> `@Name`, `<#C1|x>` -> `#x`, `<url|label>` -> `label (url)`."""
+    users = users or {}
+    channels = channels or {}
+
+    def replace(match: re.Match[str]) -> str:
+        body = match.group(1)
+        target, _, label = body.partition("|")
+        if target.startswith("@"):
+            uid = target[1:]
+            return "@" + (users.get(uid) or label.lstrip("@") or uid)
+        if target.startswith("#"):
+            cid = target[1:]
+            return "#" + (label or channels.get(cid) or cid)
+        if target.startswith("!"):
+            return _special(target[1:], label)
+        return _link(html.unescape(target), html.unescape(label))
+
+    return html.unescape(_ANGLE.sub(replace, text))
+
+
+def _special(command: str, label: str) -> str:
+    if command in ("here", "channel", "everyone"):
+        return "@" + command
+    if command.startswith("subteam^"):
+        return label if label.startswith("@") else "@" + (label or command.partition("^")[2])
+    if command.startswith("date^"):
+        return label or command
+    return label or "@" + command
+
+
+def _link(url: str, label: str) -> str:
+    if url.startswith("mailto:"):
+        return label or url[len("mailto:") :]
+    bare = re.sub(r"^[a-z]+://", "", url)
+    # Slack shows long addresses shortened; a label that is (a prefix of) the address adds nothing.
+    if not label or url.startswith(label) or bare.startswith(label):
+        return url
+    return f"{label} ({url})"
+
+
+def _inline(
+    elements: Iterable[JSON], users: Mapping[str, str], channels: Mapping[str, str]
+) -> str:  # rich_text_section elements
+    parts: list[str] = []
+    for el in elements:
+        kind = el.get("type")
+        if kind == "text":
+            parts.append(el.get("text", ""))
+        elif kind == "link":
+            parts.append(_link(el.get("url", ""), el.get("text", "")))
+        elif kind == "user":
+            uid = el.get("user_id", "")
+            parts.append("@" + (users.get(uid) or uid))
+        elif kind == "channel":
+            cid = el.get("channel_id", "")
+            parts.append("#" + (channels.get(cid) or cid))
+        elif kind == "usergroup":
+            parts.append("@" + el.get("usergroup_id", ""))
+        elif kind == "broadcast":
+            parts.append("@" + el.get("range", "here"))
+        elif kind == "emoji":
+            parts.append(f":{el.get('name', '')}:")
+        elif kind == "date":
+            parts.append(el.get("fallback") or str(el.get("timestamp", "")))
+        elif kind in ("color", "team"):
+            parts.append(str(el.get("value") or el.get("team_id") or ""))
+    return "".join(parts)
+
+
+def _rich_text(block: JSON, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
+    out: list[str] = []
+    for el in block.get("elements") or []:
+        kind = el.get("type")
+        if kind == "rich_text_section":
+            out.append(_inline(el.get("elements") or [], users, channels))
+        elif kind == "rich_text_list":
+            indent = "  " * int(el.get("indent") or 0)
+            start = int(el.get("offset") or 0) + 1
+            for n, item in enumerate(el.get("elements") or [], start=start):
+                marker = f"{n}." if el.get("style") == "ordered" else "-"
+                out.append(f"{indent}{marker} {_inline(item.get('elements') or [], users, channels)}")
+        elif kind == "rich_text_quote":
+            quoted = _inline(el.get("elements") or [], users, channels)
+            out.append("\n".join("> " + line for line in quoted.split("\n")))
+        elif kind == "rich_text_preformatted":
+            out.append("```\n" + _inline(el.get("elements") or [], users, channels).strip("\n") + "\n```")
+    # Sections often end with their own newline; avoid doubling it when joining.
+    return "\n".join(part.rstrip("\n") for part in out)
+
+
+def _text_object(obj: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
+    if not isinstance(obj, dict):
+        return ""
+    text = obj.get("text") or ""
+    return render_mrkdwn(text, users, channels) if obj.get("type") == "mrkdwn" else text
+
+
+def render_blocks(blocks: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
+    """The readable text of a message's `blocks` (rich text, sections, headers, context)."""
+    out: list[str] = []
+    for block in blocks or []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "rich_text":
+            out.append(_rich_text(block, users, channels))
+        elif kind in ("section", "header"):
+            out.append(_text_object(block.get("text"), users, channels))
+            out.extend(_text_object(field, users, channels) for field in block.get("fields") or [])
+        elif kind == "context":
+            out.extend(
+                _text_object(el, users, channels) or el.get("alt_text", "")
+                for el in block.get("elements") or []
+                if isinstance(el, dict)
+            )
+    return "\n".join(part for part in out if part.strip())
+
+
+def render_attachments(attachments: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
+    """Legacy attachments: pretext, title, text and fields, else the fallback."""
+    out: list[str] = []
+    for att in attachments or []:
+        if not isinstance(att, dict):
+            continue
+        parts = [att.get("pretext"), att.get("title"), att.get("text")]
+        parts += [f"{f.get('title', '')}: {f.get('value', '')}" for f in att.get("fields") or [] if isinstance(f, dict)]
+        body = "\n".join(render_mrkdwn(p, users, channels) for p in parts if p)
+        out.append(body or render_mrkdwn(att.get("fallback") or "", users, channels))
+    return "\n".join(part for part in out if part.strip())
+
+
+def file_names(message: JSON) -> list[str]:
+    """Names (titles where set) of the files a message shares."""
+    names: list[str] = []
+    for f in message.get("files") or []:
+        if isinstance(f, dict):
+            name = f.get("title") or f.get("name") or f.get("id")
+            if name:
+                names.append(str(name))
+    return names
+
+
+def message_text(message: JSON, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
+    """A message's readable text: `text`, else its blocks, else its attachments, else its files."""
+    raw = message.get("text") or ""
+    if raw.strip() and raw.strip() not in _PLACEHOLDER_TEXTS:
+        return render_mrkdwn(raw, users, channels).strip()
+    for text in (
+        render_blocks(message.get("blocks"), users, channels),
+        render_attachments(message.get("attachments"), users, channels),
+    ):
+        if text.strip():
+            return text.strip()
+    names = file_names(message)
+    return ", ".join(f"[file: {name}]" for name in names)
+
+
+# --------------------------------------------------------------------------------------------- people
+
+
+def user_name(user: JSON) -> str:
+    """The name people know a user by: real name, else display name, else handle."""
+    profile = user.get("profile") or {}
+    return (
+        user.get("real_name")
+        or profile.get("real_name")
+        or profile.get("display_name")
+        or user.get("name")
+        or user.get("id", "")
+    )
+
+
+def user_to_person(user: JSON) -> Person:
+    profile = user.get("profile") or {}
+    handles = tuple(dict.fromkeys(h for h in (user.get("name"), profile.get("display_name")) if h))
+    emails = tuple(e for e in (profile.get("email"),) if e)
+    return Person(id=f"slack:{user['id']}", name=user_name(user), handles=handles, emails=emails)
+
+
+def message_author(message: JSON, users: Mapping[str, str]) -> str | None:
+    """The resolved author; bots by their username or profile name."""
+    uid = message.get("user")
+    is_bot = message.get("subtype") == "bot_message" or (message.get("bot_id") and not uid)
+    if is_bot:
+        profile = message.get("bot_profile") or {}
+        return message.get("username") or profile.get("name") or message.get("bot_id")
+    if uid:
+        profile = message.get("user_profile") or {}
+        return users.get(uid) or profile.get("real_name") or profile.get("display_name") or uid
+    return message.get("username")
+
+
+# --------------------------------------------------------------------------------------------- messages
+
+
+def workspace_url_from(messages: Iterable[JSON]) -> str | None:
+    """Guess `https://<team>.slack.com/` from file permalinks (exports carry no team URL of their own)."""
+    for message in messages:
+        for f in message.get("files") or []:
+            match = _WORKSPACE.match(str((f or {}).get("permalink") or "")) if isinstance(f, dict) else None
+            if match:
+                return match.group(1)
+    return None
+
+
+def permalink(workspace_url: str | None, channel_id: str, ts: str, thread_ts: str | None = None) -> str:
+    if not workspace_url:
+        return ""
+    url = f"{workspace_url.rstrip('/')}/archives/{channel_id}/p{ts.replace('.', '')}"
+    if thread_ts and thread_ts != ts:
+        url += f"?thread_ts={thread_ts}&cid={channel_id}"
+    return url
+
+
+def _ts_key(ts: str) -> tuple[float, str]:
+    return (float(ts), ts)
+
+
+@dataclass
+class _Context:
+    users: dict[str, str]
+    channels: dict[str, str]
+    workspace_url: str | None
+
+
+def message_to_item(
+    message: JSON, channel_id: str, channel_name: str, ctx: _Context, *, in_thread: bool
+) -> Item | None:
+    """One message as an Item, or None when it carries no content (joins, empty messages)."""
+    ts = message.get("ts")
+    if not isinstance(ts, str) or not ts:
+        raise ValueError("message has no ts")
+    if message.get("subtype") in NOISE_SUBTYPES or message.get("hidden"):
+        return None
+    text = message_text(message, ctx.users, ctx.channels)
+    if not text:
+        return None
+    thread_ts = message.get("thread_ts")
+    edited = message.get("edited") or {}
+    return Item(
+        ref=f"slack:{channel_id}:{ts}",
+        source_type=SOURCE_TYPE,
+        kind="message",
+        text=text,
+        occurred_at=utc(ts),
+        author=message_author(message, ctx.users),
+        container=channel_name,
+        thread=thread_ts if in_thread else None,
+        url=message.get("permalink") or permalink(ctx.workspace_url, channel_id, ts, thread_ts),
+        metadata={
+            "channel_id": channel_id,
+            "ts": ts,
+            "thread_ts": thread_ts,
+            "subtype": message.get("subtype"),
+            "reply_count": int(message.get("reply_count") or 0),
+            # The edit's own ts; the cached text is already the latest version.
+            "edited": edited.get("ts") if isinstance(edited, dict) else None,
+            "files": file_names(message),
+        },
+    )
+
+
+def channel_name(channel: JSON, users: Mapping[str, str]) -> str:
+    """A channel's name; direct messages get `dm-<person>-<person>` from their members."""
+    if channel.get("name"):
+        return str(channel["name"])
+    members = channel.get("members") or ([channel["user"]] if channel.get("user") else [])
+    if members:
+        return "dm-" + "-".join(users.get(m, m) for m in members)
+    return str(channel.get("id", ""))
+
+
+def _title_words(text: str) -> str:
+    words = _LINK_TARGET.sub("", text).split()
+    head = " ".join(words[:_TITLE_WORDS])
+    return head + ("..." if len(words) > _TITLE_WORDS else "")
+
+
+def normalise_records(records: Sequence[RawRecord], *, workspace_url: str | None = None) -> Normalised:
+    """Cached Slack records -> one document per channel (unthreaded messages) and one per thread."""
+    user_records = [r.data for r in records if r.kind == "user"]
+    users = {u["id"]: user_name(u) for u in user_records if u.get("id")}
+    channel_records = {r.data["id"]: r.data for r in records if r.kind == "channel" and r.data.get("id")}
+    channels = {cid: channel_name(c, users) for cid, c in channel_records.items()}
+    messages = [r for r in records if r.kind == "message"]
+    ctx = _Context(users, channels, workspace_url or workspace_url_from(r.data for r in messages))
+    out = Normalised(people=[user_to_person(u) for u in user_records if u.get("id")])
+
+    by_channel: dict[str, list[RawRecord]] = defaultdict(list)
+    for record in messages:
+        chan = record.data.get("_channel") or {}
+        if not chan.get("id"):
+            out.failures.append(Failure(record.key, "message record without _channel.id"))
+            continue
+        by_channel[chan["id"]].append(record)
+
+    for channel_id in sorted(by_channel):
+        chan_records = by_channel[channel_id]
+        name = channels.get(channel_id) or chan_records[0].data["_channel"].get("name") or channel_id
+        out.documents.extend(_channel_documents(channel_id, name, chan_records, ctx, out.failures))
+    return out
+
+
+def _thread_roots(messages: Iterable[JSON]) -> set[str]:
+    """thread_ts values that really are threads: a reply points at them, or the root counts replies."""
+    roots: set[str] = set()
+    for m in messages:
+        thread_ts, ts = m.get("thread_ts"), m.get("ts")
+        if thread_ts and (thread_ts != ts or int(m.get("reply_count") or 0) > 0):
+            roots.add(thread_ts)
+    return roots
+
+
+def _channel_documents(
+    channel_id: str, name: str, records: list[RawRecord], ctx: _Context, failures: list[Failure]
+) -> list[Document]:
+    roots = _thread_roots(r.data for r in records)
+    loose: list[Item] = []
+    threads: dict[str, list[Item]] = defaultdict(list)
+    for record in records:
+        message = record.data
+        thread_ts = message.get("thread_ts")
+        in_thread = bool(thread_ts) and thread_ts in roots
+        try:
+            item = message_to_item(message, channel_id, name, ctx, in_thread=in_thread)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            failures.append(Failure(record.key, f"unreadable message: {exc}"))
+            continue
+        if item is None:
+            continue
+        (threads[thread_ts] if in_thread else loose).append(item)
+
+    def order(items: list[Item]) -> list[Item]:
+        return sorted(items, key=lambda i: _ts_key(i.metadata["ts"]))
+
+    base_meta = {"channel_id": channel_id, "channel_name": name}
+    docs: list[Document] = []
+    if loose:
+        docs.append(
+            Document(
+                key=f"slack:{channel_id}",
+                kind="slack_channel",
+                source_type=SOURCE_TYPE,
+                title=f"#{name}",
+                items=order(loose),
+                url=f"{ctx.workspace_url.rstrip('/')}/archives/{channel_id}" if ctx.workspace_url else "",
+                container=name,
+                metadata={**base_meta, "thread_ts": None},
+            )
+        )
+    for thread_ts in sorted(threads, key=_ts_key):
+        items = order(threads[thread_ts])
+        root = next((i for i in items if i.metadata["ts"] == thread_ts), None)
+        opening = root or items[0]
+        docs.append(
+            Document(
+                key=f"slack:{channel_id}/{thread_ts}",
+                kind="slack_thread",
+                source_type=SOURCE_TYPE,
+                title=f"#{name} thread: {_title_words(opening.text)}",
+                items=items,
+                url=root.url if root else permalink(ctx.workspace_url, channel_id, thread_ts),
+                container=name,
+                metadata={
+                    **base_meta,
+                    "thread_ts": thread_ts,
+                    "root_author": root.author if root else None,
+                    "root_missing": root is None,
+                },
+            )
+        )
+    return docs

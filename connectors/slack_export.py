@@ -1,0 +1,275 @@
+"""Slack workspace export (the unzipped folder): channels.json, users.json, <channel>/<YYYY-MM-DD>.json.
+
+An export is a snapshot, so the unit of change is a day file. The cursor remembers, per file, its stat, a
+content hash and the record keys it produced. A re-run reads only files whose stat changed, emits them only if
+their content changed, and lists in `Batch.deleted` the keys a changed or vanished file no longer contains.
+`Batch.complete` is never set: batches are per channel (so a crash resumes from the last finished channel),
+and a complete batch would have to list every key of the source at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from briefing.errors import SourceError
+from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
+from briefing.registry import SourceContext
+from briefing.settings import SlackExportSource
+from connectors.slack_common import normalise_records
+
+# Optional conversation lists beside channels.json; their folders are named by `name`, DMs by `id`.
+_EXTRA_LISTS = ("groups.json", "mpims.json", "dms.json")
+
+
+class FileState(BaseModel):
+    """What the last run saw of one file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mtime_ns: int
+    size: int
+    sha256: str
+    keys: tuple[str, ...] = ()
+
+
+class SlackExportCursor(Cursor):
+    """Per export file (path relative to the export root): its state when last ingested."""
+
+    files: dict[str, FileState] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Conversation:
+    id: str
+    name: str
+    folder: str
+    kind: str
+    data: JSON
+
+
+class SlackExportConnector:
+    """Reads one unzipped Slack export folder."""
+
+    def __init__(self, root: Path, channels: Sequence[str] = ()) -> None:
+        self.root = root
+        self.channel_filter = {c.lstrip("#") for c in channels}
+
+    def initial_cursor(self) -> SlackExportCursor:
+        return SlackExportCursor()
+
+    def load_cursor(self, data: JSON) -> SlackExportCursor:
+        return SlackExportCursor.model_validate(data)
+
+    # ------------------------------------------------------------------------------------------ fetch
+
+    def fetch(self, cursor: Cursor) -> Iterator[Batch]:
+        if not isinstance(cursor, SlackExportCursor):
+            cursor = self.load_cursor(cursor.model_dump())
+        state = dict(cursor.files)
+        old = dict(cursor.files)
+        conversations, meta_batch = self._read_meta(old, state)
+        yield Batch(
+            records=meta_batch.records,
+            deleted=meta_batch.deleted,
+            failures=meta_batch.failures,
+            cursor=SlackExportCursor(files=dict(state)),
+        )
+        seen: set[str] = set(_META_FILES)
+        for conv in conversations:
+            batch = self._read_conversation(conv, old, state, seen)
+            batch.cursor = SlackExportCursor(files=dict(state))
+            if batch.records or batch.deleted or batch.failures:
+                yield batch
+        yield self._vanished(old, state, seen)
+
+    def _read_meta(self, old: dict[str, FileState], state: dict[str, FileState]) -> tuple[list[_Conversation], Batch]:
+        if not self.root.is_dir():
+            raise SourceError(
+                f"Slack export folder {self.root} does not exist: set 'path' to the unzipped export's folder"
+            )
+        channels_file = self.root / "channels.json"
+        if not channels_file.is_file():
+            raise SourceError(
+                f"{channels_file} is missing: 'path' must be the unzipped export's top folder "
+                "(the one holding channels.json and users.json)"
+            )
+        batch = Batch()
+        try:
+            listed = _load_list(channels_file)
+        except ValueError as exc:
+            raise SourceError(
+                f"{channels_file} is not a valid channel list ({exc}): re-export or re-extract it"
+            ) from None
+
+        conversations = [self._conversation(c, "channel") for c in listed if isinstance(c, dict) and c.get("id")]
+        for name in _EXTRA_LISTS:
+            path = self.root / name
+            if not path.is_file():
+                continue
+            try:
+                extra = _load_list(path)
+            except ValueError as exc:
+                batch.failures.append(Failure(name, f"not a valid conversation list: {exc}"))
+                continue
+            kind = name.removesuffix("s.json")
+            conversations += [self._conversation(c, kind) for c in extra if isinstance(c, dict) and c.get("id")]
+        conversations = [c for c in conversations if self._wanted(c)]
+
+        # The channel records depend on the filter as well as on the files, so they are keyed on both.
+        channel_keys = tuple(f"channel/{c.id}" for c in conversations)
+        listing = json.dumps([c.data for c in conversations], sort_keys=True).encode()
+        self._emit_if_changed(
+            "channels.json",
+            channels_file,
+            listing,
+            channel_keys,
+            [RawRecord(f"channel/{c.id}", "channel", {**c.data, "_kind": c.kind}) for c in conversations],
+            old,
+            state,
+            batch,
+        )
+        users_file = self.root / "users.json"
+        if users_file.is_file():
+            try:
+                raw = users_file.read_bytes()
+                users = [u for u in _parse_list(raw) if isinstance(u, dict) and u.get("id")]
+            except (OSError, ValueError) as exc:
+                batch.failures.append(Failure("users.json", f"unreadable user list: {exc}"))
+            else:
+                records = [RawRecord(f"user/{u['id']}", "user", u) for u in users]
+                keys = tuple(r.key for r in records)
+                self._emit_if_changed("users.json", users_file, raw, keys, records, old, state, batch)
+        elif "users.json" in old:
+            batch.deleted += list(old["users.json"].keys)
+            state.pop("users.json", None)
+        return conversations, batch
+
+    def _emit_if_changed(
+        self,
+        rel: str,
+        path: Path,
+        content: bytes,
+        keys: tuple[str, ...],
+        records: list[RawRecord],
+        old: dict[str, FileState],
+        state: dict[str, FileState],
+        batch: Batch,
+    ) -> None:
+        stat = path.stat()
+        digest = hashlib.sha256(content).hexdigest()
+        previous = old.get(rel)
+        state[rel] = FileState(mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=digest, keys=keys)
+        if previous is not None and previous.sha256 == digest:
+            return
+        batch.records += records
+        if previous is not None:
+            batch.deleted += sorted(set(previous.keys) - set(keys))
+
+    def _conversation(self, data: JSON, kind: str) -> _Conversation:
+        cid = str(data["id"])
+        name = str(data.get("name") or cid)
+        folder = cid if kind == "dm" else name
+        return _Conversation(id=cid, name=name, folder=folder, kind=kind, data=data)
+
+    def _wanted(self, conv: _Conversation) -> bool:
+        return not self.channel_filter or conv.id in self.channel_filter or conv.name in self.channel_filter
+
+    def _read_conversation(
+        self, conv: _Conversation, old: dict[str, FileState], state: dict[str, FileState], seen: set[str]
+    ) -> Batch:
+        batch = Batch()
+        candidates: set[str] = set()
+        folder = self.root / conv.folder
+        day_files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+        for path in day_files:
+            rel = f"{conv.folder}/{path.name}"
+            seen.add(rel)
+            stat = path.stat()
+            previous = old.get(rel)
+            if previous and (previous.mtime_ns, previous.size) == (stat.st_mtime_ns, stat.st_size):
+                continue
+            try:
+                content = path.read_bytes()
+                messages = _parse_list(content)
+            except (OSError, ValueError) as exc:
+                # Keep the previous state: the old messages stay cached and the file is retried next run.
+                batch.failures.append(Failure(rel, f"unreadable day file: {exc}"))
+                continue
+            digest = hashlib.sha256(content).hexdigest()
+            records: list[RawRecord] = []
+            for n, message in enumerate(messages):
+                if not isinstance(message, dict):
+                    batch.failures.append(Failure(f"{rel}#{n}", "message is not a JSON object"))
+                    continue
+                ts = message.get("ts")
+                if not isinstance(ts, str) or not _is_ts(ts):
+                    batch.failures.append(Failure(f"{rel}#{n}", "message without a valid ts"))
+                    continue
+                data = {**message, "_channel": {"id": conv.id, "name": conv.name}}
+                records.append(RawRecord(f"{conv.id}/{ts}", "message", data))
+            keys = tuple(r.key for r in records)
+            state[rel] = FileState(mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=digest, keys=keys)
+            if previous is not None and previous.sha256 == digest:
+                continue
+            batch.records += records
+            if previous is not None:
+                candidates.update(previous.keys)
+        # A message that moved to another day file of the same channel is still alive.
+        prefix = f"{conv.folder}/"
+        alive = {key for rel, file in state.items() if rel.startswith(prefix) for key in file.keys}
+        batch.deleted = sorted(candidates - alive)
+        return batch
+
+    def _vanished(self, old: dict[str, FileState], state: dict[str, FileState], seen: set[str]) -> Batch:
+        """Files gone since the last run (or filtered out now): delete what only they contained."""
+        gone = [rel for rel in old if rel not in seen]
+        for rel in gone:
+            state.pop(rel, None)
+        alive = {key for file in state.values() for key in file.keys}
+        deleted = sorted({key for rel in gone for key in old[rel].keys} - alive)
+        return Batch(deleted=deleted, cursor=SlackExportCursor(files=dict(state)))
+
+    # ------------------------------------------------------------------------------------------ normalise
+
+    def normalise(self, records: Sequence[RawRecord]) -> Normalised:
+        return normalise_records(records)
+
+
+_META_FILES = ("channels.json", "users.json")
+
+
+def _parse_list(content: bytes) -> list[Any]:
+    try:
+        data = json.loads(content)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not valid JSON: {exc}") from None
+    if not isinstance(data, list):
+        raise ValueError(f"expected a JSON list, found {type(data).__name__}")
+    return data
+
+
+def _load_list(path: Path) -> list[Any]:
+    try:
+        return _parse_list(path.read_bytes())
+    except OSError as exc:
+        raise ValueError(exc.strerror or str(exc)) from None
+
+
+def _is_ts(ts: str) -> bool:
+    try:
+        float(ts)
+    except ValueError:
+        return False
+    return True
+
+
+def build(ctx: SourceContext) -> SlackExportConnector:
+    config: SlackExportSource = ctx.config
+    return SlackExportConnector(ctx.resolve(config.path), config.channels)
