@@ -1,0 +1,346 @@
+"""JIRA issue chunker: body with attributes, relationships, history in runs of 20 changes, comment threads.
+
+Pure: one `Document` (from `connectors.jira_normalise`) in, its chunks out. Every chunk names the ticket in
+`tickets`, the ticket's status at the chunk's time in `metadata.status_at`, and its people in `authors`; every
+line of a history or comment chunk starts with its date and author so a chunk read alone still says who and when.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+
+HISTORY_PER_CHUNK = 20
+_TICKET = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One line of a chunk (`prefix` + the unit's text) and the unit it cites."""
+
+    unit: Unit
+    prefix: str = ""
+
+    @property
+    def line(self) -> str:
+        return self.prefix + self.unit.text
+
+
+@dataclass(frozen=True)
+class _Section:
+    name: str
+    header: str
+    separator: str
+    groups: list[list[_Entry]]
+
+
+def chunk_issue(
+    document: Document,
+    *,
+    limits: ChunkLimits,
+    vectors: Mapping[str, Sequence[float]] | None = None,
+) -> list[Chunk]:
+    """All chunks of one issue, in order: body, links, history, comments."""
+    meta = document.metadata
+    key = str(meta.get("key") or document.key.removeprefix("jira:"))
+    name = f"{key}: {meta.get('summary')}" if meta.get("summary") else document.title
+    body = next((item for item in document.items if item.kind == "issue"), None)
+    comments = [item for item in document.items if item.kind == "comment"]
+    changes = [item for item in document.items if item.kind == "change"]
+    statuses = _status_timeline(changes, meta.get("initial_status") or meta.get("status"))
+    fits = _fits(limits)
+
+    sections: list[_Section] = []
+    if body is not None:
+        header = name
+        entries = [_Entry(Unit(body.ref, _attribute_block(meta), body.author, body.occurred_at))]
+        for paragraph in _paragraphs(body.text):
+            entries.append(_Entry(Unit(body.ref, paragraph, body.author, body.occurred_at)))
+        entries = _presplit(entries, header, fits)
+        sections.append(_Section("body", header, "\n\n", _pack(header, entries, "\n\n", limits, fits)))
+        link_lines = _relationship_lines(key, meta)
+        if link_lines:
+            header = f"{name} (links)"
+            at = body.occurred_at
+            entries = _presplit([_Entry(Unit(body.ref, line, body.author, at)) for line in link_lines], header, fits)
+            sections.append(_Section("links", header, "\n", _pack(header, entries, "\n", limits, fits)))
+    if changes:
+        header = f"{name} (history)"
+        entries = _presplit([_dated(item, changed=True) for item in changes], header, fits)
+        max_items = min(HISTORY_PER_CHUNK, limits.max_items) if limits.max_items > 0 else HISTORY_PER_CHUNK
+        sections.append(_Section("history", header, "\n", _pack(header, entries, "\n", limits, fits, max_items)))
+    if comments:
+        header = f"{name} (comments)"
+        entries = _presplit([_dated(item, changed=False) for item in comments], header, fits)
+        topic = _topic_break(vectors, limits.topic_threshold)
+        sections.append(
+            _Section("comments", header, "\n", _pack(header, entries, "\n", limits, fits, limits.max_items, topic))
+        )
+
+    chunks: list[Chunk] = []
+    for section in sections:
+        for group in section.groups:
+            chunks.append(_chunk(document, key, section, group, len(chunks), statuses, body, limits))
+    return chunks
+
+
+def _chunk(
+    document: Document,
+    key: str,
+    section: _Section,
+    group: list[_Entry],
+    n: int,
+    statuses: _Statuses,
+    body: Item | None,
+    limits: ChunkLimits,
+) -> Chunk:
+    meta = document.metadata
+    units = [entry.unit for entry in group]
+    text = section.header + section.separator + section.separator.join(entry.line for entry in group)
+    truncated = False
+    if not _fits(limits)(text):
+        # Only reachable when the header alone is over the limit: cut, and say so.
+        text, truncated = _hard_cut(text, _fits(limits)), True
+    times = [unit.at for unit in units if unit.at is not None]
+    start, end = min(times), max(times)
+    authors: list[str] = []
+    if section.name in ("body", "links"):
+        updated = _parse(meta.get("updated"))
+        end = max(end, updated) if updated else end
+        authors.extend(a for a in (meta.get("reporter"), meta.get("assignee")) if a)
+        status_at = meta.get("status")
+    else:
+        status_at = statuses.at(end)
+    authors.extend(unit.author for unit in units if unit.author)
+    tickets = [key, *(t for t in _TICKET.findall(text) if t != key)]
+    url = document.url
+    if section.name == "comments" and url:
+        url = f"{url}?focusedCommentId={units[0].ref.rsplit('-', 1)[-1]}"
+    return Chunk(
+        chunk_id=f"{document.key}::{n}",
+        doc_key=document.key,
+        source_type=document.source_type,
+        kind=document.kind,
+        title=document.title,
+        text=text,
+        refs=list(dict.fromkeys(unit.ref for unit in units)),
+        start=start,
+        end=end,
+        authors=list(dict.fromkeys(authors)),
+        url=url,
+        container=document.container,
+        tickets=list(dict.fromkeys(tickets)),
+        units=units,
+        metadata={
+            "section": section.name,
+            "status_at": status_at,
+            "status": meta.get("status"),
+            "issue_type": meta.get("type"),
+            "priority": meta.get("priority"),
+            "assignee": meta.get("assignee"),
+        },
+        truncated=truncated,
+    )
+
+
+# --- text -------------------------------------------------------------------------------------------------------
+
+
+def _attribute_block(meta: Mapping[str, Any]) -> str:
+    rows = [
+        [("Type", meta.get("type")), ("Status", meta.get("status")), ("Priority", meta.get("priority"))],
+        [("Assignee", meta.get("assignee") or "Unassigned"), ("Reporter", meta.get("reporter"))],
+        [("Labels", ", ".join(meta.get("labels") or [])), ("Components", ", ".join(meta.get("components") or []))],
+        [("Sprint", ", ".join(meta.get("sprint") or [])), ("Epic", meta.get("epic")), ("Parent", _parent(meta))],
+        [
+            ("Created", _day(meta.get("created"))),
+            ("Updated", _day(meta.get("updated"))),
+            ("Resolved", _day(meta.get("resolved"))),
+        ],
+    ]
+    lines = [" | ".join(f"{label}: {value}" for label, value in row if value) for row in rows]
+    return "\n".join(line for line in lines if line)
+
+
+def _parent(meta: Mapping[str, Any]) -> str | None:
+    parent = meta.get("parent")
+    if not isinstance(parent, Mapping) or not parent.get("key"):
+        return None
+    if parent.get("key") == meta.get("epic") and (parent.get("type") or "").lower() == "epic":
+        return None  # already shown as the epic
+    return f"{parent['key']} {parent.get('summary') or ''}".strip()
+
+
+def _relationship_lines(key: str, meta: Mapping[str, Any]) -> list[str]:
+    lines: list[str] = []
+    parent = meta.get("parent")
+    if isinstance(parent, Mapping) and parent.get("key"):
+        kind = f" ({parent['type']})" if parent.get("type") else ""
+        lines.append(f"{key} has parent {parent['key']}: {parent.get('summary') or ''}{kind}".rstrip(": "))
+    epic = meta.get("epic")
+    if epic and not (isinstance(parent, Mapping) and parent.get("key") == epic):
+        lines.append(f"{key} belongs to epic {epic}")
+    for link in meta.get("links") or []:
+        status = f" [{link['status']}]" if link.get("status") else ""
+        summary = f": {link['summary']}" if link.get("summary") else ""
+        lines.append(f"{key} {link.get('relation')} {link.get('key')}{summary}{status}")
+    return lines
+
+
+def _dated(item: Item, *, changed: bool) -> _Entry:
+    """`2026-05-06 Alice Chen changed status: ...` for a change, `2026-05-06 Alice Chen: ...` for a comment."""
+    who = item.author or "someone"
+    prefix = f"{item.occurred_at.date().isoformat()} {who}" + (" " if changed else ": ")
+    return _Entry(Unit(item.ref, item.text, item.author, item.occurred_at), prefix)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in re.split(r"\n\s*\n", text or "") if p.strip()]
+
+
+def _day(value: Any) -> str | None:
+    parsed = _parse(value)
+    return parsed.date().isoformat() if parsed else None
+
+
+def _parse(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+# --- status over time -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Statuses:
+    """The status before the first recorded status change, then (when, new status) in time order."""
+
+    initial: str | None
+    changes: list[tuple[datetime, str | None]]
+
+    def at(self, when: datetime) -> str | None:
+        status = self.initial
+        for changed_at, value in self.changes:
+            if changed_at <= when:
+                status = value
+        return status
+
+
+def _status_timeline(changes: list[Item], initial: str | None) -> _Statuses:
+    timeline: list[tuple[datetime, str | None]] = []
+    for item in sorted(changes, key=lambda i: i.occurred_at):
+        for change in item.metadata.get("changes") or []:
+            if change.get("field") == "status":
+                timeline.append((item.occurred_at, change.get("to")))
+    return _Statuses(initial, timeline)
+
+
+# --- packing ----------------------------------------------------------------------------------------------------
+
+
+def _fits(limits: ChunkLimits) -> Callable[[str], bool]:
+    def fits(text: str) -> bool:
+        return len(text) <= limits.max_chars and limits.count_tokens(text) <= limits.max_tokens
+
+    return fits
+
+
+def _topic_break(
+    vectors: Mapping[str, Sequence[float]] | None, threshold: float
+) -> Callable[[_Entry, _Entry], bool] | None:
+    if vectors is None:
+        return None
+
+    def breaks(previous: _Entry, current: _Entry) -> bool:
+        a, b = vectors.get(previous.unit.ref), vectors.get(current.unit.ref)
+        if a is None or b is None or previous.unit.ref == current.unit.ref:
+            return False
+        return sum(x * y for x, y in zip(a, b, strict=False)) < threshold
+
+    return breaks
+
+
+def _pack(
+    header: str,
+    entries: list[_Entry],
+    separator: str,
+    limits: ChunkLimits,
+    fits: Callable[[str], bool],
+    max_items: int = 0,
+    split_before: Callable[[_Entry, _Entry], bool] | None = None,
+) -> list[list[_Entry]]:
+    """Greedy groups that fit the limits; a new group starts on overflow or where `split_before` says."""
+    groups: list[list[_Entry]] = []
+    current: list[_Entry] = []
+    refs = 0
+    for entry in entries:
+        if current:
+            new_ref = entry.unit.ref != current[-1].unit.ref
+            candidate = header + separator + separator.join(e.line for e in [*current, entry])
+            if (
+                (max_items and new_ref and refs >= max_items)
+                or not fits(candidate)
+                or (split_before is not None and split_before(current[-1], entry))
+            ):
+                groups.append(current)
+                current, refs = [], 0
+        if not current or entry.unit.ref != current[-1].unit.ref:
+            refs += 1
+        current.append(entry)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _presplit(entries: list[_Entry], header: str, fits: Callable[[str], bool]) -> list[_Entry]:
+    """Entries too long to share a chunk with the header alone, split into pieces that each fit."""
+    out: list[_Entry] = []
+    for entry in entries:
+        if fits(header + "\n\n" + entry.line):
+            out.append(entry)
+            continue
+        # The prefix (date and author) repeats on every piece, so each piece still says who and when.
+        pieces = _split_text(entry.unit.text, lambda text, p=entry.prefix: fits(header + "\n\n" + p + text))
+        for piece in pieces:
+            out.append(_Entry(Unit(entry.unit.ref, piece, entry.unit.author, entry.unit.at), entry.prefix))
+    return out
+
+
+def _split_text(text: str, fits: Callable[[str], bool]) -> list[str]:
+    """Paragraphs, then lines, sentences, words, and as a last resort characters, packed greedily."""
+    for pattern in (r"\n\s*\n", r"\n", _SENTENCE_END.pattern, r"\s+"):
+        parts = [p for p in re.split(pattern, text) if p.strip()]
+        if len(parts) > 1:
+            joiner = "\n\n" if pattern == r"\n\s*\n" else "\n" if pattern == r"\n" else " "
+            pieces: list[str] = []
+            for part in parts:
+                if pieces and fits(pieces[-1] + joiner + part):
+                    pieces[-1] = pieces[-1] + joiner + part
+                elif fits(part):
+                    pieces.append(part)
+                else:
+                    pieces.extend(_split_text(part, fits))
+            return pieces
+    cut = _hard_cut(text, fits)
+    rest = text[len(cut) :]
+    return [cut, *(_split_text(rest, fits) if rest.strip() else [])] if cut else [text]
+
+
+def _hard_cut(text: str, fits: Callable[[str], bool]) -> str:
+    """The longest prefix of `text` that fits (binary search on length)."""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(text[:middle]):
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]

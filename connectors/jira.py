@@ -1,0 +1,406 @@
+"""JIRA (Cloud and Server/Data Center) through atlassian-python-api: issues by JQL, incremental on `updated`.
+
+One raw record per issue: the issue JSON as the search returns it, with every comment and the full changelog
+merged in (the search embeds only the first comments and, on Cloud, only the newest changelog entries).
+
+Incremental runs ask for `updated >= cursor - overlap` in the JQL user's own time zone (JQL dates are read in
+the profile time zone of the account, which `/myself` reports), ordered by `updated` ascending, so the cursor
+after each page is the newest `updated` stored so far and a run stopped halfway resumes without gaps.
+
+Deletions: JQL cannot report issues that vanished (deleted or moved out of the configured projects). The cursor
+remembers the keys it has stored; a `--full` run lists every issue again and puts the remembered keys it did not
+see into the last batch's `deleted`. Incremental runs never delete.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+from urllib.parse import urlparse
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import requests
+from atlassian import Jira
+
+from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
+from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
+from briefing.registry import FetchOptions, SourceContext
+from briefing.settings import JiraSource, secret
+from connectors.jira_normalise import normalise_issues, parse_jira_time
+
+RECORD_KIND = "jira_issue"
+PAGE_SIZE = 50
+SUB_PAGE_SIZE = 100
+MAX_RETRY_WAIT_S = 300.0
+
+# Custom fields found by their schema type, since their ids differ between sites.
+SPRINT_SCHEMA = "com.pyxis.greenhopper.jira:gh-sprint"
+EPIC_LINK_SCHEMA = "com.pyxis.greenhopper.jira:gh-epic-link"
+STANDARD_FIELDS = (
+    "summary",
+    "description",
+    "status",
+    "issuetype",
+    "project",
+    "assignee",
+    "reporter",
+    "creator",
+    "priority",
+    "labels",
+    "components",
+    "fixVersions",
+    "resolution",
+    "resolutiondate",
+    "created",
+    "updated",
+    "duedate",
+    "parent",
+    "subtasks",
+    "issuelinks",
+    "comment",
+)
+
+T = TypeVar("T")
+
+
+class JiraCursor(Cursor):
+    """The newest `updated` stored, and the keys stored so far (for `--full` deletion reconciliation)."""
+
+    updated: datetime | None = None
+    keys: tuple[str, ...] = ()
+
+
+class JiraConnector:
+    """Fetches issues page by page; takes a ready `atlassian.Jira` client so tests can point it anywhere."""
+
+    def __init__(
+        self,
+        client: Jira,
+        config: JiraSource,
+        *,
+        name: str = "jira",
+        options: FetchOptions | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.client = client
+        self.config = config
+        self.name = name
+        self.options = options or FetchOptions()
+        self.sleep = sleep
+        self.cloud = bool(getattr(client, "cloud", False))
+        # Cloud's enhanced search is v3 only (ADF bodies); comments and changelog pages must match it.
+        self.api_version = 3 if self.cloud else 2
+        self.base_url = (config.base_url or str(client.url)).rstrip("/")
+
+    # --- Connector protocol -------------------------------------------------------------------------------
+
+    def initial_cursor(self) -> JiraCursor:
+        return JiraCursor()
+
+    def load_cursor(self, data: JSON) -> JiraCursor:
+        return JiraCursor.model_validate(data)
+
+    def fetch(self, cursor: Cursor) -> Iterator[Batch]:
+        assert isinstance(cursor, JiraCursor)
+        myself = self._call("read the current user", self.client.myself) or {}
+        zone = _zone(myself.get("timeZone"))
+        custom = self._custom_fields()
+        jql = self._jql(cursor, zone)
+        fields = [*STANDARD_FIELDS, *custom]
+        full = self.options.full
+        known = set(cursor.keys)
+        seen: set[str] = set()
+        newest = cursor.updated
+        for page in self._search(jql, fields):
+            batch = Batch()
+            for issue in page:
+                key = issue.get("key") if isinstance(issue, dict) else None
+                try:
+                    record, updated = self._complete(issue, custom)
+                except _IssueError as exc:
+                    batch.failures.append(Failure(key=str(key or "?"), reason=str(exc)))
+                    if isinstance(key, str):
+                        seen.add(key)
+                    continue
+                batch.records.append(record)
+                seen.add(record.key)
+                if newest is None or updated > newest:
+                    newest = updated
+            batch.cursor = JiraCursor(updated=newest, keys=tuple(sorted(known | seen)))
+            yield batch
+        if full:
+            gone = sorted(known - seen)
+            yield Batch(deleted=gone, cursor=JiraCursor(updated=newest, keys=tuple(sorted(seen))))
+
+    def normalise(self, records: Sequence[RawRecord]) -> Normalised:
+        return normalise_issues(records, base_url=self.base_url)
+
+    # --- Search ---------------------------------------------------------------------------------------------
+
+    def _jql(self, cursor: JiraCursor, zone: ZoneInfo) -> str:
+        clauses: list[str] = []
+        if self.config.projects:
+            keys = ", ".join(f'"{p}"' for p in self.config.projects)
+            clauses.append(f"project in ({keys})")
+        if self.config.jql:
+            clauses.append(f"({self.config.jql})")
+        if not clauses:
+            raise ConfigError(
+                f"source '{self.name}': set projects (or jql) so the JIRA connector knows which issues to read"
+            )
+        since = self.options.since
+        if since is None and not self.options.full and cursor.updated is not None:
+            since = cursor.updated - timedelta(minutes=self.config.overlap_minutes)
+        if since is not None:
+            clauses.append(f'updated >= "{_jql_time(since, zone, ceil=False)}"')
+        if self.options.until is not None:
+            clauses.append(f'updated <= "{_jql_time(self.options.until, zone, ceil=True)}"')
+        return " AND ".join(clauses) + " ORDER BY updated ASC"
+
+    def _search(self, jql: str, fields: list[str]) -> Iterator[list[JSON]]:
+        """Pages of issues: nextPageToken on Cloud (enhanced search), startAt elsewhere."""
+        if self.cloud:
+            token: str | None = None
+            while True:
+                page = self._call(
+                    "search issues",
+                    self.client.enhanced_jql,
+                    jql,
+                    fields=fields,
+                    nextPageToken=token,
+                    limit=PAGE_SIZE,
+                    expand="changelog",
+                    jql_error=True,
+                )
+                issues = _issue_list(page)
+                yield issues
+                token = page.get("nextPageToken") if isinstance(page, dict) else None
+                if not token or page.get("isLast") is True or not issues:
+                    return
+        start = 0
+        while True:
+            page = self._call(
+                "search issues",
+                self.client.jql,
+                jql,
+                fields=fields,
+                start=start,
+                limit=PAGE_SIZE,
+                expand="changelog",
+                jql_error=True,
+            )
+            issues = _issue_list(page)
+            yield issues
+            start += len(issues)
+            total = page.get("total") if isinstance(page, dict) else None
+            if not issues or not isinstance(total, int) or start >= total:
+                return
+
+    def _custom_fields(self) -> dict[str, str]:
+        """Ids of the sprint and epic-link custom fields on this site -> their display names."""
+        try:
+            listed = self._call("list fields", self.client.get, self.client.resource_url("field"))
+        except SourceError:
+            return {}
+        found: dict[str, str] = {}
+        for field in listed if isinstance(listed, list) else []:
+            schema = field.get("schema") if isinstance(field, dict) else None
+            custom = schema.get("custom") if isinstance(schema, dict) else None
+            if custom in (SPRINT_SCHEMA, EPIC_LINK_SCHEMA) and isinstance(field.get("id"), str):
+                found[field["id"]] = "Sprint" if custom == SPRINT_SCHEMA else "Epic Link"
+        return found
+
+    # --- One issue ------------------------------------------------------------------------------------------
+
+    def _complete(self, issue: Any, custom: dict[str, str]) -> tuple[RawRecord, datetime]:
+        """The issue with all its comments and its full changelog; raises _IssueError when unusable."""
+        if not isinstance(issue, dict) or not isinstance(issue.get("key"), str):
+            raise _IssueError("issue without a key in the search results")
+        key = issue["key"]
+        fields = issue.get("fields")
+        if not isinstance(fields, dict):
+            raise _IssueError(f"{key}: issue has no fields object")
+        try:
+            updated = parse_jira_time(fields.get("updated"))
+        except (TypeError, ValueError):
+            raise _IssueError(f"{key}: unreadable 'updated' value {fields.get('updated')!r}") from None
+        data = dict(issue)
+        data["fields"] = dict(fields)
+        data["fields"]["comment"] = {"comments": self._comments(key, fields.get("comment"))}
+        data["changelog"] = {"histories": self._changelog(key, issue.get("changelog"))}
+        data["names"] = dict(custom)
+        return RawRecord(key=key, kind=RECORD_KIND, data=data), updated
+
+    def _comments(self, key: str, embedded: Any) -> list[JSON]:
+        comments = list(embedded.get("comments") or []) if isinstance(embedded, dict) else []
+        total = embedded.get("total") if isinstance(embedded, dict) else None
+        if not isinstance(total, int) or total <= len(comments):
+            return comments
+        path = self.client.resource_url(f"issue/{key}/comment", api_version=self.api_version)
+        return self._pages(key, path, "comments")
+
+    def _changelog(self, key: str, embedded: Any) -> list[JSON]:
+        histories = list(embedded.get("histories") or []) if isinstance(embedded, dict) else []
+        total = embedded.get("total") if isinstance(embedded, dict) else None
+        if isinstance(total, int) and total > len(histories):
+            path = self.client.resource_url(f"issue/{key}/changelog", api_version=self.api_version)
+            histories = self._pages(key, path, "values", "histories")
+        # Cloud embeds newest first; keep one chronological order whatever the server sent.
+        unique = {str(h.get("id")): h for h in histories if isinstance(h, dict)}
+        return sorted(unique.values(), key=_history_order)
+
+    def _pages(self, key: str, path: str, *list_keys: str) -> list[JSON]:
+        """Every element of a startAt/maxResults/total paged sub-resource of one issue."""
+        out: list[JSON] = []
+        start = 0
+        while True:
+            try:
+                page = self._call(
+                    f"read {path}", self.client.get, path, params={"startAt": start, "maxResults": SUB_PAGE_SIZE}
+                )
+            except SourceError as exc:
+                raise _IssueError(f"{key}: {exc}") from None
+            if not isinstance(page, dict):
+                raise _IssueError(f"{key}: unexpected response from {path}")
+            values = next((page[k] for k in list_keys if isinstance(page.get(k), list)), [])
+            out.extend(v for v in values if isinstance(v, dict))
+            start += len(values)
+            total = page.get("total")
+            if not values or page.get("isLast") is True or (isinstance(total, int) and start >= total):
+                return out
+            if not isinstance(total, int) and page.get("isLast") is not False:
+                return out
+
+    # --- Calls, errors and retries --------------------------------------------------------------------------
+
+    def _call(self, what: str, fn: Callable[..., T], *args: Any, jql_error: bool = False, **kwargs: Any) -> T:
+        """Call the SDK with bounded retries on 429/5xx/timeouts; map failures onto the error family."""
+        attempt = 0
+        while True:
+            try:
+                return fn(*args, **kwargs)
+            except requests.HTTPError as exc:
+                response = exc.response
+                status = response.status_code if response is not None else 0
+                if status in (401, 403):
+                    raise AuthError(self._auth_message(status)) from None
+                if status == 400 and jql_error:
+                    raise ConfigError(
+                        f"source '{self.name}': JIRA rejected the query ({_first_line(exc)}): "
+                        f"check sources.{self.name}.projects and sources.{self.name}.jql"
+                    ) from None
+                retryable = status == 429 or status >= 500
+                if retryable and attempt < self.config.max_retries:
+                    attempt += 1
+                    self.sleep(_retry_delay(response, attempt))
+                    continue
+                if status == 429:
+                    raise RateLimitedError(
+                        f"source '{self.name}': JIRA kept answering 429 (rate limited) to '{what}' after "
+                        f"{attempt} retries: wait and run again, or raise sources.{self.name}.max_retries"
+                    ) from None
+                raise SourceError(f"source '{self.name}': JIRA failed to {what}: HTTP {status}") from None
+            except requests.Timeout:
+                if attempt < self.config.max_retries:
+                    attempt += 1
+                    self.sleep(min(2.0**attempt, 60.0))
+                    continue
+                raise SourceTimeoutError(
+                    f"source '{self.name}': JIRA did not answer '{what}' within "
+                    f"sources.{self.name}.timeout_s={self.config.timeout_s}s after {attempt} retries"
+                ) from None
+            except requests.ConnectionError:
+                raise SourceError(
+                    f"source '{self.name}': cannot reach JIRA at {self.base_url}: check sources.{self.name}.base_url"
+                ) from None
+
+    def _auth_message(self, status: int) -> str:
+        settings = [f"sources.{self.name}.token_env ({self.config.token_env or 'unset'})"]
+        if self.config.user_env:
+            settings.insert(0, f"sources.{self.name}.user_env ({self.config.user_env})")
+        verdict = "rejected the credentials" if status == 401 else "refused access"
+        return (
+            f"source '{self.name}': JIRA {verdict} (HTTP {status}): check the environment variables named by "
+            + " and ".join(settings)
+        )
+
+
+class _IssueError(Exception):
+    """One issue could not be read; it becomes a Failure."""
+
+
+def build(ctx: SourceContext) -> JiraConnector:
+    """A connector for one configured `type = "jira"` source."""
+    config: JiraSource = ctx.config
+    if not config.base_url:
+        raise ConfigError(f"source '{ctx.name}': set base_url (e.g. https://acme.atlassian.net)")
+    cloud = config.cloud
+    if cloud is None:
+        cloud = (urlparse(config.base_url).hostname or "").endswith(".atlassian.net")
+    token = secret(config.token_env, setting=f"sources.{ctx.name}.token_env").get_secret_value()
+    common: dict[str, Any] = {
+        "cloud": cloud,
+        "timeout": config.timeout_s,
+        # Our own bounded retry (in `_call`) owns rate limiting; the SDK's single silent retry would double it.
+        "retry_with_header": False,
+    }
+    if config.user_env:
+        user = secret(config.user_env, setting=f"sources.{ctx.name}.user_env").get_secret_value()
+        client = Jira(config.base_url, username=user, password=token, **common)
+    else:
+        client = Jira(config.base_url, token=token, **common)
+    return JiraConnector(client, config, name=ctx.name, options=ctx.options)
+
+
+def _issue_list(page: Any) -> list[JSON]:
+    if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
+        raise SourceError("JIRA search returned an unexpected response (no 'issues' list)")
+    issues: list[JSON] = page["issues"]
+    return issues
+
+
+def _history_order(history: JSON) -> tuple[datetime, int]:
+    try:
+        created = parse_jira_time(history.get("created"))
+    except (TypeError, ValueError):
+        created = datetime.min.replace(tzinfo=UTC)
+    raw_id = str(history.get("id") or "")
+    return created, int(raw_id) if raw_id.isdigit() else 0
+
+
+def _zone(name: Any) -> ZoneInfo:
+    try:
+        return ZoneInfo(str(name)) if name else ZoneInfo("UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def _jql_time(moment: datetime, zone: ZoneInfo, *, ceil: bool) -> str:
+    """JQL's minute-precision date in the account's zone; rounded outward so no edge issue is missed."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    local = moment.astimezone(zone)
+    if ceil and (local.second or local.microsecond):
+        local += timedelta(minutes=1)
+    return local.strftime("%Y-%m-%d %H:%M")
+
+
+def _retry_delay(response: requests.Response | None, attempt: int) -> float:
+    header = response.headers.get("Retry-After") if response is not None else None
+    if header:
+        try:
+            return min(max(float(header), 0.0), MAX_RETRY_WAIT_S)
+        except ValueError:
+            try:
+                when = parsedate_to_datetime(header)
+                return min(max((when - datetime.now(UTC)).total_seconds(), 0.0), MAX_RETRY_WAIT_S)
+            except (TypeError, ValueError):
+                pass
+    return min(2.0 ** (attempt - 1), 60.0)
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).splitlines() or ["bad request"])[0][:200]
