@@ -1,0 +1,452 @@
+"""Chunker for documents (local files, Confluence pages): Markdown sections cut along their structure.
+
+Each chunk starts with its section path ("Title > Heading > Subheading") so that it reads, and embeds, on its
+own. Small sibling sections are merged; long ones are cut between paragraphs, never inside a fenced code block,
+a table or a list item unless that one block alone is over the limit, in which case it is cut at sentences
+(prose), rows (tables, header repeated) or lines (code, fence reopened).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from chunkers.markdown_blocks import Block, closes_fence, fence_of, is_list_item, parse_blocks
+
+_TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b(?![-.]\d)")
+# Standards and versions written like ticket keys.
+_NOT_TICKETS = re.compile(
+    r"^(?:UTF|UCS|SHA|MD|ISO|IEC|IEEE|AES|RSA|TLS|SSL|HTTP|HTTPS|IPV|RFC|CVE|GO|GHSA|PEP|ECMA|UTC|GMT|GPT|COVID"
+    r"|Q[1-4]|H[12]|FY\d*)$"
+)
+_GITHUB_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d+)")
+_GITHUB_REF = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]+)#(\d+)\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?:[\"')\]]*)\s+")
+_CONTINUED = "(code continued)"
+
+Fits = Callable[[str], bool]
+
+
+@dataclass
+class _Section:
+    path: list[str]
+    levels: list[int]  # the Markdown level of each heading in path[1:]
+    blocks: list[Block] = field(default_factory=list)
+
+    @property
+    def level(self) -> int:
+        return self.levels[-1] if self.levels else 0
+
+
+@dataclass
+class _Part:
+    """One attributable paragraph (or piece of one) inside a chunk."""
+
+    text: str
+    page: int | None
+    unit: bool = True
+
+
+@dataclass
+class _Draft:
+    path: list[str]
+    level: int
+    parts: list[_Part]
+
+
+def chunk_document(
+    document: Document,
+    *,
+    limits: ChunkLimits,
+    vectors: Mapping[str, Sequence[float]] | None = None,
+) -> list[Chunk]:
+    """Chunks of every item of a document, numbered across items; `vectors` is unused (no topic splits)."""
+    chunks: list[Chunk] = []
+    for item in document.items:
+        for draft in _drafts(document, item, limits):
+            chunks.append(_chunk(document, item, draft, len(chunks), limits))
+    return chunks
+
+
+def _drafts(document: Document, item: Item, limits: ChunkLimits) -> list[_Draft]:
+    fmt = str(item.metadata.get("format") or document.metadata.get("format") or "markdown")
+    title = document.title or item.title or document.key
+    blocks = parse_blocks(item.text, headings=fmt == "markdown")
+    sections = _sections(blocks, title)
+    drafts: list[_Draft] = []
+    group: list[_Section] = []
+    for section in sections:
+        if not section.blocks:
+            continue
+        candidate = [*group, section]
+        if group and _mergeable(candidate) and _merge_fits(candidate, limits):
+            group = candidate
+            continue
+        drafts.extend(_flush(group, limits))
+        group = [section]
+    drafts.extend(_flush(group, limits))
+    return drafts
+
+
+def _sections(blocks: list[Block], title: str) -> list[_Section]:
+    """Sections in document order; the first H1 is the title itself when it says the same."""
+    sections = [_Section([title], [])]
+    stack: list[tuple[int, str]] = []
+    first_heading = True
+    for block in blocks:
+        if block.kind != "heading":
+            sections[-1].blocks.append(block)
+            continue
+        if first_heading and block.level == 1 and _same(block.text, title) and not sections[-1].blocks:
+            first_heading = False
+            continue
+        first_heading = False
+        while stack and stack[-1][0] >= block.level:
+            stack.pop()
+        stack.append((block.level, block.text))
+        sections.append(_Section([title, *(text for _, text in stack)], [level for level, _ in stack]))
+    return sections
+
+
+def _same(a: str, b: str) -> bool:
+    def norm(s: str) -> str:
+        return re.sub(r"\W+", "", s).casefold()
+
+    return norm(a) == norm(b)
+
+
+def _prefix(paths: Sequence[list[str]]) -> list[str]:
+    common = list(paths[0])
+    for path in paths[1:]:
+        n = 0
+        while n < min(len(common), len(path)) and common[n] == path[n]:
+            n += 1
+        common = common[:n]
+    return common
+
+
+def _mergeable(group: list[_Section]) -> bool:
+    """Sections under one parent: the first section's parent (the title at least) is above all of them."""
+    prefix = _prefix([s.path for s in group])
+    return len(prefix) >= max(len(group[0].path) - 1, 1)
+
+
+def _merge_fits(group: list[_Section], limits: ChunkLimits) -> bool:
+    # Merge only small sections: two full sections on different topics make a chunk about neither.
+    small = limits.max_chars * 0.4
+    sizes = [sum(len(b.text) for b in s.blocks) for s in group]
+    if sum(sizes[:-1]) > small and sizes[-1] > small:
+        return False
+    draft = _merged_draft(group)
+    return _fits(_render(draft, limits), limits)
+
+
+def _merged_draft(group: list[_Section]) -> _Draft:
+    """One chunk for several sections: the common path on top, the other headings inline, as in the page."""
+    prefix = _prefix([s.path for s in group])
+    parts: list[_Part] = []
+    shown = list(prefix)
+    for section in group:
+        for depth in range(len(prefix), len(section.path)):
+            if shown[: depth + 1] != section.path[: depth + 1]:
+                heading = "#" * section.levels[depth - 1] + " " + section.path[depth]
+                parts.append(_Part(heading, section.blocks[0].page, unit=False))
+        shown = list(section.path)
+        parts.extend(_Part(b.text, b.page) for b in section.blocks)
+    level = group[0].levels[len(prefix) - 2] if len(prefix) >= 2 else 0
+    return _Draft(prefix, level, parts)
+
+
+def _flush(group: list[_Section], limits: ChunkLimits) -> list[_Draft]:
+    if not group:
+        return []
+    if len(group) > 1:
+        return [_merged_draft(group)]
+    section = group[0]
+    whole = _Draft(section.path, section.level, [_Part(b.text, b.page) for b in section.blocks])
+    if _fits(_render(whole, limits), limits):
+        return [whole]
+    return _split_section(section, limits)
+
+
+def _split_section(section: _Section, limits: ChunkLimits) -> list[_Draft]:
+    header = _path_line(section.path, limits)
+
+    def fits_body(body: str) -> bool:
+        return _fits(f"{header}\n\n{body}", limits)
+
+    # Atoms: runs of parts that go into one chunk together; each fits a chunk on its own.
+    atoms: list[list[_Part]] = []
+    for run in _glued_runs(section.blocks):
+        joined = "\n\n".join(b.text for b in run)
+        if fits_body(joined):
+            atoms.append([_Part(b.text, b.page) for b in run])
+            continue
+        for block in run:
+            if fits_body(block.text):
+                atoms.append([_Part(block.text, block.page)])
+            else:
+                atoms.extend([_Part(piece, block.page)] for piece in _split_block(block, fits_body))
+    drafts: list[_Draft] = []
+    current: list[_Part] = []
+    for atom in atoms:
+        candidate = [*current, *atom]
+        if current and not fits_body("\n\n".join(p.text for p in candidate)):
+            drafts.append(_Draft(section.path, section.level, current))
+            current = list(atom)
+        else:
+            current = candidate
+    if current:
+        drafts.append(_Draft(section.path, section.level, current))
+    return drafts
+
+
+def _glued_runs(blocks: list[Block]) -> list[list[Block]]:
+    runs: list[list[Block]] = []
+    for block in blocks:
+        if block.glue and runs:
+            runs[-1].append(block)
+        else:
+            runs.append([block])
+    return runs
+
+
+# -- cutting one oversized block -----------------------------------------------------------------------------
+
+
+def _split_block(block: Block, fits: Fits) -> list[str]:
+    if block.kind == "code":
+        return _split_code(block.text, fits)
+    if block.kind == "table":
+        return _split_table(block.text, fits)
+    if block.kind == "list":
+        items = _list_items(block.text)
+        if len(items) > 1:
+            return _pack(items, "\n", fits)
+    return split_text(block.text, fits)
+
+
+def _pack(pieces: list[str], sep: str, fits: Fits) -> list[str]:
+    """Greedy: join pieces while the result fits; a piece too large alone is cut as prose."""
+    out: list[str] = []
+    current = ""
+    for piece in pieces:
+        candidate = f"{current}{sep}{piece}" if current else piece
+        if fits(candidate):
+            current = candidate
+            continue
+        if current:
+            out.append(current)
+        if fits(piece):
+            current = piece
+        else:
+            out.extend(split_text(piece, fits))
+            current = ""
+    if current:
+        out.append(current)
+    return out
+
+
+def split_text(text: str, fits: Fits) -> list[str]:
+    """Prose cut at sentence ends, then at spaces, then (a single huge word) at characters."""
+    text = text.strip()
+    if not text or fits(text):
+        return [text] if text else []
+    for splitter in (_sentences, _words):
+        segments = splitter(text)
+        if len(segments) > 1:
+            out: list[str] = []
+            current = ""
+            for seg in segments:
+                candidate = current + seg
+                if fits(candidate.strip()):
+                    current = candidate
+                    continue
+                if current.strip():
+                    out.append(current.strip())
+                if fits(seg.strip()):
+                    current = seg
+                else:
+                    out.extend(split_text(seg, fits) if splitter is _sentences else _hard_cut(seg.strip(), fits))
+                    current = ""
+            if current.strip():
+                out.append(current.strip())
+            return out
+    return _hard_cut(text, fits)
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences with their trailing whitespace, so that joining them gives the text back."""
+    out: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        out.append(text[start : match.end()])
+        start = match.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\S+\s*", text)
+
+
+def _hard_cut(text: str, fits: Fits) -> list[str]:
+    out: list[str] = []
+    while text:
+        lo, hi = 1, len(text)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits(text[:mid]):
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append(text[:lo])
+        text = text[lo:]
+    return out
+
+
+def _split_code(text: str, fits: Fits) -> list[str]:
+    """A fenced block cut at line ends; every piece is a closed fence, later ones marked as continued."""
+    lines = text.split("\n")
+    opened = fence_of(lines[0])
+    indent = lines[0][: len(lines[0]) - len(lines[0].lstrip())]
+    fence = opened[0] if opened else "```"
+    head = lines[0]
+    body = lines[1:]
+    if body and closes_fence(body[-1], fence):
+        body = body[:-1]
+    close = indent + fence
+
+    def wrap(chunk_lines: list[str], first: bool) -> str:
+        inner = "\n".join(chunk_lines)
+        return ("" if first else f"{_CONTINUED}\n") + f"{head}\n{inner}\n{close}"
+
+    pieces: list[str] = []
+    current: list[str] = []
+    for line in body:
+        if fits(wrap([*current, line], not pieces)):
+            current.append(line)
+            continue
+        if current:
+            pieces.append(wrap(current, not pieces))
+            current = []
+        if fits(wrap([line], not pieces)):
+            current = [line]
+            continue
+        # One line longer than a chunk: cut it, each part in its own reopened fence.
+        for part in _hard_cut(line, lambda s: fits(wrap([s], False))):
+            pieces.append(wrap([part], not pieces))
+    if current or not pieces:
+        pieces.append(wrap(current, not pieces))
+    return pieces
+
+
+def _split_table(text: str, fits: Fits) -> list[str]:
+    """A table cut between rows, the header (and its separator row) repeated on every piece."""
+    lines = text.split("\n")
+    header_len = 2 if len(lines) > 1 and re.fullmatch(r"\s*\|?[\s:|-]+\|?\s*", lines[1]) else 1
+    header = "\n".join(lines[:header_len])
+    rows = lines[header_len:]
+    if not rows or not fits(f"{header}\n{rows[0]}"):
+        return _pack(lines, "\n", fits)
+    pieces: list[str] = []
+    current: list[str] = []
+    for row in rows:
+        if fits("\n".join([header, *current, row])):
+            current.append(row)
+            continue
+        if current:
+            pieces.append("\n".join([header, *current]))
+        if fits(f"{header}\n{row}"):
+            current = [row]
+        else:
+            pieces.extend(split_text(row, fits))
+            current = []
+    if current:
+        pieces.append("\n".join([header, *current]))
+    return pieces
+
+
+def _list_items(text: str) -> list[str]:
+    """Top-level items of a list block, each with its indented continuation lines."""
+    lines = text.split("\n")
+    base = min(len(line) - len(line.lstrip()) for line in lines if is_list_item(line))
+    items: list[list[str]] = []
+    for line in lines:
+        if is_list_item(line) and len(line) - len(line.lstrip()) == base or not items:
+            items.append([line])
+        else:
+            items[-1].append(line)
+    return ["\n".join(item) for item in items]
+
+
+# -- rendering -----------------------------------------------------------------------------------------------
+
+
+def _fits(text: str, limits: ChunkLimits) -> bool:
+    return len(text) <= limits.max_chars and limits.count_tokens(text) <= limits.max_tokens
+
+
+def _path_line(path: list[str], limits: ChunkLimits) -> str:
+    """The section path, shortened when it would take more than a quarter of a chunk."""
+    line = " > ".join(path)
+
+    def small(text: str) -> bool:
+        return len(text) <= limits.max_chars // 4 and limits.count_tokens(text) <= limits.max_tokens // 4
+
+    if small(line) or len(path) < 2:
+        return line if small(line) else _hard_cut(line, small)[0]
+    short = f"{path[0]} > ... > {path[-1]}" if len(path) > 2 else line
+    return short if small(short) else _hard_cut(short, small)[0]
+
+
+def _render(draft: _Draft, limits: ChunkLimits) -> str:
+    body = "\n\n".join(p.text for p in draft.parts)
+    return f"{_path_line(draft.path, limits)}\n\n{body}"
+
+
+def _tickets(text: str) -> list[str]:
+    found: list[str] = []
+    for match in _TICKET.finditer(text):
+        if not _NOT_TICKETS.match(match.group(1)):
+            found.append(match.group(0))
+    for match in _GITHUB_URL.finditer(text):
+        found.append(f"github:{match.group(1)}#{match.group(2)}")
+    for match in _GITHUB_REF.finditer(text):
+        found.append(f"github:{match.group(1)}#{match.group(2)}")
+    return list(dict.fromkeys(found))
+
+
+def _chunk(document: Document, item: Item, draft: _Draft, n: int, limits: ChunkLimits) -> Chunk:
+    text = _render(draft, limits)
+    authors = [str(a) for a in item.metadata.get("authors") or ([item.author] if item.author else [])]
+    metadata: dict[str, object] = {
+        "section_path": " > ".join(draft.path),
+        "path": item.metadata.get("path") or document.metadata.get("path") or "",
+        "heading_level": draft.level,
+    }
+    pages = sorted({p.page for p in draft.parts if p.page is not None})
+    if pages:
+        metadata["page"] = pages[0]
+        if pages[-1] != pages[0]:
+            metadata["page_end"] = pages[-1]
+    return Chunk(
+        chunk_id=f"{document.key}::{n}",
+        doc_key=document.key,
+        source_type=document.source_type,
+        kind=document.kind,
+        title=" > ".join(draft.path),
+        text=text,
+        refs=[item.ref],
+        start=item.occurred_at,
+        end=item.occurred_at,
+        authors=authors,
+        url=item.url or document.url,
+        container=document.container or item.container,
+        tickets=_tickets(text),
+        units=[Unit(ref=item.ref, text=p.text, author=item.author, at=item.occurred_at) for p in draft.parts if p.unit],
+        metadata=metadata,
+    )

@@ -1,0 +1,217 @@
+"""Markdown/MDX clean-up for the files source: front matter, MDX statements, JSX and HTML markup.
+
+The goal is the prose a reader sees on the rendered page, still as Markdown (headings, lists, tables, code), so
+the document chunker can cut it along its structure. Fenced code is kept verbatim.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+import yaml
+
+_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_ESM = re.compile(
+    r"^(?:import\s+(?:['\"]|[\w*{][^\n]*\bfrom\s+['\"])|export\s+(?:const|let|var|default|function|async|class|\{|\*))"
+)
+# A line that starts with an HTML/JSX tag: `<Name ...`, `</Name>`, `<Name/>`, `<Name>`.
+_TAG_START = re.compile(r"^\s*</?[A-Za-z][\w.:-]*(?=[\s/>]|$)")
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+_ADMONITION = re.compile(r"^ {0,3}:::\s*(\w+)?\s*(.*)$")
+_HEADING_ANCHOR = re.compile(r"^(#{1,6}\s.*?)\s*\{#[\w.-]+\}\s*$")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_BR = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)
+# Inline HTML tags worth unwrapping; a closed list so that `Map<String>` or `a <b> c` in prose survive.
+_INLINE_TAGS = re.compile(
+    r"</?(?:a|abbr|b|big|center|code|del|details|div|em|font|i|ins|kbd|mark|p|s|small|span|strike|strong|"
+    r"sub|summary|sup|u|hr|img)(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
+_ALT = re.compile(r"\balt\s*=\s*[\"']([^\"']+)[\"']")
+_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
+_TEXT_NODE = re.compile(r">([^<>{}]*[^\W\d_][^<>{}]*)<")
+_PROSE_VALUE = re.compile(
+    r"\b(?:question|answer|title|summary|description|caption)\s*[:=]\s*\{?\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
+)
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
+    """(front matter as JSON-safe dict, body, parse error or None); text without front matter is all body."""
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}, text.lstrip("\ufeff"), None
+    body = text[match.end() :]
+    try:
+        parsed = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        return {}, body, f"front matter is not valid YAML: {str(exc).splitlines()[0]}"
+    if not isinstance(parsed, dict):
+        return {}, body, None
+    return {str(k): json_safe(v) for k, v in parsed.items()}, body, None
+
+
+def json_safe(value: Any) -> Any:
+    """YAML values (dates, nested lists and maps) as plain JSON values."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [json_safe(v) for v in value]
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+def clean_markdown(body: str) -> str:
+    """The body's Markdown without MDX statements, JSX/HTML markup and comments."""
+    body = _MDX_COMMENT.sub("", _HTML_COMMENT.sub("", body.replace("\r\n", "\n")))
+    lines = body.split("\n")
+    out: list[str] = []
+    fence: str | None = None
+    fence_lang = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if fence is not None:
+            stripped = line.strip()
+            if stripped.startswith(fence[0] * len(fence)) and stripped.strip(fence[0]) == "":
+                fence = None
+            elif fence_lang == "mermaid":
+                # In diagram labels `<br/>` is a line break; the words matter, the markup does not.
+                line = _BR.sub(" ", line)
+            out.append(line)
+            i += 1
+            continue
+        opened = _FENCE.match(line)
+        if opened:
+            fence, fence_lang = opened.group(1), opened.group(2).strip().split(" ")[0].lower()
+            out.append(line)
+            i += 1
+            continue
+        if _ESM.match(line):
+            # An MDX import/export statement runs to the next blank line.
+            while i < len(lines) and lines[i].strip():
+                i += 1
+            continue
+        admonition = _ADMONITION.match(line)
+        if admonition:
+            kind, label = admonition.group(1), admonition.group(2).strip()
+            if kind:
+                out.append(f"**{label or kind.capitalize()}:**")
+            i += 1
+            continue
+        if _TAG_START.match(line):
+            pieces, i = _markup_block(lines, i)
+            out.extend(pieces)
+            continue
+        out.append(_clean_inline(line) if line.strip() else "")
+        i += 1
+    text = "\n".join(out)
+    return re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
+
+
+def _clean_inline(line: str) -> str:
+    heading = _HEADING_ANCHOR.match(line)
+    if heading:
+        line = heading.group(1)
+    codes: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        codes.append(match.group(0))
+        return f"\x00{len(codes) - 1}\x00"
+
+    hidden = _INLINE_CODE.sub(hide, line)
+    hidden = _IMAGE.sub(lambda m: f"(image: {m.group(1).strip()})" if m.group(1).strip() else "", hidden)
+    hidden = _BR.sub(" ", hidden)
+    hidden = _INLINE_TAGS.sub("", hidden)
+    if hidden.strip() == "" and line.strip() != "":
+        return ""
+    return re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], hidden)
+
+
+def _markup_block(lines: list[str], start: int) -> tuple[list[str], int]:
+    """Consume HTML/JSX starting at `lines[start]` up to the end of a line where no tag or `{}` is open.
+
+    Returns the prose found in it (text nodes and prose-like attribute values such as an FAQ's questions and
+    answers or an image's alt text) as Markdown lines, and the index of the next line to read.
+    """
+    # A context stack: "tag" (inside `<...>`; "/tag" for a closing one), "expr" (inside `{...}`), "text"
+    # (JSX children inside an expression). Quotes count only in tags and expressions, not in prose.
+    stack: list[str] = []
+    quote: str | None = None
+    i = start
+    while i < len(lines) and i - start < 300:
+        line = lines[i]
+        j = 0
+        while j < len(line):
+            ch, top = line[j], (stack[-1] if stack else "")
+            nxt = line[j + 1 : j + 2]
+            if quote:
+                if ch == "\\":
+                    j += 1
+                elif ch == quote:
+                    quote = None
+            elif top in ("tag", "/tag"):
+                if ch in "\"'`" and top == "tag":
+                    quote = ch
+                elif ch == "{":
+                    stack.append("expr")
+                elif ch == ">":
+                    closing = stack.pop() == "/tag" or line[:j].rstrip().endswith("/")
+                    if not closing and stack and stack[-1] in ("expr", "text"):
+                        stack.append("text")
+            elif top == "expr":
+                if ch in "\"'`":
+                    quote = ch
+                elif ch == "{":
+                    stack.append("expr")
+                elif ch == "}":
+                    stack.pop()
+                elif ch == "<" and nxt.isalpha():
+                    stack.append("tag")
+            elif top == "text":
+                if ch == "<" and nxt == "/":
+                    stack[-1] = "/tag"
+                elif ch == "<" and nxt.isalpha():
+                    stack.append("tag")
+                elif ch == "{":
+                    stack.append("expr")
+            elif ch == "<" and (nxt.isalpha() or nxt == "/"):
+                stack.append("/tag" if nxt == "/" else "tag")
+            j += 1
+        i += 1
+        if not stack and quote is None:
+            return _prose_in_markup("\n".join(lines[start:i])), i
+    # Unbalanced markup: take only its first line rather than swallow the rest of the document.
+    return _prose_in_markup(lines[start]), start + 1
+
+
+def _prose_in_markup(markup: str) -> list[str]:
+    found: list[tuple[int, str]] = []
+    for match in _TEXT_NODE.finditer(markup):
+        found.append((match.start(1), match.group(1)))
+    for match in _PROSE_VALUE.finditer(markup):
+        found.append((match.start(1), match.group(1)[1:-1].replace('\\"', '"').replace("\\'", "'")))
+    for match in _ALT.finditer(markup):
+        found.append((match.start(1), f"(image: {match.group(1).strip()})"))
+    # A tag that closes on its own line with text after it (`<p>Some text`) leaves trailing prose too.
+    tail = re.search(r">([^<>{}]*[^\W\d_][^<>{}]*)\Z", markup)
+    if tail:
+        found.append((tail.start(1), tail.group(1)))
+    pieces = [" ".join(text.split()) for _, text in sorted(set(found))]
+    pieces = [p for p in pieces if p]
+    out: list[str] = []
+    for piece in pieces:
+        if out and out[-1].endswith("?"):
+            out[-1] = f"{out[-1]}\n{piece}"
+        else:
+            out.append(piece)
+    lines: list[str] = []
+    for piece in out:
+        lines.extend([piece, ""])
+    return lines
