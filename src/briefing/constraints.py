@@ -1,0 +1,368 @@
+"""Deterministic constraint extraction from a question: time, sources, people, channels, projects, keys.
+
+No model is involved. Each constraint keeps the span of the question it came from, so the trace can show why
+it was applied. Names resolve against a `Directory` of values known from the index, so a constraint always
+names a real person, channel or project. Constraints are soft boosts unless the user asks for a hard filter
+("only from JIRA"); `hard` lists the kinds that are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from briefing.model import Person
+from briefing.timeexpr import Calendar, Span, TimeWindow, find_windows, merge
+
+__all__ = ["Constraints", "Directory", "Span", "TimeWindow", "extract"]
+
+SOURCE_TYPES = ("slack", "jira", "confluence", "github", "git", "email", "calendar", "files")
+INTENTS = ("what_happened", "summary", "latest", "who", "when", "fact")
+# Longer questions are cut here before scanning: constraints live in the first sentences, and the regexes and
+# dateparser's search should not spend seconds on a pasted log.
+MAX_SCAN = 4000
+
+_SOURCE_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (r"slack", ("slack",)),
+    (r"jira|tickets?|epics?|sprints?|backlog", ("jira",)),
+    (r"github(?:\s+issues?)?|prs?|pull[\s-]requests?|merge[\s-]requests?|code[\s-]reviews?", ("github",)),
+    (r"commits?|commit\s+log|git\s+log|git\s+history", ("git", "github")),
+    (r"git", ("git",)),
+    (r"e-?mails?|mail|inbox|mailing[\s-]lists?", ("email",)),
+    (r"meetings?|calendar(?:\s+invites?)?|invites?", ("calendar",)),
+    (r"confluence(?:\s+pages?)?|wiki(?:\s+pages?)?", ("confluence",)),
+    (r"docs|documentation|design\s+docs?|runbooks?", ("confluence", "files")),
+    (r"handbook|readmes?|markdown|files?", ("files",)),
+)
+_SOURCES = [(re.compile(rf"(?<![\w#@/.-])(?:{p})(?![\w-])", re.IGNORECASE), s) for p, s in _SOURCE_WORDS]
+
+# "only from JIRA", "just in #platform", "solely Alice's": the word after may be one modifier away.
+_HARD_BEFORE = re.compile(
+    r"\b(?:only|just|exclusively|solely)\s+(?:(?:search(?:ing)?\s+)?(?:from|in|on|within|through|by)\s+)?"
+    r"(?:the\s+|our\s+)?(?:[\w-]+\s+)?$",
+    re.IGNORECASE,
+)
+_HARD_AFTER = re.compile(r"^(?:'s)?(?:\s+[\w-]+)?\s+only\b", re.IGNORECASE)
+
+_TICKET = re.compile(r"(?<![\w/#-])([A-Za-z][A-Za-z0-9]{1,9})-(\d+)(?![\w-]|\.\d)")
+# Uppercase words with a dash and a number that are standards, algorithms or models, not ticket keys.
+TICKET_STOPLIST = frozenset(
+    "UTF ISO SHA RFC CVE HTTP TLS SSL AES RSA MD E2E COVID GPT PEP ECMA IPV IEEE ANSI CP WIN ES TCP UDP "
+    "X86 ARM BASE LLAMA CLAUDE GEMINI H2 P2P B2B B2C K8S".split()
+)
+_PR = re.compile(
+    r"\b(?:prs?|pull[\s-]requests?|mrs?|merge[\s-]requests?|issues?)\s*(?:#|no\.?\s*|number\s+|-)?\s*(\d+)\b"
+    r"|(?<![\w&#])(?:[\w.-]+/[\w.-]+)?#(\d+)\b",
+    re.IGNORECASE,
+)
+_HASH_CHANNEL = re.compile(r"(?<![\w&/#])#([a-z0-9][a-z0-9._-]*[a-z0-9_]|[a-z])(?![\w-])", re.IGNORECASE)
+_NAMED_CHANNEL = re.compile(
+    r"\b(?:the\s+)?#?(?P<a>[a-z0-9][\w.-]*)\s+channel\b|\bchannel\s+#?(?P<b>[a-z0-9][\w.-]*[\w])",
+    re.IGNORECASE,
+)
+
+_INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("summary", re.compile(r"\b(?:summari[sz]e|summary|recap|digest|overview|tl;?dr|brief\s+me)\b", re.I)),
+    (
+        "what_happened",
+        re.compile(
+            r"\bwhat(?:'s|\s+is|\s+has)?\s+(?:happened|happening|changed|new|going\s+on)\b|\bwhat\s+went\b|"
+            r"\bupdates?\s+(?:on|about|for)\b|\bstatus\s+(?:of|on)\b|\bprogress\s+(?:on|of)\b|\bany\s+news\b|"
+            r"\bwhat\s+did\s+(?:we|the\s+team)\s+(?:do|ship|work\s+on)\b",
+            re.I,
+        ),
+    ),
+    ("who", re.compile(r"^\W*(?:who|whom|whose)\b|\bwho(?:'s|\s+(?:is|was|did|owns|made|wrote|said|"
+                       r"approved|merged|reviewed|decided|knows|worked|will))\b", re.I)),
+    ("when", re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b"
+                        r"|\bhow\s+long\s+ago\b", re.I)),
+    ("latest", re.compile(r"\b(?:latest|current(?:ly)?|now|still|most\s+recent|as\s+of\s+today)\b", re.I)),
+)  # fmt: skip
+
+# First names that are also ordinary words match only when capitalised, and not as a question's first word.
+COMMON_WORD_NAMES = frozenset(
+    "will may mark bill grace rose june april august hope joy faith sky summer art chase drew max pat sue ray "
+    "rob jack frank amber ruby dawn iris guy page lane bob rich win tom penny dean major hunter".split()
+)
+
+
+@dataclass
+class Directory:
+    """Metadata values known from the index, so that names in a question resolve to real values."""
+
+    people: list[Person] = field(default_factory=list)
+    channels: list[str] = field(default_factory=list)
+    projects: list[str] = field(default_factory=list)
+    ticket_keys: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Constraints:
+    """What a question asks for, beyond its topic; every field is a soft boost unless its kind is in `hard`."""
+
+    time: TimeWindow | None = None
+    sources: list[str] = field(default_factory=list)
+    people: list[str] = field(default_factory=list)
+    channels: list[str] = field(default_factory=list)
+    projects: list[str] = field(default_factory=list)
+    tickets: list[str] = field(default_factory=list)
+    prs: list[str] = field(default_factory=list)
+    hard: set[str] = field(default_factory=set)
+    intent: str = "fact"
+    # (kind, span): kind is one of time, source, person, channel, project, ticket, pr.
+    spans: list[tuple[str, Span]] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        """True when nothing narrows the search (the intent alone does not)."""
+        values = (self.sources, self.people, self.channels, self.projects, self.tickets, self.prs)
+        return self.time is None and not any(values)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "time": self.time.to_json() if self.time else None,
+            "sources": list(self.sources),
+            "people": list(self.people),
+            "channels": list(self.channels),
+            "projects": list(self.projects),
+            "tickets": list(self.tickets),
+            "prs": list(self.prs),
+            "hard": sorted(self.hard),
+            "intent": self.intent,
+            "spans": [span.to_json(kind) for kind, span in self.spans],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Constraints:
+        """The inverse of `to_json`, for graph state and traces read back from JSON."""
+        time = data.get("time")
+        window = None
+        if time:
+            span = time.get("span")
+            window = TimeWindow(
+                datetime.fromisoformat(time["start"]),
+                datetime.fromisoformat(time["end"]),
+                Span(span["start"], span["end"], span["text"]) if span else None,
+                time.get("label", ""),
+            )
+        return cls(
+            time=window,
+            sources=list(data.get("sources", [])),
+            people=list(data.get("people", [])),
+            channels=list(data.get("channels", [])),
+            projects=list(data.get("projects", [])),
+            tickets=list(data.get("tickets", [])),
+            prs=list(data.get("prs", [])),
+            hard=set(data.get("hard", [])),
+            intent=data.get("intent", "fact"),
+            spans=[(s["kind"], Span(s["start"], s["end"], s["text"])) for s in data.get("spans", [])],
+        )
+
+
+class _Found:
+    """Spans claimed so far, so one piece of text feeds one constraint ("PLAT" in PLAT-123 is no project)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spans: list[tuple[str, Span]] = []
+
+    def free(self, start: int, end: int) -> bool:
+        return all(end <= s.start or s.end <= start for _, s in self.spans)
+
+    def claim(self, kind: str, start: int, end: int) -> Span:
+        span = Span(start, end, self.text[start:end])
+        self.spans.append((kind, span))
+        return span
+
+    def taken(self) -> list[Span]:
+        return [s for _, s in self.spans]
+
+
+def _add(values: list[str], *new: str) -> None:
+    for value in new:
+        if value not in values:
+            values.append(value)
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _tickets(found: _Found, directory: Directory | None, out: Constraints) -> None:
+    known = {key.split("-")[0].upper() for key in (directory.ticket_keys if directory else ())}
+    if directory and known:
+        known |= {p.upper() for p in directory.projects if re.fullmatch(r"[A-Z][A-Z0-9]{1,9}", p)}
+    for m in _TICKET.finditer(found.text):
+        prefix = m[1].upper()
+        if prefix in ("PR", "MR") and prefix not in known:
+            continue  # "PR-45" is a pull request, read by _prs
+        if known:
+            if prefix not in known:
+                continue
+        elif not m[1].isupper() or prefix in TICKET_STOPLIST:
+            continue
+        found.claim("ticket", m.start(), m.end())
+        _add(out.tickets, f"{prefix}-{int(m[2])}")
+
+
+def _prs(found: _Found, out: Constraints) -> None:
+    for m in _PR.finditer(found.text):
+        if not found.free(m.start(), m.end()):
+            continue
+        found.claim("pr", m.start(), m.end())
+        _add(out.prs, str(int(m[1] or m[2])))
+
+
+def _channels(found: _Found, directory: Directory | None, out: Constraints) -> None:
+    names = {_normal(c): c for c in (directory.channels if directory else [])}
+
+    def resolve(raw: str, explicit: bool) -> str | None:
+        raw = raw.strip(".-").lower()
+        if _normal(raw) in names:
+            return names[_normal(raw)]
+        # An explicit "#name" is kept even when unknown; a bare word needs a known channel or a channel-ish
+        # shape, or "the wrong channel" would become a filter.
+        return raw if explicit or (not names and re.search(r"[-_]", raw)) else None
+
+    for m in _HASH_CHANNEL.finditer(found.text):
+        if found.free(m.start(), m.end()) and (name := resolve(m[1], explicit=True)):
+            found.claim("channel", m.start(), m.end())
+            _add(out.channels, name)
+    for m in _NAMED_CHANNEL.finditer(found.text):
+        group = "a" if m["a"] else "b"
+        start, end = m.span(group)
+        if found.free(start, end) and (name := resolve(m[group], explicit=False)):
+            found.claim("channel", start, end)
+            _add(out.channels, name)
+    for channel in directory.channels if directory else []:
+        # Bare known names count only when they cannot be ordinary words ("platform-eng", "team_infra").
+        if re.search(r"[-_0-9]", channel):
+            for start, end in _word_matches(found.text, channel, case_sensitive=False):
+                if found.free(start, end):
+                    found.claim("channel", start, end)
+                    _add(out.channels, channel)
+
+
+def _word_matches(text: str, term: str, *, case_sensitive: bool) -> Iterator[tuple[int, int]]:
+    flags = 0 if case_sensitive else re.IGNORECASE
+    for m in re.finditer(rf"(?<![\w@#/.-]){re.escape(term)}(?![\w@-]|\.\w)", text, flags):
+        yield m.start(), m.end()
+
+
+def _sources(found: _Found, out: Constraints) -> None:
+    for pattern, sources in _SOURCES:
+        for m in pattern.finditer(found.text):
+            if found.free(m.start(), m.end()):
+                found.claim("source", m.start(), m.end())
+                _add(out.sources, *sources)
+
+
+def _person_terms(people: Iterable[Person]) -> list[tuple[str, Person, str]]:
+    """(term, person, how) for every way a person may be named; `how` picks the matching rule."""
+    people = list(people)
+    first_counts: dict[str, int] = {}
+    for person in people:
+        parts = person.name.split()
+        if len(parts) > 1:
+            first_counts[parts[0].lower()] = first_counts.get(parts[0].lower(), 0) + 1
+    terms: list[tuple[str, Person, str]] = []
+    for person in people:
+        terms.extend((email, person, "email") for email in person.emails)
+        for handle in person.handles:
+            handle = handle.lstrip("@")
+            terms.append(("@" + handle, person, "exact"))
+            if len(handle) >= 3:
+                terms.append((handle, person, "word"))
+        if person.name.strip():
+            terms.append((person.name.strip(), person, "word"))
+            parts = person.name.split()
+            if len(parts) > 1 and len(parts[0]) >= 2:
+                terms.append((parts[0], person, "word"))
+    # Longest first, so "Alice Chen" claims its span before "Alice" does.
+    return sorted(terms, key=lambda t: -len(t[0]))
+
+
+def _people(found: _Found, directory: Directory | None, out: Constraints) -> None:
+    if not directory:
+        return
+    text = found.text
+    for term, person, how in _person_terms(directory.people):
+        if how == "email" or how == "exact":
+            matches = [(m.start(), m.end()) for m in re.finditer(re.escape(term), text, re.IGNORECASE)]
+        else:
+            common = term.lower() in COMMON_WORD_NAMES
+            matches = [
+                (s, e)
+                for s, e in _word_matches(text, term, case_sensitive=common)
+                if not common or not re.search(r"(?:^|[.?!]\s+)\W*$", text[:s])
+            ]
+        for start, end in matches:
+            if found.free(start, end):
+                found.claim("person", start, end)
+                _add(out.people, person.name)
+
+
+def _projects(found: _Found, directory: Directory | None, out: Constraints) -> None:
+    for project in directory.projects if directory else []:
+        terms = [project]
+        repo = project.rsplit("/", 1)[-1]
+        if repo != project and re.search(r"[-_.]", repo):
+            terms.append(repo)
+        for term in terms:
+            # An all-caps key ("OPS") must be written in caps; "ops" in a sentence is a word.
+            exact = term.isupper()
+            for start, end in _word_matches(found.text, term, case_sensitive=exact):
+                if found.free(start, end):
+                    found.claim("project", start, end)
+                    _add(out.projects, project)
+
+
+def _intent(question: str) -> str:
+    for intent, pattern in _INTENTS:
+        if pattern.search(question):
+            return intent
+    return "fact"
+
+
+def _hard(found: _Found) -> set[str]:
+    hard = set()
+    for kind, span in found.spans:
+        before = found.text[: span.start]
+        after = found.text[span.end :]
+        if _HARD_BEFORE.search(before) or _HARD_AFTER.match(after):
+            hard.add(kind)
+    return hard
+
+
+def extract(
+    question: str,
+    *,
+    now: datetime,
+    timezone: str = "UTC",
+    week_start: str = "monday",
+    directory: Directory | None = None,
+) -> Constraints:
+    """Every constraint in `question`, with time resolved against `now` in `timezone` and `week_start`."""
+    calendar = Calendar(now, timezone, week_start)
+    text = question[:MAX_SCAN]
+    found = _Found(text)
+    out = Constraints()
+    # Order matters: keys and numbers first, so neither dates nor names read "PLAT-123" or "#45".
+    _tickets(found, directory, out)
+    _prs(found, out)
+    _channels(found, directory, out)
+    names = frozenset(p.name.split()[0].lower() for p in directory.people if p.name.split()) if directory else None
+    windows = find_windows(text, calendar, found.taken(), names=names or frozenset())
+    for window in windows:
+        if window.span:
+            found.spans.append(("time", window.span))
+    out.time = merge(windows)
+    _sources(found, out)
+    _people(found, directory, out)
+    _projects(found, directory, out)
+    out.hard = _hard(found)
+    out.intent = _intent(text)
+    out.spans = sorted(found.spans, key=lambda ks: ks[1].start)
+    return out
