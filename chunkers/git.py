@@ -1,0 +1,159 @@
+"""Git history -> chunks of consecutive commits, one line per commit with its date, author, id and stats.
+
+`[2026-05-06] Alice Chen abc1234: subject (+12 -3, 4 files)`, then the message body and the files touched,
+indented. A chunk closes on size (characters, commits, tokens of the whole text) or on a topic shift when
+vectors are given. Tag items (releases) get the same treatment with their annotation and the commits they add.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from chunkers.slack import find_tickets
+
+MAX_FILES_LISTED = 6
+_ISSUE_REF = re.compile(r"(?<![\w&/])#(\d+)\b")
+
+
+@dataclass
+class _Open:
+    blocks: list[str] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)
+    truncated: bool = False
+
+
+def commit_line(item: Item) -> str:
+    """The one-line summary of a commit or tag item."""
+    meta = item.metadata
+    day = item.occurred_at.strftime("%Y-%m-%d")
+    author = item.author or "unknown"
+    if item.kind == "tag":
+        target = str(meta.get("commit") or "")[:7]
+        message = " ".join(str(meta.get("message") or "").split()[:30])
+        return f"[{day}] {author} tag {meta.get('name')} on {target}" + (f": {message}" if message else "")
+    files = meta.get("files") or []
+    plural = "s" if len(files) != 1 else ""
+    stats = f"+{meta.get('insertions', 0)} -{meta.get('deletions', 0)}, {len(files)} file{plural}"
+    subject = meta.get("subject") or item.title or item.text.split("\n", 1)[0]
+    return f"[{day}] {author} {str(meta.get('sha', ''))[:7]}: {subject} ({stats})"
+
+
+def _details(item: Item) -> list[str]:
+    """The indented lines under a commit's summary: its body, then the files it touched."""
+    meta = item.metadata
+    if item.kind == "tag":
+        rest = item.text.split("\n")[1:]
+        message = str(meta.get("message") or "").strip()
+        if message and rest and rest[0].strip() == message.split("\n")[0].strip():
+            rest = rest[len(message.split("\n")) :]
+        return [f"  {line}" for line in rest if line.strip()]
+    lines = [f"  {line.strip()}" for line in str(meta.get("body") or "").splitlines() if line.strip()]
+    files = [f.get("path", "") for f in meta.get("files") or []]
+    if files:
+        more = f" and {len(files) - MAX_FILES_LISTED} more" if len(files) > MAX_FILES_LISTED else ""
+        lines.append(f"  files: {', '.join(files[:MAX_FILES_LISTED])}{more}")
+    return lines
+
+
+def _fits(text: str, n_items: int, limits: ChunkLimits) -> bool:
+    return (
+        len(text) <= limits.max_chars and n_items <= limits.max_items and limits.count_tokens(text) <= limits.max_tokens
+    )
+
+
+def _block(item: Item, head: str, limits: ChunkLimits) -> tuple[str, bool]:
+    """A commit's text, with its details shortened from the end until it fits a chunk alone."""
+    first = commit_line(item)
+    details = _details(item)
+    while details and not _fits("\n".join([head, first, *details]), 1, limits):
+        details.pop()
+        if details:
+            details[-1] = details[-1] + " ..."
+    block = "\n".join([first, *details])
+    if _fits(f"{head}\n{block}", 1, limits):
+        return block, len(details) < len(_details(item))
+    keep = len(first)
+    while keep > 20 and not _fits(f"{head}\n{first[:keep]}", 1, limits):
+        keep = keep * 3 // 4
+    return first[:keep], True
+
+
+def chunk_commits(
+    document: Document,
+    *,
+    limits: ChunkLimits,
+    vectors: Mapping[str, Sequence[float]] | None = None,
+) -> list[Chunk]:
+    """Consecutive commits of one document (a branch's week, or a tag) packed into chunks that fit `limits`."""
+    head = document.title
+    done: list[_Open] = []
+    current = _Open()
+    previous: Item | None = None
+    for item in sorted(document.items, key=lambda i: i.occurred_at):
+        block, cut = _block(item, head, limits)
+        candidate = "\n".join([head, *current.blocks, block])
+        shift = previous is not None and _topic_shift(previous, item, vectors, limits, len(current.items))
+        if current.items and (shift or not _fits(candidate, len(current.items) + 1, limits)):
+            done.append(current)
+            current = _Open()
+        current.blocks.append(block)
+        current.items.append(item)
+        current.units.append(Unit(ref=item.ref, text=block, author=item.author, at=item.occurred_at))
+        current.truncated = current.truncated or cut
+        previous = item
+    if current.items:
+        done.append(current)
+    return [_build(document, head, n, part) for n, part in enumerate(done)]
+
+
+def _topic_shift(
+    previous: Item,
+    item: Item,
+    vectors: Mapping[str, Sequence[float]] | None,
+    limits: ChunkLimits,
+    size: int,
+) -> bool:
+    if vectors is None or size < 2:
+        return False
+    a, b = vectors.get(previous.ref), vectors.get(item.ref)
+    if a is None or b is None:
+        return False
+    return sum(x * y for x, y in zip(a, b, strict=False)) < limits.topic_threshold
+
+
+def _tickets(text: str) -> list[str]:
+    # Squash merges end with "(#412)": in a commit message a bare #N is a pull request or issue.
+    found = find_tickets(text) + [f"#{n}" for n in _ISSUE_REF.findall(text)]
+    return list(dict.fromkeys(found))
+
+
+def _build(document: Document, head: str, n: int, part: _Open) -> Chunk:
+    text = "\n".join([head, *part.blocks])
+    shas = [str(i.metadata.get("sha") or i.metadata.get("commit") or "") for i in part.items]
+    return Chunk(
+        chunk_id=f"{document.key}::{n}",
+        doc_key=document.key,
+        source_type=document.source_type,
+        kind=document.kind,
+        title=document.title,
+        text=text,
+        refs=list(dict.fromkeys(i.ref for i in part.items)),
+        start=min(i.occurred_at for i in part.items),
+        end=max(i.occurred_at for i in part.items),
+        authors=list(dict.fromkeys(i.author for i in part.items if i.author)),
+        url=part.items[0].url or document.url,
+        container=document.container,
+        tickets=_tickets(text),
+        units=part.units,
+        metadata={
+            "repo": document.metadata.get("repo", document.container),
+            "branch": document.metadata.get("branch"),
+            "tag": document.metadata.get("tag"),
+            "commits": [s for s in shas if s],
+        },
+        truncated=part.truncated,
+    )
