@@ -1,0 +1,480 @@
+"""GitHub (github.com or Enterprise) issues, pull requests and releases, through PyGithub.
+
+Per repository: issues and pull requests updated since the cursor (`get_issues(since=...)` returns both), each
+stored as one raw record with its comments, and for pull requests the PR itself, its reviews and its review
+comments merged in; then every release (a short list), whose vanished tags become deletions.
+
+PyGithub's `raw_data` on a listed object re-fetches that object; the listing's own JSON (`_rawData`) is kept
+instead, which is exactly what the API returned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import requests
+
+from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
+from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
+from briefing.registry import FetchOptions, SourceContext
+from briefing.settings import GithubSource, secret
+
+BATCH_SIZE = 25
+# `since` is inclusive, but an update written while we page may carry an earlier timestamp than the newest seen.
+OVERLAP = timedelta(minutes=2)
+_LINKING = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+((?:[\w.-]+/[\w.-]+)?#\d+)", re.IGNORECASE)
+_MENTIONED = re.compile(r"(?<![\w/])((?:[\w.-]+/[\w.-]+)?#\d+)\b")
+
+
+class GithubCursor(Cursor):
+    """Newest `updated_at` stored per repository, and the release tags held per repository."""
+
+    repos: dict[str, datetime] = {}
+    releases: dict[str, list[str]] = {}
+
+
+def _raw(obj: Any) -> JSON:
+    data = getattr(obj, "_rawData", None)
+    return dict(data) if isinstance(data, dict) else dict(obj.raw_data)
+
+
+def _at(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def linked_issues(text: str, repo: str) -> list[str]:
+    """Issues a body closes ("Closes #12", "fixes acme/web#3"), as `owner/repo#n`."""
+    found = []
+    for target in _LINKING.findall(text or ""):
+        full = target if "/" in target.split("#")[0] else f"{repo}{target}"
+        if full not in found:
+            found.append(full)
+    return found
+
+
+def mentioned_issues(text: str, repo: str) -> list[str]:
+    """Every `#n` / `owner/repo#n` reference in a text, as `owner/repo#n`."""
+    found = []
+    for target in _MENTIONED.findall(text or ""):
+        full = target if "/" in target.split("#")[0] else f"{repo}{target}"
+        if full not in found:
+            found.append(full)
+    return found
+
+
+class GithubConnector:
+    """Issues, pull requests (with comments and reviews) and releases of the configured repositories."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        repos: Sequence[str],
+        name: str = "github",
+        options: FetchOptions | None = None,
+        token_setting: str = "token_env",
+    ) -> None:
+        self.client = client
+        self.repos = list(repos)
+        self.name = name
+        self.options = options or FetchOptions()
+        self.token_setting = token_setting
+
+    def initial_cursor(self) -> GithubCursor:
+        return GithubCursor()
+
+    def load_cursor(self, data: JSON) -> GithubCursor:
+        return GithubCursor.model_validate(data)
+
+    # Errors ------------------------------------------------------------------------------------------------
+
+    def _translate(self, exc: Exception, what: str) -> Exception:
+        """A PyGithub/requests exception as the user-facing error for `what` (a repository, usually)."""
+        from github import GithubException
+        from github.GithubException import BadCredentialsException, RateLimitExceededException
+
+        if isinstance(exc, RateLimitExceededException) or (isinstance(exc, GithubException) and exc.status == 429):
+            return RateLimitedError(
+                f"source '{self.name}': GitHub kept rate limiting while reading {what}: retry after the reset"
+            )
+        if isinstance(exc, BadCredentialsException) or (isinstance(exc, GithubException) and exc.status == 401):
+            return AuthError(
+                f"source '{self.name}': GitHub rejected the token from {self.token_setting}: "
+                "check that it is valid and not expired"
+            )
+        if isinstance(exc, GithubException) and exc.status == 403:
+            return AuthError(
+                f"source '{self.name}': the token from {self.token_setting} may not read {what}: "
+                "grant it access (repo / issues and pull requests read)"
+            )
+        if isinstance(exc, GithubException) and exc.status == 404:
+            return SourceError(
+                f"source '{self.name}': {what} was not found or is not visible to the token: "
+                f"check sources.{self.name}.repos"
+            )
+        if isinstance(exc, requests.exceptions.RetryError):
+            text = str(exc)
+            if "403" in text or "429" in text:
+                return RateLimitedError(
+                    f"source '{self.name}': GitHub kept rate limiting while reading {what}: retry after the reset"
+                )
+            return SourceError(f"source '{self.name}': GitHub kept failing while reading {what}: retry later")
+        if isinstance(exc, requests.Timeout):
+            return SourceTimeoutError(f"source '{self.name}': GitHub did not answer in time while reading {what}")
+        if isinstance(exc, requests.RequestException):
+            return SourceError(
+                f"source '{self.name}': cannot reach GitHub ({type(exc).__name__}): check sources.{self.name}.base_url"
+            )
+        if isinstance(exc, GithubException):
+            return SourceError(f"source '{self.name}': GitHub answered {exc.status} while reading {what}")
+        return exc
+
+    def _fatal(self, error: Exception) -> bool:
+        return isinstance(error, AuthError | RateLimitedError | SourceTimeoutError) or (
+            isinstance(error, SourceError) and "cannot reach" in str(error)
+        )
+
+    # Fetch -------------------------------------------------------------------------------------------------
+
+    def fetch(self, cursor: Cursor) -> Iterator[Batch]:
+        if not isinstance(cursor, GithubCursor):
+            cursor = self.load_cursor(cursor.model_dump())
+        if not self.repos:
+            raise ConfigError(f"source '{self.name}': no repositories configured: set sources.{self.name}.repos")
+        from github import GithubException
+
+        updated = dict(cursor.repos)
+        releases = {repo: list(tags) for repo, tags in cursor.releases.items()}
+        for full_name in self.repos:
+            try:
+                repo = self.client.get_repo(full_name)
+                yield from self._issues(repo, full_name, updated, releases)
+                yield self._releases(repo, full_name, updated, releases)
+            except (GithubException, requests.RequestException) as exc:
+                raise self._translate(exc, f"repository {full_name}") from None
+
+    def _cursor(self, updated: dict[str, datetime], releases: dict[str, list[str]]) -> GithubCursor:
+        return GithubCursor(repos=dict(updated), releases={k: list(v) for k, v in releases.items()})
+
+    def _issues(
+        self, repo: Any, full_name: str, updated: dict[str, datetime], releases: dict[str, list[str]]
+    ) -> Iterator[Batch]:
+        from github import GithubException
+
+        since = self.options.since
+        if since is None and not self.options.full and full_name in updated:
+            since = updated[full_name] - OVERLAP
+        kwargs: dict[str, Any] = {"state": "all", "sort": "updated", "direction": "asc"}
+        if since is not None:
+            kwargs["since"] = since
+        newest = updated.get(full_name)
+        # A failed item holds the repository's cursor just before it, so the next run retries it.
+        hold: datetime | None = None
+        batch = Batch()
+        for issue in repo.get_issues(**kwargs):
+            raw = _raw(issue)
+            key = f"{full_name}#{raw.get('number')}"
+            at = _at(raw.get("updated_at")) if isinstance(raw.get("updated_at"), str) else None
+            try:
+                if not isinstance(raw.get("number"), int) or at is None:
+                    raise ValueError("issue without a number or updated_at")
+                batch.records.append(self._issue_record(repo, issue, raw, key))
+            except (GithubException, requests.RequestException) as exc:
+                error = self._translate(exc, key)
+                if self._fatal(error):
+                    raise error from None
+                batch.failures.append(Failure(key, str(error)))
+                hold = min(hold, at) if hold and at else hold or at
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                batch.failures.append(Failure(key, f"malformed GitHub issue: {exc}"))
+            if at is not None and (newest is None or at > newest):
+                newest = at
+            if newest is not None:
+                updated[full_name] = min(newest, hold - timedelta(seconds=1)) if hold else newest
+            if len(batch.records) >= BATCH_SIZE:
+                batch.cursor = self._cursor(updated, releases)
+                yield batch
+                batch = Batch()
+        if batch.records or batch.failures:
+            batch.cursor = self._cursor(updated, releases)
+            yield batch
+
+    def _issue_record(self, repo: Any, issue: Any, raw: JSON, key: str) -> RawRecord:
+        data: JSON = {"issue": raw, "comments": []}
+        if raw.get("comments"):
+            data["comments"] = [_raw(c) for c in issue.get_comments()]
+        if not raw.get("pull_request"):
+            return RawRecord(key=key, kind="issue", data=data)
+        pull = repo.get_pull(raw["number"])
+        data["pull"] = _raw(pull)
+        data["reviews"] = [_raw(r) for r in pull.get_reviews()]
+        data["review_comments"] = (
+            [_raw(c) for c in pull.get_review_comments()] if data["pull"].get("review_comments", 1) else []
+        )
+        return RawRecord(key=key, kind="pull_request", data=data)
+
+    def _releases(
+        self, repo: Any, full_name: str, updated: dict[str, datetime], releases: dict[str, list[str]]
+    ) -> Batch:
+        batch = Batch()
+        tags = []
+        for release in repo.get_releases():
+            raw = _raw(release)
+            tag = raw.get("tag_name")
+            if not isinstance(tag, str) or not tag:
+                batch.failures.append(Failure(f"{full_name}@release:?", "release without a tag_name"))
+                continue
+            tags.append(tag)
+            batch.records.append(RawRecord(key=f"{full_name}@release:{tag}", kind="release", data=raw))
+        batch.deleted = [f"{full_name}@release:{tag}" for tag in releases.get(full_name, []) if tag not in tags]
+        releases[full_name] = tags
+        batch.cursor = self._cursor(updated, releases)
+        return batch
+
+    # Normalise ---------------------------------------------------------------------------------------------
+
+    def normalise(self, records: Sequence[RawRecord]) -> Normalised:
+        out = Normalised()
+        people: dict[str, Person] = {}
+        for record in records:
+            try:
+                if record.kind == "release":
+                    out.documents.append(_release_document(record, people))
+                else:
+                    out.documents.append(_issue_document(record, people, out.failures))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                out.failures.append(Failure(record.key, f"malformed GitHub record: {type(exc).__name__} {exc}"))
+        out.people = list(people.values())
+        return out
+
+
+def _login(user: Any, people: dict[str, Person]) -> str | None:
+    if not isinstance(user, dict) or not user.get("login"):
+        return None
+    login = str(user["login"])
+    if login not in people:
+        people[login] = Person(id=f"github:{login}", name=str(user.get("name") or login), handles=(login,))
+    return login
+
+
+def _split_key(key: str) -> tuple[str, str]:
+    repo, _, rest = key.partition("#") if "#" in key else key.partition("@release:")
+    return repo, rest
+
+
+def _issue_document(record: RawRecord, people: dict[str, Person], failures: list[Failure]) -> Document:
+    data = record.data
+    issue = data["issue"]
+    repo, _ = _split_key(record.key)
+    number = int(issue["number"])
+    ref = f"github:{repo}#{number}"
+    pull = data.get("pull") or {}
+    is_pr = bool(issue.get("pull_request")) or bool(pull)
+    title = str(issue["title"])
+    url = str(issue.get("html_url") or pull.get("html_url") or "")
+    body = str(issue.get("body") or "")
+    author = _login(issue.get("user"), people)
+    created = _at(issue["created_at"])
+    assert created is not None
+    merged_at = pull.get("merged_at") or (issue.get("pull_request") or {}).get("merged_at")
+    state = "merged" if merged_at else str(issue.get("state") or "open")
+    milestone = issue.get("milestone") or {}
+    meta: JSON = {
+        "repo": repo,
+        "number": number,
+        "is_pull_request": is_pr,
+        "state": state,
+        "state_reason": issue.get("state_reason"),
+        "author": author,
+        "labels": [str(label["name"]) for label in issue.get("labels") or [] if isinstance(label, dict)],
+        "assignees": [a for a in (_login(u, people) for u in issue.get("assignees") or []) if a],
+        "milestone": milestone.get("title") if isinstance(milestone, dict) else None,
+        "created_at": created.isoformat(),
+        "updated_at": issue.get("updated_at"),
+        "closed_at": issue.get("closed_at"),
+        "closed_by": _login(issue.get("closed_by"), people),
+        "merged_at": merged_at,
+        "merged_by": _login(pull.get("merged_by"), people),
+        "draft": pull.get("draft", issue.get("draft")),
+        "base": (pull.get("base") or {}).get("ref"),
+        "head": (pull.get("head") or {}).get("ref"),
+        "linked_issues": linked_issues(body, repo),
+        "events": _state_events(issue, pull, created, merged_at),
+    }
+    common = {"source_type": "github", "title": title, "container": repo}
+    items = [
+        Item(
+            ref=ref,
+            kind="pull_request" if is_pr else "issue",
+            text=body,
+            occurred_at=created,
+            author=author,
+            url=url,
+            metadata={"number": number},
+            **common,
+        )
+    ]
+    for comment in data.get("comments") or []:
+        try:
+            items.append(
+                Item(
+                    ref=f"{ref}/comment-{comment['id']}",
+                    kind="comment",
+                    text=str(comment.get("body") or ""),
+                    occurred_at=_required_at(comment["created_at"]),
+                    author=_login(comment.get("user"), people),
+                    url=str(comment.get("html_url") or url),
+                    thread=ref,
+                    metadata={"comment_id": comment["id"]},
+                    **common,
+                )
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            failures.append(Failure(f"{record.key}/comment", f"malformed comment: {exc}"))
+    for review in data.get("reviews") or []:
+        try:
+            review_state = str(review.get("state") or "COMMENTED")
+            if review_state == "PENDING":
+                continue
+            items.append(
+                Item(
+                    ref=f"{ref}/comment-{review['id']}",
+                    kind="review",
+                    text=str(review.get("body") or ""),
+                    occurred_at=_required_at(review["submitted_at"]),
+                    author=_login(review.get("user"), people),
+                    url=str(review.get("html_url") or url),
+                    thread=ref,
+                    metadata={"review_id": review["id"], "state": review_state},
+                    **common,
+                )
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            failures.append(Failure(f"{record.key}/review", f"malformed review: {exc}"))
+    for comment in data.get("review_comments") or []:
+        try:
+            items.append(
+                Item(
+                    ref=f"{ref}/comment-{comment['id']}",
+                    kind="review_comment",
+                    text=str(comment.get("body") or ""),
+                    occurred_at=_required_at(comment["created_at"]),
+                    author=_login(comment.get("user"), people),
+                    url=str(comment.get("html_url") or url),
+                    thread=ref,
+                    metadata={
+                        "comment_id": comment["id"],
+                        "path": comment.get("path"),
+                        "line": comment.get("line") or comment.get("original_line"),
+                        "in_reply_to": comment.get("in_reply_to_id"),
+                        "review_id": comment.get("pull_request_review_id"),
+                    },
+                    **common,
+                )
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            failures.append(Failure(f"{record.key}/review_comment", f"malformed review comment: {exc}"))
+    return Document(
+        key=ref,
+        kind="github_issue",
+        source_type="github",
+        title=f"{repo}#{number}: {title}",
+        items=items,
+        url=url,
+        container=repo,
+        metadata=meta,
+    )
+
+
+def _required_at(value: Any) -> datetime:
+    at = _at(value) if isinstance(value, str) else None
+    if at is None:
+        raise ValueError(f"missing or bad timestamp {value!r}")
+    return at
+
+
+def _state_events(issue: JSON, pull: JSON, created: datetime, merged_at: str | None) -> list[JSON]:
+    events: list[JSON] = [{"event": "opened", "at": created.isoformat()}]
+    if merged_at:
+        events.append({"event": "merged", "at": _required_at(merged_at).isoformat()})
+    elif issue.get("closed_at"):
+        events.append({"event": "closed", "at": _required_at(issue["closed_at"]).isoformat()})
+    return events
+
+
+def _release_document(record: RawRecord, people: dict[str, Person]) -> Document:
+    release = record.data
+    repo, tag = _split_key(record.key)
+    ref = f"github:{repo}@release:{tag}"
+    when = _required_at(release.get("published_at") or release["created_at"])
+    name = str(release.get("name") or tag)
+    url = str(release.get("html_url") or "")
+    author = _login(release.get("author"), people)
+    meta = {
+        "repo": repo,
+        "tag": tag,
+        "release": True,
+        "draft": bool(release.get("draft")),
+        "prerelease": bool(release.get("prerelease")),
+        "published_at": when.isoformat(),
+        "author": author,
+        "state": "published",
+        "labels": [],
+        "assignees": [],
+        "milestone": None,
+        "linked_issues": [],
+        "events": [{"event": "published", "at": when.isoformat()}],
+    }
+    item = Item(
+        ref=ref,
+        source_type="github",
+        kind="release",
+        text=str(release.get("body") or ""),
+        occurred_at=when,
+        author=author,
+        title=name,
+        url=url,
+        container=repo,
+        metadata={"tag": tag},
+    )
+    return Document(
+        key=ref,
+        kind="github_issue",
+        source_type="github",
+        title=f"{repo} release {tag}: {name}" if name != tag else f"{repo} release {tag}",
+        items=[item],
+        url=url,
+        container=repo,
+        metadata=meta,
+    )
+
+
+def build(ctx: SourceContext) -> GithubConnector:
+    """The connector for one `[sources.NAME]` table of type "github"."""
+    from github import Auth, Github
+    from github.GithubRetry import GithubRetry
+
+    config: GithubSource = ctx.config
+    setting = f"sources.{ctx.name}.token_env"
+    token = secret(config.token_env, setting=setting)
+    client = Github(
+        base_url=(config.base_url or "https://api.github.com").rstrip("/"),
+        auth=Auth.Token(token.get_secret_value()),
+        timeout=int(config.timeout_s),
+        per_page=100,
+        # Wait out primary limits (until X-RateLimit-Reset) and secondary ones (Retry-After), but give up
+        # rather than sleep for more than 15 minutes in a cron job.
+        retry=GithubRetry(total=config.max_retries, max_rate_limit_wait=900),
+    )
+    return GithubConnector(
+        client,
+        repos=config.repos,
+        name=ctx.name,
+        options=ctx.options,
+        token_setting=f"{setting} ({config.token_env})",
+    )
