@@ -111,7 +111,7 @@ def test_messages_become_readable_items(export: Path) -> None:
 
     blocks = items["slack:C01PLAT:1778077800.000500"].text
     assert blocks.splitlines() == [
-        "Checklist for @Alice Chen before the cutover, see #random ::white_check_mark:",
+        "Checklist for @Alice Chen before the cutover, see #random :white_check_mark:",
         "1. freeze writes",
         "2. snapshot the db dashboard (https://grafana.acme.example/d/db)",
         "> never skip the snapshot",
