@@ -325,20 +325,19 @@ class ConfluenceConnector:
                 items.append(self._comment(comment, ref, title, url, space_key, names))
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 failures.append(Failure(f"{page_id}/comment", f"malformed Confluence comment: {exc}"))
+        # chunkers.documents puts Document.title at the head of every section path: the breadcrumb goes there.
         return Document(
             key=ref,
             kind="confluence_page",
             source_type="confluence",
-            title=title,
+            title=breadcrumb,
             items=items,
             url=url,
             container=space_key,
             metadata=meta,
         )
 
-    def _comment(
-        self, comment: JSON, ref: str, title: str, url: str, space: str, names: dict[str, str]
-    ) -> Item:
+    def _comment(self, comment: JSON, ref: str, title: str, url: str, space: str, names: dict[str, str]) -> Item:
         # DESIGN.md has no ref format for Confluence comments: they cite their page, the id stays in metadata.
         history = comment.get("history") or {}
         author = _user_name(history.get("createdBy") or (comment.get("version") or {}).get("by") or {})
@@ -349,7 +348,8 @@ class ConfluenceConnector:
             ref=ref,
             source_type="confluence",
             kind="confluence_comment",
-            text=storage_to_markdown(str(comment["body"]["storage"]["value"]), names),
+            text=f"Comment by {author} on {at:%Y-%m-%d %H:%M} UTC:\n\n"
+            + storage_to_markdown(str(comment["body"]["storage"]["value"]), names),
             occurred_at=at,
             author=author,
             title=title,

@@ -1,0 +1,356 @@
+"""GitHub issue, pull request and release chunker, shaped like tickets.
+
+Pure: one `Document` from `connectors.github` in, its chunks out, in this order:
+1. body + attributes: title, kind, state, author, labels, assignees, milestone, opened/closed/merged dates,
+   branches and linked issues, then the body (cut between paragraphs when it does not fit);
+2. discussion: comments and reviews in time order, one line each with date and author, closed on size or
+   when consecutive items drift apart (cosine of their vectors under `limits.topic_threshold`);
+3. review comments grouped by file, each thread in reply order.
+Every chunk starts with the issue's title line, so it reads (and embeds) on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+
+_TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b(?![-.]\d)")
+_NOT_TICKETS = re.compile(r"^(?:UTF|SHA|MD|ISO|IEEE|AES|RSA|TLS|SSL|HTTP|HTTPS|RFC|CVE|GHSA|PEP|UTC|GMT|Q[1-4])$")
+_QUALIFIED = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]+)#(\d+)\b")
+_BARE = re.compile(r"(?<![\w/&.-])#(\d+)\b")
+_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d+)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_REVIEW_STATES = {
+    "APPROVED": "approved",
+    "CHANGES_REQUESTED": "requested changes",
+    "COMMENTED": "reviewed",
+    "DISMISSED": "review dismissed",
+}
+
+Fits = Callable[[str], bool]
+
+
+@dataclass
+class _Line:
+    """One line of a chunk and the unit it cites (an item, or a piece of one when it had to be cut)."""
+
+    text: str
+    unit: Unit
+    item: Item
+    attribute: bool = False
+
+
+@dataclass
+class _Draft:
+    section: str
+    lines: list[_Line] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def chunk_issue(
+    document: Document,
+    *,
+    limits: ChunkLimits,
+    vectors: Mapping[str, Sequence[float]] | None = None,
+) -> list[Chunk]:
+    """Chunks of one GitHub issue, pull request or release."""
+    if not document.items:
+        return []
+    head = _head(document)
+    fits = _fitter(head, limits)
+    drafts = _body_drafts(document, fits)
+    talk = sorted((i for i in document.items if i.kind in ("comment", "review")), key=lambda i: i.occurred_at)
+    drafts += _discussion_drafts(talk, fits, limits, vectors)
+    drafts += _review_comment_drafts(document, fits, limits)
+    return [_chunk(document, head, draft, n) for n, draft in enumerate(drafts)]
+
+
+# Text -----------------------------------------------------------------------------------------------------
+
+
+def _head(document: Document) -> str:
+    meta = document.metadata
+    if meta.get("release"):
+        return document.title
+    kind = "Pull request" if meta.get("is_pull_request") else "Issue"
+    return f"{document.title} ({kind.lower()}, {meta.get('state', 'open')})"
+
+
+def _attributes(document: Document) -> list[str]:
+    meta = document.metadata
+    if meta.get("release"):
+        line = f"Release {meta.get('tag')} published {_day(meta.get('published_at'))}"
+        if meta.get("author"):
+            line += f" by {meta['author']}"
+        flags = [flag for flag in ("draft", "prerelease") if meta.get(flag)]
+        return [line + (f" ({', '.join(flags)})" if flags else "")]
+    kind = "Pull request" if meta.get("is_pull_request") else "Issue"
+    facts = [f"{kind} by {meta.get('author') or 'unknown'}", f"state: {meta.get('state', 'open')}"]
+    for label, key in (("labels", "labels"), ("assignees", "assignees")):
+        if meta.get(key):
+            facts.append(f"{label}: {', '.join(meta[key])}")
+    if meta.get("milestone"):
+        facts.append(f"milestone: {meta['milestone']}")
+    lines = [" | ".join(facts)]
+    dates = [f"opened {_day(meta.get('created_at'))}"]
+    if meta.get("merged_at"):
+        by = f" by {meta['merged_by']}" if meta.get("merged_by") else ""
+        dates.append(f"merged {_day(meta['merged_at'])}{by}")
+    elif meta.get("closed_at"):
+        by = f" by {meta['closed_by']}" if meta.get("closed_by") else ""
+        reason = " (not planned)" if meta.get("state_reason") == "not_planned" else ""
+        unmerged = " unmerged" if meta.get("is_pull_request") else ""
+        dates.append(f"closed{unmerged} {_day(meta['closed_at'])}{by}{reason}")
+    if meta.get("base") and meta.get("head"):
+        dates.append(f"{meta['head']} -> {meta['base']}")
+    if meta.get("draft"):
+        dates.append("draft")
+    lines.append(" | ".join(dates))
+    if meta.get("linked_issues"):
+        lines.append(f"Closes: {', '.join(meta['linked_issues'])}")
+    return lines
+
+
+def _day(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d")
+    return str(value or "?")[:10]
+
+
+def _stamp(item: Item) -> str:
+    return f"[{item.occurred_at:%Y-%m-%d %H:%M}] {item.author or 'unknown'}"
+
+
+# Drafts ---------------------------------------------------------------------------------------------------
+
+
+def _fitter(head: str, limits: ChunkLimits) -> Callable[[Sequence[str]], bool]:
+    def fits(lines: Sequence[str]) -> bool:
+        text = "\n".join([head, *lines])
+        return len(text) <= limits.max_chars and limits.count_tokens(text) <= limits.max_tokens
+
+    return fits
+
+
+def _body_drafts(document: Document, fits: Callable[[Sequence[str]], bool]) -> list[_Draft]:
+    body = next((i for i in document.items if i.kind not in ("comment", "review", "review_comment")), None)
+    if body is None:
+        return []
+    attributes = [
+        _Line(text, Unit(ref=body.ref, text=text, author=body.author, at=body.occurred_at), body, attribute=True)
+        for text in _attributes(document)
+    ]
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body.text) if p.strip()]
+    lines = [*attributes]
+    for paragraph in paragraphs:
+        for piece in _split(paragraph, lambda text: fits([text])):
+            lines.append(_Line(piece, Unit(ref=body.ref, text=piece, author=body.author, at=body.occurred_at), body))
+    drafts: list[_Draft] = []
+    current = _Draft("body")
+    for line in lines:
+        if current.lines and not fits([*(x.text for x in current.lines), line.text]):
+            drafts.append(current)
+            current = _Draft("body")
+        current.lines.append(line)
+    drafts.append(current)
+    return drafts
+
+
+def _line(text: str, item: Item) -> _Line:
+    return _Line(text, Unit(ref=item.ref, text=text, author=item.author, at=item.occurred_at), item)
+
+
+def _discussion_line(item: Item) -> str:
+    if item.kind == "review":
+        verb = _REVIEW_STATES.get(str(item.metadata.get("state")), "reviewed")
+        return f"{_stamp(item)} {verb}" + (f": {item.text.strip()}" if item.text.strip() else "")
+    return f"{_stamp(item)}: {item.text.strip()}"
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    return float(sum(x * y for x, y in zip(a, b, strict=False)))
+
+
+def _discussion_drafts(
+    items: list[Item],
+    fits: Callable[[Sequence[str]], bool],
+    limits: ChunkLimits,
+    vectors: Mapping[str, Sequence[float]] | None,
+) -> list[_Draft]:
+    drafts: list[_Draft] = []
+    current = _Draft("discussion")
+    previous: Item | None = None
+    for item in items:
+        shifted = False
+        if vectors is not None and previous is not None:
+            a, b = vectors.get(previous.ref), vectors.get(item.ref)
+            shifted = a is not None and b is not None and _cosine(a, b) < limits.topic_threshold
+        pieces = _split(_discussion_line(item), lambda text: fits([text]))
+        new_lines = [_line(p, item) for p in pieces]
+        count = len({id(x.item) for x in current.lines})
+        too_big = not fits([*(x.text for x in current.lines), *pieces]) or count + 1 > limits.max_items
+        if current.lines and (shifted or too_big):
+            drafts.append(current)
+            current = _Draft("discussion")
+        for line in new_lines:
+            if current.lines and not fits([*(x.text for x in current.lines), line.text]):
+                drafts.append(current)
+                current = _Draft("discussion")
+            current.lines.append(line)
+        previous = item
+    if current.lines:
+        drafts.append(current)
+    return drafts
+
+
+def _review_comment_drafts(
+    document: Document, fits: Callable[[Sequence[str]], bool], limits: ChunkLimits
+) -> list[_Draft]:
+    comments = sorted((i for i in document.items if i.kind == "review_comment"), key=lambda i: i.occurred_at)
+    by_path: dict[str, list[Item]] = {}
+    for item in comments:
+        by_path.setdefault(str(item.metadata.get("path") or "(no file)"), []).append(item)
+    drafts: list[_Draft] = []
+    for path, items in by_path.items():
+        title = f"Review comments on {path}:"
+        current = _Draft("review_comments", extra={"path": path, "title_line": title})
+        for item in _threaded(items):
+            reply = " (reply)" if item.metadata.get("in_reply_to") else ""
+            line_no = f" line {item.metadata['line']}" if item.metadata.get("line") else ""
+            text = f"{_stamp(item)}{line_no}{reply}: {item.text.strip()}"
+            for piece in _split(text, lambda t, title=title: fits([title, t])):
+                line = _line(piece, item)
+                count = len({id(x.item) for x in current.lines})
+                if current.lines and (
+                    not fits([title, *(x.text for x in current.lines), piece]) or count + 1 > limits.max_items
+                ):
+                    drafts.append(current)
+                    current = _Draft("review_comments", extra={"path": path, "title_line": title})
+                current.lines.append(line)
+        if current.lines:
+            drafts.append(current)
+    return drafts
+
+
+def _threaded(items: list[Item]) -> list[Item]:
+    """Roots in time order, each followed by its replies."""
+    replies: dict[Any, list[Item]] = {}
+    roots: list[Item] = []
+    ids = {item.metadata.get("comment_id") for item in items}
+    for item in items:
+        parent = item.metadata.get("in_reply_to")
+        if parent and parent in ids:
+            replies.setdefault(parent, []).append(item)
+        else:
+            roots.append(item)
+    out: list[Item] = []
+
+    def walk(item: Item) -> None:
+        out.append(item)
+        for reply in replies.get(item.metadata.get("comment_id"), []):
+            walk(reply)
+
+    for root in roots:
+        walk(root)
+    return out
+
+
+def _split(text: str, fits: Fits) -> list[str]:
+    """A text cut so that each piece fits: at lines, then sentences, then words, then characters."""
+    if fits(text):
+        return [text]
+    for pattern in (r"\n", _SENTENCE_END.pattern, r"\s+"):
+        parts = [p for p in re.split(pattern, text) if p.strip()]
+        if len(parts) > 1:
+            pieces: list[str] = []
+            for part in _pack(parts, " " if pattern != r"\n" else "\n", fits):
+                pieces.extend(_split(part, fits) if not fits(part) else [part])
+            return pieces
+    cut = max(1, len(text) // 2)
+    return _split(text[:cut], fits) + _split(text[cut:], fits)
+
+
+def _pack(parts: list[str], sep: str, fits: Fits) -> list[str]:
+    packed: list[str] = []
+    for part in parts:
+        if packed and fits(packed[-1] + sep + part):
+            packed[-1] = packed[-1] + sep + part
+        else:
+            packed.append(part)
+    return packed
+
+
+# Chunks ---------------------------------------------------------------------------------------------------
+
+
+def find_tickets(text: str, repo: str) -> list[str]:
+    """JIRA-style keys and GitHub issue/PR refs (`github:owner/repo#n`; a bare `#n` is in `repo`)."""
+    found = [m.group(0) for m in _TICKET.finditer(text) if not _NOT_TICKETS.match(m.group(1))]
+    found += [f"github:{r}#{n}" for r, n in _URL.findall(text)]
+    found += [f"github:{r}#{n}" for r, n in _QUALIFIED.findall(text)]
+    if repo:
+        found += [f"github:{repo}#{n}" for n in _BARE.findall(text)]
+    return list(dict.fromkeys(found))
+
+
+def _render(head: str, draft: _Draft) -> str:
+    if draft.section == "body":
+        # Attributes one per line under the title; body paragraphs keep their blank lines.
+        text = "\n".join([head, *(x.text for x in draft.lines if x.attribute)])
+        paragraphs = [x.text for x in draft.lines if not x.attribute]
+        return text + ("\n\n" + "\n\n".join(paragraphs) if paragraphs else "")
+    title_line = draft.extra.get("title_line")
+    return "\n".join([head, *([title_line] if title_line else []), *(x.text for x in draft.lines)])
+
+
+def _chunk(document: Document, head: str, draft: _Draft, n: int) -> Chunk:
+    text = _render(head, draft)
+    items = list({id(line.item): line.item for line in draft.lines}.values())
+    times = [item.occurred_at for item in items]
+    meta = document.metadata
+    if draft.section == "body" and n == 0:
+        times += [t for t in (_parse(meta.get("merged_at")), _parse(meta.get("closed_at"))) if t is not None]
+    authors = list(dict.fromkeys(item.author for item in items if item.author))
+    refs = list(dict.fromkeys(line.unit.ref for line in draft.lines))
+    units = [line.unit for line in draft.lines]
+    own = document.key if document.key.startswith("github:") and "#" in document.key else None
+    tickets = find_tickets(text, str(meta.get("repo") or document.container))
+    if own:
+        tickets = list(dict.fromkeys([own, *tickets]))
+    return Chunk(
+        chunk_id=f"{document.key}::{n}",
+        doc_key=document.key,
+        source_type=document.source_type,
+        kind=document.kind,
+        title=document.title,
+        text=text,
+        refs=refs,
+        start=min(times),
+        end=max(times),
+        authors=authors,
+        url=(document.url or items[0].url) if draft.section == "body" else (items[0].url or document.url),
+        container=document.container,
+        tickets=tickets,
+        units=units,
+        metadata={
+            "section": "release" if meta.get("release") else draft.section,
+            "state": meta.get("state"),
+            "is_pull_request": bool(meta.get("is_pull_request")),
+            "labels": list(meta.get("labels") or []),
+            **{k: v for k, v in draft.extra.items() if k != "title_line"},
+        },
+    )
+
+
+def _parse(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
