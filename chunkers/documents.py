@@ -324,21 +324,37 @@ def _split_code(text: str, fits: Fits) -> list[str]:
         inner = "\n".join(chunk_lines)
         return ("" if first else f"{_CONTINUED}\n") + f"{head}\n{inner}\n{close}"
 
+    # Prefer cutting at blank lines (between statements or functions), then at any line end.
+    stanzas: list[list[str]] = [[]]
+    for line in body:
+        stanzas[-1].append(line)
+        if not line.strip():
+            stanzas.append([])
     pieces: list[str] = []
     current: list[str] = []
-    for line in body:
-        if fits(wrap([*current, line], not pieces)):
-            current.append(line)
+    for stanza in (s for s in stanzas if s):
+        if fits(wrap([*current, *stanza], not pieces)):
+            current.extend(stanza)
             continue
         if current:
             pieces.append(wrap(current, not pieces))
             current = []
-        if fits(wrap([line], not pieces)):
-            current = [line]
+        if fits(wrap(stanza, not pieces)):
+            current = list(stanza)
             continue
-        # One line longer than a chunk: cut it, each part in its own reopened fence.
-        for part in _hard_cut(line, lambda s: fits(wrap([s], False))):
-            pieces.append(wrap([part], not pieces))
+        for line in stanza:
+            if fits(wrap([*current, line], not pieces)):
+                current.append(line)
+                continue
+            if current:
+                pieces.append(wrap(current, not pieces))
+                current = []
+            if fits(wrap([line], not pieces)):
+                current = [line]
+                continue
+            # One line longer than a chunk: cut it, each part in its own reopened fence.
+            for part in _hard_cut(line, lambda s: fits(wrap([s], False))):
+                pieces.append(wrap([part], not pieces))
     if current or not pieces:
         pieces.append(wrap(current, not pieces))
     return pieces
