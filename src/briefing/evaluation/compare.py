@@ -1,0 +1,90 @@
+"""Paired comparison of two runs on the same case ids: deltas, Wilcoxon signed-rank test, rank-biserial effect."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from briefing.evaluation.metrics import Record, case_scores
+
+ALPHA = 0.05
+COMPARED = ("recall@10", "mrr@10", "keyword_correct", "no_answer_correct")
+
+
+def rank_biserial(deltas: Sequence[float]) -> float:
+    """Matched-pairs rank-biserial correlation: (positive rank sum - negative rank sum) / total, zeros dropped."""
+    from scipy.stats import rankdata
+
+    nonzero = [d for d in deltas if d != 0]
+    if not nonzero:
+        return 0.0
+    ranks = rankdata([abs(d) for d in nonzero])
+    positive = sum(r for r, d in zip(ranks, nonzero, strict=True) if d > 0)
+    negative = sum(r for r, d in zip(ranks, nonzero, strict=True) if d < 0)
+    return float((positive - negative) / (positive + negative))
+
+
+def paired_test(deltas: Sequence[float], alpha: float = ALPHA) -> dict[str, Any]:
+    """Wilcoxon signed-rank on the per-case deltas (new minus base); a verdict only when p < alpha."""
+    from scipy.stats import wilcoxon
+
+    nonzero = [d for d in deltas if d != 0]
+    if not nonzero:
+        statistic, p_value = None, 1.0
+    else:
+        test = wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
+        statistic, p_value = float(test.statistic), float(test.pvalue)
+    effect = rank_biserial(deltas)
+    if p_value < alpha and effect > 0:
+        verdict = "better"
+    elif p_value < alpha and effect < 0:
+        verdict = "worse"
+    else:
+        verdict = "no significant difference"
+    return {
+        "n": len(deltas),
+        "improved": sum(1 for d in deltas if d > 0),
+        "worsened": sum(1 for d in deltas if d < 0),
+        "unchanged": sum(1 for d in deltas if d == 0),
+        "mean_delta": round(sum(deltas) / len(deltas), 4) if deltas else None,
+        "statistic": statistic,
+        "p_value": round(p_value, 6),
+        "effect_size": round(effect, 4),
+        "verdict": verdict,
+    }
+
+
+def compare(base: Sequence[Record], new: Sequence[Record], *, k: int = 10, alpha: float = ALPHA) -> dict[str, Any]:
+    """Compare `new` against `base` on the case ids both ran; a metric is paired where both define it."""
+    base_by_id = {r["id"]: r for r in base}
+    new_by_id = {r["id"]: r for r in new}
+    shared = [cid for cid in base_by_id if cid in new_by_id]
+    base_scores = {cid: case_scores(base_by_id[cid], k) for cid in shared}
+    new_scores = {cid: case_scores(new_by_id[cid], k) for cid in shared}
+    metrics: dict[str, Any] = {}
+    per_case: dict[str, dict[str, float]] = {cid: {} for cid in shared}
+    for name in COMPARED:
+        deltas: list[float] = []
+        base_values: list[float] = []
+        new_values: list[float] = []
+        for cid in shared:
+            b, n = base_scores[cid][name], new_scores[cid][name]
+            if b is None or n is None:
+                continue
+            deltas.append(n - b)
+            base_values.append(b)
+            new_values.append(n)
+            if n != b:
+                per_case[cid][name] = round(n - b, 4)
+        result = paired_test(deltas, alpha)
+        result["base_mean"] = round(sum(base_values) / len(base_values), 4) if base_values else None
+        result["new_mean"] = round(sum(new_values) / len(new_values), 4) if new_values else None
+        metrics[name] = result
+    return {
+        "cases_compared": len(shared),
+        "only_in_base": sorted(set(base_by_id) - set(new_by_id)),
+        "only_in_new": sorted(set(new_by_id) - set(base_by_id)),
+        "alpha": alpha,
+        "metrics": metrics,
+        "changed_cases": [{"id": cid, "deltas": d} for cid, d in per_case.items() if d],
+    }

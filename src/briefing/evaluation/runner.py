@@ -1,0 +1,64 @@
+"""Run cases through the production ask path (`Brief.ask`) and keep the raw per-case records."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from briefing.evaluation.cases import Case
+
+
+class Asker(Protocol):
+    def ask(self, question: str, *, now: Any, k: int = 10) -> dict[str, Any]: ...
+
+
+def record_for(case: Case, result: dict[str, Any], wall_ms: float) -> dict[str, Any]:
+    """The per-case record of DESIGN.md "Evaluation cases": everything needed to recompute the metrics."""
+    timings = {key: float(value) for key, value in (result.get("timings_ms") or {}).items()}
+    timings["total"] = round(wall_ms, 1)
+    return {
+        "id": case.id,
+        "category": case.category,
+        "question": case.question,
+        "now": case.now,
+        "gold_refs": list(case.gold_refs),
+        "answer_keywords": [list(group) for group in case.answer_keywords],
+        "expected_no_answer": case.no_answer,
+        "hits": [
+            {
+                "rank": hit["rank"],
+                "refs": list(hit.get("refs") or ()),
+                "chunk_id": hit.get("chunk_id"),
+                "score": hit.get("score"),
+            }
+            for hit in result.get("hits") or ()
+        ],
+        "citations": [{"n": c["n"], "refs": list(c.get("refs") or ())} for c in result.get("citations") or ()],
+        "answer": result.get("answer") or "",
+        "no_answer": bool(result.get("no_answer")),
+        "timings_ms": timings,
+    }
+
+
+def run_cases(
+    brief: Asker,
+    cases: Sequence[Case],
+    *,
+    k: int = 10,
+    warmup: bool = True,
+    progress: Callable[[int, int, Case], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Ask every case's question with the case's `now`; the first question is asked once untimed to load models."""
+    from briefing.service import parse_now
+
+    if warmup and cases:
+        brief.ask(cases[0].question, now=parse_now(cases[0].now), k=k)
+    records = []
+    for i, case in enumerate(cases, 1):
+        t0 = time.perf_counter()
+        result = brief.ask(case.question, now=parse_now(case.now), k=k)
+        records.append(record_for(case, result, (time.perf_counter() - t0) * 1000))
+        if progress is not None:
+            progress(i, len(cases), case)
+    return records

@@ -1,0 +1,147 @@
+"""Metric values computed by hand on small synthetic records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from briefing.evaluation.metrics import case_scores, compute, percentile
+
+
+def rec(
+    cid: str,
+    category: str,
+    *,
+    gold: list[str],
+    hits: list[list[str]],
+    cited: list[list[str]] | None = None,
+    answer: str = "",
+    no_answer: bool = False,
+    expected_no_answer: bool = False,
+    keywords: list[list[str]] | None = None,
+    total_ms: float = 100.0,
+) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "category": category,
+        "question": "q",
+        "gold_refs": gold,
+        "answer_keywords": keywords or [],
+        "expected_no_answer": expected_no_answer,
+        "hits": [{"rank": i, "refs": refs, "chunk_id": f"c{i}", "score": 1.0} for i, refs in enumerate(hits, 1)],
+        "citations": [{"n": i, "refs": refs} for i, refs in enumerate(cited or [], 1)],
+        "answer": answer,
+        "no_answer": no_answer,
+        "timings_ms": {"retrieve": total_ms / 2, "total": total_ms},
+    }
+
+
+# A: gold g1 at rank 2, g2 at rank 7; cites g1 and a non-gold ref; answer has both keyword groups.
+A = rec(
+    "A",
+    "fact",
+    gold=["g1", "g2"],
+    hits=[["x"], ["g1", "y"], ["z1"], ["z2"], ["z3"], ["z4"], ["g2"]],
+    cited=[["g1", "y"]],
+    answer="The root cause was PgBouncer pool exhaustion",
+    keywords=[["pgbouncer"], ["pool", "connections"]],
+    total_ms=100,
+)
+# B: answerable, nothing retrieved, refused (a false refusal).
+B = rec("B", "fact", gold=["g3"], hits=[], no_answer=True, keywords=[["x"]], total_ms=200)
+# C: unanswerable and refused (right). D: unanswerable but answered (wrong).
+C = rec("C", "no_answer", gold=[], hits=[["x"]], no_answer=True, expected_no_answer=True, total_ms=300)
+D = rec("D", "no_answer", gold=[], hits=[["x"]], cited=[["x"]], answer="pets", expected_no_answer=True, total_ms=400)
+# E: answerable summary without gold refs or keywords: only no-answer accuracy applies.
+E = rec("E", "summary", gold=[], hits=[["x"]], answer="lots happened", total_ms=500)
+RECORDS = [A, B, C, D, E]
+
+
+def test_case_scores_of_a_partly_found_case() -> None:
+    scores = case_scores(A, k=10)
+    assert scores["recall@5"] == 0.5
+    assert scores["recall@10"] == 1.0
+    assert scores["mrr@10"] == 0.5
+    assert scores["precision@k"] == pytest.approx(0.2)
+    assert scores["citation_precision"] == 0.5
+    assert scores["citation_recall"] == 0.5
+    assert scores["keyword_correct"] == 1.0
+    assert scores["no_answer_correct"] == 1.0
+
+
+def test_precision_divides_by_k() -> None:
+    assert case_scores(A, k=5)["precision@k"] == pytest.approx(1 / 5)
+
+
+def test_refusal_of_an_answerable_case_scores_zero_everywhere() -> None:
+    scores = case_scores(B)
+    assert scores["recall@10"] == 0.0
+    assert scores["mrr@10"] == 0.0
+    assert scores["citation_precision"] is None  # nothing cited: precision undefined
+    assert scores["citation_recall"] == 0.0
+    assert scores["keyword_correct"] == 0.0
+    assert scores["no_answer_correct"] == 0.0
+
+
+def test_keywords_match_any_alternative_case_insensitively_and_need_every_group() -> None:
+    partial = dict(A, answer="pgbouncer ran out")
+    assert case_scores(partial)["keyword_correct"] == 0.0
+    alternative = dict(A, answer="PGBOUNCER had too many CONNECTIONS")
+    assert case_scores(alternative)["keyword_correct"] == 1.0
+
+
+def test_unanswerable_and_ungolded_cases_define_only_no_answer_accuracy() -> None:
+    for record, correct in ((C, 1.0), (D, 0.0), (E, 1.0)):
+        scores = case_scores(record)
+        assert scores.pop("no_answer_correct") == correct
+        assert set(scores.values()) == {None}
+
+
+def test_overall_metrics() -> None:
+    overall = compute(RECORDS, k=10)["overall"]
+    assert overall["cases"] == 5
+    assert (overall["answerable"], overall["unanswerable"]) == (3, 2)
+    assert overall["recall@5"] == 0.25
+    assert overall["recall@10"] == 0.5
+    assert overall["mrr@10"] == 0.25
+    assert overall["precision@k"] == 0.1
+    assert overall["citation_precision"] == 0.5
+    assert overall["citation_recall"] == 0.25
+    assert overall["keyword_correctness"] == 0.5
+    assert overall["no_answer_accuracy"] == 0.6
+    assert overall["false_refusal_rate"] == pytest.approx(1 / 3, abs=1e-4)
+    assert overall["refusal_precision"] == 0.5
+    assert overall["refusal_recall"] == 0.5
+    assert overall["latency_ms"]["total"] == {"p50": 300.0, "p95": 480.0}
+    assert overall["latency_ms"]["retrieve"] == {"p50": 150.0, "p95": 240.0}
+
+
+def test_per_category_split() -> None:
+    by_category = compute(RECORDS)["by_category"]
+    assert sorted(by_category) == ["fact", "no_answer", "summary"]
+    fact = by_category["fact"]
+    assert fact["cases"] == 2
+    assert fact["recall@10"] == 0.5
+    assert fact["false_refusal_rate"] == 0.5
+    assert fact["refusal_recall"] is None  # no unanswerable case in this category
+    refusals = by_category["no_answer"]
+    assert refusals["recall@10"] is None
+    assert refusals["no_answer_accuracy"] == 0.5
+    assert refusals["refusal_precision"] == 1.0
+    assert refusals["false_refusal_rate"] is None
+    assert by_category["summary"]["no_answer_accuracy"] == 1.0
+
+
+def test_empty_run_has_no_values() -> None:
+    overall = compute([])["overall"]
+    assert overall["cases"] == 0
+    assert overall["recall@10"] is None
+    assert overall["no_answer_accuracy"] is None
+    assert overall["latency_ms"] == {}
+
+
+def test_percentile_interpolates() -> None:
+    assert percentile([], 50) is None
+    assert percentile([7.0], 95) == 7.0
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
