@@ -354,3 +354,15 @@ def _parse(value: Any) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+
+
+def chunk_commits(
+    document: Document,
+    *,
+    limits: ChunkLimits,
+    vectors: Mapping[str, Sequence[float]] | None = None,
+) -> list[Chunk]:
+    """Local git history (kind "git_history"); the chunker itself lives in `chunkers.git`."""
+    from chunkers.git import chunk_commits as chunk_git_history
+
+    return chunk_git_history(document, limits=limits, vectors=vectors)
