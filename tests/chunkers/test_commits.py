@@ -125,3 +125,12 @@ def test_sample_repository_is_deterministic_and_chunks_like_the_story(tmp_path: 
     assert incident_week.authors == ["Sam Whitfield", "Tomás Herrera"]
     assert {"PLAT-115", "PLAT-118"} <= set(incident_week.tickets)
     assert "file:ledger-api/internal/settlement/batch.go" in documents
+
+
+def test_registry_routes_git_history_documents_to_this_chunker() -> None:
+    from briefing.registry import chunker_for
+
+    items = [commit(1, "Retry with jitter (#57)"), commit(2, "Tidy logging")]
+    assert chunker_for("git_history")(week(items), limits=ChunkLimits()) == chunk_commits(
+        week(items), limits=ChunkLimits()
+    )
