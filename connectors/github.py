@@ -454,22 +454,34 @@ def _release_document(record: RawRecord, people: dict[str, Person]) -> Document:
     )
 
 
-def build(ctx: SourceContext) -> GithubConnector:
-    """The connector for one `[sources.NAME]` table of type "github"."""
+def make_client(
+    base_url: str, token: str, *, timeout_s: float = 30.0, max_retries: int = 5, seconds_between_requests: float = 0.25
+) -> Any:
+    """A PyGithub client that waits out primary (reset) and secondary (Retry-After) limits, up to 15 minutes."""
     from github import Auth, Github
     from github.GithubRetry import GithubRetry
 
+    return Github(
+        base_url=base_url.rstrip("/"),
+        auth=Auth.Token(token),
+        timeout=int(timeout_s),
+        per_page=100,
+        seconds_between_requests=seconds_between_requests,
+        # Give up rather than sleep for more than 15 minutes in a cron job.
+        retry=GithubRetry(total=max_retries, max_rate_limit_wait=900),
+    )
+
+
+def build(ctx: SourceContext) -> GithubConnector:
+    """The connector for one `[sources.NAME]` table of type "github"."""
     config: GithubSource = ctx.config
     setting = f"sources.{ctx.name}.token_env"
     token = secret(config.token_env, setting=setting)
-    client = Github(
-        base_url=(config.base_url or "https://api.github.com").rstrip("/"),
-        auth=Auth.Token(token.get_secret_value()),
-        timeout=int(config.timeout_s),
-        per_page=100,
-        # Wait out primary limits (until X-RateLimit-Reset) and secondary ones (Retry-After), but give up
-        # rather than sleep for more than 15 minutes in a cron job.
-        retry=GithubRetry(total=config.max_retries, max_rate_limit_wait=900),
+    client = make_client(
+        config.base_url or "https://api.github.com",
+        token.get_secret_value(),
+        timeout_s=config.timeout_s,
+        max_retries=config.max_retries,
     )
     return GithubConnector(
         client,

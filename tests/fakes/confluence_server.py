@@ -56,6 +56,7 @@ class FakeConfluence:
         self.requests: list[tuple[str, dict[str, str]]] = []
         self.rate_limited = 0  # the next N requests answer 429
         self.broken_paths: set[str] = set()  # paths that answer with a body that is not JSON
+        self.max_limit = 25  # Cloud caps `limit` (lower when bodies are expanded); tests lower it to force paging
         self.base_url = ""
 
     # Helpers used by the handler ---------------------------------------------------------------------------
@@ -128,7 +129,7 @@ class _Handler(BaseHTTPRequestHandler):
         route = parts.path[len(CONTEXT + "/rest/api/") :].strip("/").split("/")
         expand = set(filter(None, params.get("expand", "").split(",")))
         start = int(params.get("start", 0))
-        limit = int(params.get("limit", 25))
+        limit = min(int(params.get("limit", 25)), fake.max_limit)
         if route == ["content", "search"]:
             found = [fake.shape(p, expand) for p in fake.search(params.get("cql", ""))]
             self._page(parts.path, params, found, start, limit)
