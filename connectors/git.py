@@ -105,6 +105,13 @@ class GitConnector:
     def fetch(self, cursor: Cursor) -> Iterator[Batch]:
         assert isinstance(cursor, GitCursor)
         self._check_repository()
+        try:
+            yield from self._fetch(cursor)
+        except _GitFailed as exc:
+            # The clone changed under us or is damaged; nothing partial is lost, the cursor did not move.
+            raise SourceError(f"source '{self.name}' ({self.path}): {exc}; check the clone with `git fsck`") from None
+
+    def _fetch(self, cursor: GitCursor) -> Iterator[Batch]:
         branches, failures = self._resolve_branches()
         heads = dict(cursor.heads)
         every_head = [b.head for b in branches]
@@ -192,9 +199,7 @@ class GitConnector:
         try:
             inside = self._git("rev-parse", "--is-inside-work-tree", "--is-bare-repository").decode().split()
         except _GitFailed as exc:
-            raise SourceError(
-                f"{where}: not a git repository ({exc.reason}); point 'path' at a clone"
-            ) from None
+            raise SourceError(f"{where}: not a git repository ({exc.reason}); point 'path' at a clone") from None
         if "true" not in inside:
             raise SourceError(f"{where}: not a git repository; point 'path' at a local clone")
 
@@ -335,9 +340,7 @@ class GitConnector:
         except _GitFailed:
             previous = ""  # the first tag, or a root commit
         revs = [target, "--not", previous] if previous else [target]
-        listing = self._git(
-            "log", f"--max-count={MAX_TAG_COMMITS}", "--format=%H%x00%s", *revs, "--"
-        ).decode()
+        listing = self._git("log", f"--max-count={MAX_TAG_COMMITS}", "--format=%H%x00%s", *revs, "--").decode()
         commits = [
             dict(zip(("sha", "subject"), line.split("\0", 1), strict=True))
             for line in listing.splitlines()
@@ -366,10 +369,10 @@ class GitConnector:
             if "\t" not in entry:
                 continue
             meta, path = entry.split("\t", 1)
-            mode, kind, sha, size = meta.split()
+            mode, kind, sha, size_text = meta.split()
             if kind != "blob" or mode == "120000" or not self._wanted(path):
                 continue
-            listed[path] = (sha, int(size) if size.isdigit() else 0)
+            listed[path] = (sha, int(size_text) if size_text.isdigit() else 0)
         changed = [p for p, (sha, _) in sorted(listed.items()) if seen.get(p) != sha]
         files = {p: sha for p, (sha, _) in listed.items()}
         committed_at = self._git("show", "-s", "--format=%cI", branch.head).decode().strip()
@@ -405,9 +408,11 @@ class GitConnector:
         return files
 
     def _wanted(self, path: str) -> bool:
+        if path in self.code_paths:
+            return True  # named explicitly: whatever its extension
         if PurePosixPath(path).suffix.lower() not in CODE_EXTENSIONS:
             return False
-        return any(path == p or path.startswith(p + "/") or fnmatch(path, p) for p in self.code_paths)
+        return any(path.startswith(p + "/") or fnmatch(path, p) for p in self.code_paths)
 
     # -- normalising --------------------------------------------------------------------------------------
 
