@@ -816,7 +816,13 @@ post(
     "Long weekend for me next Friday, any good hiking routes near the coast?",
     "rnd_hiking",
 )
-reply("rnd_hiking", "05-22 17:22", "lena", "The cliff path from Porthmoor to the lighthouse, about 14 km, worth it.")
+reply(
+    "rnd_hiking",
+    "05-22 17:22",
+    "lena",
+    "The cliff path from Porthmoor to the lighthouse, about 14 km, worth it.",
+    "rnd_hiking_route",
+)
 reply("rnd_hiking", "05-22 17:30", "aiko", "+1 and the café at the end does great scones")
 
 # ---------------------------------------------------------------------------------------------------------
@@ -993,7 +999,13 @@ post(
     "previous image, never running a down-migration in production.",
     "rel_rollback_rule",
 )
-bot("rel", "05-26 14:12", "deploybot", ":white_check_mark: payout-worker `v1.9.0` deployed to *production* (1m48s)")
+bot(
+    "rel",
+    "05-26 14:12",
+    "deploybot",
+    ":white_check_mark: payout-worker `v1.9.0` deployed to *production* (1m48s)",
+    "rel_payout_190",
+)
 
 bot(
     "inc",
