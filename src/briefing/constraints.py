@@ -288,6 +288,7 @@ def _people(found: _Found, directory: Directory | None, out: Constraints) -> Non
     if not directory:
         return
     text = found.text
+    named: list[tuple[int, str]] = []
     for term, person, how in _person_terms(directory.people):
         if how == "email" or how == "exact":
             matches = [(m.start(), m.end()) for m in re.finditer(re.escape(term), text, re.IGNORECASE)]
@@ -301,10 +302,12 @@ def _people(found: _Found, directory: Directory | None, out: Constraints) -> Non
         for start, end in matches:
             if found.free(start, end):
                 found.claim("person", start, end)
-                _add(out.people, person.name)
+                named.append((start, person.name))
+    _add(out.people, *(name for _, name in sorted(named)))
 
 
 def _projects(found: _Found, directory: Directory | None, out: Constraints) -> None:
+    named: list[tuple[int, str]] = []
     for project in directory.projects if directory else []:
         terms = [project]
         repo = project.rsplit("/", 1)[-1]
@@ -316,7 +319,8 @@ def _projects(found: _Found, directory: Directory | None, out: Constraints) -> N
             for start, end in _word_matches(found.text, term, case_sensitive=exact):
                 if found.free(start, end):
                     found.claim("project", start, end)
-                    _add(out.projects, project)
+                    named.append((start, project))
+    _add(out.projects, *(name for _, name in sorted(named)))
 
 
 def _intent(question: str) -> str:

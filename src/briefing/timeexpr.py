@@ -47,8 +47,12 @@ _STRONG_CONTEXT = re.compile(
     r"\b(?:in|during|since|from|between|until|before|after|early|mid|late|throughout)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
+# A bare year needs a date preposition; "to", "and" and "-" only count right after another year ("2024 to
+# 2025"), so "scale to 2000 users" and "a batch of 2000 rows" are not years.
 _YEAR_CONTEXT = re.compile(
-    r"\b(?:in|during|since|from|between|and|to|until|till|through|thru|before|after|of)\s+$", re.IGNORECASE
+    r"\b(?:in|during|since|from|between|until|till|before|after)\s+$|"
+    r"\b(?:19|20)\d\d\s*(?:to|and|through|thru|until|till|-|–)\s*$",
+    re.IGNORECASE,
 )
 _RANGE_PREFIX = re.compile(
     r"\b(since|after|before|until|till|up\s+to|prior\s+to|from|between)\s+(?:the\s+)?$", re.IGNORECASE
@@ -115,6 +119,7 @@ class Calendar:
         self.now = (now if now.tzinfo else now.replace(tzinfo=UTC)).astimezone(UTC)
         self.local = self.now.astimezone(self.zone)
         self.today = self.local.date()
+        self._parsed: dict[str, datetime | None] = {}
 
     def at(self, day: date) -> datetime:
         """Local midnight starting `day`, in UTC."""
@@ -178,8 +183,10 @@ class Calendar:
         """One date through dateparser, in local time; imported lazily because it is slow to load."""
         import dateparser
 
-        found = dateparser.parse(text, languages=["en"], settings=self.dateparser_settings())
-        return found.astimezone(self.zone) if found else None
+        if text not in self._parsed:
+            found = dateparser.parse(text, languages=["en"], settings=self.dateparser_settings())
+            self._parsed[text] = found.astimezone(self.zone) if found else None
+        return self._parsed[text]
 
 
 def _month_start(year: int, month: int, add: int) -> date:
@@ -343,9 +350,13 @@ def _year(m: re.Match[str], cal: Calendar) -> Range | None:
 
 def _day_date(m: re.Match[str], cal: Calendar) -> Range | None:
     # dateparser covers "May 1", "1st of May", "May 1, 2026" and picks the past year when none is given.
-    text = m[0][len(m["wd"]) :] if m["wd"] else m[0]
-    found = cal.parse(text)
+    found = cal.parse(m["date"])
     return cal.days(found.date()) if found else None
+
+
+def _week_of(m: re.Match[str], cal: Calendar) -> Range | None:
+    found = cal.parse(m["date"])
+    return cal.week_of(found.date()) if found else None
 
 
 def _weekday(m: re.Match[str], cal: Calendar) -> Range | None:
@@ -364,8 +375,13 @@ def _weekday(m: re.Match[str], cal: Calendar) -> Range | None:
 
 def _rule(name: str, pattern: str, handler: Handler) -> _Rule:
     # "-" before or after a word means a key or a compound ("PLAT-Q3", "Q3-planning"); "May 1-15" is allowed.
-    return _Rule(name, re.compile(rf"(?<![\w-]){pattern}(?!\w|-[^\W\d])", re.IGNORECASE), handler)
+    return _Rule(name, re.compile(rf"(?<![\w-])(?:{pattern})(?!\w|-[^\W\d])", re.IGNORECASE), handler)
 
+
+_DAY_DATE = (
+    rf"(?:(?P<wd>{_WEEKDAY},?\s+))?(?P<date>{_MONTH}\.?\s+\d{{1,2}}{_ORD}(?:,?\s+{_YEAR})?|"
+    rf"(?:the\s+)?\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?|{_YEAR}-\d\d-\d\d)(?![\d:.]\d)"
+)
 
 RULES: tuple[_Rule, ...] = (
     _rule("relative_day", r"(?:the\s+day\s+before\s+yesterday|yesterday|(?:earlier\s+)?today|tonight|tomorrow|"
@@ -387,9 +403,8 @@ RULES: tuple[_Rule, ...] = (
           rf"(?P<year>{_YEAR}))?(?!\s*\d)", _month),
     _rule("iso_month", r"(?P<y>(?:19|20)\d\d)-(?P<m>\d\d)(?![-\d])", _iso_month),
     _rule("year", rf"(?:the\s+year\s+)?(?P<y>{_YEAR})", _year),
-    _rule("day_date", rf"(?:(?P<wd>{_WEEKDAY},?\s+))?(?:{_MONTH}\.?\s+\d{{1,2}}{_ORD}(?:,?\s+{_YEAR})?|"
-          rf"(?:the\s+)?\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?|{_YEAR}-\d\d-\d\d)"
-          r"(?![\d:.]\d)", _day_date),
+    _rule("day_date", _DAY_DATE, _day_date),
+    _rule("week_of", rf"(?:the\s+)?week\s+of\s+{_DAY_DATE}", _week_of),
     _rule("weekday", rf"(?:(?P<which>last|this|past|next)\s+)?(?P<day>{_WEEKDAY})", _weekday),
 )  # fmt: skip
 
@@ -407,7 +422,7 @@ def _acceptable(rule: str, m: re.Match[str], text: str, names: frozenset[str]) -
     before = text[: m.start()]
     if rule == "year" and not m[0].lower().startswith("the year"):
         return bool(_YEAR_CONTEXT.search(before))
-    if rule not in ("month", "day_date"):
+    if rule not in ("month", "day_date", "week_of"):
         return True
     month = re.search(_MONTH, m[0], re.IGNORECASE)
     if month is None:  # an ISO date

@@ -1,0 +1,381 @@
+"""Deterministic constraint extraction: time windows, sources, keys, channels, people, projects, intent."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from briefing.constraints import Constraints, Directory, extract
+from briefing.errors import ConfigError
+from briefing.model import Person
+
+NOW = datetime(2026, 6, 15, 9, 0, tzinfo=UTC)  # a Monday
+NOW_ISO = "2026-06-15T09:00"
+
+
+def window(question: str, **kwargs: object) -> tuple[str, str] | None:
+    found = extract(question, now=kwargs.pop("now", NOW), **kwargs)  # type: ignore[arg-type]
+    if found.time is None:
+        return None
+    assert found.time.start.tzinfo is not None and found.time.start.utcoffset().total_seconds() == 0
+    return found.time.start.isoformat()[:16], found.time.end.isoformat()[:16]
+
+
+# (question, expected UTC start, expected UTC end) for NOW in UTC with weeks starting on Monday.
+UTC_CASES = [
+    ("what happened today", "2026-06-15T00:00", "2026-06-16T00:00"),
+    ("what happened yesterday?", "2026-06-14T00:00", "2026-06-15T00:00"),
+    ("the day before yesterday", "2026-06-13T00:00", "2026-06-14T00:00"),
+    ("tomorrow's meetings", "2026-06-16T00:00", "2026-06-17T00:00"),
+    ("what changed this week", "2026-06-15T00:00", "2026-06-22T00:00"),
+    ("what happened last week", "2026-06-08T00:00", "2026-06-15T00:00"),
+    ("next week", "2026-06-22T00:00", "2026-06-29T00:00"),
+    ("the week before last", "2026-06-01T00:00", "2026-06-08T00:00"),
+    ("the past 7 days", "2026-06-08T09:00", NOW_ISO),
+    ("in the last 3 days", "2026-06-12T09:00", NOW_ISO),
+    ("last 2 weeks", "2026-06-01T09:00", NOW_ISO),
+    ("past 3 months", "2026-03-15T09:00", NOW_ISO),
+    ("the past few days", "2026-06-12T09:00", NOW_ISO),
+    ("over the past couple of weeks", "2026-06-01T09:00", NOW_ISO),
+    ("in the last week", "2026-06-08T09:00", NOW_ISO),
+    ("the last 24 hours", "2026-06-14T09:00", NOW_ISO),
+    ("since Monday", "2026-06-08T00:00", NOW_ISO),
+    ("what changed since Wednesday", "2026-06-10T00:00", NOW_ISO),
+    ("since yesterday", "2026-06-14T00:00", NOW_ISO),
+    ("since May 1", "2026-05-01T00:00", NOW_ISO),
+    ("since last week", "2026-06-08T00:00", NOW_ISO),
+    ("last Friday", "2026-06-12T00:00", "2026-06-13T00:00"),
+    ("what did we decide on Tuesday", "2026-06-09T00:00", "2026-06-10T00:00"),
+    ("this month", "2026-06-01T00:00", "2026-07-01T00:00"),
+    ("last month", "2026-05-01T00:00", "2026-06-01T00:00"),
+    ("in June", "2026-06-01T00:00", "2026-07-01T00:00"),
+    ("in July", "2025-07-01T00:00", "2025-08-01T00:00"),  # a bare month in the future: last year's
+    ("in June 2025", "2025-06-01T00:00", "2025-07-01T00:00"),
+    ("what happened in may", "2026-05-01T00:00", "2026-06-01T00:00"),
+    ("mid-June", "2026-06-11T00:00", "2026-06-21T00:00"),
+    ("May 1", "2026-05-01T00:00", "2026-05-02T00:00"),
+    ("on 1 May", "2026-05-01T00:00", "2026-05-02T00:00"),
+    ("on 2026-05-01", "2026-05-01T00:00", "2026-05-02T00:00"),
+    ("the 1st of May", "2026-05-01T00:00", "2026-05-02T00:00"),
+    ("May 1st, 2025", "2025-05-01T00:00", "2025-05-02T00:00"),
+    ("Monday, May 4", "2026-05-04T00:00", "2026-05-05T00:00"),
+    ("December 24", "2025-12-24T00:00", "2025-12-25T00:00"),
+    ("during the week of May 4", "2026-05-04T00:00", "2026-05-11T00:00"),
+    ("between May 1 and May 15", "2026-05-01T00:00", "2026-05-16T00:00"),
+    ("from May 1 to May 15", "2026-05-01T00:00", "2026-05-16T00:00"),
+    ("May 1-15", "2026-05-01T00:00", "2026-05-16T00:00"),
+    ("between May 1 and 15", "2026-05-01T00:00", "2026-05-16T00:00"),
+    ("from March to May", "2026-03-01T00:00", "2026-06-01T00:00"),
+    ("from November to February", "2025-11-01T00:00", "2026-03-01T00:00"),
+    ("before May 1", "1970-01-01T00:00", "2026-05-01T00:00"),
+    ("after June 10", "2026-06-11T00:00", NOW_ISO),
+    ("Q1", "2026-01-01T00:00", "2026-04-01T00:00"),
+    ("what shipped in Q3", "2025-07-01T00:00", "2025-10-01T00:00"),  # Q3 2026 has not begun
+    ("Q3 2026 plans", "2026-07-01T00:00", "2026-10-01T00:00"),
+    ("the second quarter of 2025", "2025-04-01T00:00", "2025-07-01T00:00"),
+    ("last quarter", "2026-01-01T00:00", "2026-04-01T00:00"),
+    ("this quarter", "2026-04-01T00:00", "2026-07-01T00:00"),
+    ("this year", "2026-01-01T00:00", "2027-01-01T00:00"),
+    ("last year", "2025-01-01T00:00", "2026-01-01T00:00"),
+    ("in 2024", "2024-01-01T00:00", "2025-01-01T00:00"),
+    ("year to date", "2026-01-01T00:00", NOW_ISO),
+    ("3 days ago", "2026-06-12T00:00", "2026-06-13T00:00"),
+    ("two weeks ago", "2026-06-01T00:00", "2026-06-08T00:00"),
+    ("a fortnight ago", "2026-06-01T00:00", "2026-06-08T00:00"),
+    ("a month ago", "2026-05-01T00:00", "2026-06-01T00:00"),
+    ("earlier this week", "2026-06-15T00:00", NOW_ISO),
+    ("so far this month", "2026-06-01T00:00", NOW_ISO),
+    ("over the weekend", "2026-06-13T00:00", "2026-06-15T00:00"),
+    ("anything recently?", "2026-06-01T09:00", NOW_ISO),
+    ("12/05/2025", "2025-12-05T00:00", "2025-12-06T00:00"),  # dateparser's fallback, month first
+]
+
+
+@pytest.mark.parametrize(("question", "start", "end"), UTC_CASES, ids=[c[0] for c in UTC_CASES])
+def test_time_expressions_resolve_in_utc(question: str, start: str, end: str) -> None:
+    assert window(question) == (start, end)
+
+
+# 03:00 UTC on Monday is 20:00 on Sunday June 14 in Los Angeles (UTC-7 in summer, UTC-8 in winter).
+LA_NOW = datetime(2026, 6, 15, 3, 0, tzinfo=UTC)
+LA_CASES = [
+    ("today", "2026-06-14T07:00", "2026-06-15T07:00"),
+    ("yesterday", "2026-06-13T07:00", "2026-06-14T07:00"),
+    ("this week", "2026-06-08T07:00", "2026-06-15T07:00"),
+    ("last week", "2026-06-01T07:00", "2026-06-08T07:00"),
+    ("since Monday", "2026-06-08T07:00", "2026-06-15T03:00"),
+    ("over the weekend", "2026-06-13T07:00", "2026-06-15T07:00"),  # local time is still in the weekend
+    ("May 1", "2026-05-01T07:00", "2026-05-02T07:00"),
+    ("in March", "2026-03-01T08:00", "2026-04-01T07:00"),  # crosses the daylight-saving change
+]
+
+
+@pytest.mark.parametrize(("question", "start", "end"), LA_CASES, ids=[c[0] for c in LA_CASES])
+def test_time_expressions_use_the_configured_time_zone(question: str, start: str, end: str) -> None:
+    assert window(question, now=LA_NOW, timezone="America/Los_Angeles") == (start, end)
+
+
+SUNDAY_CASES = [
+    ("this week", "2026-06-14T00:00", "2026-06-21T00:00"),
+    ("last week", "2026-06-07T00:00", "2026-06-14T00:00"),
+    ("two weeks ago", "2026-05-31T00:00", "2026-06-07T00:00"),
+    ("earlier this week", "2026-06-14T00:00", NOW_ISO),
+]
+
+
+@pytest.mark.parametrize(("question", "start", "end"), SUNDAY_CASES, ids=[c[0] for c in SUNDAY_CASES])
+def test_weeks_follow_the_configured_week_start(question: str, start: str, end: str) -> None:
+    assert window(question, week_start="sunday") == (start, end)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "may we ship PLAT-123?",
+        "May we ship it?",
+        "what changed in version 2.1?",
+        "status of PR 45",
+        "we may need 3 more reviewers",
+        "does it scale to 2000 users",
+        "is ISO-8601 parsing fixed",
+        "what is the SLA in the contract",
+        "what now",
+        "what is the most recent deploy",
+        "a batch of 2000 rows",
+        "who owns the March rewrite doc",  # a capitalised month with no preposition is a name
+    ],
+)
+def test_words_that_are_not_dates_give_no_window(question: str) -> None:
+    assert window(question) is None
+
+
+def test_time_span_points_at_the_words_in_the_question() -> None:
+    question = "what changed in #help since Monday?"
+    found = extract(question, now=NOW)
+    assert found.time is not None and found.time.span is not None
+    span = found.time.span
+    assert (span.text, question[span.start : span.end]) == ("since Monday", "since Monday")
+    assert ("time", span) in found.spans
+
+
+def test_two_time_expressions_cover_both() -> None:
+    found = extract("compare yesterday with last Friday", now=NOW)
+    assert found.time is not None
+    assert (found.time.start, found.time.end) == (datetime(2026, 6, 12, tzinfo=UTC), datetime(2026, 6, 15, tzinfo=UTC))
+    assert [s.text for k, s in found.spans if k == "time"] == ["yesterday", "last Friday"]
+
+
+def test_naive_now_is_taken_as_utc() -> None:
+    assert window("yesterday", now=datetime(2026, 6, 15, 9)) == ("2026-06-14T00:00", "2026-06-15T00:00")
+
+
+def test_unknown_time_zone_or_week_start_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="Mars/Olympus"):
+        extract("yesterday", now=NOW, timezone="Mars/Olympus")
+    with pytest.raises(ConfigError, match="week_start"):
+        extract("yesterday", now=NOW, week_start="someday")
+
+
+@pytest.mark.parametrize(
+    ("question", "sources"),
+    [
+        ("what did we discuss in Slack", ["slack"]),
+        ("anything on slack about the outage", ["slack"]),
+        ("open items from JIRA tickets", ["jira"]),
+        ("which tickets are blocked", ["jira"]),
+        ("which PRs were merged", ["github"]),
+        ("pull requests waiting for review", ["github"]),
+        ("recent commits to the parser", ["git", "github"]),
+        ("emails from the vendor", ["email"]),
+        ("anything in my mail about renewal", ["email"]),
+        ("meetings about the launch", ["calendar"]),
+        ("the calendar for next week", ["calendar"]),
+        ("the confluence pages on onboarding", ["confluence"]),
+        ("what does the wiki say", ["confluence"]),
+        ("is it in the docs", ["confluence", "files"]),
+        ("what does the handbook say about leave", ["files"]),
+        ("how do we deploy", []),
+    ],
+)
+def test_source_words(question: str, sources: list[str]) -> None:
+    found = extract(question, now=NOW)
+    assert found.sources == sources
+    assert "source" not in found.hard
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["only from JIRA: what is blocked", "just in Slack, what did we say", "search Slack only", "JIRA tickets only"],
+)
+def test_explicit_only_makes_the_source_a_hard_filter(question: str) -> None:
+    found = extract(question, now=NOW)
+    assert found.hard == {"source"}
+    assert found.sources in (["jira"], ["slack"])
+
+
+def test_only_applies_to_other_kinds_too() -> None:
+    found = extract("only last week, what happened in #help?", now=NOW)
+    assert found.hard == {"time"}
+    assert extract("what happened only in #help", now=NOW).hard == {"channel"}
+
+
+def test_ticket_keys_without_a_directory_use_a_stoplist() -> None:
+    found = extract("is PLAT-123 blocked by OPS-7 or by UTF-8, SHA-256, ISO-8601, CVE-2024-3094?", now=NOW)
+    assert found.tickets == ["PLAT-123", "OPS-7"]
+    assert [s.text for k, s in found.spans if k == "ticket"] == ["PLAT-123", "OPS-7"]
+    assert extract("is plat-9 done", now=NOW).tickets == []
+
+
+def test_ticket_keys_with_a_directory_follow_known_projects() -> None:
+    directory = Directory(projects=["PLAT", "acme/api"], ticket_keys={"PLAT-1", "OPS-2"})
+    found = extract("are plat-9, OPS-40 and FOO-12 done? does GPT-4 help?", now=NOW, directory=directory)
+    assert found.tickets == ["PLAT-9", "OPS-40"]
+    assert found.projects == []  # "plat" inside the key is the ticket, not the project
+
+
+@pytest.mark.parametrize(
+    ("question", "prs"),
+    [
+        ("what happened to PR #45", ["45"]),
+        ("review PR 45 and PR#46", ["45", "46"]),
+        ("pull request 47 is stuck", ["47"]),
+        ("issue #12 regressed", ["12"]),
+        ("see acme/api#7", ["7"]),
+        ("is #8 merged", ["8"]),
+        ("is PR-9 merged", ["9"]),
+        ("what about #help", []),
+    ],
+)
+def test_pr_and_issue_numbers(question: str, prs: list[str]) -> None:
+    found = extract(question, now=NOW)
+    assert found.prs == prs
+    assert found.tickets == []
+
+
+def test_channels_without_a_directory() -> None:
+    assert extract("what's new in #help and #platform-eng?", now=NOW).channels == ["help", "platform-eng"]
+    assert extract("anything in the platform-eng channel", now=NOW).channels == ["platform-eng"]
+    assert extract("did I post in the wrong channel", now=NOW).channels == []
+
+
+def test_channels_resolve_to_directory_names() -> None:
+    directory = Directory(channels=["platform-eng", "general", "team_infra"])
+    assert extract("news in #Platform_Eng", now=NOW, directory=directory).channels == ["platform-eng"]
+    assert extract("in the general channel", now=NOW, directory=directory).channels == ["general"]
+    assert extract("anything in team_infra today", now=NOW, directory=directory).channels == ["team_infra"]
+    # A plain word that happens to be a channel name is not enough on its own.
+    assert extract("a general question", now=NOW, directory=directory).channels == []
+
+
+PEOPLE = Directory(
+    people=[
+        Person("U1", "Alice Chen", ("alice",), ("alice@acme.io",)),
+        Person("U2", "Bob Stone", ("bstone",), ()),
+        Person("U3", "Will Turner", ("wturner",), ()),
+        Person("U4", "June Park", ("jpark",), ()),
+    ],
+    channels=["help"],
+    projects=["OPS", "acme/api-server", "platform"],
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "people"),
+    [
+        ("what did Alice say about the outage", ["Alice Chen"]),
+        ("summarise alice chen's updates", ["Alice Chen"]),
+        ("Alice's PR", ["Alice Chen"]),
+        ("what did @bstone post", ["Bob Stone"]),
+        ("bstone and Bob", ["Bob Stone"]),
+        ("mail from ALICE@acme.io", ["Alice Chen"]),
+        ("did Bob and Alice agree", ["Bob Stone", "Alice Chen"]),
+        ("what did Will say", ["Will Turner"]),
+        ("will we ship on time", []),
+        ("Will we ship on time", []),
+        ("what did June say in June", ["June Park"]),
+        ("what did Carol say", []),
+    ],
+)
+def test_people_resolve_through_the_directory(question: str, people: list[str]) -> None:
+    assert extract(question, now=NOW, directory=PEOPLE).people == people
+
+
+def test_a_month_that_is_a_persons_name_needs_a_real_preposition() -> None:
+    found = extract("what did Alice and June discuss", now=NOW, directory=PEOPLE)
+    assert found.time is None
+    assert found.people == ["Alice Chen", "June Park"]
+    dated = extract("what did June say in June", now=NOW, directory=PEOPLE)
+    assert dated.time is not None and dated.time.label == "June"
+
+
+def test_people_need_a_directory() -> None:
+    assert extract("what did Alice say", now=NOW).people == []
+
+
+def test_projects_resolve_through_the_directory() -> None:
+    found = extract("OPS incidents and the api-server repo", now=NOW, directory=PEOPLE)
+    assert found.projects == ["OPS", "acme/api-server"]
+    assert extract("who handles ops", now=NOW, directory=PEOPLE).projects == []
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("what happened in #help last week", "what_happened"),
+        ("what changed since Monday", "what_happened"),
+        ("what's new with the migration", "what_happened"),
+        ("updates on PLAT-123", "what_happened"),
+        ("status of the billing rewrite", "what_happened"),
+        ("summarize the incident", "summary"),
+        ("give me a recap of the sprint", "summary"),
+        ("a digest of #help", "summary"),
+        ("what is the latest on the launch", "latest"),
+        ("is the flag still enabled", "latest"),
+        ("who owns the deploy pipeline", "who"),
+        ("Who approved PR #45?", "who"),
+        ("when did we switch to Postgres", "when"),
+        ("what database do we use", "fact"),
+    ],
+)
+def test_intent(question: str, intent: str) -> None:
+    assert extract(question, now=NOW).intent == intent
+
+
+def test_every_span_is_the_text_it_points_at() -> None:
+    question = "Summarize only Slack: what did @bstone say in #help about PLAT-12 and PR #45 last week?"
+    found = extract(question, now=NOW, directory=PEOPLE)
+    kinds = [kind for kind, _ in found.spans]
+    assert kinds == ["source", "person", "channel", "ticket", "pr", "time"]
+    for _, span in found.spans:
+        assert question[span.start : span.end] == span.text
+    assert found.hard == {"source"}
+    assert found.intent == "summary"
+
+
+def test_to_json_round_trips() -> None:
+    question = "what did Alice say in #help about PLAT-12 and PR #45 since Monday, only from Slack?"
+    found = extract(question, now=NOW, directory=PEOPLE)
+    data = json.loads(json.dumps(found.to_json()))
+    assert data["time"]["start"] == "2026-06-08T00:00:00+00:00"
+    at = question.index("since Monday")
+    assert data["time"]["span"] == {"kind": "time", "text": "since Monday", "start": at, "end": at + 12}
+    assert data["hard"] == ["source"]
+    at = question.index("PLAT-12")
+    assert {"kind": "ticket", "text": "PLAT-12", "start": at, "end": at + 7} in data["spans"]
+    assert Constraints.from_json(data) == found
+
+
+def test_is_empty() -> None:
+    assert extract("how do we deploy the service?", now=NOW).is_empty()
+    assert extract("", now=NOW).is_empty()
+    assert not extract("how did we deploy yesterday?", now=NOW).is_empty()
+    assert not extract("PLAT-1", now=NOW).is_empty()
+
+
+def test_a_very_long_question_is_scanned_quickly_and_safely() -> None:
+    question = "what happened last week? " + "lorem ipsum May 3 PLAT-1 #help " * 2000
+    found = extract(question, now=NOW)
+    assert found.tickets == ["PLAT-1"]
+    assert found.time is not None and found.time.start == datetime(2026, 5, 3, tzinfo=UTC)
