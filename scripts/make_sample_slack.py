@@ -671,7 +671,7 @@ post(
     "lena",
     "Postmortem for INC-2026-014 is published: "
     f"<{DOCS}postmortems/2026-05-19-ledger-5xx.md|2026-05-19-ledger-5xx.md>. Thanks all for the review. 6 action "
-    "items, 3 already done.",
+    "items, each with an owner and a ticket.",
     "pe_pm_published",
 )
 
