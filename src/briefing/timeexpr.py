@@ -202,9 +202,8 @@ def _number(word: str) -> int:
     word = " ".join(word.lower().split())
     if word.isdigit():
         return int(word)
-    for prefix in ("a ",):
-        word = word.removeprefix(prefix)
-    return NUMBERS[word.removesuffix(" of")]
+    # "a few", "a couple of" -> "few", "couple"
+    return NUMBERS[word.removeprefix("a ").removesuffix(" of")]
 
 
 def _unit(word: str) -> str:
@@ -507,7 +506,7 @@ def _join(text: str, atoms: list[_Atom], cal: Calendar) -> list[TimeWindow]:
 def _span_range(first: Range, last: Range, cal: Calendar) -> Range:
     start, end = first[0], last[1]
     if end <= start:
-        # "from November to February": the first end, named without a year, belongs to the year before.
+        # "from November to February": the start, named without a year, is in the year before.
         start = cal.shift_months(start, -12)
     return (start, end) if start < end else (last[0], first[1])
 
