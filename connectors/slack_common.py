@@ -331,7 +331,10 @@ def normalise_records(records: Sequence[RawRecord], *, workspace_url: str | None
     channel_records = {r.data["id"]: r.data for r in records if r.kind == "channel" and r.data.get("id")}
     channels = {cid: channel_name(c, users) for cid, c in channel_records.items()}
     messages = [r for r in records if r.kind == "message"]
-    ctx = _Context(users, channels, workspace_url or workspace_url_from(r.data for r in messages))
+    # The API connector caches auth.test's team URL as a `workspace` record; exports carry none.
+    stored_url = next((r.data.get("url") for r in records if r.kind == "workspace" and r.data.get("url")), None)
+    workspace_url = workspace_url or stored_url or workspace_url_from(r.data for r in messages)
+    ctx = _Context(users, channels, workspace_url)
     out = Normalised(people=[user_to_person(u) for u in user_records if u.get("id")])
 
     by_channel: dict[str, list[RawRecord]] = defaultdict(list)

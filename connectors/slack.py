@@ -1,0 +1,305 @@
+"""Slack Web API connector (slack-sdk WebClient): channels, users, history and threads, incrementally.
+
+Per channel the cursor keeps the newest top-level `ts` seen and, for the rescan window (`rescan_days`), the
+top-level messages and thread replies it stored. Each run re-reads the window, so edits replace cached
+messages, messages missing from the window (or announced by `message_deleted`) go to `Batch.deleted`, and
+threads whose `latest_reply` or `reply_count` changed are re-read with `conversations.replies`; that is how a
+late reply to an older thread is found. One batch per channel: its cursor is valid once its records are stored.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
+
+from briefing.errors import AuthError, RateLimitedError, SourceError
+from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
+from briefing.registry import FetchOptions, SourceContext
+from briefing.settings import SlackSource, secret
+from connectors.slack_common import normalise_records
+
+DEFAULT_BASE_URL = "https://slack.com/api/"
+_AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+_PAGE = 200
+
+
+class ThreadState(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    latest_reply: str = ""
+    replies: tuple[str, ...] = ()
+
+
+class ChannelState(BaseModel):
+    """What the last run saw of one channel; only the rescan window is remembered in detail."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    newest: str = ""
+    messages: tuple[str, ...] = ()
+    threads: dict[str, ThreadState] = Field(default_factory=dict)
+
+
+class SlackCursor(Cursor):
+    channels: dict[str, ChannelState] = Field(default_factory=dict)
+
+
+class SlackConnector:
+    """Collects one Slack workspace through a WebClient handed in by `build` (or by a test)."""
+
+    def __init__(
+        self,
+        client: WebClient,
+        config: SlackSource,
+        *,
+        name: str = "slack",
+        options: FetchOptions | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.client = client
+        self.config = config
+        self.name = name
+        self.options = options or FetchOptions()
+        self.clock = clock
+        self.workspace_url: str | None = None
+
+    def initial_cursor(self) -> SlackCursor:
+        return SlackCursor()
+
+    def load_cursor(self, data: JSON) -> SlackCursor:
+        return SlackCursor.model_validate(data)
+
+    # ------------------------------------------------------------------------------------------ API
+
+    def _call(self, method: str, **params: Any) -> JSON:
+        try:
+            response = self.client.api_call(method, http_verb="GET", params=params)
+        except SlackApiError as exc:
+            status = exc.response.status_code
+            error = str(exc.response.get("error", "")) if isinstance(exc.response.data, dict) else ""
+            if error in _AUTH_ERRORS or status == 401:
+                setting = f"sources.{self.name}.token_env"
+                env = self.config.token_env or "(unset)"
+                raise AuthError(
+                    f"Slack rejected the token from {env} ({setting}): {error or status}; "
+                    "export a valid bot or user token there"
+                ) from None
+            if status == 429:
+                raise RateLimitedError(
+                    f"Slack kept rate limiting {method} after {self.config.max_retries} retries: run again later"
+                ) from None
+            raise _ChannelError(error or f"HTTP {status}") from None
+        except SlackClientError as exc:
+            raise SourceError(f"Slack at {self.client.base_url} could not be reached: {exc}") from None
+        data = response.data
+        if not isinstance(data, dict):
+            raise _ChannelError(f"{method} answered something other than a JSON object")
+        return data
+
+    def _pages(self, method: str, key: str, **params: Any) -> Iterator[JSON]:
+        cursor = ""
+        while True:
+            data = self._call(method, limit=_PAGE, **params, **({"cursor": cursor} if cursor else {}))
+            yield from data.get(key) or []
+            cursor = (data.get("response_metadata") or {}).get("next_cursor") or ""
+            if not cursor:
+                return
+
+    # ------------------------------------------------------------------------------------------ fetch
+
+    def fetch(self, cursor: Cursor) -> Iterator[Batch]:
+        if not isinstance(cursor, SlackCursor):
+            cursor = self.load_cursor(cursor.model_dump())
+        auth = self._call("auth.test")
+        self.workspace_url = auth.get("url") or None
+        states = dict(cursor.channels)
+
+        users = [u for u in self._pages("users.list", "members") if isinstance(u, dict) and u.get("id")]
+        channels, failures = self._channels()
+        team = {k: auth.get(k) for k in ("url", "team", "team_id")}
+        records = [RawRecord("workspace", "workspace", team)]
+        records += [RawRecord(f"user/{u['id']}", "user", u) for u in users]
+        records += [RawRecord(f"channel/{c['id']}", "channel", c) for c in channels]
+        yield Batch(records=records, failures=failures, cursor=SlackCursor(channels=dict(states)))
+
+        for channel in channels:
+            batch, state = self._channel_batch(channel, states.get(channel["id"], ChannelState()))
+            if state is not None:
+                states[channel["id"]] = state
+            batch.cursor = SlackCursor(channels=dict(states))
+            yield batch
+
+    def _channels(self) -> tuple[list[JSON], list[Failure]]:
+        types = ["public_channel"]
+        if self.config.include_private:
+            types.append("private_channel")
+        if self.config.include_dms:
+            types += ["im", "mpim"]
+        listed = [
+            c
+            for c in self._pages("conversations.list", "channels", types=",".join(types), exclude_archived="false")
+            if isinstance(c, dict) and c.get("id")
+        ]
+        if not self.config.channels:
+            return [c for c in listed if c.get("is_member") or c.get("is_im") or c.get("is_mpim")], []
+        wanted: list[JSON] = []
+        failures: list[Failure] = []
+        for ref in self.config.channels:
+            ref = ref.lstrip("#")
+            match = next((c for c in listed if ref in (c["id"], c.get("name"))), None)
+            if match is None:
+                failures.append(
+                    Failure(f"channel/{ref}", "not found: check the name, or invite the app to the channel")
+                )
+            elif match not in wanted:
+                wanted.append(match)
+        return wanted, failures
+
+    def _window_start(self, state: ChannelState) -> str:
+        """`oldest` for this run: the rescan window, reaching back further if the last run is older."""
+        window = self.clock() - self.config.rescan_days * 86400
+        if state.newest:
+            return f"{min(float(state.newest), window):.6f}"
+        if self.options.since is not None:
+            return f"{self.options.since.timestamp():.6f}"
+        return "0"
+
+    def _channel_batch(self, channel: JSON, state: ChannelState) -> tuple[Batch, ChannelState | None]:
+        cid = channel["id"]
+        tag = {"id": cid, "name": channel.get("name") or cid}
+        batch = Batch()
+        oldest = self._window_start(state)
+        params: dict[str, Any] = {"channel": cid, "oldest": oldest}
+        if self.options.until is not None:
+            params["latest"] = f"{self.options.until.timestamp():.6f}"
+        try:
+            history = list(self._pages("conversations.history", "messages", **params))
+        except _ChannelError as exc:
+            batch.failures.append(Failure(f"channel/{cid}", f"history could not be read: {exc}"))
+            return batch, None
+
+        seen: list[str] = []
+        threads = {ts: t for ts, t in state.threads.items() if float(ts) > float(oldest)}
+        deleted: set[str] = set()
+        to_read: list[JSON] = []
+        broadcasts: set[str] = set()
+        for n, message in enumerate(history):
+            ts = message.get("ts") if isinstance(message, dict) else None
+            if not isinstance(message, dict) or not _valid_ts(ts):
+                batch.failures.append(Failure(f"{cid}/history#{n}", "message without a valid ts"))
+                continue
+            subtype = message.get("subtype")
+            if subtype == "message_deleted" and _valid_ts(message.get("deleted_ts")):
+                deleted.add(message["deleted_ts"])
+                continue
+            if subtype == "message_changed" and isinstance(message.get("message"), dict):
+                message = message["message"]  # the edited message, as the history reports the change
+                if not _valid_ts(message.get("ts")):
+                    continue
+                ts = message["ts"]
+            batch.records.append(RawRecord(f"{cid}/{ts}", "message", {**message, "_channel": tag}))
+            if message.get("thread_ts") in (None, ts):
+                seen.append(ts)
+            if int(message.get("reply_count") or 0) > 0 and message.get("thread_ts") == ts:
+                known = state.threads.get(ts)
+                if known is None or (known.latest_reply, len(known.replies)) != (
+                    str(message.get("latest_reply") or ""),
+                    int(message.get("reply_count") or 0),
+                ):
+                    to_read.append(message)
+                else:
+                    threads[ts] = known
+            elif subtype == "thread_broadcast":
+                broadcasts.add(message["thread_ts"])
+
+        # A broadcast reply reveals activity in a thread whose root may lie outside the window.
+        roots_here = {m["ts"] for m in history if isinstance(m, dict) and m.get("ts") in seen}
+        for thread_ts in sorted(broadcasts - roots_here - set(threads), key=float):
+            to_read.append({"ts": thread_ts})
+
+        for root in to_read:
+            thread_ts = root["ts"]
+            try:
+                replies = list(self._pages("conversations.replies", "messages", channel=cid, ts=thread_ts))
+            except _ChannelError as exc:
+                batch.failures.append(Failure(f"{cid}/{thread_ts}", f"thread could not be read: {exc}"))
+                if thread_ts in state.threads:
+                    threads[thread_ts] = state.threads[thread_ts]
+                continue
+            reply_ts: list[str] = []
+            for n, reply in enumerate(replies):
+                rts = reply.get("ts") if isinstance(reply, dict) else None
+                if not isinstance(reply, dict) or not _valid_ts(rts):
+                    batch.failures.append(Failure(f"{cid}/{thread_ts}#{n}", "reply without a valid ts"))
+                    continue
+                if rts == thread_ts:
+                    continue  # the root is stored from the history
+                batch.records.append(RawRecord(f"{cid}/{rts}", "message", {**reply, "_channel": tag}))
+                reply_ts.append(rts)
+            old = state.threads.get(thread_ts)
+            if old is not None:
+                deleted.update(set(old.replies) - set(reply_ts))
+            threads[thread_ts] = ThreadState(
+                latest_reply=str(root.get("latest_reply") or (max(reply_ts, key=float) if reply_ts else "")),
+                replies=tuple(reply_ts),
+            )
+
+        # Messages remembered inside the re-read window but absent now were deleted at the source.
+        if self.options.until is None:
+            for ts in state.messages:
+                if float(ts) > float(oldest) and ts not in seen:
+                    deleted.add(ts)
+                    deleted.update(state.threads.get(ts, ThreadState()).replies)
+                    threads.pop(ts, None)
+        stored = {r.key for r in batch.records}
+        batch.deleted = sorted(k for k in (f"{cid}/{ts}" for ts in deleted) if k not in stored)
+
+        newest = max([state.newest, *seen], key=lambda t: float(t) if t else 0.0)
+        window = self.clock() - self.config.rescan_days * 86400
+        keep = tuple(sorted({ts for ts in [*state.messages, *seen] if float(ts) > window} - deleted, key=float))
+        return batch, ChannelState(
+            newest=newest,
+            messages=keep,
+            threads={ts: t for ts, t in threads.items() if float(ts) > window or ts in keep},
+        )
+
+    # ------------------------------------------------------------------------------------------ normalise
+
+    def normalise(self, records: Sequence[RawRecord]) -> Normalised:
+        return normalise_records(records, workspace_url=self.workspace_url)
+
+
+class _ChannelError(Exception):
+    """An API error that concerns one channel or thread, not the whole source."""
+
+
+def _valid_ts(ts: Any) -> bool:
+    if not isinstance(ts, str) or not ts:
+        return False
+    try:
+        float(ts)
+    except ValueError:
+        return False
+    return True
+
+
+def build(ctx: SourceContext) -> SlackConnector:
+    config: SlackSource = ctx.config
+    token = secret(config.token_env, setting=f"sources.{ctx.name}.token_env")
+    base_url = config.base_url or DEFAULT_BASE_URL
+    client = WebClient(
+        token=token.get_secret_value(),
+        base_url=base_url if base_url.endswith("/") else base_url + "/",
+        timeout=int(config.timeout_s),
+        retry_handlers=[
+            ConnectionErrorRetryHandler(max_retry_count=config.max_retries),
+            RateLimitErrorRetryHandler(max_retry_count=config.max_retries),
+        ],
+    )
+    return SlackConnector(client, config, name=ctx.name, options=ctx.options)

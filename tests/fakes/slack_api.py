@@ -1,0 +1,211 @@
+"""A local Slack Web API for tests: auth.test, users.list, conversations.list/history/replies with Slack's shapes.
+
+Messages are stored flat per channel (roots, replies, broadcasts); the server derives `reply_count`,
+`latest_reply` and `reply_users` for roots, hides plain replies from the history as Slack does, pages every list
+with `response_metadata.next_cursor`, and answers `invalid_auth` for any token but its own. Switches for failure
+tests: `rate_limit` (how many calls answer HTTP 429 with `Retry-After` before it recovers) and `broken` (channel
+ids whose history comes back with one message missing its `ts`). Every request lands in `log`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+JSON = dict[str, Any]
+TOKEN = "xoxb-test-token"
+
+
+@dataclass
+class Request:
+    method: str
+    params: dict[str, str]
+
+
+@dataclass
+class SlackFake:
+    users: list[JSON]
+    channels: list[JSON]
+    messages: dict[str, list[JSON]]
+    page_size: int = 2
+    rate_limit: int = 0
+    retry_after: int = 0
+    broken: set[str] = field(default_factory=set)
+    log: list[Request] = field(default_factory=list)
+    url: str = ""
+    _server: ThreadingHTTPServer | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def from_fixture(cls, path: Path) -> SlackFake:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(users=data["users"], channels=data["channels"], messages=data["messages"])
+
+    # ---------------------------------------------------------------- changes the tests make at the "source"
+
+    def post(self, channel: str, message: JSON) -> None:
+        self.messages.setdefault(channel, []).append(message)
+
+    def edit(self, channel: str, ts: str, text: str, edited_ts: str) -> None:
+        message = self._find(channel, ts)
+        message["text"] = text
+        message["edited"] = {"user": message.get("user", ""), "ts": edited_ts}
+
+    def delete(self, channel: str, ts: str) -> None:
+        self.messages[channel] = [m for m in self.messages[channel] if m.get("ts") != ts]
+
+    def _find(self, channel: str, ts: str) -> JSON:
+        return next(m for m in self.messages[channel] if m.get("ts") == ts)
+
+    def calls(self, method: str, **params: str) -> list[Request]:
+        return [r for r in self.log if r.method == method and all(r.params.get(k) == v for k, v in params.items())]
+
+    # ---------------------------------------------------------------- serving
+
+    def start(self) -> str:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                self._handle()
+
+            def do_POST(self) -> None:  # noqa: N802
+                self._handle()
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+                return
+
+            def _handle(self) -> None:
+                url = urlparse(self.path)
+                params = {k: v[-1] for k, v in parse_qs(url.query).items()}
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    body = self.rfile.read(length).decode()
+                    if self.headers.get("Content-Type", "").startswith("application/json"):
+                        params.update({k: str(v) for k, v in json.loads(body).items()})
+                    else:
+                        params.update({k: v[-1] for k, v in parse_qs(body).items()})
+                method = url.path.rsplit("/", 1)[-1]
+                status, payload, headers = fake.answer(method, params, self.headers.get("Authorization", ""))
+                raw = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(raw)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/api/"
+        return self.url
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    # ---------------------------------------------------------------- the API
+
+    def answer(self, method: str, params: dict[str, str], authorization: str) -> tuple[int, JSON, dict[str, str]]:
+        with self._lock:
+            self.log.append(Request(method, params))
+            if self.rate_limit:
+                self.rate_limit -= 1
+                return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(self.retry_after)}
+        if authorization != f"Bearer {TOKEN}":
+            return 200, {"ok": False, "error": "invalid_auth"}, {}
+        handler = {
+            "auth.test": self._auth_test,
+            "users.list": self._users_list,
+            "conversations.list": self._conversations_list,
+            "conversations.history": self._history,
+            "conversations.replies": self._replies,
+        }.get(method)
+        if handler is None:
+            return 404, {"ok": False, "error": "unknown_method"}, {}
+        return 200, handler(params), {}
+
+    def _auth_test(self, params: dict[str, str]) -> JSON:
+        return {
+            "ok": True,
+            "url": "https://acme-eng.slack.com/",
+            "team": "Acme Engineering",
+            "user": "brief",
+            "team_id": "T01ACME",
+            "user_id": "U0BRIEF",
+            "bot_id": "B0BRIEF",
+            "is_enterprise_install": False,
+        }
+
+    def _page(self, entries: list[JSON], params: dict[str, str], key: str, **extra: Any) -> JSON:
+        start = int(params.get("cursor") or 0)
+        size = min(int(params.get("limit") or self.page_size), self.page_size)
+        page = entries[start : start + size]
+        more = start + size < len(entries)
+        return {
+            "ok": True,
+            key: page,
+            **extra,
+            **({"has_more": more} if key == "messages" else {}),
+            "response_metadata": {"next_cursor": str(start + size) if more else ""},
+        }
+
+    def _users_list(self, params: dict[str, str]) -> JSON:
+        return self._page(copy.deepcopy(self.users), params, "members", cache_ts=1778000000)
+
+    def _conversations_list(self, params: dict[str, str]) -> JSON:
+        types = set((params.get("types") or "public_channel").split(","))
+
+        def kind(c: JSON) -> str:
+            if c.get("is_im"):
+                return "im"
+            if c.get("is_mpim"):
+                return "mpim"
+            return "private_channel" if c.get("is_private") else "public_channel"
+
+        return self._page([copy.deepcopy(c) for c in self.channels if kind(c) in types], params, "channels")
+
+    def _with_thread_fields(self, channel: str, message: JSON) -> JSON:
+        out = copy.deepcopy(message)
+        replies = [m for m in self.messages.get(channel, []) if m.get("thread_ts") == message.get("ts") != m["ts"]]
+        if replies:
+            out["thread_ts"] = message["ts"]
+            out["reply_count"] = len(replies)
+            out["reply_users"] = list(dict.fromkeys(r.get("user", "") for r in replies))
+            out["reply_users_count"] = len(out["reply_users"])
+            out["latest_reply"] = max((r["ts"] for r in replies), key=float)
+        return out
+
+    def _history(self, params: dict[str, str]) -> JSON:
+        channel = params.get("channel", "")
+        if channel not in self.messages:
+            return {"ok": False, "error": "channel_not_found"}
+        oldest = float(params.get("oldest") or 0)
+        latest = float(params.get("latest") or 9e12)
+        top = [
+            self._with_thread_fields(channel, m)
+            for m in self.messages[channel]
+            if m.get("thread_ts") in (None, m.get("ts")) or m.get("subtype") == "thread_broadcast"
+        ]
+        top = [m for m in top if oldest < float(m["ts"]) < latest]
+        top.sort(key=lambda m: float(m["ts"]), reverse=True)
+        if channel in self.broken and top:
+            top[0] = {k: v for k, v in top[0].items() if k != "ts"}
+        return self._page(top, params, "messages", pin_count=0)
+
+    def _replies(self, params: dict[str, str]) -> JSON:
+        channel, ts = params.get("channel", ""), params.get("ts", "")
+        thread = [m for m in self.messages.get(channel, []) if m.get("ts") == ts or m.get("thread_ts") == ts]
+        if not thread:
+            return {"ok": False, "error": "thread_not_found"}
+        thread = [self._with_thread_fields(channel, m) if m["ts"] == ts else copy.deepcopy(m) for m in thread]
+        thread.sort(key=lambda m: float(m["ts"]))
+        return self._page(thread, params, "messages")
