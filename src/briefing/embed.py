@@ -127,6 +127,7 @@ class Embedder:
         self._dense: Any = None
         self._sparse: Any = None
         self._tokenizer: Any = None
+        self._vector_cache: Any = None
 
     @property
     def name(self) -> str:
@@ -186,15 +187,47 @@ class Embedder:
         vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
         return np.asarray(vectors, dtype=np.float32)
 
+    def dense_cached(self, texts: Sequence[str], *, max_chars: int = 2000) -> np.ndarray:
+        """Passage embeddings through an on-disk cache keyed by model and text; short texts batched together."""
+        if self._vector_cache is None:
+            import diskcache
+
+            self._vector_cache = diskcache.Cache(str(self.home / "vectors" / self.name.replace("/", "_")))
+        cache = self._vector_cache
+        clipped = [t[:max_chars] for t in texts]
+        keys = [hashlib.sha256(t.encode()).hexdigest() for t in clipped]
+        out: list[np.ndarray | None] = [None] * len(texts)
+        missing: list[int] = []
+        for i, key in enumerate(keys):
+            hit = cache.get(key)
+            if hit is None:
+                missing.append(i)
+            else:
+                out[i] = np.frombuffer(hit, dtype=np.float32) if isinstance(hit, bytes) else np.asarray(hit, np.float32)
+        # Sorting by length keeps padding (and so ONNX time) small inside each batch.
+        missing.sort(key=lambda i: len(clipped[i]))
+        if missing:
+            vectors = self.dense([clipped[i] for i in missing])
+            with cache.transact():
+                for i, vec in zip(missing, vectors, strict=True):
+                    out[i] = vec
+                    cache.set(keys[i], vec.astype(np.float32).tobytes())
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack([v for v in out if v is not None])
+
+    def close(self) -> None:
+        if self._vector_cache is not None:
+            self._vector_cache.close()
+            self._vector_cache = None
+
     def sparse(self, texts: Sequence[str], *, query: bool = False) -> list[SparseVec]:
         if self._sparse is None:
             from fastembed import SparseTextEmbedding
 
             folder = self.home / "models" / "bm25"
             folder.mkdir(parents=True, exist_ok=True)
-            self._sparse = SparseTextEmbedding(
-                "Qdrant/bm25", specific_model_path=str(folder), stopwords=set(STOPWORDS)
-            )
+            self._sparse = SparseTextEmbedding("Qdrant/bm25", specific_model_path=str(folder), stopwords=set(STOPWORDS))
         embedded = self._sparse.query_embed(list(texts)) if query else self._sparse.embed(list(texts))
         return [SparseVec(indices=e.indices.tolist(), values=e.values.tolist()) for e in embedded]
 

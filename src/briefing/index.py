@@ -43,9 +43,7 @@ def point_id(chunk_id: str) -> str:
 
 def content_hash(chunk: Chunk, model: str) -> str:
     """Changes whenever what is embedded (text, model) or what is shown (refs, title, url) changes."""
-    basis = json.dumps(
-        [model, chunk.text, chunk.refs, chunk.title, chunk.url, chunk.container], sort_keys=True
-    )
+    basis = json.dumps([model, chunk.text, chunk.refs, chunk.title, chunk.url, chunk.container], sort_keys=True)
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
@@ -163,6 +161,8 @@ class Index:
             vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
+        if not self.location.startswith(("http://", "https://")):
+            return  # local mode ignores payload indexes (and warns); a server needs them for filtered search
         schema = {"keyword": models.PayloadSchemaType.KEYWORD, "float": models.PayloadSchemaType.FLOAT}
         for field, kind in PAYLOAD_INDEXES.items():
             try:
@@ -210,9 +210,7 @@ class Index:
             )
 
     # -- reads ------------------------------------------------------------------------------------------------
-    def scroll(
-        self, flt: Any = None, *, fields: Sequence[str] | bool = True, batch: int = 512
-    ) -> Iterator[Any]:
+    def scroll(self, flt: Any = None, *, fields: Sequence[str] | bool = True, batch: int = 512) -> Iterator[Any]:
         if not self.exists():
             return
         offset = None

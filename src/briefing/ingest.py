@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -59,9 +58,7 @@ def make_connector(settings: Settings, name: str, options: FetchOptions | None =
     return connector_for(ctx)
 
 
-def collect(
-    settings: Settings, name: str, options: FetchOptions, connector: Connector | None = None
-) -> CollectReport:
+def collect(settings: Settings, name: str, options: FetchOptions, connector: Connector | None = None) -> CollectReport:
     """Fetch new and changed records into the raw cache; the cursor moves only after its records are stored."""
     started = time.perf_counter()
     connector = connector or make_connector(settings, name, options)
@@ -114,39 +111,17 @@ def _doc_limits(settings: Settings, base: ChunkLimits) -> ChunkLimits:
     )
 
 
-class ItemVectors:
-    """Embeddings of single items (messages, comments) for topic-shift splits, cached by text hash."""
-
-    def __init__(self, settings: Settings, embedder: Embedder) -> None:
-        import diskcache
-
-        self.embedder = embedder
-        self.cache = diskcache.Cache(str(settings.home / "vectors" / embedder.name.replace("/", "_")))
-
-    def for_documents(self, documents: Sequence[Document]) -> dict[str, list[float]]:
-        wanted: dict[str, str] = {}
-        for doc in documents:
-            if doc.kind in _TOPIC_KINDS:
-                for item in doc.items:
-                    wanted[item.ref] = item.text[:2000]
-        keys = {ref: hashlib.sha256(text.encode()).hexdigest() for ref, text in wanted.items()}
-        out: dict[str, list[float]] = {}
-        missing = []
-        for ref, key in keys.items():
-            hit = self.cache.get(key)
-            if hit is None:
-                missing.append(ref)
-            else:
-                out[ref] = hit
-        if missing:
-            vectors = self.embedder.dense([wanted[r] for r in missing])
-            for ref, vec in zip(missing, vectors, strict=True):
-                out[ref] = vec.tolist()
-                self.cache.set(keys[ref], out[ref])
-        return out
-
-    def close(self) -> None:
-        self.cache.close()
+def item_vectors(documents: Sequence[Document], embedder: Embedder) -> dict[str, list[float]]:
+    """Embeddings of single items (messages, comments) for topic-shift splits; cached on disk by text."""
+    refs: list[str] = []
+    texts: list[str] = []
+    for doc in documents:
+        if doc.kind in _TOPIC_KINDS:
+            for item in doc.items:
+                refs.append(item.ref)
+                texts.append(item.text)
+    vectors = embedder.dense_cached(texts)
+    return {ref: vec.tolist() for ref, vec in zip(refs, vectors, strict=True)}
 
 
 def chunk_documents(
@@ -154,11 +129,7 @@ def chunk_documents(
 ) -> tuple[list[Chunk], list[Failure]]:
     base = _limits(settings, embedder)
     doc_limits = _doc_limits(settings, base)
-    vectors_store = ItemVectors(settings, embedder)
-    try:
-        vectors = vectors_store.for_documents(documents)
-    finally:
-        vectors_store.close()
+    vectors = item_vectors(documents, embedder)
     chunks: list[Chunk] = []
     failures: list[Failure] = []
     for doc in documents:
@@ -211,9 +182,7 @@ def process(
 
     index.ensure(embedder.dim, embedder.name)
     flt = models.Filter(must=[models.FieldCondition(key="source_name", match=models.MatchValue(value=name))])
-    existing = {
-        p.payload["chunk_id"]: p.payload.get("hash") for p in index.scroll(flt, fields=["chunk_id", "hash"])
-    }
+    existing = {p.payload["chunk_id"]: p.payload.get("hash") for p in index.scroll(flt, fields=["chunk_id", "hash"])}
     wanted = {c.chunk_id for c in chunks}
     stale = [cid for cid in existing if cid not in wanted]
     if stale:
@@ -222,6 +191,7 @@ def process(
 
     todo = [c for c in chunks if existing.get(c.chunk_id) != content_hash(c, embedder.name)]
     report.unchanged = len(chunks) - len(todo)
+    todo.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
     step = max(settings.embedding.batch_size, 16)
     for start in range(0, len(todo), step):
         part = todo[start : start + step]

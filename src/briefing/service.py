@@ -41,9 +41,7 @@ def parse_now(value: str | None) -> datetime:
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise InputError(
-            f"--now '{value}' is not an ISO-8601 time: use e.g. 2026-06-15T09:00:00+00:00"
-        ) from None
+        raise InputError(f"--now '{value}' is not an ISO-8601 time: use e.g. 2026-06-15T09:00:00+00:00") from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
@@ -52,18 +50,14 @@ def check_question(question: str) -> str:
     if not text:
         raise InputError('the question is empty: ask something, e.g. brief ask "what happened last week?"')
     if len(text) > MAX_QUESTION_CHARS:
-        raise InputError(
-            f"the question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}: shorten it"
-        )
+        raise InputError(f"the question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}: shorten it")
     return text
 
 
 class Brief:
     """Open once per command; close (or use as a context manager) to release the local index lock."""
 
-    def __init__(
-        self, settings: Settings, *, embedder: Embedder | None = None, index: Index | None = None
-    ) -> None:
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, index: Index | None = None) -> None:
         self.settings = settings
         self.embedder = embedder or Embedder(settings.embedding, settings.home)
         self._index = index
@@ -75,6 +69,7 @@ class Brief:
         return self._index
 
     def close(self) -> None:
+        self.embedder.close()
         if self._index is not None:
             self._index.close()
             self._index = None
@@ -125,9 +120,7 @@ class Brief:
         from briefing.constraints import extract
 
         ws = self.settings.workspace
-        return extract(
-            question, now=now, timezone=ws.timezone, week_start=ws.week_start, directory=self.directory()
-        )
+        return extract(question, now=now, timezone=ws.timezone, week_start=ws.week_start, directory=self.directory())
 
     def search(self, question: str, *, now: datetime, k: int = 10) -> dict[str, Any]:
         from briefing.retrieve import Retriever
@@ -137,9 +130,7 @@ class Brief:
         t0 = time.perf_counter()
         constraints = self.constraints(question, now)
         t_extract = (time.perf_counter() - t0) * 1000
-        retrieval = Retriever(self.settings.retrieval, self.index, self.embedder).retrieve(
-            question, constraints, k=k
-        )
+        retrieval = Retriever(self.settings.retrieval, self.index, self.embedder).retrieve(question, constraints, k=k)
         return {
             "question": question,
             "now": now.isoformat(),
@@ -184,8 +175,7 @@ class Brief:
         result["no_answer"] = answer.no_answer
         result["trace"]["answerer"] = "extractive (no LLM configured)"
         result["trace"]["context"] = [
-            {"n": i, "chunk_id": c.chunk_id, "title": c.title, "refs": c.refs}
-            for i, c in enumerate(context, 1)
+            {"n": i, "chunk_id": c.chunk_id, "title": c.title, "refs": c.refs} for i, c in enumerate(context, 1)
         ]
         result["trace"]["evidence"] = [
             {

@@ -42,10 +42,13 @@ def _stem(word: str) -> str:
     return word
 
 
+_MARKUP = re.compile(r"\*\*|__|<br\s*/?>|^#+\s+|^>\s+", re.MULTILINE)
+
+
 def sentences(text: str) -> list[str]:
     out = []
     for part in _SENTENCE.split(text):
-        part = part.strip(" -*\t")
+        part = _MARKUP.sub("", part).strip(" -*\t")
         if len(part) >= 12:
             out.append(part)
     return out
@@ -103,8 +106,9 @@ def _attribution(ev: Evidence) -> str:
 
 
 class ExtractiveAnswerer:
-    def __init__(self, embedder: Embedder, *, min_evidence: float, max_sentences: int) -> None:
+    def __init__(self, embedder: Embedder, *, min_evidence: float, max_sentences: int, pool: int = 40) -> None:
         self.embedder = embedder
+        self.pool = pool
         self.min_evidence = min_evidence
         self.max_sentences = max_sentences
 
@@ -139,19 +143,24 @@ class ExtractiveAnswerer:
         return out
 
     def score(self, question: str, evidence: list[Evidence], ranks: Sequence[float]) -> None:
+        """Lexical overlap for every sentence; embedding similarity for the most promising `pool` of them."""
         if not evidence:
             return
-        q_vec = self.embedder.dense([question], query=True)[0]
-        s_vecs = self.embedder.dense([e.text for e in evidence])
-        dense = s_vecs @ q_vec
         q_words = content_words(question)
-        for ev, cos in zip(evidence, dense, strict=True):
+        for ev in evidence:
             words = content_words(ev.text)
-            overlap = len(q_words & words) / len(q_words) if q_words else 0.0
-            ev.dense = float(cos)
-            ev.lexical = overlap
+            ev.lexical = len(q_words & words) / len(q_words) if q_words else 0.0
             prior = ranks[ev.n - 1] if ev.n - 1 < len(ranks) else 0.0
-            ev.score = 0.6 * float(cos) + 0.4 * overlap + 0.1 * prior
+            ev.score = 0.4 * ev.lexical + 0.1 * prior
+        # Embedding every sentence of every context chunk costs seconds on a laptop CPU; the pool keeps the
+        # sentences that share words with the question or come from the best-ranked chunks.
+        pool = sorted(evidence, key=lambda e: -(e.lexical + 0.5 * (ranks[e.n - 1] if e.n - 1 < len(ranks) else 0)))
+        pool = pool[: self.pool]
+        q_vec = self.embedder.dense([question], query=True)[0]
+        s_vecs = self.embedder.dense_cached([e.text for e in pool], max_chars=300)
+        for ev, cos in zip(pool, s_vecs @ q_vec, strict=True):
+            ev.dense = float(cos)
+            ev.score += 0.6 * float(cos)
 
     def answer(
         self,
@@ -196,11 +205,7 @@ class ExtractiveAnswerer:
             refs = cited.setdefault(ev.n, [])
             if ev.ref not in refs:
                 refs.append(ev.ref)
-        lead = (
-            "Most recent first:"
-            if intent == "latest"
-            else ("In time order:" if broad else "From the sources:")
-        )
+        lead = "Most recent first:" if intent == "latest" else ("In time order:" if broad else "From the sources:")
         return ExtractiveAnswer(
             text=lead + "\n" + "\n".join(lines),
             no_answer=False,
