@@ -103,7 +103,7 @@ class SlackFake:
                 self.wfile.write(raw)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/api/"
         return self.url
 
