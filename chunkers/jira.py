@@ -155,7 +155,7 @@ def _chunk(
 
 
 def _attribute_block(meta: Mapping[str, Any]) -> str:
-    rows = [
+    rows: list[list[tuple[str, Any]]] = [
         [("Type", meta.get("type")), ("Status", meta.get("status")), ("Priority", meta.get("priority"))],
         [("Assignee", meta.get("assignee") or "Unassigned"), ("Reporter", meta.get("reporter"))],
         [("Labels", ", ".join(meta.get("labels") or [])), ("Components", ", ".join(meta.get("components") or []))],
@@ -310,7 +310,12 @@ def _presplit(entries: list[_Entry], header: str, fits: Callable[[str], bool]) -
             out.append(entry)
             continue
         # The prefix (date and author) repeats on every piece, so each piece still says who and when.
-        pieces = _split_text(entry.unit.text, lambda text, p=entry.prefix: fits(header + "\n\n" + p + text))
+        prefix = entry.prefix
+
+        def piece_fits(text: str, prefix: str = prefix) -> bool:
+            return fits(header + "\n\n" + prefix + text)
+
+        pieces = _split_text(entry.unit.text, piece_fits)
         for piece in pieces:
             out.append(_Entry(Unit(entry.unit.ref, piece, entry.unit.author, entry.unit.at), entry.prefix))
     return out

@@ -206,7 +206,8 @@ class JiraConnector:
         except SourceError:
             return {}
         found: dict[str, str] = {}
-        for field in listed if isinstance(listed, list) else []:
+        fields: list[Any] = listed if isinstance(listed, list) else []
+        for field in fields:
             schema = field.get("schema") if isinstance(field, dict) else None
             custom = schema.get("custom") if isinstance(schema, dict) else None
             if custom in (SPRINT_SCHEMA, EPIC_LINK_SCHEMA) and isinstance(field.get("id"), str):

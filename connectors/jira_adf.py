@@ -145,7 +145,7 @@ def _inline_text(node: dict[str, Any]) -> str:
         return f"[{attrs.get('text') or ''}]"
     if kind == "date":
         try:
-            stamp = datetime.fromtimestamp(int(attrs.get("timestamp")) / 1000, tz=UTC)
+            stamp = datetime.fromtimestamp(int(str(attrs.get("timestamp"))) / 1000, tz=UTC)
         except (TypeError, ValueError):
             return ""
         return stamp.date().isoformat()

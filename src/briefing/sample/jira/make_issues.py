@@ -42,7 +42,7 @@ STATUS_IDS = {
     "Done": "10001",
     "Won't Do": "10005",
 }
-SPRINTS = [
+SPRINTS: list[dict[str, Any]] = [
     {
         "id": 14,
         "name": "PLAT Sprint 14",
@@ -914,7 +914,7 @@ def build() -> list[dict[str, Any]]:
         befores = ["To Do"] + [status for _, status in t["moves"]]
         events = [(w, t["owner"], "status", old, new) for (w, new), old in zip(t["moves"], befores, strict=False)]
         events += t.get("extra", [])
-        histories = []
+        histories: list[dict[str, Any]] = []
         for when, who, field, old, new in sorted(events, key=lambda e: e[0]):
             history_id += 1
             items = [
@@ -941,7 +941,7 @@ def build() -> list[dict[str, Any]]:
                     }
                 )
             histories.append({"id": str(history_id), "author": user(who), "created": stamp(when), "items": items})
-        comments = []
+        comments: list[dict[str, Any]] = []
         for when, who, text in t.get("comments", []):
             comment_id += 1
             comments.append(
@@ -956,7 +956,7 @@ def build() -> list[dict[str, Any]]:
                     "jsdPublic": True,
                 }
             )
-        times = [stamp(t["created"])] + [h["created"] for h in histories] + [c["created"] for c in comments]
+        times: list[str] = [stamp(t["created"]), *(h["created"] for h in histories), *(c["created"] for c in comments)]
         updated = max(times)
         links = []
         for i, (kind, other) in enumerate(t.get("links", [])):
