@@ -403,7 +403,7 @@ def _list_items(text: str) -> list[str]:
 
 
 def _fits(text: str, limits: ChunkLimits) -> bool:
-    return len(text) <= limits.max_chars and limits.count_tokens(text) <= limits.max_tokens
+    return len(text) <= limits.max_chars and bool(limits.count_tokens(text) <= limits.max_tokens)
 
 
 def _path_line(path: list[str], limits: ChunkLimits) -> str:
@@ -411,7 +411,7 @@ def _path_line(path: list[str], limits: ChunkLimits) -> str:
     line = " > ".join(path)
 
     def small(text: str) -> bool:
-        return len(text) <= limits.max_chars // 4 and limits.count_tokens(text) <= limits.max_tokens // 4
+        return len(text) <= limits.max_chars // 4 and bool(limits.count_tokens(text) <= limits.max_tokens // 4)
 
     if small(line) or len(path) < 2:
         return line if small(line) else _hard_cut(line, small)[0]

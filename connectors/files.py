@@ -297,9 +297,9 @@ def _pdf_pages(raw: bytes) -> tuple[list[str], str | None]:
         reader = PdfReader(io.BytesIO(raw))
         if reader.is_encrypted:
             try:
-                opened = reader.decrypt("")
+                opened = bool(reader.decrypt(""))
             except Exception:  # noqa: BLE001 - unsupported encryption algorithms raise various errors
-                opened = 0
+                opened = False
             if not opened:
                 raise _Unreadable("PDF is encrypted and needs a password")
         pages = [page.extract_text() or "" for page in reader.pages]
