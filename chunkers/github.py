@@ -63,7 +63,7 @@ def chunk_issue(
         return []
     head = _head(document)
     fits = _fitter(head, limits)
-    drafts = _body_drafts(document, fits)
+    drafts = _body_drafts(document, head, limits)
     talk = sorted((i for i in document.items if i.kind in ("comment", "review")), key=lambda i: i.occurred_at)
     drafts += _discussion_drafts(talk, fits, limits, vectors)
     drafts += _review_comment_drafts(document, fits, limits)
@@ -137,7 +137,13 @@ def _fitter(head: str, limits: ChunkLimits) -> Callable[[Sequence[str]], bool]:
     return fits
 
 
-def _body_drafts(document: Document, fits: Callable[[Sequence[str]], bool]) -> list[_Draft]:
+def _body_drafts(document: Document, head: str, limits: ChunkLimits) -> list[_Draft]:
+    def fits_text(text: str) -> bool:
+        return len(text) <= limits.max_chars and limits.count_tokens(text) <= limits.max_tokens
+
+    def fits(lines: Sequence[_Line]) -> bool:
+        return fits_text(_render(head, _Draft("body", list(lines))))
+
     body = next((i for i in document.items if i.kind not in ("comment", "review", "review_comment")), None)
     if body is None:
         return []
@@ -148,12 +154,12 @@ def _body_drafts(document: Document, fits: Callable[[Sequence[str]], bool]) -> l
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body.text) if p.strip()]
     lines = [*attributes]
     for paragraph in paragraphs:
-        for piece in _split(paragraph, lambda text: fits([text])):
-            lines.append(_Line(piece, Unit(ref=body.ref, text=piece, author=body.author, at=body.occurred_at), body))
+        for piece in _split(paragraph, lambda text: fits_text(f"{head}\n\n{text}")):
+            lines.append(_line(piece, body))
     drafts: list[_Draft] = []
     current = _Draft("body")
     for line in lines:
-        if current.lines and not fits([*(x.text for x in current.lines), line.text]):
+        if current.lines and not fits([*current.lines, line]):
             drafts.append(current)
             current = _Draft("body")
         current.lines.append(line)
@@ -313,7 +319,7 @@ def _chunk(document: Document, head: str, draft: _Draft, n: int) -> Chunk:
     items = list({id(line.item): line.item for line in draft.lines}.values())
     times = [item.occurred_at for item in items]
     meta = document.metadata
-    if draft.section == "body" and n == 0:
+    if any(line.attribute for line in draft.lines):  # the attribute lines state the closing/merge date
         times += [t for t in (_parse(meta.get("merged_at")), _parse(meta.get("closed_at"))) if t is not None]
     authors = list(dict.fromkeys(item.author for item in items if item.author))
     refs = list(dict.fromkeys(line.unit.ref for line in draft.lines))
