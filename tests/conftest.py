@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -30,3 +32,45 @@ def olake() -> Path:
     if not OLAKE.is_dir():
         pytest.skip("the olake corpus is not present beside this checkout (../shared/corpora/olake)")
     return OLAKE
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "src" / "briefing" / "sample"
+
+
+@dataclass
+class SampleIndex:
+    """The bundled sample workspace, ingested once per test session."""
+
+    home: Path
+    config: Path
+
+
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory: pytest.TempPathFactory) -> SampleIndex:
+    from briefing.cli.ingest import run_ingest
+    from briefing.registry import FetchOptions
+    from briefing.settings import load_settings
+
+    root = tmp_path_factory.mktemp("sample")
+    home = root / "home"
+    workspace = root / "workspace"
+    shutil.copytree(SAMPLE, workspace)
+    saved = os.environ.get("BRIEF_HOME")
+    os.environ["BRIEF_HOME"] = str(home)
+    try:
+        settings = load_settings(workspace / "brief.toml")
+        failures = run_ingest(settings, list(settings.sources), collect_first=True, options=FetchOptions(), quiet=True)
+        assert failures == 0
+    finally:
+        if saved is None:
+            os.environ.pop("BRIEF_HOME", None)
+        else:
+            os.environ["BRIEF_HOME"] = saved
+    return SampleIndex(home=home, config=workspace / "brief.toml")
+
+
+@pytest.fixture
+def use_sample(sample_index: SampleIndex, monkeypatch: pytest.MonkeyPatch) -> SampleIndex:
+    """Point BRIEF_HOME at the session's sample index (read-only use, please)."""
+    monkeypatch.setenv("BRIEF_HOME", str(sample_index.home))
+    return sample_index

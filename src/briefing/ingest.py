@@ -65,6 +65,7 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
     state = SourceState.for_source(settings, name)
     store = RawStore.for_source(settings, name)
     report = CollectReport(source=name, dry_run=options.dry_run)
+    stored: set[str] = set()
     try:
         saved = None if options.full else state.cursor
         cursor = connector.load_cursor(saved) if saved is not None else connector.initial_cursor()
@@ -76,12 +77,20 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
                 report.deleted += len(batch.deleted)
                 continue
             store.put_many(batch.records)
+            stored.update(r.key for r in batch.records)
             report.deleted += store.delete_many(batch.deleted)
             if batch.complete:
                 present = {r.key for r in batch.records}
                 report.deleted += store.delete_many(store.keys() - present)
             if batch.cursor is not None:
                 state.save_cursor(batch.cursor.model_dump(mode="json"))
+        if options.full and not options.dry_run:
+            # A full run saw everything the source still has; what it did not store is gone at the source.
+            # With failures we cannot tell "gone" from "unreadable this time", so cached data is kept.
+            if report.failures:
+                log.warning("%s: full run had failures; stale cached records were kept", name)
+            else:
+                report.deleted += store.delete_many(store.keys() - stored)
     finally:
         store.close()
     report.seconds = time.perf_counter() - started
