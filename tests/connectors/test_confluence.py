@@ -257,3 +257,18 @@ def test_full_option_reads_everything_again(fake: FakeConfluence, monkeypatch: p
 
     assert set(records(batches)) == {"1001", "1002", "1003", "2001"}
     assert "lastmodified >=" not in fake.requests[0][1]["cql"]
+
+
+def test_sample_workspace_pages_sync_and_normalise_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    sample = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample" / "confluence"
+    pages, comments = load(sample)
+    with serve(FakeConfluence(pages, comments, token=SECRET)) as running:
+        conn = connector(running, monkeypatch)
+        batches, _ = sync(conn)
+    out = conn.normalise(list(records(batches).values()))
+
+    assert out.failures == [] and [f for b in batches for f in b.failures] == []
+    titles = {d.key: d.title for d in out.documents}
+    assert titles["confluence:524290"] == "Engineering > Platform Team Home > Ledger Aurora Migration Plan"
+    plan = next(d for d in out.documents if d.key == "confluence:524290").items[0].text
+    assert "| Total after resize | 5,240 |" in plan and "PLAT-101" in plan

@@ -212,3 +212,17 @@ def test_malformed_items_become_failures_and_the_rest_is_kept(fake: FakeGitHub) 
 def test_linked_issues_are_read_from_closing_keywords() -> None:
     body = "Fixes #3, closes acme/web#9 and resolved: #4. Mentions #5 only."
     assert linked_issues(body, "acme/api") == ["acme/api#3", "acme/web#9", "acme/api#4"]
+
+
+def test_sample_workspace_repositories_sync_and_normalise_cleanly() -> None:
+    sample = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample" / "github"
+    with serve(FakeGitHub(load(sample), token=TOKEN)) as running:
+        conn = connector(running, repos=tuple(sorted(load(sample))))
+        batches, _ = sync(conn)
+    out = conn.normalise(list(records(batches).values()))
+
+    assert out.failures == [] and [f for b in batches for f in b.failures] == []
+    docs = {d.key: d for d in out.documents}
+    assert docs["github:kestrelpay/ledger-api#431"].metadata["linked_issues"] == ["kestrelpay/ledger-api#430"]
+    assert docs["github:kestrelpay/platform-infra#92"].metadata["state"] == "closed"
+    assert "github:kestrelpay/ledger-api@release:v2.5.1" in docs
