@@ -60,6 +60,8 @@ RECORDS = [A, B, C, D, E]
 
 def test_case_scores_of_a_partly_found_case() -> None:
     scores = case_scores(A, k=10)
+    assert scores["hit@5"] == 1.0
+    assert scores["hit@10"] == 1.0
     assert scores["recall@5"] == 0.5
     assert scores["recall@10"] == 1.0
     assert scores["mrr@10"] == 0.5
@@ -70,6 +72,13 @@ def test_case_scores_of_a_partly_found_case() -> None:
     assert scores["no_answer_correct"] == 1.0
 
 
+def test_hit_needs_a_gold_ref_within_k() -> None:
+    late = rec("L", "fact", gold=["g1", "g2"], hits=[["x"]] * 6 + [["g2"]])
+    assert case_scores(late)["hit@5"] == 0.0
+    assert case_scores(late)["hit@10"] == 1.0
+    assert case_scores(late)["recall@10"] == 0.5
+
+
 def test_precision_divides_by_k() -> None:
     assert case_scores(A, k=5)["precision@k"] == pytest.approx(1 / 5)
 
@@ -77,6 +86,7 @@ def test_precision_divides_by_k() -> None:
 def test_refusal_of_an_answerable_case_scores_zero_everywhere() -> None:
     scores = case_scores(B)
     assert scores["recall@10"] == 0.0
+    assert scores["hit@10"] == 0.0
     assert scores["mrr@10"] == 0.0
     assert scores["citation_precision"] is None  # nothing cited: precision undefined
     assert scores["citation_recall"] == 0.0
@@ -102,6 +112,7 @@ def test_overall_metrics() -> None:
     overall = compute(RECORDS, k=10)["overall"]
     assert overall["cases"] == 5
     assert (overall["answerable"], overall["unanswerable"]) == (3, 2)
+    assert overall["hit@5"] == 0.5
     assert overall["recall@5"] == 0.25
     assert overall["recall@10"] == 0.5
     assert overall["mrr@10"] == 0.25

@@ -53,6 +53,7 @@ def _metrics_tables(metrics: dict[str, Any]) -> tuple[Table, Table]:
         summary.add_row(f"latency {stage} p50 / p95 ms", latency_text(overall, stage))
     compact = (
         ("cases", "n"),
+        ("hit@10", "H@10"),
         ("recall@10", "R@10"),
         ("mrr@10", "MRR"),
         ("citation_precision", "citeP"),

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from briefing.evaluation.metrics import Record, case_scores
+from briefing.evaluation.metrics import Record, Scores, case_scores
 
 ALPHA = 0.05
-COMPARED = ("recall@10", "mrr@10", "keyword_correct", "no_answer_correct")
+COMPARED = ("recall@10", "hit@10", "mrr@10", "keyword_correct", "no_answer_correct")
 
 
 def rank_biserial(deltas: Sequence[float]) -> float:
@@ -54,21 +54,19 @@ def paired_test(deltas: Sequence[float], alpha: float = ALPHA) -> dict[str, Any]
     }
 
 
-def compare(base: Sequence[Record], new: Sequence[Record], *, k: int = 10, alpha: float = ALPHA) -> dict[str, Any]:
-    """Compare `new` against `base` on the case ids both ran; a metric is paired where both define it."""
-    base_by_id = {r["id"]: r for r in base}
-    new_by_id = {r["id"]: r for r in new}
-    shared = [cid for cid in base_by_id if cid in new_by_id]
-    base_scores = {cid: case_scores(base_by_id[cid], k) for cid in shared}
-    new_scores = {cid: case_scores(new_by_id[cid], k) for cid in shared}
-    metrics: dict[str, Any] = {}
+def compare_scores(
+    base: dict[str, Scores], new: dict[str, Scores], *, alpha: float = ALPHA, metrics: Sequence[str] = COMPARED
+) -> dict[str, Any]:
+    """Compare per-case metric values (case id -> scores); a metric is paired where both runs define it."""
+    shared = [cid for cid in base if cid in new]
+    results: dict[str, Any] = {}
     per_case: dict[str, dict[str, float]] = {cid: {} for cid in shared}
-    for name in COMPARED:
+    for name in metrics:
         deltas: list[float] = []
         base_values: list[float] = []
         new_values: list[float] = []
         for cid in shared:
-            b, n = base_scores[cid][name], new_scores[cid][name]
+            b, n = base[cid].get(name), new[cid].get(name)
             if b is None or n is None:
                 continue
             deltas.append(n - b)
@@ -79,12 +77,19 @@ def compare(base: Sequence[Record], new: Sequence[Record], *, k: int = 10, alpha
         result = paired_test(deltas, alpha)
         result["base_mean"] = round(sum(base_values) / len(base_values), 4) if base_values else None
         result["new_mean"] = round(sum(new_values) / len(new_values), 4) if new_values else None
-        metrics[name] = result
+        results[name] = result
     return {
         "cases_compared": len(shared),
-        "only_in_base": sorted(set(base_by_id) - set(new_by_id)),
-        "only_in_new": sorted(set(new_by_id) - set(base_by_id)),
+        "only_in_base": sorted(set(base) - set(new)),
+        "only_in_new": sorted(set(new) - set(base)),
         "alpha": alpha,
-        "metrics": metrics,
+        "metrics": results,
         "changed_cases": [{"id": cid, "deltas": d} for cid, d in per_case.items() if d],
     }
+
+
+def compare(base: Sequence[Record], new: Sequence[Record], *, k: int = 10, alpha: float = ALPHA) -> dict[str, Any]:
+    """Compare `new` against `base` on the case ids both ran (new minus base)."""
+    return compare_scores(
+        {r["id"]: case_scores(r, k) for r in base}, {r["id"]: case_scores(r, k) for r in new}, alpha=alpha
+    )

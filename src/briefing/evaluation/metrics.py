@@ -2,7 +2,8 @@
 
 Definitions (refs compare as exact strings, DESIGN.md "Native references"):
 - A retrieval hit is a returned chunk whose `refs` intersect the case's `gold_refs`.
-- recall@k: the share of gold refs contained in the refs of the top-k hits.
+- recall@k: the share of gold refs contained in the refs of the top-k hits (gold refs that are alternative
+  evidence for the same fact all count). hit@k: 1 when any retrieval hit is in the top k (success@k).
 - MRR@10: 1 / rank of the first retrieval hit within the top 10, else 0.
 - precision@k: retrieval hits among the top k, divided by k.
 - citation precision: the share of cited refs (union over citations) that are gold refs; defined when something
@@ -25,6 +26,8 @@ Record = dict[str, Any]
 Scores = dict[str, float | None]
 
 CASE_METRICS = (
+    "hit@5",
+    "hit@10",
     "recall@5",
     "recall@10",
     "mrr@10",
@@ -65,6 +68,12 @@ def mrr_at(record: Record, k: int = 10) -> float | None:
         return None
     ranks = [r for r in relevant_ranks(record) if r <= k]
     return 1.0 / ranks[0] if ranks else 0.0
+
+
+def hit_at(record: Record, k: int) -> float | None:
+    if not _gold(record):
+        return None
+    return 1.0 if any(r <= k for r in relevant_ranks(record)) else 0.0
 
 
 def precision_at(record: Record, k: int) -> float | None:
@@ -110,6 +119,8 @@ def case_scores(record: Record, k: int = 10) -> Scores:
     answerable = _answerable(record)
     scores: Scores = dict.fromkeys(CASE_METRICS)
     if answerable:
+        scores["hit@5"] = hit_at(record, 5)
+        scores["hit@10"] = hit_at(record, 10)
         scores["recall@5"] = recall_at(record, 5)
         scores["recall@10"] = recall_at(record, 10)
         scores["mrr@10"] = mrr_at(record, 10)
@@ -161,6 +172,8 @@ def summarise(records: Sequence[Record], k: int = 10) -> dict[str, Any]:
         "cases": len(records),
         "answerable": len(answerable),
         "unanswerable": len(unanswerable),
+        "hit@5": _round(_mean(s["hit@5"] for s in scores)),
+        "hit@10": _round(_mean(s["hit@10"] for s in scores)),
         "recall@5": _round(_mean(s["recall@5"] for s in scores)),
         "recall@10": _round(_mean(s["recall@10"] for s in scores)),
         "mrr@10": _round(_mean(s["mrr@10"] for s in scores)),

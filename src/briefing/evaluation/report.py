@@ -9,6 +9,8 @@ from briefing.evaluation.metrics import Record, case_scores, cited_refs
 
 COLUMNS = (
     ("cases", "cases"),
+    ("hit@5", "hit@5"),
+    ("hit@10", "hit@10"),
     ("recall@5", "R@5"),
     ("recall@10", "R@10"),
     ("mrr@10", "MRR@10"),
