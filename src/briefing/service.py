@@ -7,6 +7,7 @@ with --show-trace.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -152,45 +153,20 @@ class Brief:
             "_constraints": constraints,
         }
 
-    def ask(self, question: str, *, now: datetime, k: int = 10) -> dict[str, Any]:
-        from briefing.ask.extractive import ExtractiveAnswerer
+    def ask(
+        self,
+        question: str,
+        *,
+        now: datetime,
+        k: int = 10,
+        on_token: Callable[[str], None] | None = None,
+    ) -> dict[str, Any]:
+        """Run the ask graph (briefing.ask.graph); `on_token` receives the answer text as it is generated."""
+        from briefing.ask.run import build_deps, run_ask
 
-        result = self.search(question, now=now, k=k)
-        retrieval = result.pop("_retrieval")
-        constraints = result.pop("_constraints")
-        context = [h.chunk for h in retrieval.hits[: self.settings.answer.max_context_chunks]]
-        t0 = time.perf_counter()
-        answerer = ExtractiveAnswerer(
-            self.embedder,
-            min_evidence=self.settings.answer.min_evidence,
-            max_sentences=self.settings.answer.max_sentences,
-        )
-        scope = describe_scope(constraints, self.settings)
-        answer = answerer.answer(result["question"], context, intent=constraints.intent, scope=scope)
-        result["timings_ms"]["answer"] = round((time.perf_counter() - t0) * 1000, 1)
-        result["answer"] = answer.text
-        result["citations"] = [
-            {"n": n, "refs": refs, "url": context[n - 1].url} for n, refs in sorted(answer.cited.items())
-        ]
-        result["no_answer"] = answer.no_answer
-        result["trace"]["answerer"] = "extractive (no LLM configured)"
-        result["trace"]["context"] = [
-            {"n": i, "chunk_id": c.chunk_id, "title": c.title, "refs": c.refs} for i, c in enumerate(context, 1)
-        ]
-        result["trace"]["evidence"] = [
-            {
-                "n": e.n,
-                "ref": e.ref,
-                "score": round(e.score, 3),
-                "dense": round(e.dense, 3),
-                "lexical": round(e.lexical, 3),
-                "text": e.text[:160],
-            }
-            for e in answer.evidence
-        ]
-        result["trace"]["best_evidence_score"] = round(answer.best_score, 4)
-        result["trace"]["threshold"] = self.settings.answer.min_evidence
-        return result
+        question = check_question(question)
+        self._require_index()
+        return run_ask(build_deps(self, on_token), question, now=now, k=k)
 
 
 def describe_scope(constraints: Any, settings: Settings) -> str:

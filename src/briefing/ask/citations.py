@@ -1,0 +1,130 @@
+"""Citation checks after generation: keep only markers that point into the context, then flag what is left.
+
+A marker `[n]` is valid when 1 <= n <= len(context). Out-of-range numbers ([0], [9] of 3), malformed markers
+([x], [], [n ]) and repeats ([1][1]) are removed and logged; lists and ranges ([1,2], [1-2]) are rewritten as
+[1][2]. Sentences with facts but no valid marker are flagged. An answer the model called sufficient that keeps
+no valid citation, or one it called insufficient, becomes a refusal that says what was searched and cites
+nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from briefing.model import Chunk
+
+# Any short bracketed group that is not a Markdown link "[text](url)".
+_BRACKET = re.compile(r"\[([^\[\]\n]{0,24})\](?!\()")
+_NUMBERS = re.compile(r"^\s*[#^]?\s*\d+\s*(?:(?:,|;|-|–|and)\s*[#^]?\s*\d+\s*)*$")
+_PART = re.compile(r"(\d+)\s*(?:(-|–)\s*(\d+))?")
+_MARKER_RUN = re.compile(r"(?:\[\d+\][ \t]*)+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+MAX_RANGE = 10
+
+
+@dataclass
+class Checked:
+    text: str
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    removed: list[dict[str, str]] = field(default_factory=list)
+    uncited: list[str] = field(default_factory=list)
+    no_answer: bool = False
+    note: str = ""
+
+
+def refusal(scope: str, reason: str = "") -> str:
+    searched = f" (searched {scope})" if scope else ""
+    why = reason.strip().rstrip(".") or "nothing in the indexed material answers it"
+    return f"The sources do not cover this{searched}: {why}."
+
+
+def _numbers(content: str) -> list[int]:
+    out: list[int] = []
+    for m in _PART.finditer(content):
+        first = int(m[1])
+        last = int(m[3]) if m[3] else first
+        if last < first or last - first > MAX_RANGE:
+            out.extend([first, last] if m[3] else [first])
+        else:
+            out.extend(range(first, last + 1))
+    return out
+
+
+def _is_marker_attempt(content: str) -> bool:
+    """Short tokens in brackets ([x], [n], [], [?], [ref]) are broken citations, not prose like "[WIP draft]"."""
+    stripped = content.strip()
+    return len(stripped) <= 4 and " " not in stripped
+
+
+def normalise_markers(text: str, size: int) -> tuple[str, list[int], list[dict[str, str]]]:
+    """Rewrite every citation marker into `[n]` form, dropping invalid and repeated ones."""
+    removed: list[dict[str, str]] = []
+
+    def replace(m: re.Match[str]) -> str:
+        content = m[1]
+        if _NUMBERS.match(content):
+            kept = []
+            for n in _numbers(content):
+                if 1 <= n <= size:
+                    kept.append(n)
+                else:
+                    removed.append({"marker": m[0], "n": str(n), "reason": f"not in the context (1..{size})"})
+            return "".join(f"[{n}]" for n in kept)
+        if _is_marker_attempt(content):
+            removed.append({"marker": m[0], "n": "", "reason": "malformed citation marker"})
+            return ""
+        return m[0]
+
+    text = _BRACKET.sub(replace, text)
+
+    def dedupe(m: re.Match[str]) -> str:
+        seen: list[int] = []
+        for n in (int(x) for x in re.findall(r"\d+", m[0])):
+            if n in seen:
+                removed.append({"marker": f"[{n}]", "n": str(n), "reason": "duplicate of the marker before it"})
+            else:
+                seen.append(n)
+        trailing = m[0][len(m[0].rstrip()) :]
+        return "".join(f"[{n}]" for n in seen) + trailing
+
+    text = _MARKER_RUN.sub(dedupe, text)
+    # Removing a marker can leave "word ." or doubled spaces.
+    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)
+    text = re.sub(r"[ \t]{2,}", " ", text).strip()
+    cited = list(dict.fromkeys(int(n) for n in re.findall(r"\[(\d+)\]", text)))
+    return text, cited, removed
+
+
+def uncited_claims(text: str) -> list[str]:
+    """Sentences that state something (three or more words, not a lead-in ending in ':') without a marker."""
+    out = []
+    for sentence in _SENTENCE.split(text):
+        sentence = sentence.strip(" -*\t")
+        if not sentence or sentence.endswith(":") or re.search(r"\[\d+\]", sentence):
+            continue
+        if len(_WORD.findall(sentence)) >= 3:
+            out.append(sentence)
+    return out
+
+
+def check(text: str, context: Sequence[Chunk], *, sufficient: bool, scope: str) -> Checked:
+    """Validate a generated answer against the numbered context it was given."""
+    cleaned, cited, removed = normalise_markers(text, len(context))
+    if not sufficient:
+        reason = re.sub(r"\[\d+\]", "", cleaned).strip()
+        reason = reason if 0 < len(reason) <= 300 else ""
+        return Checked(refusal(scope, reason), removed=removed, no_answer=True, note="model: evidence insufficient")
+    if not cited:
+        return Checked(
+            refusal(scope),
+            removed=removed,
+            uncited=uncited_claims(cleaned),
+            no_answer=True,
+            note="the answer kept no valid citation; replaced by a refusal",
+        )
+    citations = [{"n": n, "refs": list(context[n - 1].refs), "url": context[n - 1].url} for n in sorted(cited)]
+    return Checked(cleaned, citations=citations, removed=removed, uncited=uncited_claims(cleaned))

@@ -1,0 +1,43 @@
+"""DSPy language models from `[llm]` settings: LiteLLM model ids, the key read from a named variable."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from briefing.errors import ModelError
+from briefing.settings import LLMSettings, secret
+
+# LiteLLM otherwise fetches its model price list from GitHub on first use; brief never downloads at run time.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
+    """The answer LM, or the router LM (`router_model`, else `model`); None when no model is configured."""
+    model = (settings.router_model or settings.model) if router else settings.model
+    if not model:
+        return None
+    import dspy
+
+    kwargs: dict[str, Any] = {}
+    if settings.api_key_env:
+        kwargs["api_key"] = secret(settings.api_key_env, setting="llm.api_key_env").get_secret_value()
+    if settings.api_base:
+        kwargs["api_base"] = settings.api_base
+    try:
+        return dspy.LM(
+            model,
+            engine="litellm",
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            timeout=settings.timeout_s,
+            num_retries=1,
+            cache=False,
+            **kwargs,
+        )
+    except Exception as exc:  # the message may echo kwargs; name the setting, never the key
+        raise ModelError(
+            f"[llm] {'router_model' if router and settings.router_model else 'model'} '{model}' could not be "
+            f"set up ({type(exc).__name__}): use a LiteLLM model id such as 'openai/gpt-4o-mini' or "
+            "'ollama_chat/llama3.1'"
+        ) from None

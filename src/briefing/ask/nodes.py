@@ -1,0 +1,239 @@
+"""The ask graph's nodes: each takes the state and the injected dependencies and returns an update."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from briefing.ask.citations import check, refusal
+from briefing.ask.state import AskState
+from briefing.constraints import Constraints, Directory, extract
+from briefing.settings import Settings
+from briefing.timeexpr import Calendar
+
+if TYPE_CHECKING:
+    from briefing.ask.answer import LLMAnswerer
+    from briefing.ask.extractive import ExtractiveAnswerer
+    from briefing.ask.router import Router
+    from briefing.retrieve import Retriever
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AskDeps:
+    """Everything the graph needs, built by the caller (the service, or a test with fakes)."""
+
+    settings: Settings
+    retriever: Retriever
+    directory: Directory
+    extractive: ExtractiveAnswerer
+    router: Router | None = None
+    answerer: LLMAnswerer | None = None
+    on_token: Callable[[str], None] | None = None
+    source_types: list[str] = field(default_factory=list)
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 1)
+
+
+def _calendar(state: AskState, deps: AskDeps) -> Calendar:
+    ws = deps.settings.workspace
+    return Calendar(state.now, ws.timezone, ws.week_start)
+
+
+def describe_search(constraints: Constraints | None, configured: list[str], timezone: str = "UTC") -> str:
+    """What was searched, in words, for refusals: sources, time window, channels/projects, people."""
+    sources = (constraints.sources if constraints else []) or configured
+    parts = [", ".join(sources)] if sources else []
+    if constraints is None:
+        return "; ".join(parts)
+    if constraints.time is not None:
+        zone = ZoneInfo(timezone)
+        first = constraints.time.start.astimezone(zone).date()
+        # The window is [start, end): the last day searched is the one before `end`.
+        last = (constraints.time.end - timedelta(microseconds=1)).astimezone(zone).date()
+        parts.append(f"{first}" if first == last else f"{first} to {last}")
+    places = [f"#{c}" for c in constraints.channels] + list(constraints.projects)
+    if places:
+        parts.append("in " + ", ".join(places))
+    if constraints.people:
+        parts.append("people " + ", ".join(constraints.people))
+    return "; ".join(parts)
+
+
+def _scope(state: AskState, deps: AskDeps) -> str:
+    return describe_search(state.constraints, deps.source_types, deps.settings.workspace.timezone)
+
+
+# -- nodes --------------------------------------------------------------------------------------------------------
+def extract_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    ws = deps.settings.workspace
+    found = extract(
+        state.question,
+        now=state.now,
+        timezone=ws.timezone,
+        week_start=ws.week_start,
+        directory=deps.directory,
+    )
+    return {
+        "extracted": found,
+        "constraints": found,
+        "trace": {"constraints": found.to_json(), "router": "off (no LLM configured)"},
+        "timings_ms": {"extract": _ms(t0)},
+    }
+
+
+def route_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    from briefing.ask.tools import RouterTools
+
+    assert deps.router is not None and state.extracted is not None
+    t0 = time.perf_counter()
+    tools = RouterTools.start(state.extracted, deps.directory, _calendar(state, deps), deps.retriever)
+    result = deps.router.route(state.question, state.now.isoformat(), state.extracted, tools)
+    return {
+        "constraints": result.constraints,
+        "router_steps": result.steps,
+        "fetched": result.fetched,
+        "queries": result.queries,
+        "hits": result.searched,
+        "trace": {
+            "router": result.status,
+            "router_plan": result.plan,
+            "routed_constraints": result.constraints.to_json(),
+        },
+        "timings_ms": {"route": _ms(t0)},
+    }
+
+
+def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    from briefing.retrieve import Hit
+
+    retrieval = deps.retriever.retrieve(state.question, state.constraints, k=state.k)
+    ranked: dict[str, Hit] = {h.chunk.chunk_id: h for h in retrieval.hits}
+    # Hits of the router's rewritten queries compete on score with the main query's.
+    for hit in state.hits:
+        if hit.chunk.chunk_id not in ranked or ranked[hit.chunk.chunk_id].score < hit.score:
+            ranked[hit.chunk.chunk_id] = hit
+    top = max((h.score for h in ranked.values()), default=0.0)
+    fetched_ids = []
+    for chunk in state.fetched:
+        # Fetched by key: in the context whatever their similarity, ranked above everything searched.
+        hit = ranked.get(chunk.chunk_id) or Hit(chunk=chunk)
+        hit.origin = "router-fetch" if hit.origin == "search" and chunk.chunk_id not in ranked else hit.origin
+        hit.boosts = {**hit.boosts, "fetched": deps.settings.retrieval.boost_ticket}
+        hit.score = top + deps.settings.retrieval.boost_ticket
+        ranked[chunk.chunk_id] = hit
+        fetched_ids.append(chunk.chunk_id)
+    order = sorted(ranked.values(), key=lambda h: (-h.score, h.chunk.chunk_id))
+    hits = order[: max(state.k, len(fetched_ids))]
+    limit = deps.settings.answer.max_context_chunks
+    # Fetched items lead the context but leave room for a few searched chunks beside them.
+    fetched = [h.chunk for h in hits if h.chunk.chunk_id in fetched_ids][: max(1, limit - 3)]
+    rest = [h.chunk for h in hits if h.chunk.chunk_id not in fetched_ids]
+    evidence = (fetched + rest)[:limit]
+    candidates = list(retrieval.candidates) + [h for h in state.hits if h not in retrieval.candidates]
+    return {
+        "hits": hits,
+        "evidence": evidence,
+        "trace": {
+            "filters": retrieval.filters,
+            "reranker": retrieval.reranker,
+            "candidates": [h.to_trace() for h in sorted(candidates, key=lambda h: -h.fused)],
+            "reranked": [h.to_trace() for h in hits],
+            "router_queries": list(state.queries),
+            "context": [
+                {"n": i, "chunk_id": c.chunk_id, "title": c.title, "refs": c.refs} for i, c in enumerate(evidence, 1)
+            ],
+        },
+        "timings_ms": {
+            "retrieve": round(retrieval.timings_ms.get("retrieve", 0.0), 1),
+            "rerank": round(retrieval.timings_ms.get("rerank", 0.0), 1),
+        },
+    }
+
+
+def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    context = state.evidence
+    intent = state.constraints.intent if state.constraints else "fact"
+    scope = _scope(state, deps)
+    answer = deps.extractive.answer(state.question, context, intent=intent, scope=scope)
+    citations = [{"n": n, "refs": refs, "url": context[n - 1].url} for n, refs in sorted(answer.cited.items())]
+    if deps.on_token is not None:
+        deps.on_token(answer.text)
+    return {
+        "answer": answer.text,
+        "no_answer": answer.no_answer,
+        "citations": citations,
+        "trace": {
+            "answerer": state.trace.get("answerer") or "extractive (no LLM configured)",
+            "evidence": [
+                {
+                    "n": e.n,
+                    "ref": e.ref,
+                    "score": round(e.score, 3),
+                    "dense": round(e.dense, 3),
+                    "lexical": round(e.lexical, 3),
+                    "text": e.text[:160],
+                }
+                for e in answer.evidence
+            ],
+            "best_evidence_score": round(answer.best_score, 4),
+            "threshold": deps.extractive.min_evidence,
+        },
+        "timings_ms": {"answer": _ms(t0)},
+    }
+
+
+def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    assert deps.answerer is not None
+    t0 = time.perf_counter()
+    if not state.evidence:
+        return {"draft": "", "sufficient": False, "trace": {"answerer": "llm (no evidence: not called)"}}
+    try:
+        draft = deps.answerer.answer(state.question, state.now.isoformat(), state.evidence, on_token=deps.on_token)
+    except Exception as exc:
+        from briefing.ask.router import _short
+
+        log.warning("answer LM failed (%s); answering extractively", type(exc).__name__)
+        note = f"extractive (LLM error: {type(exc).__name__}: {_short(exc)})"
+        return {"trace": {"answerer": note, "answer_fallback": True}, "timings_ms": {"answer": _ms(t0)}}
+    model = getattr(deps.answerer.lm, "model", "llm")
+    return {
+        "draft": draft.text,
+        "sufficient": draft.sufficient,
+        "trace": {
+            "answerer": f"dspy {model}" + (" (streamed)" if draft.streamed else ""),
+            "draft": draft.text,
+        },
+        "timings_ms": {"answer": _ms(t0)},
+    }
+
+
+def validate_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    scope = _scope(state, deps)
+    if not state.evidence:
+        return {
+            "answer": refusal(scope),
+            "no_answer": True,
+            "citations": [],
+            "timings_ms": {"validate": _ms(t0)},
+        }
+    checked = check(state.draft, state.evidence, sufficient=state.sufficient, scope=scope)
+    return {
+        "answer": checked.text,
+        "no_answer": checked.no_answer,
+        "citations": checked.citations,
+        "removed_citations": checked.removed,
+        "trace": {"uncited_claims": checked.uncited, "validation": checked.note or "ok"},
+        "timings_ms": {"validate": _ms(t0)},
+    }

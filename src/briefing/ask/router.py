@@ -1,0 +1,123 @@
+"""The LLM router: DSPy ReAct over the tools in `tools.py`, bounded in steps and time.
+
+It starts from the deterministic constraints and may refine them (a time window, sources, people, a channel),
+fetch items by key, or search again with a rewritten query. Any LLM error, parse failure or timeout falls back
+to the deterministic constraints unchanged, and the trace says why.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import dspy
+
+from briefing.ask.tools import RouterTools
+from briefing.constraints import Constraints
+
+if TYPE_CHECKING:
+    from briefing.model import Chunk
+    from briefing.retrieve import Hit
+
+log = logging.getLogger(__name__)
+
+
+class RouteQuestion(dspy.Signature):
+    """Prepare the search for an engineering manager's question about their team's work.
+
+    `extracted` holds what was already read from the question without a model (time window, source types,
+    people, channels, projects, ticket keys). Correct or complete it with the tools only where the question
+    clearly asks for more: a time window, source types, people, a channel or project, items named by key
+    (fetch them), or one extra search with a rewritten query. Use list_known before naming a person, channel,
+    project or ticket; never invent one. Make a constraint a hard filter (only=true) only when the question
+    says so explicitly ("only in Slack"). Call finish as soon as the search is set up.
+    """
+
+    question: str = dspy.InputField()
+    now: str = dspy.InputField(desc="the current time, ISO-8601, for relative dates")
+    extracted: str = dspy.InputField(desc="constraints already extracted, JSON")
+    plan: str = dspy.OutputField(desc="one line: what the search will look at")
+
+
+@dataclass
+class RouteResult:
+    constraints: Constraints
+    steps: list[dict[str, Any]]
+    fetched: list[Chunk] = field(default_factory=list)
+    searched: list[Hit] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+    status: str = "ok"
+    plan: str = ""
+
+
+class Router:
+    def __init__(self, lm: Any, *, max_steps: int, timeout_s: float) -> None:
+        self.lm = lm
+        self.max_steps = max(1, max_steps)
+        self.timeout_s = timeout_s
+
+    def route(self, question: str, now: str, extracted: Constraints, tools: RouterTools) -> RouteResult:
+        """Run the ReAct loop in a worker thread with a deadline; fall back to `extracted` on any failure."""
+        program = dspy.ReAct(RouteQuestion, tools=tools.functions(), max_iters=self.max_steps)
+        outcome: dict[str, Any] = {}
+        summary = _summary(extracted)
+
+        def run() -> None:
+            try:
+                with dspy.context(lm=self.lm):
+                    outcome["prediction"] = program(question=question, now=now, extracted=summary)
+            except BaseException as exc:  # reported to the caller, which falls back
+                outcome["error"] = exc
+
+        started = time.perf_counter()
+        # A daemon thread: a hung provider call cannot be cancelled, but it must not keep the CLI alive.
+        worker = threading.Thread(target=run, name="brief-router", daemon=True)
+        worker.start()
+        worker.join(self.timeout_s)
+        tools.close()
+        elapsed = time.perf_counter() - started
+        if worker.is_alive():
+            return self._fallback(extracted, tools, f"timeout after {self.timeout_s:.0f} s")
+        if "error" in outcome:
+            exc = outcome["error"]
+            log.warning("router failed (%s); using the deterministic constraints", type(exc).__name__)
+            return self._fallback(extracted, tools, f"LLM error: {type(exc).__name__}: {_short(exc)}")
+        prediction = outcome.get("prediction")
+        trajectory = getattr(prediction, "trajectory", {}) or {}
+        if not tools.steps and not any(str(v) == "finish" for k, v in trajectory.items() if k.startswith("tool_name")):
+            return self._fallback(extracted, tools, "the router produced no valid tool call")
+        return RouteResult(
+            constraints=tools.constraints,
+            steps=tools.steps,
+            fetched=tools.fetched,
+            searched=tools.searched,
+            queries=tools.queries,
+            status=f"ok ({len(tools.steps)} tool call(s), {elapsed:.1f} s)",
+            plan=str(getattr(prediction, "plan", "") or ""),
+        )
+
+    @staticmethod
+    def _fallback(extracted: Constraints, tools: RouterTools, reason: str) -> RouteResult:
+        steps = [{**s, "discarded": True} for s in tools.steps]
+        steps.append({"tool": "fallback", "input": {}, "result": f"{reason}; deterministic constraints used"})
+        return RouteResult(constraints=extracted, steps=steps, status=f"fallback: {reason}")
+
+
+def _summary(constraints: Constraints) -> str:
+    data = constraints.to_json()
+    data.pop("spans", None)
+    return json.dumps({k: v for k, v in data.items() if v}, default=str)
+
+
+_SECRETISH = re.compile(r"\b(?:sk|pk|key|token|bearer)[-_ ]?[A-Za-z0-9_\-.]{12,}|[A-Za-z0-9_\-]{32,}", re.IGNORECASE)
+
+
+def _short(exc: BaseException) -> str:
+    """The first line of a provider error, without anything that looks like a credential."""
+    line = (str(exc).splitlines() or [""])[0][:200]
+    return _SECRETISH.sub("***", line)
