@@ -1,3 +1,4 @@
+# mypy: ignore-errors
 # ruff: noqa: E501  (sample prose: long string literals read better unwrapped)
 """Generates pages.json and comments.json (space ENG of the Kestrel Pay story) in Confluence REST v1 shapes.
 
