@@ -18,7 +18,7 @@ from briefing.model import Chunk
 MAX_BLOCK_CHARS = 2400
 
 
-class AnswerFromEvidence(dspy.Signature):
+class AnswerFromEvidence(dspy.Signature):  # type: ignore[misc]  # dspy ships no type information
     """Answer an engineering manager's question using only the numbered evidence.
 
     Rules:

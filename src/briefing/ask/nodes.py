@@ -126,8 +126,10 @@ def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     fetched_ids = []
     for chunk in state.fetched:
         # Fetched by key: in the context whatever their similarity, ranked above everything searched.
-        hit = ranked.get(chunk.chunk_id) or Hit(chunk=chunk)
-        hit.origin = "router-fetch" if hit.origin == "search" and chunk.chunk_id not in ranked else hit.origin
+        known = ranked.get(chunk.chunk_id)
+        hit = known or Hit(chunk=chunk, origin="router-fetch")
+        if known is not None:
+            hit.origin = f"{hit.origin}+router-fetch"
         hit.boosts = {**hit.boosts, "fetched": deps.settings.retrieval.boost_ticket}
         hit.score = top + deps.settings.retrieval.boost_ticket
         ranked[chunk.chunk_id] = hit

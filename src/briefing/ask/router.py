@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class RouteQuestion(dspy.Signature):
+class RouteQuestion(dspy.Signature):  # type: ignore[misc]  # dspy ships no type information
     """Prepare the search for an engineering manager's question about their team's work.
 
     `extracted` holds what was already read from the question without a model (time window, source types,

@@ -111,7 +111,8 @@ class RouterTools:
     def boost_people(self, names: list[str]) -> str:
         """Boost chunks written by or mentioning these people (names, handles or emails from list_known)."""
         args = {"names": names}
-        found, missing = [], []
+        found: list[str] = []
+        missing: list[str] = []
         for raw in _as_list(names):
             person = self._person(raw)
             (found if person else missing).append(person or raw)
@@ -128,7 +129,8 @@ class RouterTools:
         args = {"names": names}
         channels = {c.lower(): c for c in self.directory.channels}
         projects = {p.lower(): p for p in self.directory.projects}
-        found, missing = [], []
+        found: list[str] = []
+        missing: list[str] = []
         for raw in _as_list(names):
             key = raw.strip().lstrip("#").lower()
             if key in channels:
