@@ -81,26 +81,26 @@ def residual_query(question: str, constraints: Constraints | None) -> str:
     return " ".join(words)
 
 
-def _hard_filter(constraints: Constraints | None, settings: RetrievalSettings) -> tuple[Any, dict[str, Any]]:
+def _hard_filter(
+    constraints: Constraints | None, settings: RetrievalSettings, now: datetime | None = None
+) -> tuple[Any, dict[str, Any]]:
     must: list[Any] = []
     described: dict[str, Any] = {}
+    if now is not None:
+        # "As of now": nothing written after the question's `now` exists yet (matters for --now and evaluation).
+        must.append(models.FieldCondition(key="start_ts", range=models.Range(lte=now.timestamp())))
+        described["as_of"] = now.isoformat()
     if constraints is None:
-        return None, described
+        return (models.Filter(must=must) if must else None), described
     hard = set(constraints.hard)
     if settings.constraint_mode == "filter":
         hard |= {"time", "source", "person", "channel", "ticket"}
     if "source" in hard and constraints.sources:
-        must.append(
-            models.FieldCondition(key="source_type", match=models.MatchAny(any=list(constraints.sources)))
-        )
+        must.append(models.FieldCondition(key="source_type", match=models.MatchAny(any=list(constraints.sources))))
         described["source_type"] = list(constraints.sources)
     if "time" in hard and constraints.time is not None:
-        must.append(
-            models.FieldCondition(key="end_ts", range=models.Range(gte=constraints.time.start.timestamp()))
-        )
-        must.append(
-            models.FieldCondition(key="start_ts", range=models.Range(lt=constraints.time.end.timestamp()))
-        )
+        must.append(models.FieldCondition(key="end_ts", range=models.Range(gte=constraints.time.start.timestamp())))
+        must.append(models.FieldCondition(key="start_ts", range=models.Range(lt=constraints.time.end.timestamp())))
         described["time"] = [constraints.time.start.isoformat(), constraints.time.end.isoformat()]
     if "person" in hard and constraints.people:
         must.append(models.FieldCondition(key="authors", match=models.MatchAny(any=list(constraints.people))))
@@ -110,9 +110,7 @@ def _hard_filter(constraints: Constraints | None, settings: RetrievalSettings) -
         must.append(models.FieldCondition(key="container", match=models.MatchAny(any=values)))
         described["container"] = values
     if "ticket" in hard and constraints.tickets:
-        must.append(
-            models.FieldCondition(key="tickets", match=models.MatchAny(any=list(constraints.tickets)))
-        )
+        must.append(models.FieldCondition(key="tickets", match=models.MatchAny(any=list(constraints.tickets))))
         described["tickets"] = list(constraints.tickets)
     return (models.Filter(must=must) if must else None), described
 
@@ -189,16 +187,12 @@ class Retriever:
         """Every chunk of the tickets / PRs named in the question."""
         conditions: list[Any] = []
         if constraints.tickets:
-            conditions.append(
-                models.FieldCondition(key="tickets", match=models.MatchAny(any=constraints.tickets))
-            )
+            conditions.append(models.FieldCondition(key="tickets", match=models.MatchAny(any=constraints.tickets)))
             docs = [f"jira:{key}" for key in constraints.tickets]
             conditions.append(models.FieldCondition(key="doc_key", match=models.MatchAny(any=docs)))
         if not conditions:
             return []
-        query = models.Filter(
-            should=conditions, must=list(flt.must) if flt is not None and flt.must else None
-        )
+        query = models.Filter(should=conditions, must=list(flt.must) if flt is not None and flt.must else None)
         out = [Hit(chunk=payload_to_chunk(p.payload), origin="direct") for p in self.index.scroll(query)]
         out.sort(key=lambda h: (not h.chunk.doc_key.startswith("jira:"), -h.chunk.end.timestamp()))
         return out[:limit]
@@ -243,10 +237,12 @@ class Retriever:
             out["ticket"] = s.boost_ticket
         return out
 
-    def retrieve(self, question: str, constraints: Constraints | None, *, k: int = 10) -> Retrieval:
+    def retrieve(
+        self, question: str, constraints: Constraints | None, *, k: int = 10, now: datetime | None = None
+    ) -> Retrieval:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        flt, described = _hard_filter(constraints, self.settings)
+        flt, described = _hard_filter(constraints, self.settings, now)
         limit = self.settings.candidates
         candidates = self._search(question, flt, limit, timings)
         residual = residual_query(question, constraints)
@@ -276,7 +272,7 @@ class Retriever:
         ce_scores: list[float] | None = None
         if self.settings.rerank and self.reranker.available() and candidates:
             ce_scores = self.reranker.scores(question, [h.chunk.text for h in candidates])
-        newest = max((h.chunk.end.timestamp() for h in candidates), default=0.0)
+        window = constraints.time if constraints is not None else None
         for i, hit in enumerate(candidates):
             relevance = hit.fused / top
             if ce_scores is not None:
@@ -284,10 +280,14 @@ class Retriever:
             hit.boosts = self._boosts(hit, constraints) if self.settings.rerank else {}
             if "direct" in hit.origin:
                 hit.boosts["direct"] = self.settings.boost_ticket
-            if time_first and len(residual.split()) < 2:
+            if time_first and window is not None and len(residual.split()) < 2:
                 # Nothing topical left in the question: order the window by recency instead of similarity.
-                age_days = (newest - hit.chunk.end.timestamp()) / 86400
-                relevance = max(0.0, 1.0 - age_days / 31)
+                if _overlaps(hit.chunk, window.start, window.end):
+                    span = max((window.end - window.start).total_seconds(), 1.0)
+                    end = min(hit.chunk.end, window.end)
+                    relevance = 0.5 + 0.5 * max(0.0, 1.0 - (window.end - end).total_seconds() / span)
+                else:
+                    relevance *= 0.3
             hit.score = relevance + sum(hit.boosts.values())
         ranked = sorted(candidates, key=lambda h: (-h.score, h.chunk.chunk_id))
         timings["rerank"] = (time.perf_counter() - t1) * 1000

@@ -131,7 +131,9 @@ class Brief:
         t0 = time.perf_counter()
         constraints = self.constraints(question, now)
         t_extract = (time.perf_counter() - t0) * 1000
-        retrieval = Retriever(self.settings.retrieval, self.index, self.embedder).retrieve(question, constraints, k=k)
+        retrieval = Retriever(self.settings.retrieval, self.index, self.embedder).retrieve(
+            question, constraints, k=k, now=now
+        )
         return {
             "question": question,
             "now": now.isoformat(),

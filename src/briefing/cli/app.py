@@ -81,9 +81,7 @@ def main_callback(
     if verbose:
         from rich.logging import RichHandler
 
-        logging.basicConfig(
-            level=logging.INFO, handlers=[RichHandler(console=err, show_path=False)], force=True
-        )
+        logging.basicConfig(level=logging.INFO, handlers=[RichHandler(console=err, show_path=False)], force=True)
     else:
         logging.basicConfig(level=logging.WARNING, handlers=[logging.StreamHandler(sys.stderr)], force=True)
 

@@ -30,12 +30,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @cli_errors
     def demo(
-        keep: Annotated[
-            bool, typer.Option("--keep", help="Keep the temporary home and print its path.")
-        ] = False,
-        question: Annotated[
-            list[str] | None, typer.Option("--question", "-q", help="Ask this instead.")
-        ] = None,
+        keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary home and print its path.")] = False,
+        question: Annotated[list[str] | None, typer.Option("--question", "-q", help="Ask this instead.")] = None,
     ) -> None:
         """Ingest the bundled sample team into a temporary home and answer a few questions, with citations."""
         from briefing.cli.ingest import run_ingest

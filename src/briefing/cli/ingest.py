@@ -55,9 +55,7 @@ def _progress() -> Progress:
     )
 
 
-def run_ingest(
-    settings: Any, names: list[str], *, collect_first: bool, options: Any, quiet: bool = False
-) -> int:
+def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options: Any, quiet: bool = False) -> int:
     """Collect (optionally) and index each named source; returns the number of failures."""
     from briefing.embed import Embedder
     from briefing.index import Index
@@ -96,9 +94,7 @@ def run_ingest(
             for failure in failures[:10]:
                 err.print(f"[yellow]skipped[/] {name}: {failure.key}: {failure.reason}", highlight=False)
             if len(failures) > 10:
-                err.print(
-                    f"[yellow]... and {len(failures) - 10} more failures in {name} (see `brief sources`)"
-                )
+                err.print(f"[yellow]... and {len(failures) - 10} more failures in {name} (see `brief sources`)")
     finally:
         if index is not None:
             index.close()
@@ -113,12 +109,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @cli_errors
     def ingest(
-        sources: Annotated[
-            list[str] | None, typer.Argument(help="Source names or types (default: all).")
-        ] = None,
-        full: Annotated[
-            bool, typer.Option("--full", help="Re-collect from scratch (ignore cursors).")
-        ] = False,
+        sources: Annotated[list[str] | None, typer.Argument(help="Source names or types (default: all).")] = None,
+        full: Annotated[bool, typer.Option("--full", help="Re-collect from scratch (ignore cursors).")] = False,
         since: Annotated[str | None, typer.Option(help="Only items from this date (ISO-8601).")] = None,
         until: Annotated[str | None, typer.Option(help="Only items before this date (ISO-8601).")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be fetched.")] = False,
@@ -128,9 +120,7 @@ def register(app: typer.Typer) -> None:
 
         settings = load()
         names = _selected(settings, sources or [])
-        options = FetchOptions(
-            full=full, since=_date(since, "--since"), until=_date(until, "--until"), dry_run=dry_run
-        )
+        options = FetchOptions(full=full, since=_date(since, "--since"), until=_date(until, "--until"), dry_run=dry_run)
         failures = run_ingest(settings, names, collect_first=True, options=options)
         if failures:
             err.print(f"{failures} item(s) failed and were skipped; everything else was ingested")
@@ -138,12 +128,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @cli_errors
     def reindex(
-        sources: Annotated[
-            list[str] | None, typer.Argument(help="Source names or types (default: all).")
-        ] = None,
-        full: Annotated[
-            bool, typer.Option("--full", help="Drop the index and rebuild it from the cache.")
-        ] = False,
+        sources: Annotated[list[str] | None, typer.Argument(help="Source names or types (default: all).")] = None,
+        full: Annotated[bool, typer.Option("--full", help="Drop the index and rebuild it from the cache.")] = False,
     ) -> None:
         """Re-chunk and re-embed from the raw cache, without contacting any source."""
         from briefing.index import Index
@@ -201,9 +187,7 @@ def register(app: typer.Typer) -> None:
                 str(run.get("failures", 0)),
                 summary,
             )
-        out.print(
-            f"workspace [bold]{settings.workspace.name}[/] ({settings.config_path or 'no config file'})"
-        )
+        out.print(f"workspace [bold]{settings.workspace.name}[/] ({settings.config_path or 'no config file'})")
         out.print(table)
         for row in rows:
             for sample in row["last_run"].get("failure_samples", [])[:5]:

@@ -13,14 +13,10 @@ from rich.tree import Tree
 
 from briefing.cli.app import cli_errors, err, load, out
 
-NowOpt = Annotated[
-    str | None, typer.Option("--now", help="Fix 'now' for relative dates (ISO-8601; or BRIEF_NOW).")
-]
+NowOpt = Annotated[str | None, typer.Option("--now", help="Fix 'now' for relative dates (ISO-8601; or BRIEF_NOW).")]
 KOpt = Annotated[int, typer.Option("-k", min=1, max=100, help="How many hits.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-TraceOpt = Annotated[
-    bool, typer.Option("--show-trace", help="Show constraints, candidates, rerank and timings.")
-]
+TraceOpt = Annotated[bool, typer.Option("--show-trace", help="Show constraints, candidates, rerank and timings.")]
 DocsOpt = Annotated[bool, typer.Option("--show-docs", help="Show the retrieved chunks in full.")]
 
 
@@ -80,13 +76,9 @@ def render_trace(result: dict[str, Any]) -> None:
         ctx = tree.add(f"context given to the answerer ({trace.get('answerer')})")
         for item in trace["context"]:
             ctx.add(f"[{item['n']}] {escape(item['title'][:70])}")
-        ev = tree.add(
-            f"evidence (best {trace.get('best_evidence_score')}, threshold {trace.get('threshold')})"
-        )
+        ev = tree.add(f"evidence (best {trace.get('best_evidence_score')}, threshold {trace.get('threshold')})")
         for e in trace.get("evidence", [])[:8]:
-            ev.add(
-                f"[{e['n']}] {e['score']} (dense {e['dense']}, lexical {e['lexical']}): {escape(e['text'][:100])}"
-            )
+            ev.add(f"[{e['n']}] {e['score']} (dense {e['dense']}, lexical {e['lexical']}): {escape(e['text'][:100])}")
     for removed in trace.get("removed_citations", []):
         tree.add(f"[red]removed citation[/] {escape(str(removed))}")
     tree.add(f"timings (ms): {result.get('timings_ms')}")
@@ -147,9 +139,7 @@ def register(app: typer.Typer) -> None:
 
 def print_answer(result: dict[str, Any]) -> None:
     style = "yellow" if result["no_answer"] else "green"
-    out.print(
-        Panel(escape(result["answer"]), title=escape(result["question"]), border_style=style, expand=False)
-    )
+    out.print(Panel(escape(result["answer"]), title=escape(result["question"]), border_style=style, expand=False))
     for cit in result["citations"]:
         url = f" {cit['url']}" if cit.get("url") else ""
         out.print(f"  [bold][{cit['n']}][/] {escape(' '.join(cit['refs']))}[dim]{escape(url)}[/]")

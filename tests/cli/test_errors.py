@@ -1,0 +1,88 @@
+"""Bad input: one line naming the file/setting/value, a distinct exit code, nothing lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from briefing.cli.app import app
+from briefing.errors import ConfigError, IndexError_, InputError, SourceError
+
+runner = CliRunner()
+
+
+def config(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "brief.toml"
+    path.write_text(body)
+    return path
+
+
+def test_version_and_help() -> None:
+    assert runner.invoke(app, ["--version"]).stdout.startswith("brief ")
+    result = runner.invoke(app, ["-h"])
+    assert result.exit_code == 0 and "ingest" in result.stdout
+
+
+def test_unknown_source_name(tmp_path: Path) -> None:
+    cfg = config(tmp_path, '[sources.docs]\ntype = "files"\npath = "docs"\n')
+    result = runner.invoke(app, ["--config", str(cfg), "ingest", "nope"])
+    assert result.exit_code == ConfigError.exit_code
+    assert "unknown source 'nope'" in result.stderr and "docs" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_unknown_config_key(tmp_path: Path) -> None:
+    cfg = config(tmp_path, '[retrieval]\ncandidatez = 3\n')
+    result = runner.invoke(app, ["--config", str(cfg), "sources"])
+    assert result.exit_code == ConfigError.exit_code
+    assert "candidatez" in result.stderr and str(cfg) in result.stderr
+
+
+def test_missing_export_folder_names_path(tmp_path: Path) -> None:
+    cfg = config(tmp_path, '[sources.archive]\ntype = "slack_export"\npath = "exports/slack"\n')
+    result = runner.invoke(app, ["--config", str(cfg), "ingest"])
+    assert result.exit_code == SourceError.exit_code
+    assert "exports/slack" in result.stderr
+
+
+def test_empty_index(tmp_path: Path) -> None:
+    cfg = config(tmp_path, '[sources.docs]\ntype = "files"\npath = "docs"\n')
+    result = runner.invoke(app, ["--config", str(cfg), "ask", "what happened?"])
+    assert result.exit_code == IndexError_.exit_code
+    assert "brief ingest" in result.stderr
+
+
+def test_empty_and_oversized_questions(use_sample) -> None:
+    for question in ["   ", "why " * 5000]:
+        result = runner.invoke(app, ["--config", str(use_sample.config), "ask", question])
+        assert result.exit_code == InputError.exit_code, result.output
+        assert "question" in result.stderr
+
+
+def test_bad_now(use_sample) -> None:
+    result = runner.invoke(app, ["--config", str(use_sample.config), "ask", "what happened?", "--now", "yesterday-ish"])
+    assert result.exit_code == InputError.exit_code
+    assert "yesterday-ish" in result.stderr
+
+
+def test_corrupt_day_file_is_skipped_and_cache_kept(tmp_path: Path) -> None:
+    import shutil
+
+    sample = Path(__file__).resolve().parents[2] / "src/briefing/sample/slack_export"
+    export = tmp_path / "export"
+    shutil.copytree(sample, export)
+    cfg = config(tmp_path, '[workspace]\nname = "c"\n[sources.archive]\ntype = "slack_export"\npath = "export"\n')
+    first = runner.invoke(app, ["--config", str(cfg), "ingest"])
+    assert first.exit_code == 0, first.output
+    day = sorted((export / "incidents").glob("*.json"))[0]
+    day.write_text("[{ this is not json")
+    second = runner.invoke(app, ["--config", str(cfg), "ingest"])
+    assert second.exit_code == 0, second.output
+    assert day.name in second.stderr  # the bad file is named
+    sources = runner.invoke(app, ["--config", str(cfg), "sources", "--json"])
+    import json
+
+    info = json.loads(sources.stdout)["sources"][0]
+    assert info["last_run"]["failures"] == 1
+    assert info["cached_records"] > 250  # nothing already cached was lost
