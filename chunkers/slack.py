@@ -41,7 +41,16 @@ def header(document: Document) -> str:
     if document.kind != "slack_thread":
         return label
     root_author = document.metadata.get("root_author")
-    return f"{label}, thread started by {root_author}" if root_author else f"{label}, thread"
+    head = f"{label}, thread started by {root_author}" if root_author else f"{label}, thread"
+    # Replies often make no sense without the question they answer ("try setting it to 64"): every chunk of a
+    # thread carries the gist of its root message, so a late reply is still found by the root's words.
+    root = next((i for i in document.items if i.thread and i.ref.endswith(f":{i.thread}")), None)
+    if root is not None and root.text.strip():
+        gist = _SENTENCE_END.split(flatten(root.text), maxsplit=1)[0]
+        if len(gist) > 160:
+            gist = gist[:157].rsplit(" ", 1)[0] + "..."
+        head = f"{head}: {gist}"
+    return head
 
 
 def find_tickets(text: str) -> list[str]:

@@ -39,6 +39,9 @@ _PLACEHOLDER_TEXTS = frozenset({"This content can't be displayed.", "This messag
 _ANGLE = re.compile(r"<([^<>\n]+)>")
 _WORKSPACE = re.compile(r"^(https://[a-z0-9-]+(?:\.enterprise)?\.slack\.com/)")
 _TITLE_WORDS = 8
+# *bold*, _italic_ and ~strike~ markers around a phrase; `code` is kept. Underscores inside identifiers
+# (snake_case) are not emphasis, hence the word-boundary guards.
+_EMPHASIS = re.compile(r"(?<![\w*_~])[*_~]([^*_~\n]+?)[*_~](?![\w*_~])")
 _LINK_TARGET = re.compile(r"\s*\(https?://[^)\s]+\)")  # the "(url)" after a link label, noise in a title
 
 
@@ -63,7 +66,7 @@ def render_mrkdwn(text: str, users: Mapping[str, str] | None = None, channels: M
             return _special(target[1:], label)
         return _link(html.unescape(target), html.unescape(label))
 
-    return html.unescape(_ANGLE.sub(replace, text))
+    return html.unescape(_EMPHASIS.sub(r"\1", _ANGLE.sub(replace, text)))
 
 
 def _special(command: str, label: str) -> str:

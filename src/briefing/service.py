@@ -169,11 +169,3 @@ class Brief:
         question = check_question(question)
         self._require_index()
         return run_ask(build_deps(self, on_token), question, now=now, k=k)
-
-
-def describe_scope(constraints: Any, settings: Settings) -> str:
-    sources = constraints.sources or sorted({c.type for c in settings.sources.values()})
-    parts = [", ".join(sources)]
-    if constraints.time is not None:
-        parts.append(f"{constraints.time.start.date()} to {constraints.time.end.date()}")
-    return "; ".join(p for p in parts if p)

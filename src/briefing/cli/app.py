@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from briefing import __version__
-from briefing.errors import BriefError
+from briefing.cli.common import err, state
 
 app = typer.Typer(
     name="brief",
@@ -23,34 +20,6 @@ app = typer.Typer(
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-out = Console(soft_wrap=False)
-err = Console(stderr=True)
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class State:
-    config: Path | None = None
-    verbose: bool = False
-
-
-state = State()
-
-
-def cli_errors(func: F) -> F:
-    """Expected errors become one line on stderr and the error's exit code; never a traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except BriefError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
-            raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            err.print("interrupted: nothing cached so far was lost; run the command again to resume")
-            raise typer.Exit(130) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 def _version(value: bool) -> None:
@@ -84,12 +53,6 @@ def main_callback(
         logging.basicConfig(level=logging.INFO, handlers=[RichHandler(console=err, show_path=False)], force=True)
     else:
         logging.basicConfig(level=logging.WARNING, handlers=[logging.StreamHandler(sys.stderr)], force=True)
-
-
-def load() -> Any:
-    from briefing.settings import load_settings
-
-    return load_settings(state.config)
 
 
 def _register() -> None:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from briefing.cli.app import cli_errors, out
+from briefing.cli.common import cli_errors, out
 
 DEMO_NOW = "2026-06-15T09:00:00+00:00"
 DEMO_QUESTIONS = [

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from briefing.cli.app import cli_errors, err, out, state
+from briefing.cli.common import cli_errors, err, out, state
 from briefing.errors import InputError
 
 

@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from briefing.cli.app import cli_errors, err, load, out
+from briefing.cli.common import cli_errors, err, load, out
 from briefing.errors import InputError
 
 

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.tree import Tree
 
-from briefing.cli.app import cli_errors, err, load, out
+from briefing.cli.common import cli_errors, err, load, out
 
 NowOpt = Annotated[str | None, typer.Option("--now", help="Fix 'now' for relative dates (ISO-8601; or BRIEF_NOW).")]
 KOpt = Annotated[int, typer.Option("-k", min=1, max=100, help="How many hits.")]
@@ -59,6 +59,7 @@ def render_trace(result: dict[str, Any]) -> None:
     for key in ("time", "sources", "people", "channels", "projects", "tickets", "prs", "hard", "intent"):
         if c.get(key):
             cons.add(f"{key} = {escape(json.dumps(c[key], default=str))}")
+    tree.add(f"router: {escape(str(trace.get('router', 'off')))}")
     for step in trace.get("router_steps", []):
         tree.add(f"router: {escape(json.dumps(step, default=str)[:300])}")
     tree.add(f"hard filters: {escape(json.dumps(trace.get('filters', {}), default=str))} (workspace always)")
@@ -79,6 +80,8 @@ def render_trace(result: dict[str, Any]) -> None:
         ev = tree.add(f"evidence (best {trace.get('best_evidence_score')}, threshold {trace.get('threshold')})")
         for e in trace.get("evidence", [])[:8]:
             ev.add(f"[{e['n']}] {e['score']} (dense {e['dense']}, lexical {e['lexical']}): {escape(e['text'][:100])}")
+    for claim in trace.get("uncited_claims", []):
+        tree.add(f"[yellow]uncited claim[/] {escape(str(claim))[:120]}")
     for removed in trace.get("removed_citations", []):
         tree.add(f"[red]removed citation[/] {escape(str(removed))}")
     tree.add(f"timings (ms): {result.get('timings_ms')}")
@@ -120,16 +123,30 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOpt = False,
         show_docs: DocsOpt = False,
         show_trace: TraceOpt = False,
+        stream: Annotated[
+            bool, typer.Option("--stream", help="Print the answer as it is generated (LLM answerer only).")
+        ] = False,
     ) -> None:
         """Answer a question from the indexed sources, with citations, or say they do not cover it."""
         from briefing.service import Brief
 
         settings = load()
+        streamed: list[str] = []
+
+        def on_token(token: str) -> None:
+            streamed.append(token)
+            out.print(token, end="", markup=False, highlight=False)
+
         with Brief(settings) as brief:
-            result = brief.ask(question, now=_now(now), k=k)
+            result = brief.ask(question, now=_now(now), k=k, on_token=on_token if stream and not json_out else None)
         if json_out:
             _emit_json(result, show_trace)
             return
+        if streamed:
+            # Citations are checked after the stream: show the validated answer if it differs.
+            out.print()
+            if "".join(streamed).strip() != result["answer"].strip():
+                out.print("[dim](answer after citation checks)[/]")
         print_answer(result)
         if show_docs:
             _render_hits(result, True)
