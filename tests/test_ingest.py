@@ -41,7 +41,9 @@ class FakeConnector:
         for page in range(cursor.page, len(self.pages)):
             if page == self.crash_at:
                 raise RuntimeError("network went away")
-            records = [RawRecord(key=f"note-{page}-{i}", kind="note", data={"text": t}) for i, t in enumerate(self.pages[page])]
+            records = [
+                RawRecord(key=f"note-{page}-{i}", kind="note", data={"text": t}) for i, t in enumerate(self.pages[page])
+            ]
             failures = [Failure(key=f"bad-{page}", reason="unparseable")] if page == 1 else []
             yield Batch(records=records, cursor=PageCursor(page=page + 1), failures=failures)
 

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from briefing.embed import SparseVec
 from briefing.errors import IndexError_
 from briefing.model import Chunk, Unit
@@ -58,7 +60,8 @@ def chunk_to_payload(chunk: Chunk, digest: str) -> dict[str, Any]:
         for u in chunk.units
     ]
     payload["hash"] = digest
-    return json.loads(json.dumps(payload, default=str))
+    clean: dict[str, Any] = json.loads(json.dumps(payload, default=str))
+    return clean
 
 
 def payload_to_chunk(payload: dict[str, Any]) -> Chunk:
@@ -178,7 +181,7 @@ class Index:
     def upsert(
         self,
         chunks: Sequence[Chunk],
-        dense: Sequence[Sequence[float]],
+        dense: Sequence[Sequence[float]] | np.ndarray,
         sparse: Sequence[SparseVec],
         model: str,
     ) -> None:
@@ -201,7 +204,7 @@ class Index:
     def delete_ids(self, chunk_ids: Iterable[str]) -> None:
         from qdrant_client import models
 
-        ids = [point_id(c) for c in chunk_ids]
+        ids: list[int | str | uuid.UUID] = [point_id(c) for c in chunk_ids]
         for start in range(0, len(ids), 512):
             self.client.delete(
                 self.collection,

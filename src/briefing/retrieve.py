@@ -142,7 +142,7 @@ class Reranker:
                 kwargs: dict[str, Any] = {}
                 if self.settings.reranker_path:
                     kwargs["specific_model_path"] = str(self.settings.reranker_path)
-                self._model = TextCrossEncoder(self.settings.reranker_model, **kwargs)
+                self._model = TextCrossEncoder(str(self.settings.reranker_model), **kwargs)
             except Exception as exc:
                 raise ModelError(
                     f"reranker '{self.settings.reranker_model}' could not be loaded offline ({type(exc).__name__}): "
@@ -199,7 +199,7 @@ class Retriever:
 
     def recent(self, start: datetime, end: datetime, flt: Any = None, limit: int = 50) -> list[Hit]:
         """The newest chunks that overlap a time window (for "what happened" questions)."""
-        must = [
+        must: list[Any] = [
             models.FieldCondition(key="end_ts", range=models.Range(gte=start.timestamp())),
             models.FieldCondition(key="start_ts", range=models.Range(lt=end.timestamp())),
         ]

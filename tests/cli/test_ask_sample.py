@@ -38,7 +38,9 @@ def test_ask_returns_gold_evidence_with_valid_citations(use_sample, case_id: str
         assert set(citation["refs"]) <= context_refs, "citations only point at evidence that was in the context"
         assert f"[{citation['n']}]" in out["answer"]
     for hit in out["hits"]:
-        assert {"rank", "score", "chunk_id", "source", "refs", "title", "url", "occurred_at", "authors", "text"} <= set(hit)
+        assert {"rank", "score", "chunk_id", "source", "refs", "title", "url", "occurred_at", "authors", "text"} <= set(
+            hit
+        )
 
 
 def test_unrelated_question_is_refused_without_citations(use_sample) -> None:

@@ -33,7 +33,7 @@ def test_unknown_source_name(tmp_path: Path) -> None:
 
 
 def test_unknown_config_key(tmp_path: Path) -> None:
-    cfg = config(tmp_path, '[retrieval]\ncandidatez = 3\n')
+    cfg = config(tmp_path, "[retrieval]\ncandidatez = 3\n")
     result = runner.invoke(app, ["--config", str(cfg), "sources"])
     assert result.exit_code == ConfigError.exit_code
     assert "candidatez" in result.stderr and str(cfg) in result.stderr
