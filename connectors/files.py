@@ -355,7 +355,7 @@ def file_document(record: RawRecord) -> Document:
         source_type="files",
         kind="file",
         text=text,
-        occurred_at=_occurred_at(front, stem, float(data.get("mtime", 0.0))),
+        occurred_at=_occurred_at(front, stem, float(data.get("mtime", 0.0)), text),
         author=", ".join(authors) if authors else None,
         title=title,
         container=container,
@@ -389,7 +389,35 @@ def _authors(front: dict[str, Any]) -> list[str]:
     return names
 
 
-def _occurred_at(front: dict[str, Any], stem: str, mtime: float) -> datetime:
+_MONTHS = "january february march april may june july august september october november december".split()
+_PROSE_DATE = re.compile(
+    r"\b(" + "|".join(m.capitalize() for m in _MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b"
+)
+
+
+def _dateline(text: str) -> datetime | None:
+    """The latest date on a short date line near the top ("April 21, 2026 - June 29, 2026" in release notes)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    for line in lines[:3]:
+        if len(line) > 80:
+            continue
+        found: list[datetime] = []
+        for match in _PROSE_DATE.finditer(line):
+            try:
+                if match.group(1):
+                    month = _MONTHS.index(match.group(1).lower()) + 1
+                    found.append(datetime(int(match.group(3)), month, int(match.group(2)), tzinfo=UTC))
+                else:
+                    found.append(datetime(int(match.group(4)), int(match.group(5)), int(match.group(6)), tzinfo=UTC))
+            except ValueError:
+                continue
+        rest = re.findall(r"[A-Za-z]+", _PROSE_DATE.sub(" ", line))
+        if found and len(rest) <= 3:  # a date line, not a sentence that mentions a date
+            return max(found)
+    return None
+
+
+def _occurred_at(front: dict[str, Any], stem: str, mtime: float, text: str = "") -> datetime:
     for key in ("date", "last_updated", "updated", "last_update"):
         value = front.get(key)
         if isinstance(value, dict):
@@ -403,7 +431,8 @@ def _occurred_at(front: dict[str, Any], stem: str, mtime: float) -> datetime:
         when = _parse_date("-".join(dated.groups()))
         if when is not None:
             return when
-    return datetime.fromtimestamp(mtime, tz=UTC)
+    # A file copied or checked out has a meaningless mtime; a date line at the top is better evidence.
+    return _dateline(text) or datetime.fromtimestamp(mtime, tz=UTC)
 
 
 def _parse_date(value: Any) -> datetime | None:

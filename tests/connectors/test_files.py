@@ -251,3 +251,19 @@ def test_text_and_pdf_documents(root: Path) -> None:
     rollback = next(c for c in chunks if "Rollback" in c.text)
     assert rollback.metadata["page"] == 2
     assert "PROJ-77" in next(c for c in chunks if "billing" in c.text).tickets
+
+
+def test_undated_markdown_takes_the_date_line_near_the_top(tmp_path: Path) -> None:
+    from connectors.files import FilesConnector
+
+    (tmp_path / "v1.md").write_text("# Release 1.0 - 1.2\nApril 21, 2026 – June 29, 2026\n\nNew things.\n")
+    (tmp_path / "plain.md").write_text(
+        "# Notes\n\nWe met on May 1, 2026 and talked for a long while about many things.\n"
+    )
+    connector = FilesConnector("docs", tmp_path, ["**/*.md"], [])
+    records = [r for batch in connector.fetch(connector.initial_cursor()) for r in batch.records]
+    docs = {d.key: d for d in connector.normalise(records).documents}
+    assert docs["file:v1.md"].items[0].occurred_at.date().isoformat() == "2026-06-29"
+    # a date inside prose is not a date line: the file's own time is kept
+    assert docs["file:plain.md"].items[0].occurred_at.year >= 2026
+    assert docs["file:plain.md"].items[0].occurred_at.date().isoformat() != "2026-05-01"
