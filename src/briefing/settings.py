@@ -56,9 +56,7 @@ class SlackExportSource(SourceBase):
 class FilesSource(SourceBase):
     type: Literal["files"]
     path: Path
-    include: list[str] = Field(
-        default_factory=lambda: ["**/*.md", "**/*.mdx", "**/*.markdown", "**/*.txt", "**/*.pdf"]
-    )
+    include: list[str] = Field(default_factory=lambda: ["**/*.md", "**/*.mdx", "**/*.markdown", "**/*.txt", "**/*.pdf"])
     exclude: list[str] = Field(default_factory=list)
     base_url: str | None = None
 
@@ -259,9 +257,7 @@ def secret(env_name: str | None, *, setting: str) -> SecretStr:
         raise AuthError(f"{setting} is not set: name the environment variable that holds the credential")
     value = os.environ.get(env_name)
     if not value:
-        raise AuthError(
-            f"environment variable {env_name} (from {setting}) is empty or unset: export it and retry"
-        )
+        raise AuthError(f"environment variable {env_name} (from {setting}) is empty or unset: export it and retry")
     return SecretStr(value)
 
 

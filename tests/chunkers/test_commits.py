@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from briefing.devserver import git_repo as builder
 from briefing.model import ChunkLimits, Document, Item
 from briefing.registry import SourceContext
 from briefing.settings import source_adapter
 from chunkers.git import chunk_commits
 from connectors.git import build
 
-ROOT = Path(__file__).resolve().parents[2]
 START = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
 
 
@@ -99,17 +97,7 @@ def test_a_huge_message_is_shortened_to_fit_and_flagged() -> None:
     assert chunk.text.splitlines()[1].startswith("[2026-05-04] Alice Chen 01abc12: Rewrite the settlement batch")
 
 
-def _sample_builder():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("make_sample_git", ROOT / "scripts" / "make_sample_git.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being defined
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_sample_repository_is_deterministic_and_chunks_like_the_story(tmp_path: Path) -> None:
-    builder = _sample_builder()
     first, second = builder.build(tmp_path / "a"), builder.build(tmp_path / "b")
     heads = [builder._git(repo, "show-ref") for repo in (first, second)]
     assert heads[0] == heads[1]  # same commit ids on every build: gold refs can name them

@@ -1,21 +1,23 @@
 """The offline answer stage: select, attribute, order and cite evidence sentences; never invent text.
 
 Each context chunk gets a number; every sentence of its units (a message, a paragraph) is scored against the
-question by embedding similarity and content-word overlap. The best sentences, above a calibrated evidence
-threshold, become the answer, each with who/when/where and its `[n]` citation. Below the threshold the answer
-says the sources do not cover the question and cites nothing.
+question by embedding similarity, rarity-weighted word overlap and the answer type the question asks for (a
+number, a time, a person). A calibrated confidence over question-level features (docs/answering.md) decides
+between three outcomes: an answer, a hedged "closest evidence" answer, or "the sources do not cover this",
+which cites nothing. Answer lines carry who, when and where, and their `[n]` citation.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 from briefing.embed import STOPWORDS, Embedder
 from briefing.model import Chunk
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[*`@#])|\n+")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _QUESTION_WORDS = frozenset(
     """what who whom whose when where which why how did does do was were is are has have had happen happened
@@ -23,6 +25,136 @@ _QUESTION_WORDS = frozenset(
     would will shall may might must week month day today yesterday last past since ago recently latest current
     currently now still please know""".split()
 )
+# Question vocabulary that paraphrases rather than names the topic: missing from the evidence it says little.
+_GENERIC = frozenset(
+    """many much long big bigger large fast slow often old new get got go going gone use used show shown say said
+    give make made take thing things way lot kind sort part point set put keep come came find found look like
+    want need first next one two time times happen anything something someone everyone team people work working
+    worked summary summarise summarize overview recap update status stand stands plan planned actually really
+    right wrong bad good worst best""".split()
+)
+
+# --- segmentation ---------------------------------------------------------------------------------------------
+_BLOCK_START = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+|\||#{1,6}\s|>|```)")
+_ABBREVIATIONS = frozenset(
+    "e.g i.e etc vs approx cf incl est min max mr mrs ms dr no nr fig jan feb mar apr jun jul aug sep sept oct "
+    "nov dec mon tue wed thu fri sat sun".split()
+)
+_BOUNDARY = re.compile(r"[.!?][\"')\]*_]*\s+(?=[A-Z0-9\"'(\[*`@#:_])")
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, list items and table rows, with hard-wrapped lines joined back into one line."""
+    out: list[str] = []
+    current: list[str] = []
+    header: list[str] = []
+    in_code = False
+
+    def flush() -> None:
+        if current:
+            out.append(" ".join(current))
+            current.clear()
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("```"):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code:
+            # Commands and config are evidence too ("which flag sets read-only?"), one line each.
+            if line:
+                out.append(line)
+            continue
+        if not line:
+            flush()
+            header = []
+            continue
+        if line.startswith("|"):
+            flush()
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if any(cells) and all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                continue
+            if not header:
+                header = cells
+                continue
+            pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c]
+            out.append("; ".join(pairs))
+            continue
+        if line.startswith("#"):
+            flush()
+            continue  # headings are already in the chunk title
+        if _BLOCK_START.match(line):
+            flush()
+        current.append(line.lstrip(">").strip() if line.startswith(">") else line)
+    flush()
+    return out
+
+
+def split_sentences(block: str) -> list[str]:
+    """Sentence boundaries that survive "e.g.", "v2.5.0", "05:30 UTC." and initials."""
+    out: list[str] = []
+    start = 0
+    for m in _BOUNDARY.finditer(block):
+        before = block[start : m.start() + 1].rstrip(".!?\"')]*_")
+        last = before.rsplit(None, 1)[-1].lower() if before.split() else ""
+        if last.rstrip(".") in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
+            continue
+        out.append(block[start : m.end()].strip())
+        start = m.end()
+    out.append(block[start:].strip())
+    return [s for s in out if s]
+
+
+def sentences(text: str, *, whole_below: int = 0) -> list[str]:
+    """Evidence-sized pieces of a unit's text; fragments ("moved from", "Impact:") join their successor.
+
+    A unit of plain prose shorter than `whole_below` characters stays whole: a short message reads better, and
+    cites the same ref, as one piece ("OOM-killed ... Raised the limit to 768 Mi.").
+    """
+    blocks = _blocks(text)
+    if whole_below and blocks and not _STRUCTURED.search(text):
+        joined = " ".join(blocks)
+        if len(_clean(joined)) <= whole_below:
+            return [joined] if len(_clean(joined)) >= 12 else []
+    pieces = [s for block in blocks for s in split_sentences(block)]
+    merged: list[str] = []
+    carry = ""
+    for i, piece in enumerate(pieces):
+        piece = carry + " " + piece if carry else piece
+        carry = ""
+        if (len(piece) < 25 or piece.endswith(":")) and i < len(pieces) - 1:
+            carry = piece
+            continue
+        merged.append(piece)
+    if carry:
+        merged.append(carry)
+    return [p for p in merged if len(_clean(p)) >= 12]
+
+
+_STRUCTURED = re.compile(r"^\s*(?:\||```)", re.MULTILINE)
+_EMOJI = re.compile(r"(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])")
+_FAKE_CITATION = re.compile(r"\[(\d+)\]")
+
+
+def _clean(text: str, limit: int = 320) -> str:
+    """The sentence as shown: one line, no emoji codes or emphasis markers, no bracket numbers to mistake for a
+    citation; cut at a word boundary when long."""
+    text = _EMOJI.sub("", text).replace("**", "").replace("<br>", " ")
+    text = re.sub(r"(?<!\w)\*(\S[^*]*\S|\S)\*(?!\w)", r"\1", text)
+    text = _FAKE_CITATION.sub(r"(\1)", text)
+    text = " ".join(text.split()).strip(" -")
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " …"
+    return text
+
+
+# --- words ----------------------------------------------------------------------------------------------------
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
 
 
 def content_words(text: str) -> set[str]:
@@ -32,28 +164,67 @@ def content_words(text: str) -> set[str]:
         if len(tok) < 2 or tok in STOPWORDS or tok in _QUESTION_WORDS:
             continue
         words.add(_stem(tok))
+        if "-" in tok:  # "money-movement" also matches "money" and "movement"
+            words.update(_stem(p) for p in tok.split("-") if len(p) > 2 and p not in STOPWORDS)
     return words
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+_NUMBER = re.compile(r"\d")
+_TIME = re.compile(
+    r"\b(?:\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}|(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?|"
+    r"jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?|tomorrow|tonight|morning|afternoon|noon|weekly|daily)\b",
+    re.I,
+)
+_PERSON = re.compile(r"@\w|\b[A-Z][a-z]+ [A-Z][a-z]+\b")
+_ASKS_NUMBER = re.compile(
+    r"\bhow\s+(?:many|much|long|big|large|fast|slow|often|bad|high|low|far)\b|\bwhat\s+(?:percentage|size|"
+    r"number|limit|version|rate|latency)\b|\bby\s+how\b",
+    re.I,
+)
+_ASKS_TIME = re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b", re.I)
+_ASKS_PERSON = re.compile(r"^\W*(?:who|whom|whose)\b|\bwho\b", re.I)
 
 
-_MARKUP = re.compile(r"\*\*|__|<br\s*/?>|^#+\s+|^>\s+", re.MULTILINE)
+_NAME_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.#-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_CALENDAR = frozenset(
+    "january february march april may june july august september october november december monday tuesday "
+    "wednesday thursday friday saturday sunday".split()
+)
+# Roles are named in messages by the person ("Ruth"), rarely by title; their absence says nothing.
+_ROLES = frozenset("ceo cto cfo coo cio ciso vp em pm tpm sre qa hr it ic".split())
 
 
-def sentences(text: str) -> list[str]:
+def named_terms(question: str) -> list[str]:
+    """Names, products and identifiers the question mentions ("Kafka", "Frankfurt", "3.0", "ADR-0007")."""
     out = []
-    for part in _SENTENCE.split(text):
-        part = _MARKUP.sub("", part).strip(" -*\t")
-        if len(part) >= 12:
-            out.append(part)
+    for i, tok in enumerate(_NAME_TOKEN.findall(question)):
+        low = tok.lower()
+        if low in _CALENDAR or low in _ROLES or tok.isdigit():
+            continue
+        versioned = bool(re.search(r"\d", tok) and re.search(r"[A-Za-z.]", tok))
+        if versioned or (i > 0 and tok[0].isupper()) or (len(tok) >= 2 and tok.isupper()):
+            out.append(tok)
     return out
 
 
+def missing_terms(question: str, context: Sequence[Chunk]) -> list[str]:
+    """Named terms of the question that no context chunk contains (as a word start, case-insensitive)."""
+    text = "\n".join(f"{c.title}\n{c.text}" for c in context)
+    return [t for t in named_terms(question) if not re.search(rf"(?<![A-Za-z0-9]){re.escape(t)}", text, re.I)]
+
+
+def answer_type(question: str, intent: str) -> str:
+    if _ASKS_NUMBER.search(question):
+        return "number"
+    if intent == "when" or _ASKS_TIME.search(question):
+        return "time"
+    if intent == "who" or _ASKS_PERSON.search(question):
+        return "person"
+    return ""
+
+
+# --- evidence -------------------------------------------------------------------------------------------------
 @dataclass
 class Evidence:
     n: int
@@ -65,6 +236,9 @@ class Evidence:
     score: float = 0.0
     dense: float = 0.0
     lexical: float = 0.0
+    typed: float = 0.0
+    unit: int = 0  # index of the unit in its chunk, to find the neighbouring message
+    words: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -74,93 +248,150 @@ class ExtractiveAnswer:
     cited: dict[int, list[str]] = field(default_factory=dict)
     evidence: list[Evidence] = field(default_factory=list)
     best_score: float = 0.0
+    confidence: float = 0.0
+    hedged: bool = False
+    features: dict[str, float] = field(default_factory=dict)
 
 
-def _where(chunk: Chunk) -> str:
-    if chunk.source_type == "slack":
-        return f"in #{chunk.container}" if chunk.container else "in Slack"
-    if chunk.source_type == "files":
-        return f'in "{chunk.title}"'
-    if chunk.source_type == "jira":
-        return f"on {chunk.title.split(':')[0]}" if chunk.title else "in JIRA"
-    if chunk.source_type == "confluence":
-        return f'in the wiki page "{chunk.title}"'
-    if chunk.source_type in {"github", "git"}:
-        return f"in {chunk.title or chunk.container}"
-    return f"in {chunk.source_type}"
+# Logistic weights over the question-level features, fitted with cross-validation on eval/sample_dev.jsonl
+# (eval/calibrate_answerer.py prints the table in docs/answering.md); features are in 0..1.
+CALIBRATION: dict[str, float] = {
+    "bias": 1.02,
+    "missing_named": -4.39,
+    "window_empty": -3.35,
+    "soft_coverage": 1.0,
+}
+# Answers whose best line scores below this are worded as "closest evidence" (docs/answering.md).
+HEDGE_BELOW = 0.3
+WINDOW_BONUS = 0.1
 
 
-def _attribution(ev: Evidence) -> str:
-    when = ev.at_iso[:10] if ev.at_iso else ""
-    who = ev.author or ""
-    where = _where(ev.chunk)
-    if ev.chunk.source_type == "slack" or ev.chunk.source_type in {"jira", "github"}:
-        parts = [p for p in (f"{who}" if who else "", where, f"on {when}" if when else "") if p]
-        return " ".join(parts)
-    parts = [where]
-    if who:
-        parts.append(f"by {who}")
-    if when:
-        parts.append(f"({when})")
-    return " ".join(parts)
+def confidence(features: dict[str, float]) -> float:
+    z = CALIBRATION["bias"] + sum(w * features.get(k, 0.0) for k, w in CALIBRATION.items() if k != "bias")
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 class ExtractiveAnswerer:
-    def __init__(self, embedder: Embedder, *, min_evidence: float, max_sentences: int, pool: int = 40) -> None:
+    """Answers from context chunks alone; one instance can serve many questions."""
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        min_evidence: float,
+        max_sentences: int,
+        pool: int = 128,
+        hedge_below: float = HEDGE_BELOW,
+        whole_below: int = 300,
+    ) -> None:
         self.embedder = embedder
         self.pool = pool
         self.min_evidence = min_evidence
         self.max_sentences = max_sentences
+        self.hedge_below = hedge_below
+        self.whole_below = whole_below
 
     def candidates(self, context: Sequence[Chunk]) -> list[Evidence]:
         out: list[Evidence] = []
         for n, chunk in enumerate(context, 1):
-            units = chunk.units or []
-            for unit in units:
-                for sent in sentences(unit.text) or ([unit.text.strip()] if unit.text.strip() else []):
-                    out.append(
-                        Evidence(
-                            n=n,
-                            ref=unit.ref,
-                            text=sent,
-                            author=unit.author,
-                            at_iso=unit.at.isoformat() if unit.at else None,
-                            chunk=chunk,
-                        )
-                    )
-            if not units:
+            for i, unit in enumerate(chunk.units):
+                at = (unit.at or chunk.start).isoformat()
+                for sent in sentences(unit.text, whole_below=self.whole_below):
+                    out.append(Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i))
+            if not chunk.units and chunk.refs:
                 for sent in sentences(chunk.text):
-                    out.append(
-                        Evidence(
-                            n=n,
-                            ref=chunk.refs[0],
-                            text=sent,
-                            author=None,
-                            at_iso=chunk.start.isoformat(),
-                            chunk=chunk,
-                        )
-                    )
+                    out.append(Evidence(n, chunk.refs[0], sent, None, chunk.start.isoformat(), chunk))
         return out
 
-    def score(self, question: str, evidence: list[Evidence], ranks: Sequence[float]) -> None:
-        """Lexical overlap for every sentence; embedding similarity for the most promising `pool` of them."""
-        if not evidence:
-            return
+    def score(
+        self,
+        question: str,
+        evidence: list[Evidence],
+        context: Sequence[Chunk],
+        *,
+        intent: str,
+        window: tuple[datetime, datetime] | None = None,
+    ) -> dict[str, float]:
+        """Score every sentence; return the question-level features the confidence is computed from."""
         q_words = content_words(question)
+        n_chunks = max(len(context), 1)
+        chunk_words = [content_words(c.text) | content_words(c.title) for c in context]
+        # Rarity over the context itself: a word every chunk shares ("ledger") says little about which one
+        # answers; paraphrase-prone question words weigh less when they are missing.
+        weight: dict[str, float] = {}
+        for w in q_words:
+            df = sum(1 for words in chunk_words if w in words)
+            weight[w] = math.log(1 + (n_chunks + 1) / (df + 0.5)) * (0.35 if w in _GENERIC else 1.0)
+        total = sum(weight.values()) or 1.0
+        seen = set().union(*chunk_words) if chunk_words else set()
+        coverage = sum(weight[w] for w in q_words if w in seen) / total if q_words else 0.0
+        match = self._soft_match(question, q_words - seen, context)
+        salient = [w for w in q_words if w not in _GENERIC] or list(q_words)
+        soft = {w: 1.0 if w in seen else match.get(w, 0.0) for w in q_words}
+        soft_coverage = sum(weight[w] * soft[w] for w in q_words) / total if q_words else 0.0
+        worst_match = min((soft[w] for w in salient), default=1.0)
+        kind = answer_type(question, intent)
+        names = {a.split()[0] for c in context for a in c.authors if a}
         for ev in evidence:
-            words = content_words(ev.text)
-            ev.lexical = len(q_words & words) / len(q_words) if q_words else 0.0
-            prior = ranks[ev.n - 1] if ev.n - 1 < len(ranks) else 0.0
-            ev.score = 0.4 * ev.lexical + 0.1 * prior
-        # Embedding every sentence of every context chunk costs seconds on a laptop CPU; the pool keeps the
-        # sentences that share words with the question or come from the best-ranked chunks.
-        pool = sorted(evidence, key=lambda e: -(e.lexical + 0.5 * (ranks[e.n - 1] if e.n - 1 < len(ranks) else 0)))
+            ev.words = content_words(ev.text)
+            ev.lexical = sum(weight[w] for w in q_words & ev.words) / total if q_words else 0.0
+            ev.typed = _typed(kind, ev.text, names)
+        pool = sorted(evidence, key=lambda e: -(e.lexical + 0.5 * _prior(e.n, n_chunks) + 0.2 * e.typed))
         pool = pool[: self.pool]
-        q_vec = self.embedder.dense([question], query=True)[0]
-        s_vecs = self.embedder.dense_cached([e.text for e in pool], max_chars=300)
-        for ev, cos in zip(pool, s_vecs @ q_vec, strict=True):
-            ev.dense = float(cos)
-            ev.score += 0.6 * float(cos)
+        if pool:
+            q_vec = self.embedder.dense([question], query=True)[0]
+            s_vecs = self.embedder.dense_cached([_clean(e.text) for e in pool], max_chars=300)
+            for ev, cos in zip(pool, s_vecs @ q_vec, strict=True):
+                ev.dense = float(cos)
+        for ev in evidence:
+            dense = ev.dense * (0.85 if len(ev.text) < 40 else 1.0)  # short rows and titles flatter the model
+            ev.score = 0.6 * dense + 0.3 * ev.lexical + 0.06 * _prior(ev.n, n_chunks) + 0.08 * ev.typed
+            if window is not None and ev.at_iso:
+                # The question names a time; evidence from then outranks a better-worded line from another week.
+                inside = window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]
+                ev.score += WINDOW_BONUS if inside else -WINDOW_BONUS / 2
+        _answers_inherit(evidence)
+        best = max(evidence, key=lambda e: e.score, default=None)
+        return {
+            "best_score": best.score if best else 0.0,
+            "best_dense": max((e.dense for e in evidence), default=0.0),
+            "best_lexical": max((e.lexical for e in evidence), default=0.0),
+            "coverage": coverage,
+            "missing_named": 1.0 if missing_terms(question, context) else 0.0,
+            "window_empty": 1.0 if window_empty(context, window) else 0.0,
+            "soft_coverage": soft_coverage,
+            "worst_match": worst_match,
+            "top_dense": max((e.dense for e in evidence if e.n == 1), default=0.0),
+            "best_rank": float(best.n) if best else 0.0,
+            "lead_lexical": best.lexical if best else 0.0,
+            "lead_dense": best.dense if best else 0.0,
+            "typed": best.typed if best else 0.0,
+        }
+
+    def _soft_match(self, question: str, missing: set[str], context: Sequence[Chunk]) -> dict[str, float]:
+        """For question words the context lacks, the closest context word by embedding ("switchover" ~
+        "cutover"); a missing word with no near neighbour ("salary", "Kafka") is what the sources lack."""
+        if not missing:
+            return {}
+        surface: dict[str, str] = {}
+        for tok in _TOKEN.findall(question.lower()):
+            tok = tok.strip(".-")
+            if _stem(tok) in missing:
+                surface.setdefault(_stem(tok), tok)
+        vocab: set[str] = set()
+        for chunk in context:
+            for text in (chunk.title, chunk.text):
+                vocab.update(
+                    t.strip(".-") for t in _TOKEN.findall(text.lower()) if len(t) > 2 and t.strip(".-") not in STOPWORDS
+                )
+        words = sorted(surface)
+        if not words or not vocab:
+            return {}
+        ordered = sorted(vocab)
+        m_vecs = self.embedder.dense_cached([surface[w] for w in words], max_chars=60)
+        v_vecs = self.embedder.dense_cached(ordered, max_chars=60)
+        best = (m_vecs @ v_vecs.T).max(axis=1)
+        return {w: float(b) for w, b in zip(words, best, strict=True)}
 
     def answer(
         self,
@@ -169,47 +400,216 @@ class ExtractiveAnswerer:
         *,
         intent: str = "fact",
         scope: str = "",
+        window: tuple[datetime, datetime] | None = None,
     ) -> ExtractiveAnswer:
+        """Answer `question` from `context` (rank order); `window` is the question's time range, if any."""
         evidence = self.candidates(context)
-        ranks = [1.0 - i / max(len(context), 1) for i in range(len(context))]
-        self.score(question, evidence, ranks)
-        evidence.sort(key=lambda e: -e.score)
+        window = window or _window_from_scope(scope)
+        features = self.score(question, evidence, context, intent=intent, window=window) if evidence else {}
+        evidence.sort(key=lambda e: (-e.score, e.n))
         best = evidence[0].score if evidence else 0.0
-        broad = intent in {"what_happened", "summary"}
-        threshold = self.min_evidence * (0.8 if broad else 1.0)
-        if not evidence or best < threshold:
+        conf = confidence(features) if evidence else 0.0
+        features["confidence"] = conf
+        if not evidence or conf < self.min_evidence:
             searched = f" (searched {scope})" if scope else ""
             return ExtractiveAnswer(
                 text=f"The sources do not cover this{searched}: nothing in the indexed material answers it.",
                 no_answer=True,
                 best_score=best,
                 evidence=evidence[:5],
+                confidence=conf,
+                features=features,
             )
-        chosen: list[Evidence] = []
-        seen_words: list[set[str]] = []
-        cutoff = max(threshold * 0.9, best * (0.6 if broad else 0.75))
-        for ev in evidence:
-            if ev.score < cutoff or len(chosen) >= self.max_sentences:
-                break
-            words = content_words(ev.text)
-            if any(len(words & prev) / max(len(words | prev), 1) > 0.7 for prev in seen_words):
-                continue
-            chosen.append(ev)
-            seen_words.append(words)
+        hedged = best < self.hedge_below
+        broad = intent in {"what_happened", "summary"}
+        chosen = self._select(evidence, broad=broad, hedged=hedged)
         if broad or intent == "latest":
             chosen.sort(key=lambda e: e.at_iso or "", reverse=(intent == "latest"))
-        lines = []
-        cited: dict[int, list[str]] = {}
-        for ev in chosen:
-            lines.append(f"- {_attribution(ev)}: {ev.text} [{ev.n}]")
-            refs = cited.setdefault(ev.n, [])
-            if ev.ref not in refs:
-                refs.append(ev.ref)
-        lead = "Most recent first:" if intent == "latest" else ("In time order:" if broad else "From the sources:")
+        lines, cited = _render(chosen)
+        if hedged:
+            lead = "The sources do not answer this directly; the closest evidence:"
+        elif intent == "latest":
+            lead = "Most recent first:"
+        elif broad:
+            lead = "In time order:"
+        else:
+            lead = "From the sources:"
         return ExtractiveAnswer(
             text=lead + "\n" + "\n".join(lines),
             no_answer=False,
             cited=cited,
             evidence=chosen,
             best_score=best,
+            confidence=conf,
+            hedged=hedged,
+            features=features,
         )
+
+    def _select(self, ranked: list[Evidence], *, broad: bool, hedged: bool) -> list[Evidence]:
+        """The best sentence, then close runners-up that add something (another message, another source)."""
+        best = ranked[0].score
+        limit = 2 if hedged else (self.max_sentences if broad else min(3, self.max_sentences))
+        cutoff = best * (0.75 if broad else 0.88)
+        chosen: list[Evidence] = []
+        for ev in ranked:
+            if len(chosen) >= limit or ev.score < cutoff:
+                break
+            if any(len(ev.words & c.words) / max(len(ev.words | c.words), 1) > 0.6 for c in chosen):
+                continue
+            if any(c.n == ev.n and c.unit == ev.unit for c in chosen):
+                continue  # one line per message or paragraph keeps the answer short
+            chosen.append(ev)
+        return chosen
+
+
+def _answers_inherit(evidence: list[Evidence]) -> None:
+    """A message that asks ("Where do I find the staging logs?") is not the answer; the reply after it likely is."""
+    by_unit: dict[tuple[int, int], list[Evidence]] = {}
+    for ev in evidence:
+        by_unit.setdefault((ev.n, ev.unit), []).append(ev)
+    for ev in evidence:
+        if not _clean(ev.text).endswith("?"):
+            continue
+        asked = ev.score
+        ev.score *= 0.8
+        for reply in by_unit.get((ev.n, ev.unit + 1), []):
+            if reply.author != ev.author:
+                reply.score = max(reply.score, 0.95 * asked)
+
+
+_MONTH_NUMBER = {
+    name: i
+    for i, name in enumerate(
+        "jan feb mar apr may jun jul aug sep oct nov dec".split(),
+        1,
+    )
+}
+_DAY_MONTH = re.compile(
+    r"\b(\d{4})-(\d{2})-(\d{2})\b|\b(\d{1,2})\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+(\d{1,2})\b|"
+    r"\b(january|february|march|april|june|july|august|september|october|november|december)\b",
+    re.I,
+)
+
+
+def mentions_window(text: str, window: tuple[datetime, datetime]) -> bool:
+    """Whether `text` names a day (or, for a window of weeks, a month) inside `window`."""
+    start, end = window
+    for m in _DAY_MONTH.finditer(text):
+        try:
+            if m[1]:
+                day = datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=UTC)
+            elif m[4] or m[7]:
+                month = _MONTH_NUMBER[(m[5] or m[6]).lower()[:3]]
+                day = datetime(start.year, month, int(m[4] or m[7]), tzinfo=UTC)
+            else:
+                if (end - start).days < 20:
+                    continue
+                day = datetime(start.year, _MONTH_NUMBER[m[8].lower()[:3]], 1, tzinfo=UTC)
+                if day <= start < day + timedelta(days=31) or start <= day < end:
+                    return True
+                continue
+        except ValueError:
+            continue
+        if start <= day < end:
+            return True
+    return False
+
+
+def window_empty(context: Sequence[Chunk], window: tuple[datetime, datetime] | None) -> bool:
+    """The question names a period, and nothing in the context happened in it or mentions a day in it."""
+    if window is None:
+        return False
+    for chunk in context:
+        for unit in chunk.units or ():
+            at = unit.at or chunk.start
+            if window[0] <= at < window[1] or mentions_window(unit.text, window):
+                return False
+        if not chunk.units and (window[0] <= chunk.start < window[1] or mentions_window(chunk.text, window)):
+            return False
+    return True
+
+
+_SCOPE_WINDOW = re.compile(r"(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})")
+
+
+def _window_from_scope(scope: str) -> tuple[datetime, datetime] | None:
+    """The time range that `describe_scope` writes ("...; 2026-06-08 to 2026-06-15"), end day included."""
+    m = _SCOPE_WINDOW.search(scope)
+    if not m:
+        return None
+    start = datetime.fromisoformat(m[1]).replace(tzinfo=UTC)
+    end = datetime.fromisoformat(m[2]).replace(tzinfo=UTC)
+    return start, end if end > start else end + timedelta(days=1)
+
+
+def _prior(n: int, n_chunks: int) -> float:
+    return 1.0 - (n - 1) / max(n_chunks, 1)
+
+
+def _typed(kind: str, text: str, names: set[str]) -> float:
+    if kind == "number":
+        return 1.0 if _NUMBER.search(_EMOJI.sub("", text)) else 0.0
+    if kind == "time":
+        return 1.0 if _TIME.search(text) else 0.0
+    if kind == "person":
+        return 1.0 if _PERSON.search(text) or any(re.search(rf"\b{re.escape(n)}\b", text) for n in names) else 0.0
+    return 0.0
+
+
+# --- rendering ------------------------------------------------------------------------------------------------
+def _day(at: datetime, *, with_time: bool, with_year: bool) -> str:
+    text = f"{at:%a} {at.day} {at:%b}"
+    if with_year:
+        text += f" {at.year}"
+    if with_time:
+        text += f", {at:%H:%M} UTC"
+    return text
+
+
+def _title(chunk: Chunk) -> tuple[str, str]:
+    """(document title, section path) from "Title > Section > Sub"."""
+    parts = [p.strip() for p in chunk.title.split(" > ")]
+    return parts[0], " › ".join(parts[1:])
+
+
+def _where(chunk: Chunk) -> str:
+    st = chunk.source_type
+    if st == "slack":
+        return f"#{chunk.container}" if chunk.container else "Slack"
+    title, section = _title(chunk)
+    if st == "jira":
+        return title or "JIRA"
+    if st in {"github", "git"}:
+        return title or chunk.container
+    place = f'"{title}"' if title else st
+    if st == "confluence":
+        place = f"wiki {place}"
+    return f"{place}, {section}" if section else place
+
+
+def _attribution(ev: Evidence, *, with_time: bool, with_year: bool) -> str:
+    at = datetime.fromisoformat(ev.at_iso) if ev.at_iso else None
+    when = _day(at, with_time=with_time and ev.chunk.source_type == "slack", with_year=with_year) if at else ""
+    who = ev.author or ""
+    where = _where(ev.chunk)
+    if ev.chunk.source_type in {"slack", "jira", "github", "git"}:
+        head = f"{who} in {where}" if who else where
+        return f"{head}, {when}" if when else head
+    detail = ", ".join(p for p in (who, when) if p)
+    return f"{where} ({detail})" if detail else where
+
+
+def _render(chosen: list[Evidence]) -> tuple[list[str], dict[int, list[str]]]:
+    days = [e.at_iso[:10] for e in chosen if e.at_iso]
+    years = {d[:4] for d in days}
+    with_time = len(days) != len(set(days))  # same-day lines need the time to read as a timeline
+    lines: list[str] = []
+    cited: dict[int, list[str]] = {}
+    for ev in chosen:
+        attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
+        lines.append(f"- {attribution}: {_clean(ev.text)} [{ev.n}]")
+        refs = cited.setdefault(ev.n, [])
+        if ev.ref not in refs:
+            refs.append(ev.ref)
+    return lines, cited

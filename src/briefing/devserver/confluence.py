@@ -1,4 +1,4 @@
-"""A local Confluence REST (v1) server for tests: content search by CQL, content by id, page comments.
+"""A local Confluence REST (v1) server for tests and `brief demo`: content search by CQL, content by id, page comments.
 
 Shapes follow Atlassian's documented responses, served under a `/wiki` context path like Confluence Cloud:
 `_links.next` is relative to that context (`/rest/api/content/search?...`), `_links.base` carries it.

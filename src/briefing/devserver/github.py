@@ -1,4 +1,4 @@
-"""A local GitHub REST server for tests, mounted at `/api/v3` like GitHub Enterprise.
+"""A local GitHub REST server for tests and `brief demo`, mounted at `/api/v3` like GitHub Enterprise.
 
 Serves the endpoints the GitHub connector uses with GitHub's documented shapes: repository, issues (pull
 requests included, `since` on `updated_at`), issue comments, pull requests, reviews, review comments and

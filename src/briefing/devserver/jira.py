@@ -1,4 +1,4 @@
-"""A local JIRA REST server for tests and the demo: the endpoints the connector calls, with JIRA's shapes.
+"""A local JIRA REST server for tests and `brief demo`: the endpoints the connector calls, with JIRA's shapes.
 
 It serves issues stored in full (every comment, every changelog entry) and cuts them the way JIRA does:
 search results embed only the first comments and, on the Cloud (v3) search, only the newest changelog entries;
