@@ -1,6 +1,6 @@
 # mypy: ignore-errors
 # ruff: noqa: E501  (sample prose: long string literals read better unwrapped)
-"""Generates <owner>__<repo>.json (Kestrel Pay repositories) in GitHub REST shapes, as tests/fakes/github_server.py serves them.
+"""Generates <owner>__<repo>.json (Kestrel Pay repositories) in GitHub REST shapes, as briefing.devserver.github serves them.
 
 Run: python src/briefing/sample/github/make_repos.py
 """

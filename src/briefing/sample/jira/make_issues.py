@@ -1,7 +1,7 @@
 # ruff: noqa: E501  (ticket prose is data; wrapping it would only hurt readability)
 """Writes issues.json, fields.json and myself.json: JIRA project PLAT of the sample story (see ../STORY.md).
 
-The files have the shape `tests/fakes/jira_server.py` serves (full issues as JIRA Cloud's v3 API returns them,
+The files have the shape `briefing.devserver.jira` serves (full issues as JIRA Cloud's v3 API returns them,
 with every comment and changelog entry), so the demo can run a `type = "jira"` source against a local server.
 Regenerate after editing the tickets below: `python src/briefing/sample/jira/make_issues.py`.
 """

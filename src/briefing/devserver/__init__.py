@@ -1,0 +1,47 @@
+"""Local stand-ins for the vendors' REST APIs, serving the bundled sample team to `brief demo` and the tests.
+
+Each module speaks one vendor's documented response shapes (paging, rate limits, auth errors) for the endpoints
+our connectors call, so the real SDKs run unchanged against them: `jira` (JIRA Cloud v3 and Server v2),
+`confluence` (REST v1 under `/wiki`), `github` (REST under `/api/v3`, like GitHub Enterprise). `git_repo` builds
+the sample's local git repository. The servers bind 127.0.0.1 only and never reach the network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+# The demo's credentials: the servers accept only these, and they protect nothing but fictional data.
+DEMO_USER = "demo@kestrelpay.example"
+DEMO_TOKEN = "demo"
+
+
+@contextmanager
+def serve_sample(sample_dir: Path) -> Iterator[dict[str, str]]:
+    """Serve `sample_dir`'s jira/, confluence/ and github/ folders; yields {source type: base URL} until exit.
+
+    Each server runs in a daemon thread on an ephemeral 127.0.0.1 port and accepts `DEMO_USER`/`DEMO_TOKEN`
+    (basic auth for the Atlassian ones, a token for GitHub). A folder that is missing is simply not served.
+    """
+    from briefing.devserver import confluence, github, jira
+
+    urls: dict[str, str] = {}
+    with ExitStack() as stack:
+        if (sample_dir / "jira" / "issues.json").is_file():
+            auth = jira.JiraFake.basic(DEMO_USER, DEMO_TOKEN)
+            tracker = jira.JiraFake.from_dir(sample_dir / "jira", credentials=auth)
+            urls["jira"] = tracker.start()
+            stack.callback(tracker.stop)
+        if (sample_dir / "confluence" / "pages.json").is_file():
+            pages, comments = confluence.load(sample_dir / "confluence")
+            wiki = stack.enter_context(
+                confluence.serve(confluence.FakeConfluence(pages, comments, user=DEMO_USER, token=DEMO_TOKEN))
+            )
+            urls["confluence"] = wiki.base_url
+        repos = github.load(sample_dir / "github") if (sample_dir / "github").is_dir() else {}
+        if repos:
+            code = github.FakeGitHub(repos, token=DEMO_TOKEN)
+            code.per_page = 100  # GitHub's own maximum; the tests lower it to exercise paging
+            urls["github"] = stack.enter_context(github.serve(code)).api
+        yield urls
