@@ -17,6 +17,7 @@ import copy
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -279,28 +280,29 @@ _CLAUSE_UPDATED = re.compile(r'^updated\s*(>=|<=|>|<)\s*"(\d{4}[-/]\d{2}[-/]\d{2
 _CLAUSE_LABEL = re.compile(r'^\(?labels\s*=\s*"?([^")]+)"?\)?$', re.I)
 
 
-def _parse_jql(jql: str, zone: ZoneInfo) -> Any:
+def _parse_jql(jql: str, zone: ZoneInfo) -> Callable[[JSON], bool]:
     """The subset of JQL the connector writes: project, updated bounds, labels, ORDER BY updated."""
     body = re.split(r"\s+ORDER\s+BY\s+", jql, flags=re.I)[0].strip()
-    tests = []
-    for clause in [c.strip() for c in re.split(r"\s+AND\s+", body, flags=re.I) if c.strip()]:
-        if m := _CLAUSE_PROJECT_IN.match(clause):
-            keys = {k.strip().strip('"') for k in m.group(1).split(",")}
-            tests.append(lambda i, keys=keys: i["fields"]["project"]["key"] in keys)
-        elif m := _CLAUSE_PROJECT_EQ.match(clause):
-            key = m.group(1)
-            tests.append(lambda i, key=key: i["fields"]["project"]["key"] == key)
-        elif m := _CLAUSE_UPDATED.match(clause):
-            op, text = m.groups()
-            bound = datetime.strptime(text.replace("/", "-"), "%Y-%m-%d %H:%M").replace(tzinfo=zone)
-            compare = {">=": bound.__le__, ">": bound.__lt__, "<=": bound.__ge__, "<": bound.__gt__}[op]
-            tests.append(lambda i, compare=compare: compare(_ts(i["fields"]["updated"])))
-        elif m := _CLAUSE_LABEL.match(clause):
-            label = m.group(1)
-            tests.append(lambda i, label=label: label in i["fields"].get("labels", []))
-        else:
-            raise _JqlError(f"Error in the JQL Query: cannot parse '{clause}'.")
+    tests = [_clause(c.strip(), zone) for c in re.split(r"\s+AND\s+", body, flags=re.I) if c.strip()]
     return lambda issue: all(test(issue) for test in tests)
+
+
+def _clause(clause: str, zone: ZoneInfo) -> Callable[[JSON], bool]:
+    if m := _CLAUSE_PROJECT_IN.match(clause):
+        keys = {k.strip().strip('"') for k in m.group(1).split(",")}
+        return lambda i: i["fields"]["project"]["key"] in keys
+    if m := _CLAUSE_PROJECT_EQ.match(clause):
+        key = m.group(1)
+        return lambda i: bool(i["fields"]["project"]["key"] == key)
+    if m := _CLAUSE_UPDATED.match(clause):
+        op, text = m.groups()
+        bound = datetime.strptime(text.replace("/", "-"), "%Y-%m-%d %H:%M").replace(tzinfo=zone)
+        compare = {">=": bound.__le__, ">": bound.__lt__, "<=": bound.__ge__, "<": bound.__gt__}[op]
+        return lambda i: compare(_ts(i["fields"]["updated"]))
+    if m := _CLAUSE_LABEL.match(clause):
+        label = m.group(1)
+        return lambda i: label in i["fields"].get("labels", [])
+    raise _JqlError(f"Error in the JQL Query: cannot parse '{clause}'.")
 
 
 def _ts(value: str) -> datetime:
