@@ -253,16 +253,17 @@ class ExtractiveAnswer:
     features: dict[str, float] = field(default_factory=dict)
 
 
-# Logistic weights over the question-level features, fitted with cross-validation on eval/sample_dev.jsonl
-# (eval/calibrate_answerer.py prints the table in docs/answering.md); features are in 0..1.
+# P(the context answers the question): logistic weights fitted on eval/sample_dev.jsonl plus 30 off-topic
+# questions, thresholds chosen by repeated stratified 5-fold cross-validation (docs/answering.md).
 CALIBRATION: dict[str, float] = {
-    "bias": 1.02,
-    "missing_named": -4.39,
-    "window_empty": -3.35,
-    "soft_coverage": 1.0,
+    "bias": -1.64,
+    "missing_named": -4.36,
+    "window_empty": -3.34,
+    "best_dense": 4.11,
+    "coverage": 1.64,
 }
-# Answers whose best line scores below this are worded as "closest evidence" (docs/answering.md).
-HEDGE_BELOW = 0.3
+# Below this confidence (and above `min_evidence`) the answer is worded as "closest evidence".
+HEDGE_BELOW = 0.6
 WINDOW_BONUS = 0.1
 
 
@@ -325,11 +326,6 @@ class ExtractiveAnswerer:
         total = sum(weight.values()) or 1.0
         seen = set().union(*chunk_words) if chunk_words else set()
         coverage = sum(weight[w] for w in q_words if w in seen) / total if q_words else 0.0
-        match = self._soft_match(question, q_words - seen, context)
-        salient = [w for w in q_words if w not in _GENERIC] or list(q_words)
-        soft = {w: 1.0 if w in seen else match.get(w, 0.0) for w in q_words}
-        soft_coverage = sum(weight[w] * soft[w] for w in q_words) / total if q_words else 0.0
-        worst_match = min((soft[w] for w in salient), default=1.0)
         kind = answer_type(question, intent)
         names = {a.split()[0] for c in context for a in c.authors if a}
         for ev in evidence:
@@ -359,39 +355,9 @@ class ExtractiveAnswerer:
             "coverage": coverage,
             "missing_named": 1.0 if missing_terms(question, context) else 0.0,
             "window_empty": 1.0 if window_empty(context, window) else 0.0,
-            "soft_coverage": soft_coverage,
-            "worst_match": worst_match,
             "top_dense": max((e.dense for e in evidence if e.n == 1), default=0.0),
             "best_rank": float(best.n) if best else 0.0,
-            "lead_lexical": best.lexical if best else 0.0,
-            "lead_dense": best.dense if best else 0.0,
-            "typed": best.typed if best else 0.0,
         }
-
-    def _soft_match(self, question: str, missing: set[str], context: Sequence[Chunk]) -> dict[str, float]:
-        """For question words the context lacks, the closest context word by embedding ("switchover" ~
-        "cutover"); a missing word with no near neighbour ("salary", "Kafka") is what the sources lack."""
-        if not missing:
-            return {}
-        surface: dict[str, str] = {}
-        for tok in _TOKEN.findall(question.lower()):
-            tok = tok.strip(".-")
-            if _stem(tok) in missing:
-                surface.setdefault(_stem(tok), tok)
-        vocab: set[str] = set()
-        for chunk in context:
-            for text in (chunk.title, chunk.text):
-                vocab.update(
-                    t.strip(".-") for t in _TOKEN.findall(text.lower()) if len(t) > 2 and t.strip(".-") not in STOPWORDS
-                )
-        words = sorted(surface)
-        if not words or not vocab:
-            return {}
-        ordered = sorted(vocab)
-        m_vecs = self.embedder.dense_cached([surface[w] for w in words], max_chars=60)
-        v_vecs = self.embedder.dense_cached(ordered, max_chars=60)
-        best = (m_vecs @ v_vecs.T).max(axis=1)
-        return {w: float(b) for w, b in zip(words, best, strict=True)}
 
     def answer(
         self,
@@ -420,7 +386,7 @@ class ExtractiveAnswerer:
                 confidence=conf,
                 features=features,
             )
-        hedged = best < self.hedge_below
+        hedged = conf < self.hedge_below
         broad = intent in {"what_happened", "summary"}
         chosen = self._select(evidence, broad=broad, hedged=hedged)
         if broad or intent == "latest":
@@ -530,17 +496,18 @@ def window_empty(context: Sequence[Chunk], window: tuple[datetime, datetime] | N
     return True
 
 
-_SCOPE_WINDOW = re.compile(r"(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})")
+_SCOPE_WINDOW = re.compile(r"(?:^|; )(\d{4}-\d{2}-\d{2})(?: to (\d{4}-\d{2}-\d{2}))?(?=;|$)")
 
 
 def _window_from_scope(scope: str) -> tuple[datetime, datetime] | None:
-    """The time range that `describe_scope` writes ("...; 2026-06-08 to 2026-06-15"), end day included."""
+    """The days the search covered, from the scope line ("files, slack; 2026-06-08 to 2026-06-14; in #x"),
+    last day included; used when the caller passes no `window`."""
     m = _SCOPE_WINDOW.search(scope)
     if not m:
         return None
     start = datetime.fromisoformat(m[1]).replace(tzinfo=UTC)
-    end = datetime.fromisoformat(m[2]).replace(tzinfo=UTC)
-    return start, end if end > start else end + timedelta(days=1)
+    last = datetime.fromisoformat(m[2] or m[1]).replace(tzinfo=UTC)
+    return start, max(last, start) + timedelta(days=1)
 
 
 def _prior(n: int, n_chunks: int) -> float:
