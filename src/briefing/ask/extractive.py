@@ -265,6 +265,7 @@ CALIBRATION: dict[str, float] = {
 # Below this confidence (and above `min_evidence`) the answer is worded as "closest evidence".
 HEDGE_BELOW = 0.6
 WINDOW_BONUS = 0.1
+BROAD_CUTOFF = 0.6
 
 
 def confidence(features: dict[str, float]) -> float:
@@ -415,7 +416,8 @@ class ExtractiveAnswerer:
         """The best sentence, then close runners-up that add something (another message, another source)."""
         best = ranked[0].score
         limit = 2 if hedged else (self.max_sentences if broad else min(3, self.max_sentences))
-        cutoff = best * (0.75 if broad else 0.88)
+        # A timeline is about the period more than the wording: everything close to the best line belongs.
+        cutoff = min(best * BROAD_CUTOFF, best - 0.15) if broad else best * 0.88
         chosen: list[Evidence] = []
         for ev in ranked:
             if len(chosen) >= limit or ev.score < cutoff:
@@ -575,7 +577,8 @@ def _render(chosen: list[Evidence]) -> tuple[list[str], dict[int, list[str]]]:
     cited: dict[int, list[str]] = {}
     for ev in chosen:
         attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
-        lines.append(f"- {attribution}: {_clean(ev.text)} [{ev.n}]")
+        # Quoted: the evidence is shown as what a source said, never as the answer's own words.
+        lines.append(f'- {attribution}: "{_clean(ev.text)}" [{ev.n}]')
         refs = cited.setdefault(ev.n, [])
         if ev.ref not in refs:
             refs.append(ev.ref)
