@@ -126,7 +126,8 @@ def _topic_shift(
 
 
 def _tickets(text: str) -> list[str]:
-    # Squash merges end with "(#412)": in a commit message a bare #N is a pull request or issue.
+    # Squash merges end with "(#412)": in a commit message a bare #N is a pull request or issue. The GitHub
+    # repository behind a local clone is unknown here, so it stays `#N`; links become `github:owner/repo#N`.
     found = find_tickets(text) + [f"#{n}" for n in _ISSUE_REF.findall(text)]
     return list(dict.fromkeys(found))
 

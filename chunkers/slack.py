@@ -54,13 +54,16 @@ def header(document: Document) -> str:
 
 
 def find_tickets(text: str) -> list[str]:
-    """Ticket keys (PROJ-123) and pull requests (owner/repo#123, or #123 when written as `PR #123`)."""
+    """Ticket keys (PROJ-123) and pull requests: `github:owner/repo#123` from a GitHub link, else `#123` (`PR #123`).
+
+    The qualified form is the item's native ref, as the GitHub and documents chunkers write it.
+    """
     found: list[str] = []
     for key in _TICKET.findall(text):
         if key.split("-")[0] not in _NOT_TICKETS:
             found.append(key)
     qualified = _GITHUB_REF.findall(text)
-    found += [f"{repo}#{number}" for repo, number in qualified]
+    found += [f"github:{repo}#{number}" for repo, number in qualified]
     # A bare `pull/123` inside a github.com address is already listed with its repository.
     found += [f"#{number}" for number in _PR_REF.findall(text) if number not in {n for _, n in qualified}]
     return list(dict.fromkeys(found))

@@ -81,6 +81,12 @@ def test_chunks_close_on_item_count_and_token_budget() -> None:
     assert [r for c in by_tokens for r in c.refs] == [i.ref for i in items]  # every commit, in order, once
 
 
+def test_github_links_become_native_refs_and_a_bare_number_stays_bare() -> None:
+    body = "Same fix as https://github.com/kestrelpay/payout-worker/pull/57 (PLAT-120)."
+    [chunk] = chunk_commits(week([commit(1, "Retry with jitter (#58)", body=body)]), limits=ChunkLimits())
+    assert chunk.tickets == ["PLAT-120", "github:kestrelpay/payout-worker#57", "#58"]
+
+
 def test_topic_shift_splits_only_when_vectors_are_given() -> None:
     items = [commit(n, f"Change {n}") for n in range(4)]
     vectors = {i.ref: ([1.0, 0.0] if n < 2 else [0.0, 1.0]) for n, i in enumerate(items)}

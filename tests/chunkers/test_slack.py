@@ -202,4 +202,4 @@ def test_ticket_keys_and_pull_requests() -> None:
         "PLAT-42 blocks PAY-7; see PR #17 and https://github.com/acme/api/pull/311, issue #99 is unrelated, "
         "UTF-8 and SHA-256 are not tickets, pr #18 too"
     )
-    assert find_tickets(text) == ["PLAT-42", "PAY-7", "acme/api#311", "#17", "#18"]
+    assert find_tickets(text) == ["PLAT-42", "PAY-7", "github:acme/api#311", "#17", "#18"]
