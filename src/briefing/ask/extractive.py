@@ -266,6 +266,8 @@ CALIBRATION: dict[str, float] = {
 HEDGE_BELOW = 0.6
 WINDOW_BONUS = 0.1
 BROAD_CUTOFF = 0.6
+FACT_CUTOFF = 0.8
+FACT_LINES = 3
 
 
 def confidence(features: dict[str, float]) -> float:
@@ -415,9 +417,9 @@ class ExtractiveAnswerer:
     def _select(self, ranked: list[Evidence], *, broad: bool, hedged: bool) -> list[Evidence]:
         """The best sentence, then close runners-up that add something (another message, another source)."""
         best = ranked[0].score
-        limit = 2 if hedged else (self.max_sentences if broad else min(3, self.max_sentences))
+        limit = 2 if hedged else (self.max_sentences if broad else min(FACT_LINES, self.max_sentences))
         # A timeline is about the period more than the wording: everything close to the best line belongs.
-        cutoff = min(best * BROAD_CUTOFF, best - 0.15) if broad else best * 0.88
+        cutoff = min(best * BROAD_CUTOFF, best - 0.15) if broad else best * FACT_CUTOFF
         chosen: list[Evidence] = []
         for ev in ranked:
             if len(chosen) >= limit or ev.score < cutoff:
