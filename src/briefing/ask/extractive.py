@@ -441,7 +441,7 @@ def _answers_inherit(evidence: list[Evidence]) -> None:
         if not _clean(ev.text).endswith("?"):
             continue
         asked = ev.score
-        ev.score *= 0.8
+        ev.score *= 0.7
         for reply in by_unit.get((ev.n, ev.unit + 1), []):
             if reply.author != ev.author:
                 reply.score = max(reply.score, 0.95 * asked)
