@@ -98,6 +98,12 @@ CONFIGS: list[Config] = [
         "retrieval",
         constraint_mode="filter",
     ),
+    Config(
+        "gap8h-candidates100",
+        "combined",
+        "Slack 8 h gap + 100 candidates (the two best single changes)",
+        {"chunking": {"slack_gap_hours": 8.0}, "retrieval": {"candidates": 100}},
+    ),
     *[
         _c(f"min-evidence-{t:.2f}", "answer", f"extractive no-answer threshold {t:.2f}", "answer", min_evidence=t)
         for t in THRESHOLDS
@@ -182,8 +188,20 @@ def summary(config: Config, cases_file: Path, records: list[dict[str, Any]], ind
         "index": index,
         "k": k,
         "metrics": compute(records, k),
-        "case_scores": {r["id"]: case_scores(r, k) for r in records},
+        "case_scores": {r["id"]: compact(case_scores(r, k)) for r in records},
     }
+
+
+def compact(scores: dict[str, float | None]) -> dict[str, float]:
+    return {name: round(value, 4) for name, value in scores.items() if value is not None}
+
+
+def write_summary(path: Path, document: dict[str, Any]) -> None:
+    """Indented JSON with one line per case, so the committed summaries stay small and diffable."""
+    head = json.dumps({k: v for k, v in document.items() if k != "case_scores"}, indent=1, ensure_ascii=False)
+    cases = ",\n".join(f"  {json.dumps(cid)}: {json.dumps(s)}" for cid, s in document["case_scores"].items())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(head[:-2] + ',\n "case_scores": {\n' + cases + "\n }\n}\n", encoding="utf-8")
 
 
 def run(configs: list[Config], cases: list[Case], cases_file: Path, work: Path, k: int, force: bool) -> None:
@@ -222,7 +240,7 @@ def run(configs: list[Config], cases: list[Case], cases_file: Path, work: Path, 
                 work / "runs" / f"{config.name}.json",
                 {"name": config.name, "config": settings.model_dump(mode="json"), "cases": records},
             )
-            save_results(RESULTS / f"{config.name}.json", summary(config, cases_file, records, index, k))
+            write_summary(RESULTS / f"{config.name}.json", summary(config, cases_file, records, index, k))
             overall = compute(records, k)["overall"]
             print(
                 f"[{time.strftime('%H:%M:%S')}] {config.name}: R@10 {overall['recall@10']} MRR {overall['mrr@10']} "
@@ -268,27 +286,24 @@ def generated_report(summaries: dict[str, dict[str, Any]]) -> str:
         "recall@10 (+1: every changed case improved).",
         "",
         "| configuration | group | chunks | R@10 | MRR@10 | cite P | no-answer acc | keywords | latency p50 ms "
-        "| p R@10 | p MRR | p keywords | effect R@10 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| p R@10 | p MRR | p keywords | p no-answer | effect R@10 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, data in summaries.items():
         o = data["metrics"]["overall"]
         if name == BASELINE:
-            pr = pm = pk = effect = "–"
+            pr = pm = pk = pn = effect = "–"
         else:
             cmp = compare_scores(base["case_scores"], data["case_scores"])["metrics"]
-            pr, pm, pk = (
-                _p(cmp["recall@10"]["p_value"]),
-                _p(cmp["mrr@10"]["p_value"]),
-                _p(cmp["keyword_correct"]["p_value"]),
-            )
+            pr, pm = _p(cmp["recall@10"]["p_value"]), _p(cmp["mrr@10"]["p_value"])
+            pk, pn = _p(cmp["keyword_correct"]["p_value"]), _p(cmp["no_answer_correct"]["p_value"])
             effect = f"{cmp['recall@10']['effect_size']:+.2f}"
         latency = o["latency_ms"].get("total", {}).get("p50")
         lines.append(
             f"| `{name}`: {data['description']} | {data['group']} | {data['index']['chunks']} | "
             f"{_f(o['recall@10'])} | {_f(o['mrr@10'])} | {_f(o['citation_precision'])} | "
             f"{_f(o['no_answer_accuracy'])} | {_f(o['keyword_correctness'])} | {_f(latency, 0)} | "
-            f"{pr} | {pm} | {pk} | {effect} |"
+            f"{pr} | {pm} | {pk} | {pn} | {effect} |"
         )
     lines += [
         "",
