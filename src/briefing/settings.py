@@ -193,7 +193,8 @@ class RetrievalSettings(_Strict):
 
 
 class AnswerSettings(_Strict):
-    min_evidence: float = 0.35
+    # Refuse below this calibrated probability that the context answers the question (docs/answering.md).
+    min_evidence: float = 0.4
     max_sentences: int = 6
     max_context_chunks: int = 8
 
