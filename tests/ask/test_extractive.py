@@ -186,7 +186,7 @@ def test_a_thread_reply_answers_the_question_and_names_its_own_author(answerer: 
     thread = slack(
         "slack:CPLAT::1",
         "platform-eng",
-        ("Jonah Baptiste", "Where do I find the ledger-api staging logs?", at(6, 11, 15, 9)),
+        ("Jonah Baptiste", "Where do I find the ledger-api staging logs? Kibana shows nothing.", at(6, 11, 15, 9)),
         ("Sam Whitfield", "Grafana -> Explore -> Loki, labels app=ledger-api and env=staging.", at(6, 11, 15, 12)),
     )
     answer = answerer.answer("Where can someone new find the ledger-api logs for staging?", [thread, POSTMORTEM])

@@ -432,13 +432,16 @@ class ExtractiveAnswerer:
         return chosen
 
 
+_ASKS = re.compile(r"\?(?:\s|$)")
+
+
 def _answers_inherit(evidence: list[Evidence]) -> None:
     """A message that asks ("Where do I find the staging logs?") is not the answer; the reply after it likely is."""
     by_unit: dict[tuple[int, int], list[Evidence]] = {}
     for ev in evidence:
         by_unit.setdefault((ev.n, ev.unit), []).append(ev)
     for ev in evidence:
-        if not _clean(ev.text).endswith("?"):
+        if not _ASKS.search(_clean(ev.text)):
             continue
         asked = ev.score
         ev.score *= 0.7
