@@ -273,6 +273,11 @@ class Retriever:
         if self.settings.rerank and self.reranker.available() and candidates:
             ce_scores = self.reranker.scores(question, [h.chunk.text for h in candidates])
         window = constraints.time if constraints is not None else None
+        recency_weight = self.settings.boost_recency
+        if constraints is not None and constraints.intent == "latest":
+            recency_weight = self.settings.boost_recency_latest
+        stamps = [h.chunk.end.timestamp() for h in candidates]
+        oldest, newest = (min(stamps), max(stamps)) if stamps else (0.0, 0.0)
         for i, hit in enumerate(candidates):
             relevance = hit.fused / top
             if ce_scores is not None:
@@ -288,6 +293,8 @@ class Retriever:
                     relevance = 0.5 + 0.5 * max(0.0, 1.0 - (window.end - end).total_seconds() / span)
                 else:
                     relevance *= 0.3
+            if recency_weight and self.settings.rerank and newest > oldest:
+                hit.boosts["recency"] = recency_weight * (hit.chunk.end.timestamp() - oldest) / (newest - oldest)
             hit.score = relevance + sum(hit.boosts.values())
         ranked = sorted(candidates, key=lambda h: (-h.score, h.chunk.chunk_id))
         timings["rerank"] = (time.perf_counter() - t1) * 1000

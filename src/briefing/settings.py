@@ -190,6 +190,9 @@ class RetrievalSettings(_Strict):
     boost_person: float = 0.25
     boost_container: float = 0.25
     boost_ticket: float = 0.5
+    # Newer evidence moves up by up to this much ("latest" questions: "what is the current...", "still").
+    boost_recency_latest: float = 0.3
+    boost_recency: float = 0.0
 
 
 class AnswerSettings(_Strict):

@@ -167,7 +167,14 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     context = state.evidence
     intent = state.constraints.intent if state.constraints else "fact"
     scope = _scope(state, deps)
-    answer = deps.extractive.answer(state.question, context, intent=intent, scope=scope)
+    window = state.constraints.time if state.constraints else None
+    answer = deps.extractive.answer(
+        state.question,
+        context,
+        intent=intent,
+        scope=scope,
+        window=(window.start, window.end) if window is not None else None,
+    )
     citations = [{"n": n, "refs": refs, "url": context[n - 1].url} for n, refs in sorted(answer.cited.items())]
     if deps.on_token is not None:
         deps.on_token(answer.text)
