@@ -118,6 +118,16 @@ class SparseVec:
     values: list[float]
 
 
+def _quiet_fastembed() -> None:
+    """fastembed logs its own download attempts as errors; our ModelError already says what to do."""
+    try:
+        from loguru import logger
+
+        logger.disable("fastembed")
+    except ImportError:
+        pass
+
+
 class Embedder:
     """Loads models lazily; one instance per process is enough."""
 
@@ -147,6 +157,7 @@ class Embedder:
 
         cfg = self.settings
         kwargs: dict[str, Any] = {"threads": cfg.threads} if cfg.threads else {}
+        _quiet_fastembed()
         try:
             if cfg.model == BUNDLED:
                 path = bundled_model_dir(self.home)
