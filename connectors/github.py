@@ -1,8 +1,14 @@
 """GitHub (github.com or Enterprise) issues, pull requests and releases, through PyGithub.
 
-Per repository: issues and pull requests updated since the cursor (`get_issues(since=...)` returns both), each
-stored as one raw record with its comments, and for pull requests the PR itself, its reviews and its review
-comments merged in; then every release (a short list), whose vanished tags become deletions.
+Per repository: the repository itself, asked with `If-None-Match` (an unchanged repository answers 304, which
+GitHub does not count against the rate limit); issues and pull requests updated since the cursor
+(`get_issues(since=...)` returns both), each stored as one raw record with its comments, and for pull requests
+the PR itself, its reviews and its review comments merged in; then every release (a short list), whose vanished
+tags become deletions; then, when `code_paths` is set, the code files of the default branch (see `_code`).
+
+PyGithub exposes conditional requests only on single objects (`CompletableGithubObject.update()` sends
+`If-None-Match` and says whether the object changed), not on paginated listings, so the repository and the
+branch ref are conditional and the issue and release listings are not.
 
 PyGithub's `raw_data` on a listed object re-fetches that object; the listing's own JSON (`_rawData`) is kept
 instead, which is exactly what the API returned.
@@ -10,17 +16,31 @@ instead, which is exactly what the API returned.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import requests
+from pydantic import BaseModel, ConfigDict, Field
 
 from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from briefing.settings import GithubSource, secret
+from connectors.github_code import (
+    MAX_FILE_BYTES,
+    RECORD_KIND,
+    CodeState,
+    code_document,
+    decode_blob,
+    file_key,
+    is_binary,
+    wanted,
+)
+
+log = logging.getLogger(__name__)
 
 BATCH_SIZE = 25
 # `since` is inclusive, but an update written while we page may carry an earlier timestamp than the newest seen.
@@ -29,11 +49,41 @@ _LINKING = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+((?:[
 _MENTIONED = re.compile(r"(?<![\w/])((?:[\w.-]+/[\w.-]+)?#\d+)\b")
 
 
+class RepoState(BaseModel):
+    """What a 304 on the repository leaves unsaid: its ETag, default branch and web address."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    etag: str = ""
+    default_branch: str = ""
+    html_url: str = ""
+
+
 class GithubCursor(Cursor):
-    """Newest `updated_at` stored per repository, and the release tags held per repository."""
+    """Per repository: newest `updated_at` stored, release tags held, repository state, code file state."""
 
     repos: dict[str, datetime] = {}
     releases: dict[str, list[str]] = {}
+    meta: dict[str, RepoState] = Field(default_factory=dict)
+    code: dict[str, CodeState] = Field(default_factory=dict)
+
+
+class _Run:
+    """The cursor's parts while a fetch moves them forward."""
+
+    def __init__(self, cursor: GithubCursor) -> None:
+        self.updated = dict(cursor.repos)
+        self.releases = {repo: list(tags) for repo, tags in cursor.releases.items()}
+        self.meta = dict(cursor.meta)
+        self.code = dict(cursor.code)
+
+    def cursor(self) -> GithubCursor:
+        return GithubCursor(
+            repos=dict(self.updated),
+            releases={k: list(v) for k, v in self.releases.items()},
+            meta=dict(self.meta),
+            code=dict(self.code),
+        )
 
 
 def _raw(obj: Any) -> JSON:
@@ -78,9 +128,11 @@ class GithubConnector:
         name: str = "github",
         options: FetchOptions | None = None,
         token_setting: str = "token_env",
+        code_paths: Sequence[str] = (),
     ) -> None:
         self.client = client
         self.repos = list(repos)
+        self.code_paths = [p.strip("/") for p in code_paths if p.strip("/")]
         self.name = name
         self.options = options or FetchOptions()
         self.token_setting = token_setting
@@ -148,23 +200,32 @@ class GithubConnector:
             raise ConfigError(f"source '{self.name}': no repositories configured: set sources.{self.name}.repos")
         from github import GithubException
 
-        updated = dict(cursor.repos)
-        releases = {repo: list(tags) for repo, tags in cursor.releases.items()}
+        run = _Run(cursor)
         for full_name in self.repos:
             try:
-                repo = self.client.get_repo(full_name)
-                yield from self._issues(repo, full_name, updated, releases)
-                yield self._releases(repo, full_name, updated, releases)
+                repo = self._repository(full_name, run)
+                yield from self._issues(repo, full_name, run)
+                yield self._releases(repo, full_name, run)
+                if self.code_paths or full_name in run.code:
+                    yield from self._code(repo, full_name, run)
             except (GithubException, requests.RequestException) as exc:
                 raise self._translate(exc, f"repository {full_name}") from None
 
-    def _cursor(self, updated: dict[str, datetime], releases: dict[str, list[str]]) -> GithubCursor:
-        return GithubCursor(repos=dict(updated), releases={k: list(v) for k, v in releases.items()})
+    def _repository(self, full_name: str, run: _Run) -> Any:
+        """The repository (lazy: listings hang off it), read again only when its ETag changed."""
+        repo = self.client.get_repo(full_name)
+        known = run.meta.get(full_name)
+        etag = known.etag if known and known.default_branch and not self.options.full else ""
+        if repo.update(additional_headers={"If-None-Match": etag} if etag else None):
+            run.meta[full_name] = RepoState(
+                etag=repo.etag or "", default_branch=repo.default_branch or "", html_url=repo.html_url or ""
+            )
+        return repo
 
-    def _issues(
-        self, repo: Any, full_name: str, updated: dict[str, datetime], releases: dict[str, list[str]]
-    ) -> Iterator[Batch]:
+    def _issues(self, repo: Any, full_name: str, run: _Run) -> Iterator[Batch]:
         from github import GithubException
+
+        updated = run.updated
 
         since = self.options.since
         if since is None and not self.options.full and full_name in updated:
@@ -197,11 +258,11 @@ class GithubConnector:
             if newest is not None:
                 updated[full_name] = min(newest, hold - timedelta(seconds=1)) if hold else newest
             if len(batch.records) >= BATCH_SIZE:
-                batch.cursor = self._cursor(updated, releases)
+                batch.cursor = run.cursor()
                 yield batch
                 batch = Batch()
         if batch.records or batch.failures:
-            batch.cursor = self._cursor(updated, releases)
+            batch.cursor = run.cursor()
             yield batch
 
     def _issue_record(self, repo: Any, issue: Any, raw: JSON, key: str) -> RawRecord:
@@ -210,7 +271,7 @@ class GithubConnector:
             data["comments"] = [_raw(c) for c in issue.get_comments()]
         if not raw.get("pull_request"):
             return RawRecord(key=key, kind="issue", data=data)
-        pull = repo.get_pull(raw["number"])
+        pull = repo.get_pull(raw["number"]).complete()  # the client is lazy: read the PR now
         data["pull"] = _raw(pull)
         data["reviews"] = [_raw(r) for r in pull.get_reviews()]
         data["review_comments"] = (
@@ -218,9 +279,8 @@ class GithubConnector:
         )
         return RawRecord(key=key, kind="pull_request", data=data)
 
-    def _releases(
-        self, repo: Any, full_name: str, updated: dict[str, datetime], releases: dict[str, list[str]]
-    ) -> Batch:
+    def _releases(self, repo: Any, full_name: str, run: _Run) -> Batch:
+        releases = run.releases
         batch = Batch()
         tags = []
         for release in repo.get_releases():
@@ -233,8 +293,108 @@ class GithubConnector:
             batch.records.append(RawRecord(key=f"{full_name}@release:{tag}", kind="release", data=raw))
         batch.deleted = [f"{full_name}@release:{tag}" for tag in releases.get(full_name, []) if tag not in tags]
         releases[full_name] = tags
-        batch.cursor = self._cursor(updated, releases)
+        batch.cursor = run.cursor()
         return batch
+
+    def _code(self, repo: Any, full_name: str, run: _Run) -> Iterator[Batch]:
+        """Code files of the default branch: nothing but a 304 when the branch ref is unchanged.
+
+        Blobs are downloaded only for paths whose blob sha changed; files gone from the branch (or from the
+        configured paths) are deleted; binaries and files over MAX_FILE_BYTES are skipped, remembered by sha.
+        """
+        from github import GithubException
+
+        old = run.code.get(full_name, CodeState())
+        if not self.code_paths:  # code_paths were removed from the configuration: drop what was stored
+            run.code.pop(full_name, None)
+            yield Batch(deleted=[file_key(full_name, p) for p in old.files], cursor=run.cursor())
+            return
+        same_paths = old.paths == self.code_paths and not self.options.full
+        meta = run.meta.get(full_name, RepoState())
+        branch = meta.default_branch or "main"
+        ref = repo.get_git_ref(f"heads/{branch}")
+        etag = old.ref_etag if same_paths else ""
+        try:
+            if not ref.update(additional_headers={"If-None-Match": etag} if etag else None):
+                return  # 304: the branch still points at the commit read last time
+        except GithubException as exc:
+            if exc.status not in (404, 409):  # 409: an empty repository
+                raise
+            failure = Failure(f"{full_name}:", f"no branch {branch} to read code from")
+            yield Batch(failures=[failure], cursor=run.cursor())
+            return
+        head = ref.object.sha
+        if same_paths and head == old.head:
+            run.code[full_name] = old.model_copy(update={"ref_etag": ref.etag or ""})
+            yield Batch(cursor=run.cursor())
+            return
+        committed_at = _raw(repo.get_git_commit(head))["committer"]["date"]
+        tree = _raw(repo.get_git_tree(head, recursive=True))
+        listed = {
+            str(e["path"]): e
+            for e in tree.get("tree") or []
+            if e.get("type") == "blob" and e.get("mode") != "120000" and wanted(str(e["path"]), self.code_paths)
+        }
+        files = {p: sha for p, sha in old.files.items() if p in listed}
+        batch = Batch()
+        downloaded: dict[str, bytes] = {}
+        for path, entry in sorted(listed.items()):
+            sha, key = str(entry["sha"]), file_key(full_name, path)
+            if files.get(path) == sha:
+                continue
+            try:
+                if int(entry.get("size") or 0) > MAX_FILE_BYTES:
+                    log.info("%s: skipped %s (%s bytes)", self.name, key, entry.get("size"))
+                    content = None
+                else:
+                    if sha not in downloaded:
+                        downloaded[sha] = decode_blob(_raw(repo.get_git_blob(sha)))
+                    content = None if is_binary(downloaded[sha]) else downloaded[sha]
+            except (GithubException, requests.RequestException) as exc:
+                error = self._translate(exc, key)
+                if self._fatal(error):
+                    raise error from None
+                batch.failures.append(Failure(key, str(error)))
+                continue
+            except ValueError as exc:  # bad base64
+                batch.failures.append(Failure(key, f"malformed GitHub blob: {exc}"))
+                continue
+            files[path] = sha
+            if content is None:
+                batch.deleted.append(key)  # an earlier text version may be cached
+                continue
+            data: JSON = {
+                "repo": full_name,
+                "path": path,
+                "blob": sha,
+                "branch": branch,
+                "commit": head,
+                "committed_at": committed_at,
+                "html_url": meta.html_url,
+                "text": content.decode("utf-8", "replace"),
+            }
+            batch.records.append(RawRecord(key=key, kind=RECORD_KIND, data=data))
+            if len(batch.records) >= BATCH_SIZE:
+                # Not yet listed in full: no head or ETag, so an interrupted run lists the tree again.
+                run.code[full_name] = CodeState(paths=self.code_paths, files=dict(files))
+                batch.cursor = run.cursor()
+                yield batch
+                batch = Batch()
+        if tree.get("truncated"):
+            # GitHub cut the listing short: files not listed may still exist, so nothing is deleted.
+            files = {**old.files, **files}
+            batch.failures.append(Failure(f"{full_name}:", "tree too large for one listing; some files not read"))
+        else:
+            batch.deleted.extend(file_key(full_name, p) for p in old.files if p not in listed)
+        complete = not batch.failures
+        run.code[full_name] = CodeState(
+            paths=self.code_paths,
+            head=head if complete else "",
+            ref_etag=(ref.etag or "") if complete else "",
+            files=files,
+        )
+        batch.cursor = run.cursor()
+        yield batch
 
     # Normalise ---------------------------------------------------------------------------------------------
 
@@ -245,6 +405,8 @@ class GithubConnector:
             try:
                 if record.kind == "release":
                     out.documents.append(_release_document(record, people))
+                elif record.kind == RECORD_KIND:
+                    out.documents.append(code_document(record))
                 else:
                     out.documents.append(_issue_document(record, people, out.failures))
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -457,7 +619,10 @@ def _release_document(record: RawRecord, people: dict[str, Person]) -> Document:
 def make_client(
     base_url: str, token: str, *, timeout_s: float = 30.0, max_retries: int = 5, seconds_between_requests: float = 0.25
 ) -> Any:
-    """A PyGithub client that waits out primary (reset) and secondary (Retry-After) limits, up to 15 minutes."""
+    """A PyGithub client that waits out primary (reset) and secondary (Retry-After) limits, up to 15 minutes.
+
+    Lazy: `get_repo` and `get_git_ref` cost nothing until asked, so that their first request can be conditional.
+    """
     from github import Auth, Github
     from github.GithubRetry import GithubRetry
 
@@ -467,6 +632,7 @@ def make_client(
         timeout=int(timeout_s),
         per_page=100,
         seconds_between_requests=seconds_between_requests,
+        lazy=True,
         # Give up rather than sleep for more than 15 minutes in a cron job.
         retry=GithubRetry(total=max_retries, max_rate_limit_wait=900),
     )
@@ -489,4 +655,5 @@ def build(ctx: SourceContext) -> GithubConnector:
         name=ctx.name,
         options=ctx.options,
         token_setting=f"{setting} ({config.token_env})",
+        code_paths=config.code_paths,
     )

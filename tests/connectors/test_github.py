@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from copy import deepcopy
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from briefing.errors import AuthError, RateLimitedError, SourceError
-from briefing.model import Batch, RawRecord
-from briefing.registry import SourceContext
-from briefing.settings import source_adapter
+from briefing.ingest import collect
+from briefing.model import Batch, ChunkLimits, RawRecord
+from briefing.registry import FetchOptions, SourceContext
+from briefing.settings import load_settings, source_adapter
+from briefing.store import RawStore
+from chunkers.code import chunk_code
 from connectors.github import OVERLAP, GithubConnector, GithubCursor, build, linked_issues, make_client
-from tests.fakes.github_server import FakeGitHub, load, serve
+from connectors.github_code import MAX_FILE_BYTES
+from tests.fakes.github_server import FakeGitHub, blob_sha, load, serve
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "github"
 TOKEN = "ghp_test_token"
@@ -27,10 +32,21 @@ def fake() -> Iterator[FakeGitHub]:
 
 
 def connector(
-    fake: FakeGitHub, token: str = TOKEN, repos: tuple[str, ...] = ("acme/api", "acme/web")
+    fake: FakeGitHub,
+    token: str = TOKEN,
+    repos: tuple[str, ...] = ("acme/api", "acme/web"),
+    code_paths: tuple[str, ...] = (),
+    options: FetchOptions | None = None,
 ) -> GithubConnector:
     client = make_client(fake.api, token, max_retries=2, seconds_between_requests=0)
-    return GithubConnector(client, repos=repos, name="code", token_setting="sources.code.token_env (GITHUB_TOKEN)")
+    return GithubConnector(
+        client,
+        repos=repos,
+        name="code",
+        token_setting="sources.code.token_env (GITHUB_TOKEN)",
+        code_paths=code_paths,
+        options=options,
+    )
 
 
 def sync(conn: GithubConnector, cursor: GithubCursor | None = None) -> tuple[list[Batch], GithubCursor]:
@@ -226,3 +242,208 @@ def test_sample_workspace_repositories_sync_and_normalise_cleanly() -> None:
     assert docs["github:kestrelpay/ledger-api#431"].metadata["linked_issues"] == ["kestrelpay/ledger-api#430"]
     assert docs["github:kestrelpay/platform-infra#92"].metadata["state"] == "closed"
     assert "github:kestrelpay/ledger-api@release:v2.5.1" in docs
+
+
+# Conditional requests ------------------------------------------------------------------------------------------
+
+
+def test_an_unchanged_repository_is_answered_304_and_its_items_are_still_read(fake: FakeGitHub) -> None:
+    conn = connector(fake, repos=("acme/api",))
+    _, cursor = sync(conn)
+    assert fake.not_modified == [] and cursor.meta["acme/api"].etag.startswith('W/"')
+    fake.repos["acme/api"]["issues"][2]["updated_at"] = "2026-06-10T12:00:00Z"
+
+    batches, cursor = sync(conn, cursor)
+
+    assert fake.not_modified == ["/api/v3/repos/acme/api"]
+    assert "acme/api#13" in records(batches)  # issues are listed off the repository all the same
+    assert cursor.meta["acme/api"].default_branch == "main"  # kept from the first run
+
+    fake.repos["acme/api"]["repo"]["default_branch"] = "trunk"
+    _, cursor = sync(conn, cursor)
+    assert fake.not_modified == ["/api/v3/repos/acme/api"]  # a changed repository is read again
+    assert cursor.meta["acme/api"].default_branch == "trunk"
+
+
+# Code files ----------------------------------------------------------------------------------------------------
+
+APP_PY = '''"""Ledger entry points."""
+
+import json
+
+
+def post_entry(entry):
+    """Write one ledger entry (KPAY-120)."""
+    return json.dumps(entry)
+
+
+class Reconciler:
+    def run(self):
+        return "ok"
+'''
+RETRY_GO = """package worker
+
+// Backoff doubles the wait up to a ceiling.
+func Backoff(attempt int) int {
+\treturn 1 << attempt
+}
+"""
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+BIG = "x = 1\n" * (MAX_FILE_BYTES // 6 + 10)
+
+
+def with_code(fake: FakeGitHub) -> dict[str, object]:
+    files: dict[str, object] = {
+        "src/app.py": APP_PY,
+        "src/worker/retry.go": RETRY_GO,
+        "src/generated/big.py": BIG,
+        "assets/logo.png": PNG,
+        "README.md": "# api\n",
+        "src/notes.txt": "not code",
+    }
+    fake.repos["acme/api"]["code"] = {"committed_at": "2026-06-05T09:00:00Z", "files": files}
+    return files
+
+
+def code_connector(fake: FakeGitHub, **kwargs: object) -> GithubConnector:
+    return connector(fake, repos=("acme/api",), code_paths=("src", "assets/logo.png"), **kwargs)  # type: ignore[arg-type]
+
+
+def blob_requests(fake: FakeGitHub) -> list[str]:
+    return [path.rsplit("/", 1)[1] for path, _ in fake.requests if "/git/blobs/" in path]
+
+
+def test_first_sync_reads_code_files_of_the_default_branch_and_skips_binaries_and_big_files(
+    fake: FakeGitHub,
+) -> None:
+    files = with_code(fake)
+    conn = code_connector(fake)
+
+    batches, cursor = sync(conn)
+
+    code = {k: r for k, r in records(batches).items() if r.kind == "github_file"}
+    assert set(code) == {"acme/api:src/app.py", "acme/api:src/worker/retry.go"}
+    assert code["acme/api:src/app.py"].data["text"] == APP_PY
+    # The big file is judged by the tree's size, never downloaded; the binary is downloaded once, then remembered.
+    assert sorted(blob_requests(fake)) == sorted(blob_sha(c) for c in (APP_PY.encode(), RETRY_GO.encode(), PNG))
+    state = cursor.code["acme/api"]
+    assert set(state.files) == {"src/app.py", "src/worker/retry.go", "src/generated/big.py", "assets/logo.png"}
+    assert state.head and state.ref_etag and [f for b in batches for f in b.failures] == []
+    assert files  # untouched
+
+    out = conn.normalise(list(code.values()))
+    doc = next(d for d in out.documents if d.key == "github:acme/api:src/app.py")
+    assert doc.kind == "code_file" and doc.source_type == "github" and doc.container == "acme/api"
+    assert doc.items[0].ref == "github:acme/api:src/app.py"
+    assert doc.items[0].occurred_at == datetime(2026, 6, 5, 9, 0, tzinfo=UTC)
+    assert doc.url == f"https://github.com/acme/api/blob/{state.head}/src/app.py"
+    assert doc.metadata["path"] == "src/app.py"
+    chunks = chunk_code(doc, limits=ChunkLimits(max_tokens=4000, max_chars=16000))
+    symbols = {c.metadata["symbol"]: (c.metadata["start_line"], c.metadata["end_line"]) for c in chunks}
+    assert symbols["post_entry"] == (6, 8) and symbols["Reconciler"] == (11, 13)
+    assert all(c.refs == ["github:acme/api:src/app.py"] and c.metadata["language"] == "python" for c in chunks)
+    assert "KPAY-120" in next(c for c in chunks if c.metadata["symbol"] == "post_entry").tickets
+
+
+def test_an_unchanged_branch_costs_304s_and_no_tree_or_blob_requests(fake: FakeGitHub) -> None:
+    with_code(fake)
+    conn = code_connector(fake)
+    _, cursor = sync(conn)
+    fake.requests.clear()
+
+    batches, after = sync(conn, cursor)
+
+    assert fake.not_modified == ["/api/v3/repos/acme/api", "/api/v3/repos/acme/api/git/ref/heads/main"]
+    paths = [path for path, _ in fake.requests]
+    assert not [p for p in paths if "/git/trees/" in p or "/git/blobs/" in p or "/git/commits/" in p]
+    assert not [r for r in records(batches).values() if r.kind == "github_file"]
+    assert after.code == cursor.code
+
+
+def test_a_changed_and_a_deleted_file_cost_one_blob_and_one_deletion(fake: FakeGitHub) -> None:
+    files = with_code(fake)
+    conn = code_connector(fake)
+    _, cursor = sync(conn)
+    changed = APP_PY + "\n\ndef close_books():\n    return None\n"
+    files["src/app.py"] = changed
+    del files["src/worker/retry.go"]
+    fake.requests.clear()
+
+    batches, after = sync(conn, cursor)
+
+    assert blob_requests(fake) == [blob_sha(changed.encode())]
+    code = {k: r for k, r in records(batches).items() if r.kind == "github_file"}
+    assert set(code) == {"acme/api:src/app.py"} and code["acme/api:src/app.py"].data["text"] == changed
+    assert [k for b in batches for k in b.deleted] == ["acme/api:src/worker/retry.go"]
+    assert "src/worker/retry.go" not in after.code["acme/api"].files
+    assert after.code["acme/api"].head != cursor.code["acme/api"].head
+
+
+def test_a_file_that_turns_binary_leaves_the_cache(fake: FakeGitHub) -> None:
+    files = with_code(fake)
+    conn = code_connector(fake)
+    _, cursor = sync(conn)
+    files["src/app.py"] = b"\x00\x01compiled"
+
+    batches, after = sync(conn, cursor)
+
+    assert "acme/api:src/app.py" not in records(batches)
+    assert "acme/api:src/app.py" in [k for b in batches for k in b.deleted]
+    assert after.code["acme/api"].files["src/app.py"] == blob_sha(b"\x00\x01compiled")
+
+
+def test_dropping_code_paths_deletes_the_stored_files(fake: FakeGitHub) -> None:
+    with_code(fake)
+    _, cursor = sync(code_connector(fake))
+
+    batches, after = sync(connector(fake, repos=("acme/api",)), cursor)
+
+    deleted = {k for b in batches for k in b.deleted}
+    assert {"acme/api:src/app.py", "acme/api:src/worker/retry.go"} <= deleted
+    assert after.code == {}
+
+
+def test_a_repository_without_commits_is_a_failure_not_an_abort(fake: FakeGitHub) -> None:
+    batches, _ = sync(code_connector(fake))  # acme/api has no code in the fixture: GitHub answers 409
+
+    assert [f.key for b in batches for f in b.failures] == ["acme/api:"]
+    assert "acme/api#12" in records(batches)
+
+
+# Deletions at the source ---------------------------------------------------------------------------------------
+
+
+def test_full_ingest_drops_issues_deleted_at_the_source_and_incremental_keeps_them(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    config = tmp_path / "brief.toml"
+    config.write_text(
+        f'[workspace]\nname = "t"\n[sources.gh]\ntype = "github"\nbase_url = "{fake.api}"\n'
+        'token_env = "GITHUB_TOKEN"\nrepos = ["acme/api"]\ncode_paths = ["src"]\n'
+    )
+    settings = load_settings(config)
+    files = with_code(fake)
+    original = deepcopy(fake.repos["acme/api"]["issues"])
+
+    def stored() -> set[str]:
+        store = RawStore.for_source(settings, "gh")
+        try:
+            return store.keys()
+        finally:
+            store.close()
+
+    collect(settings, "gh", FetchOptions(), code_connector(fake))
+    assert {"acme/api#13", "acme/api:src/app.py"} <= stored()
+    # Issue #13 is deleted (GitHub lets admins delete issues); nothing in an incremental listing says so.
+    fake.repos["acme/api"]["issues"] = [i for i in original if i["number"] != 13]
+    del files["src/notes.txt"]  # not code: changes nothing stored
+
+    collect(settings, "gh", FetchOptions(), code_connector(fake))
+    assert "acme/api#13" in stored()
+
+    full = FetchOptions(full=True)
+    report = collect(settings, "gh", full, code_connector(fake, options=full))
+    assert report.failures == []
+    keys = stored()
+    assert "acme/api#13" not in keys
+    assert {"acme/api#10", "acme/api#12", "acme/api@release:v1.1.0", "acme/api:src/app.py"} <= keys

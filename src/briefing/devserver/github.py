@@ -2,13 +2,20 @@
 
 Serves the endpoints the GitHub connector uses with GitHub's documented shapes: repository, issues (pull
 requests included, `since` on `updated_at`), issue comments, pull requests, reviews, review comments and
-releases. Lists are paged with `per_page`/`page` and a `Link` header whose absolute URLs point at this server.
-API `url` fields are filled in at serve time so that PyGithub's follow-up calls come back here too.
+releases, and for code the branch ref, commit, recursive tree and blobs of the default branch. Lists are paged
+with `per_page`/`page` and a `Link` header whose absolute URLs point at this server. API `url` fields are filled
+in at serve time so that PyGithub's follow-up calls come back here too. The repository and ref answers carry an
+`ETag` and answer `If-None-Match` with 304, as GitHub does.
+
+A repository's code is `{"code": {"committed_at": ..., "files": {path: text | bytes | {"base64": ...}}}}`; blob,
+tree and commit shas are computed from the files (blob shas exactly as git computes them).
 """
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import json
 import threading
 import time
@@ -36,6 +43,43 @@ def _at(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
+def _content(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, dict):
+        return base64.b64decode(value["base64"])
+    return str(value).encode()
+
+
+def blob_sha(content: bytes) -> str:
+    """The sha git gives a blob with this content."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()  # noqa: S324 (git's object id)
+
+
+class _Code:
+    """The default branch of a repository's `code` fixture: blobs by sha, the tree listing and the head commit."""
+
+    def __init__(self, code: dict[str, Any]) -> None:
+        self.blobs: dict[str, bytes] = {}
+        self.entries: list[dict[str, Any]] = []
+        folders: set[str] = set()
+        for path, value in sorted(code.get("files", {}).items()):
+            content = _content(value)
+            sha = blob_sha(content)
+            self.blobs[sha] = content
+            parts = path.split("/")
+            folders.update("/".join(parts[:n]) for n in range(1, len(parts)))
+            self.entries.append({"path": path, "mode": "100644", "type": "blob", "sha": sha, "size": len(content)})
+        for folder in folders:
+            digest = hashlib.sha1(folder.encode()).hexdigest()  # noqa: S324
+            self.entries.append({"path": folder, "mode": "040000", "type": "tree", "sha": digest})
+        self.entries.sort(key=lambda e: e["path"])
+        self.committed_at = str(code.get("committed_at", "2026-06-01T00:00:00Z"))
+        listing = json.dumps([(e["path"], e["sha"]) for e in self.entries]) + self.committed_at
+        self.tree = hashlib.sha1(b"tree" + listing.encode()).hexdigest()  # noqa: S324
+        self.head = hashlib.sha1(b"commit" + listing.encode()).hexdigest()  # noqa: S324
+
+
 class FakeGitHub:
     """State and knobs; tests edit `repos` between syncs and read `requests`."""
 
@@ -48,6 +92,7 @@ class FakeGitHub:
         self.too_many = 0  # the next N requests: 429 with Retry-After
         self.per_page = 2  # small, so that paging is exercised with tiny fixtures
         self.api = ""
+        self.not_modified: list[str] = []  # paths answered 304 Not Modified
 
     def repo_url(self, full_name: str) -> str:
         return f"{self.api}/repos/{full_name}"
@@ -58,6 +103,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         return
+
+    def _send_conditional(self, path: str, body: Any) -> None:
+        """200 with a weak ETag of the body, or 304 when the client already holds that ETag."""
+        digest = hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()  # noqa: S324
+        etag = f'W/"{digest}"'
+        if self.headers.get("If-None-Match") == etag:
+            self.server.fake.not_modified.append(path)
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("X-RateLimit-Limit", "5000")
+            self.end_headers()
+            return
+        self._send(200, body, {"ETag": etag})
 
     def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         raw = json.dumps(body).encode()
@@ -116,7 +174,9 @@ class _Handler(BaseHTTPRequestHandler):
         rest = route[3:]
         base = fake.repo_url(full_name)
         if not rest:
-            self._send(200, dict(repo["repo"], url=base))
+            self._send_conditional(parts.path, dict(repo["repo"], url=base))
+        elif rest[0] == "git":
+            self._git(parts.path, repo, rest[1:], base)
         elif rest == ["issues"]:
             since = _at(params["since"]) if "since" in params else None
             issues = [
@@ -137,6 +197,36 @@ class _Handler(BaseHTTPRequestHandler):
             self._paged(parts.path, params, repo.get("review_comments", {}).get(rest[1], []))
         elif rest == ["releases"]:
             self._paged(parts.path, params, repo.get("releases", []))
+        else:
+            self._send(404, {"message": "Not Found"})
+
+    def _git(self, path: str, repo: dict[str, Any], rest: list[str], base: str) -> None:
+        """`git/ref/heads/<default branch>`, `git/commits/<head>`, `git/trees/<head or tree>`, `git/blobs/<sha>`."""
+        if "code" not in repo:
+            self._send(409, {"message": "Git Repository is empty."})
+            return
+        code = _Code(repo["code"])
+        branch = repo["repo"].get("default_branch", "main")
+        sha = rest[1] if len(rest) == 2 else ""
+        if rest[:1] == ["ref"] and "/".join(rest[1:]) == f"heads/{branch}":
+            target = {"sha": code.head, "type": "commit", "url": f"{base}/git/commits/{code.head}"}
+            url = f"{base}/git/ref/heads/{branch}"
+            self._send_conditional(path, {"ref": f"refs/heads/{branch}", "url": url, "object": target})
+        elif rest[0] == "commits" and sha == code.head:
+            person = {"name": "Fixture Bot", "email": "bot@example.com", "date": code.committed_at}
+            tree = {"sha": code.tree, "url": f"{base}/git/trees/{code.tree}"}
+            body: dict[str, Any] = {"sha": sha, "url": f"{base}/git/commits/{sha}", "author": person}
+            body["committer"] = person
+            self._send(200, dict(body, message="fixture head", tree=tree, parents=[]))
+        elif rest[0] == "trees" and sha in (code.head, code.tree):
+            entries = [dict(e, url=f"{base}/git/{e['type']}s/{e['sha']}") for e in code.entries]
+            body = {"sha": code.tree, "url": f"{base}/git/trees/{code.tree}", "tree": entries}
+            self._send(200, dict(body, truncated=False))
+        elif rest[0] == "blobs" and sha in code.blobs:
+            content = code.blobs[sha]
+            encoded = base64.encodebytes(content).decode()  # GitHub wraps base64 at 60 columns
+            body = {"sha": sha, "node_id": f"B_{sha[:8]}", "size": len(content), "url": f"{base}/git/blobs/{sha}"}
+            self._send(200, dict(body, content=encoded, encoding="base64"))
         else:
             self._send(404, {"message": "Not Found"})
 
