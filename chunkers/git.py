@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from chunkers.similarity import drifted
 from chunkers.slack import find_tickets
 
 MAX_FILES_LISTED = 6
@@ -117,12 +118,7 @@ def _topic_shift(
     limits: ChunkLimits,
     size: int,
 ) -> bool:
-    if vectors is None or size < 2:
-        return False
-    a, b = vectors.get(previous.ref), vectors.get(item.ref)
-    if a is None or b is None:
-        return False
-    return sum(x * y for x, y in zip(a, b, strict=False)) < limits.topic_threshold
+    return size >= 2 and drifted(vectors, previous.ref, item.ref, limits.topic_threshold)
 
 
 def _tickets(text: str) -> list[str]:

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from chunkers.similarity import drifted
 
 _TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b(?![-.]\d)")
 _NOT_TICKETS = re.compile(r"^(?:UTF|SHA|MD|ISO|IEEE|AES|RSA|TLS|SSL|HTTP|HTTPS|RFC|CVE|GHSA|PEP|UTC|GMT|Q[1-4])$")
@@ -178,10 +179,6 @@ def _discussion_line(item: Item) -> str:
     return f"{_stamp(item)}: {item.text.strip()}"
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    return float(sum(x * y for x, y in zip(a, b, strict=False)))
-
-
 def _discussion_drafts(
     items: list[Item],
     fits: Callable[[Sequence[str]], bool],
@@ -192,10 +189,7 @@ def _discussion_drafts(
     current = _Draft("discussion")
     previous: Item | None = None
     for item in items:
-        shifted = False
-        if vectors is not None and previous is not None:
-            a, b = vectors.get(previous.ref), vectors.get(item.ref)
-            shifted = a is not None and b is not None and _cosine(a, b) < limits.topic_threshold
+        shifted = previous is not None and drifted(vectors, previous.ref, item.ref, limits.topic_threshold)
         pieces = _split(_discussion_line(item), lambda text: fits([text]))
         new_lines = [_line(p, item) for p in pieces]
         count = len({id(x.item) for x in current.lines})

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from chunkers.similarity import drifted
 
 HISTORY_PER_CHUNK = 20
 _TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b(?!-\d)")
@@ -262,10 +263,9 @@ def _topic_break(
         return None
 
     def breaks(previous: _Entry, current: _Entry) -> bool:
-        a, b = vectors.get(previous.unit.ref), vectors.get(current.unit.ref)
-        if a is None or b is None or previous.unit.ref == current.unit.ref:
+        if previous.unit.ref == current.unit.ref:
             return False
-        return sum(x * y for x, y in zip(a, b, strict=False)) < threshold
+        return drifted(vectors, previous.unit.ref, current.unit.ref, threshold)
 
     return breaks
 

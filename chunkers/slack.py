@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from chunkers.similarity import drifted
 
 _TICKET = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]+-\d+)\b")
 # Standards and hashes look like ticket keys; they never are.
@@ -194,13 +195,7 @@ def _topic_shift(
     limits: ChunkLimits,
     size: int,
 ) -> bool:
-    if vectors is None or size < 2:
-        return False
-    a, b = vectors.get(previous.ref), vectors.get(item.ref)
-    if a is None or b is None:
-        return False
-    # Vectors are unit-normalised, so the dot product is the cosine.
-    return sum(x * y for x, y in zip(a, b, strict=False)) < limits.topic_threshold
+    return size >= 2 and drifted(vectors, previous.ref, item.ref, limits.topic_threshold)
 
 
 def _build(document: Document, head: str, n: int, chunk: _Open) -> Chunk:
