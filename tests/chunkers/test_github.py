@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from briefing.model import Chunk, ChunkLimits, Document, Item
+from briefing.model import ChunkLimits, Document, Item
 from chunkers.github import chunk_issue
+from tests.golden_files import check_golden, chunk_to_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "github"
 T0 = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
@@ -50,35 +51,14 @@ def _document(data: dict[str, Any]) -> Document:
     )
 
 
-def _as_json(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "chunk_id": chunk.chunk_id,
-        "title": chunk.title,
-        "text": chunk.text,
-        "refs": chunk.refs,
-        "start": chunk.start.isoformat(),
-        "end": chunk.end.isoformat(),
-        "authors": chunk.authors,
-        "url": chunk.url,
-        "container": chunk.container,
-        "tickets": chunk.tickets,
-        "units": [{"ref": u.ref, "author": u.author, "at": u.at.isoformat() if u.at else None} for u in chunk.units],
-        "metadata": chunk.metadata,
-        "truncated": chunk.truncated,
-    }
-
-
 def test_golden(request: pytest.FixtureRequest) -> None:
     data = json.loads((GOLDEN / "input.json").read_text(encoding="utf-8"))
     spec = data["limits"]
     limits = ChunkLimits(
         max_tokens=spec["max_tokens"], max_chars=spec["max_chars"], max_items=spec["max_items"], count_tokens=words
     )
-    got = [_as_json(c) for doc in data["documents"] for c in chunk_issue(_document(doc), limits=limits)]
-    expected_file = GOLDEN / "expected.json"
-    if request.config.getoption("--update-golden"):
-        expected_file.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert got == json.loads(expected_file.read_text(encoding="utf-8"))
+    got = [chunk_to_json(c) for doc in data["documents"] for c in chunk_issue(_document(doc), limits=limits)]
+    check_golden(request, GOLDEN / "expected.json", got)
 
 
 def issue(comments: list[tuple[str, str]], *, body: str = "The payout job retries too fast.") -> Document:

@@ -13,6 +13,7 @@ import pytest
 from briefing.model import Chunk, ChunkLimits, Document, Item, RawRecord
 from chunkers.jira import chunk_issue
 from connectors.jira_normalise import issue_document, normalise_issues
+from tests.golden_files import check_golden, chunk_to_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "jira"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "jira"
@@ -43,33 +44,12 @@ def document_from_json(data: dict[str, Any]) -> Document:
     return Document(**{**data, "items": items})
 
 
-def chunk_to_json(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "chunk_id": chunk.chunk_id,
-        "title": chunk.title,
-        "text": chunk.text,
-        "refs": chunk.refs,
-        "start": chunk.start.isoformat(),
-        "end": chunk.end.isoformat(),
-        "authors": chunk.authors,
-        "url": chunk.url,
-        "container": chunk.container,
-        "tickets": chunk.tickets,
-        "units": [{"ref": u.ref, "author": u.author, "at": u.at.isoformat() if u.at else None} for u in chunk.units],
-        "metadata": chunk.metadata,
-        "truncated": chunk.truncated,
-    }
-
-
 def test_golden(request: pytest.FixtureRequest) -> None:
     data = json.loads((GOLDEN / "input.json").read_text(encoding="utf-8"))
     spec = data["limits"]
     limits = ChunkLimits(max_tokens=spec["max_tokens"], max_chars=spec["max_chars"], max_items=spec["max_items"])
     got = [chunk_to_json(c) for doc in data["documents"] for c in chunk_issue(document_from_json(doc), limits=limits)]
-    expected_path = GOLDEN / "expected.json"
-    if request.config.getoption("--update-golden"):
-        expected_path.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert got == json.loads(expected_path.read_text(encoding="utf-8"))
+    check_golden(request, GOLDEN / "expected.json", got)
 
 
 def test_golden_input_matches_what_the_connector_normalises() -> None:

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from briefing.model import Chunk, ChunkLimits, Document, Item
+from briefing.model import ChunkLimits, Document, Item
 from chunkers.slack import chunk_messages, find_tickets
+from tests.golden_files import check_golden, chunk_to_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "slack"
 T0 = datetime(2026, 5, 6, 14, 5, tzinfo=UTC)
@@ -49,24 +50,6 @@ def _document(data: dict[str, Any]) -> Document:
     )
 
 
-def _as_json(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "chunk_id": chunk.chunk_id,
-        "title": chunk.title,
-        "text": chunk.text,
-        "refs": chunk.refs,
-        "start": chunk.start.isoformat(),
-        "end": chunk.end.isoformat(),
-        "authors": chunk.authors,
-        "url": chunk.url,
-        "container": chunk.container,
-        "tickets": chunk.tickets,
-        "units": [{"ref": u.ref, "author": u.author, "at": u.at.isoformat() if u.at else None} for u in chunk.units],
-        "metadata": chunk.metadata,
-        "truncated": chunk.truncated,
-    }
-
-
 def test_golden(request: pytest.FixtureRequest) -> None:
     data = json.loads((GOLDEN / "input.json").read_text(encoding="utf-8"))
     spec = data["limits"]
@@ -77,11 +60,8 @@ def test_golden(request: pytest.FixtureRequest) -> None:
         gap_seconds=spec["gap_seconds"],
         count_tokens=words,
     )
-    got = [_as_json(c) for doc in data["documents"] for c in chunk_messages(_document(doc), limits=limits)]
-    expected_path = GOLDEN / "expected.json"
-    if request.config.getoption("--update-golden"):
-        expected_path.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert got == json.loads(expected_path.read_text(encoding="utf-8"))
+    got = [chunk_to_json(c) for doc in data["documents"] for c in chunk_messages(_document(doc), limits=limits)]
+    check_golden(request, GOLDEN / "expected.json", got)
 
 
 def _item(n: int, text: str, minutes: float, author: str = "Alice Chen") -> Item:
