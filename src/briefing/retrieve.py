@@ -230,11 +230,12 @@ class Retriever:
         containers = [c.lower() for c in list(constraints.channels) + list(constraints.projects)]
         if containers and chunk.container.lower() in containers:
             out["container"] = s.boost_container
-        if constraints.tickets and (
-            set(constraints.tickets) & set(chunk.tickets)
-            or any(chunk.doc_key == f"jira:{t}" for t in constraints.tickets)
-        ):
-            out["ticket"] = s.boost_ticket
+        if constraints.tickets:
+            if any(chunk.doc_key == f"jira:{t}" for t in constraints.tickets):
+                # The ticket itself outranks the tickets and threads that merely mention it.
+                out["ticket"] = s.boost_ticket * 1.5
+            elif set(constraints.tickets) & set(chunk.tickets):
+                out["ticket"] = s.boost_ticket
         return out
 
     def retrieve(
@@ -283,8 +284,9 @@ class Retriever:
             if ce_scores is not None:
                 relevance = 0.5 * relevance + 0.5 * _sigmoid(ce_scores[i])
             hit.boosts = self._boosts(hit, constraints) if self.settings.rerank else {}
-            if "direct" in hit.origin:
-                hit.boosts["direct"] = self.settings.boost_ticket
+            if "direct" in hit.origin and constraints is not None:
+                if any(hit.chunk.doc_key == f"jira:{t}" for t in constraints.tickets):
+                    hit.boosts["direct"] = self.settings.boost_ticket
             if time_first and window is not None and len(residual.split()) < 2:
                 # Nothing topical left in the question: order the window by recency instead of similarity.
                 if _overlaps(hit.chunk, window.start, window.end):
