@@ -295,6 +295,10 @@ class Retriever:
                     relevance = 0.5 + 0.5 * max(0.0, 1.0 - (window.end - end).total_seconds() / span)
                 else:
                     relevance *= 0.3
+                # With no topic, the channel or person named is what the question is about.
+                for kind in ("container", "person"):
+                    if kind in hit.boosts:
+                        hit.boosts[kind] *= 2
             if recency_weight and self.settings.rerank and newest > oldest:
                 hit.boosts["recency"] = recency_weight * (hit.chunk.end.timestamp() - oldest) / (newest - oldest)
             hit.score = relevance + sum(hit.boosts.values())
