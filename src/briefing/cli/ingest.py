@@ -105,6 +105,20 @@ def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options:
     return total_failures
 
 
+def cursor_summary(cursor: dict[str, Any] | None, width: int = 48) -> str:
+    """A cursor in a few words: scalar values as they are, collections by their size."""
+    if not cursor:
+        return "-"
+    parts = []
+    for key, value in cursor.items():
+        if isinstance(value, dict | list):
+            parts.append(f"{key}: {len(value)}")
+        elif value is not None:
+            parts.append(f"{key}: {str(value)[:19]}")
+    text = ", ".join(parts)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     @cli_errors
@@ -176,16 +190,15 @@ def register(app: typer.Typer) -> None:
         table = Table("source", "type", "last sync", "cached", "chunks", "failures", "cursor", box=None)
         for row in rows:
             run = row["last_run"]
-            cursor = row["cursor"]
-            summary = "-" if not cursor else ", ".join(f"{k}" for k in list(cursor)[:3])
+            finished = str(run.get("finished_at", "never"))[:16].replace("T", " ")
             table.add_row(
                 row["name"],
                 row["type"],
-                str(run.get("finished_at", "never"))[:19],
+                finished,
                 str(row["cached_records"]),
                 str(run.get("chunks", "-")),
                 str(run.get("failures", 0)),
-                summary,
+                cursor_summary(row["cursor"]),
             )
         out.print(f"workspace [bold]{settings.workspace.name}[/] ({settings.config_path or 'no config file'})")
         out.print(table)
