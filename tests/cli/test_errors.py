@@ -86,3 +86,22 @@ def test_corrupt_day_file_is_skipped_and_cache_kept(tmp_path: Path) -> None:
     info = json.loads(sources.stdout)["sources"][0]
     assert info["last_run"]["failures"] == 1
     assert info["cached_records"] > 250  # nothing already cached was lost
+
+
+def test_one_unreadable_source_does_not_stop_the_others(tmp_path: Path) -> None:
+    import json
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the ledger with `make restart`.\n")
+    cfg = config(
+        tmp_path,
+        '[workspace]\nname = "m"\n'
+        '[sources.archive]\ntype = "slack_export"\npath = "missing-export"\n'
+        '[sources.docs]\ntype = "files"\npath = "docs"\n',
+    )
+    result = runner.invoke(app, ["--config", str(cfg), "ingest"])
+    assert result.exit_code == SourceError.exit_code
+    assert "1 of 2 sources failed" in result.stderr and "missing-export" in result.stderr
+    sources = json.loads(runner.invoke(app, ["--config", str(cfg), "sources", "--json"]).stdout)["sources"]
+    docs = next(s for s in sources if s["name"] == "docs")
+    assert docs["cached_records"] == 1 and docs["last_run"]["chunks"] >= 1

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from briefing.cli.common import cli_errors, err, load, out
-from briefing.errors import InputError
+from briefing.errors import BriefError, InputError
 
 
 def _date(value: str | None, option: str) -> datetime | None:
@@ -56,41 +56,34 @@ def _progress() -> Progress:
 
 
 def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options: Any, quiet: bool = False) -> int:
-    """Collect (optionally) and index each named source; returns the number of failures."""
+    """Collect (optionally) and index each named source; returns the number of failed items.
+
+    A source that cannot be read at all (missing folder, rejected credentials, rate limited) does not stop the
+    others: they are ingested, and the error is raised at the end with the first failure's exit code.
+    """
     from briefing.embed import Embedder
+    from briefing.errors import IndexError_, ModelError
     from briefing.index import Index
-    from briefing.ingest import collect, make_connector, process, run_report
-    from briefing.store import SourceState
 
     embedder = Embedder(settings.embedding, settings.home)
     total_failures = 0
+    broken: list[tuple[str, BriefError]] = []
     table = Table("source", "fetched", "deleted", "documents", "chunks", "embedded", "failures", box=None)
     index = None if options.dry_run else Index.open(settings)
     try:
         for name in names:
-            connector = make_connector(settings, name, options)
-            collected = collect(settings, name, options, connector) if collect_first else None
-            processed = None
-            if not options.dry_run and index is not None:
-                with _progress() as bar:
-                    task = bar.add_task(f"indexing {name}", total=None)
-
-                    def tick(_: str, done: int, total: int, task: Any = task, bar: Any = bar) -> None:
-                        bar.update(task, completed=done, total=total)
-
-                    processed = process(settings, name, index, embedder, connector=connector, progress=tick)
-                SourceState.for_source(settings, name).save_run(run_report(collected, processed))
-            failures = (collected.failures if collected else []) + (processed.failures if processed else [])
+            try:
+                row, failures = _ingest_one(
+                    settings, name, index, embedder, collect_first=collect_first, options=options
+                )
+            except (ModelError, IndexError_):
+                raise  # not about this source: every other source would fail the same way
+            except BriefError as exc:
+                broken.append((name, exc))
+                table.add_row(name, "-", "-", "-", "-", "-", "[red]source failed[/]")
+                continue
             total_failures += len(failures)
-            table.add_row(
-                name,
-                str(collected.fetched if collected else "-"),
-                str(collected.deleted if collected else "-"),
-                str(processed.documents if processed else "-"),
-                str(processed.chunks if processed else "-"),
-                str(processed.embedded if processed else "-"),
-                f"[red]{len(failures)}[/]" if failures else "0",
-            )
+            table.add_row(*row)
             for failure in failures[:10]:
                 err.print(f"[yellow]skipped[/] {name}: {failure.key}: {failure.reason}", highlight=False)
             if len(failures) > 10:
@@ -98,11 +91,50 @@ def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options:
     finally:
         if index is not None:
             index.close()
+        embedder.close()
     if not quiet:
         out.print(table)
         if options.dry_run:
             out.print("dry run: nothing was cached, no cursor moved, nothing was indexed")
+    if broken:
+        first = broken[0][1]
+        if len(names) == 1:
+            raise first
+        detail = "; ".join(f"{name}: {exc}" for name, exc in broken)
+        error = type(first)(f"{len(broken)} of {len(names)} sources failed (the others were ingested): {detail}")
+        raise error
     return total_failures
+
+
+def _ingest_one(
+    settings: Any, name: str, index: Any, embedder: Any, *, collect_first: bool, options: Any
+) -> tuple[list[str], list[Any]]:
+    from briefing.ingest import collect, make_connector, process, run_report
+    from briefing.store import SourceState
+
+    connector = make_connector(settings, name, options)
+    collected = collect(settings, name, options, connector) if collect_first else None
+    processed = None
+    if not options.dry_run and index is not None:
+        with _progress() as bar:
+            task = bar.add_task(f"indexing {name}", total=None)
+
+            def tick(_: str, done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            processed = process(settings, name, index, embedder, connector=connector, progress=tick)
+        SourceState.for_source(settings, name).save_run(run_report(collected, processed))
+    failures = (collected.failures if collected else []) + (processed.failures if processed else [])
+    row = [
+        name,
+        str(collected.fetched if collected else "-"),
+        str(collected.deleted if collected else "-"),
+        str(processed.documents if processed else "-"),
+        str(processed.chunks if processed else "-"),
+        str(processed.embedded if processed else "-"),
+        f"[red]{len(failures)}[/]" if failures else "0",
+    ]
+    return row, failures
 
 
 def cursor_summary(cursor: dict[str, Any] | None, width: int = 48) -> str:
