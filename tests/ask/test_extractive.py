@@ -197,6 +197,64 @@ def test_a_thread_reply_answers_the_question_and_names_its_own_author(answerer: 
     assert answer.cited[1] == [thread.units[1].ref]
 
 
+def thread_part(root_ts: float, n: int, starter: str, opening: str, message: tuple[str, str, datetime]) -> Chunk:
+    """One message of a long Slack thread as the thread chunker cuts it: a chunk of its own under a header that
+    names the starter."""
+    author, text, when = message
+    unit = Unit(ref=f"slack:CHELP:{when.timestamp():.6f}", text=text, author=author, at=when)
+    return Chunk(
+        chunk_id=f"slack:CHELP/{root_ts:.6f}::{n}",
+        doc_key=f"slack:CHELP/{root_ts:.6f}",
+        source_type="slack",
+        kind="slack_thread",
+        title=f"#help thread: {opening[:40]}...",
+        text=f"#help, thread started by {starter}: {opening}\n[{when:%Y-%m-%d %H:%M} UTC] {author}: {text}",
+        refs=[unit.ref],
+        start=when,
+        end=when,
+        authors=[author],
+        container="help",
+        units=[unit],
+        metadata={"channel_id": "CHELP", "thread_ts": f"{root_ts:.6f}"},
+    )
+
+
+def help_thread(opening: str, report: str, reply: str) -> list[Chunk]:
+    root = at(7, 2, 9, 0)
+    return [
+        thread_part(root.timestamp(), 0, "Priya Shah", opening, ("Priya Shah", report, root)),
+        thread_part(root.timestamp(), 1, "Priya Shah", opening, ("Omar Haddad", reply, at(7, 2, 11, 30))),
+    ]
+
+
+def test_in_a_help_thread_the_reply_with_the_fix_is_quoted_not_the_report(answerer: ExtractiveAnswerer) -> None:
+    opening = "Hi team, our nightly S3 export keeps failing since yesterday."
+    chunks = help_thread(
+        opening,
+        opening + " It exits after ten minutes with exit code 1 and nothing lands in the bucket.",
+        "The nightly export job to S3 was failing because its temp directory sits on a 1 GB volume; point "
+        "EXPORT_TMP_DIR at the data disk and it completes.",
+    )
+    answer = answerer.answer("Why was the nightly export job to S3 failing?", chunks)
+    shown = lines(answer)
+    assert [m["attribution"].split(" in ")[0] for m in shown] == ["Omar Haddad"], answer.text
+    assert "EXPORT_TMP_DIR" in shown[0]["text"]
+    assert answer.cited == {2: [chunks[1].units[0].ref]}
+
+
+def test_an_announcement_thread_keeps_its_starter_first(answerer: ExtractiveAnswerer) -> None:
+    opening = "Nightly export to S3 moved to the data disk."
+    chunks = help_thread(
+        opening,
+        opening + " The export job now writes its temp files under EXPORT_TMP_DIR on the 200 GB data volume.",
+        "Nice, the nightly export job to S3 finished in twelve minutes last night.",
+    )
+    answer = answerer.answer("Where does the nightly export job to S3 write its temp files now?", chunks)
+    first = lines(answer)[0]
+    assert "EXPORT_TMP_DIR" in first["text"]
+    assert first["attribution"].startswith("Priya Shah in #help")
+
+
 def test_document_lines_name_title_section_author_and_day(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer("How many transfer requests failed during the outage?", [POSTMORTEM])
     first = lines(answer)[0]

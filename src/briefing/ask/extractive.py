@@ -349,6 +349,7 @@ class ExtractiveAnswerer:
                 # The question names a time; evidence from then outranks a better-worded line from another week.
                 inside = window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]
                 ev.score += WINDOW_BONUS if inside else -WINDOW_BONUS / 2
+        _discount_reports(evidence, kind)
         _answers_inherit(evidence)
         best = max(evidence, key=lambda e: e.score, default=None)
         return {
@@ -448,6 +449,50 @@ def _answers_inherit(evidence: list[Evidence]) -> None:
         for reply in by_unit.get((ev.n, ev.unit + 1), []):
             if reply.author != ev.author:
                 reply.score = max(reply.score, 0.95 * asked)
+
+
+_STARTER = re.compile(r"thread started by ([^:\n]+): ([^\n]*)")
+# A thread that opens with a question or a problem report: its starter describes, the others answer.
+_HELP = re.compile(
+    r"\?|\b(?:help|how (?:can|do|to|should)|any idea|anyone|unable|can'?t|cannot|not working|error|issue|"
+    r"problem|wrong|bug|strange|weird|(?:un)?expected|incorrect\w*|not (?:\w+ )?(?:correctly|right)|"
+    r"fail(?:s|ed|ing|ure)?|crash\w*|stuck|trying|wondering|question|is there|hi team|hey team|hello|hi all)\b",
+    re.I,
+)
+# Chosen on the odd-numbered half of eval/olake_dev.jsonl (0.7 ties there on keywords, with lower citation
+# precision on both sets); see docs/answering.md.
+REPORT_WEIGHT = 0.8
+
+
+def _help_threads(evidence: list[Evidence]) -> dict[str, str]:
+    """doc_key -> starter of each Slack thread that opens with a question or a problem report and has a reply
+    from someone else in the context."""
+    starters: dict[str, str] = {}
+    asks: set[str] = set()
+    replied: set[str] = set()
+    for ev in evidence:
+        chunk = ev.chunk
+        m = _STARTER.search(chunk.text[:600]) if chunk.kind == "slack_thread" else None
+        if not m:
+            continue
+        starter = starters.setdefault(chunk.doc_key, m[1].strip())
+        root = str(chunk.metadata.get("thread_ts") or "")
+        if _HELP.search(m[2]) or (root and ev.ref.endswith(root) and _HELP.search(ev.text)):
+            asks.add(chunk.doc_key)
+        if ev.author and ev.author != starter:
+            replied.add(chunk.doc_key)
+    return {key: who for key, who in starters.items() if key in asks and key in replied}
+
+
+def _discount_reports(evidence: list[Evidence], kind: str) -> None:
+    """In a help thread the starter's messages describe the problem and the replies hold the fix, so the
+    starter's lines rank below a reply of similar strength (unless the question asks who)."""
+    if kind == "person":
+        return
+    threads = _help_threads(evidence)
+    for ev in evidence:
+        if ev.author and threads.get(ev.chunk.doc_key) == ev.author:
+            ev.score *= REPORT_WEIGHT
 
 
 _MONTH_NUMBER = {
