@@ -1,4 +1,4 @@
-"""`brief demo` end to end: every bundled source type ingests cleanly and answers cite JIRA and GitHub."""
+"""`brief demo` end to end: every API connector and the local ones ingest cleanly; answers cite JIRA and GitHub."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from briefing.store import SourceState
 JIRA_QUESTION = "What is the status of PLAT-101?"
 GITHUB_QUESTION = "Which PR added the statements index?"
 SOURCES = {
-    "team-slack": "slack_export",
+    "team-slack": "slack",
     "handbook": "files",
     "tracker": "jira",
     "wiki": "confluence",

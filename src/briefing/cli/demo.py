@@ -1,14 +1,16 @@
 """`brief demo`: ingest the bundled sample team into a temporary home and ask it a few questions.
 
-Besides the Slack export and the docs folder, the demo serves the sample's JIRA project, Confluence space and
-GitHub repositories from local stand-ins of the vendors' APIs (`briefing.devserver`, on 127.0.0.1 only) and
-builds the sample git repository, so every connector runs as it would against the real services.
+Besides the docs folder, the demo serves the sample's Slack workspace (from its export), JIRA project,
+Confluence space and GitHub repositories from local stand-ins of the vendors' APIs (`briefing.devserver`, on
+127.0.0.1 only) and builds the sample git repository, so every API connector runs as it would against the real
+services. The sample's own brief.toml reads the Slack export instead, for use without the demo's servers.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -34,6 +36,7 @@ DEMO_QUESTIONS = [
 ]
 # Credentials live in the demo process's environment only; the config names the variables, as everywhere.
 _ENV = {
+    "slack": (None, "BRIEF_DEMO_SLACK_TOKEN"),
     "jira": ("BRIEF_DEMO_JIRA_USER", "BRIEF_DEMO_JIRA_TOKEN"),
     "confluence": ("BRIEF_DEMO_CONFLUENCE_USER", "BRIEF_DEMO_CONFLUENCE_TOKEN"),
     "github": (None, "BRIEF_DEMO_GITHUB_TOKEN"),
@@ -65,9 +68,20 @@ def _table(name: str, values: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+SLACK_SOURCE = "team-slack"
+
+
+def without_source(config_text: str, name: str) -> str:
+    """`config_text` less its `[sources.<name>]` table (header to the next table), so another can take the name."""
+    table = re.compile(rf"^\[sources\.(?:{re.escape(name)}|\"{re.escape(name)}\")\]\s*\n(?:(?!\[).*\n?)*", re.M)
+    return table.sub("", config_text)
+
+
 def api_sources(urls: dict[str, str], workspace: Path, git_repo: Path | None) -> str:
     """TOML tables for the stand-in servers in `urls` ({type: base URL}) and the built git repository."""
     text = "\n# Added by `brief demo`: local stand-ins of the vendors' APIs (briefing.devserver), for this run only.\n"
+    if "slack" in urls:
+        text += _table(SLACK_SOURCE, {"type": "slack", "base_url": urls["slack"], "token_env": _ENV["slack"][1]})
     if "jira" in urls:
         user, token = _ENV["jira"]
         jira = {"base_url": urls["jira"], "cloud": True, "user_env": user, "token_env": token, "projects": ["PLAT"]}
@@ -144,8 +158,10 @@ def register(app: typer.Typer) -> None:
             with _environ({"BRIEF_HOME": str(home), **_secrets()}):
                 with serve_sample(workspace) as urls:
                     config = workspace / "brief.toml"
-                    with config.open("a", encoding="utf-8") as fh:
-                        fh.write(api_sources(urls, workspace, repo))
+                    text = config.read_text(encoding="utf-8")
+                    if "slack" in urls:  # the Web API connector reads the workspace the export would have
+                        text = without_source(text, SLACK_SOURCE)
+                    config.write_text(text + api_sources(urls, workspace, repo), encoding="utf-8")
                     settings = load_settings(config)
                     out.print(f"[bold]Ingesting the sample workspace[/] into {home} ...")
                     names = list(settings.sources)

@@ -1,10 +1,11 @@
-"""A local Slack Web API for tests: auth.test, users.list, conversations.list/history/replies with Slack's shapes.
+"""A local Slack Web API for tests and `brief demo`: auth.test, users.list, conversations.list/history/replies.
 
-Messages are stored flat per channel (roots, replies, broadcasts); the server derives `reply_count`,
-`latest_reply` and `reply_users` for roots, hides plain replies from the history as Slack does, pages every list
-with `response_metadata.next_cursor`, and answers `invalid_auth` for any token but its own. Switches for failure
-tests: `rate_limit` (how many calls answer HTTP 429 with `Retry-After` before it recovers) and `broken` (channel
-ids whose history comes back with one message missing its `ts`). Every request lands in `log`.
+Messages are stored flat per channel (roots, replies, broadcasts), as an export holds them; the server derives
+`reply_count`, `latest_reply` and `reply_users` for roots, hides plain replies from the history as Slack does
+(broadcasts stay), pages every list with `response_metadata.next_cursor`, and answers `invalid_auth` for any
+token but its own. Switches for failure tests: `rate_limit` (how many calls answer HTTP 429 with `Retry-After`
+before it recovers) and `broken` (channel ids whose history comes back with one message missing its `ts`).
+Every request lands in `log`.
 """
 
 from __future__ import annotations
@@ -20,20 +21,30 @@ from urllib.parse import parse_qs, urlparse
 
 JSON = dict[str, Any]
 TOKEN = "xoxb-test-token"
+# auth.test's team when none is given (exports carry no team URL, so `serve_sample` passes the sample's).
+DEFAULT_TEAM: JSON = {"url": "https://acme-eng.slack.com/", "team": "Acme Engineering", "team_id": "T01ACME"}
+# Fields an export carries that the Web API no longer returns (`replies` was dropped from history in 2019).
+_EXPORT_ONLY = ("replies",)
 
 
 @dataclass
 class Request:
+    """One API call as the server saw it."""
+
     method: str
     params: dict[str, str]
 
 
 @dataclass
 class SlackFake:
+    """State and behaviour of the fake; `start()` serves it on 127.0.0.1 and returns the API base URL."""
+
     users: list[JSON]
     channels: list[JSON]
     messages: dict[str, list[JSON]]
-    page_size: int = 2
+    token: str = TOKEN
+    team: JSON = field(default_factory=lambda: dict(DEFAULT_TEAM))
+    page_size: int = 2  # small, so that paging is exercised with tiny fixtures; Slack's own cap is 1000
     rate_limit: int = 0
     retry_after: int = 0
     broken: set[str] = field(default_factory=set)
@@ -46,6 +57,25 @@ class SlackFake:
     def from_fixture(cls, path: Path) -> SlackFake:
         data = json.loads(path.read_text(encoding="utf-8"))
         return cls(users=data["users"], channels=data["channels"], messages=data["messages"])
+
+    @classmethod
+    def from_export(cls, folder: Path, **kwargs: Any) -> SlackFake:
+        """Serve an unzipped export: channels.json, users.json and each channel's `<name>/<date>.json` days.
+
+        The app is taken to be a member of every listed channel, so a config without `channels` reads them all.
+        """
+        channels = json.loads((folder / "channels.json").read_text(encoding="utf-8"))
+        users_file = folder / "users.json"
+        users = json.loads(users_file.read_text(encoding="utf-8")) if users_file.is_file() else []
+        messages: dict[str, list[JSON]] = {}
+        for channel in channels:
+            channel.setdefault("is_channel", True)
+            channel.setdefault("is_private", False)
+            channel.setdefault("is_member", True)
+            days = sorted((folder / channel["name"]).glob("*.json"))
+            flat = [m for day in days for m in json.loads(day.read_text(encoding="utf-8")) if isinstance(m, dict)]
+            messages[channel["id"]] = [{k: v for k, v in m.items() if k not in _EXPORT_ONLY} for m in flat]
+        return cls(users=users, channels=channels, messages=messages, **kwargs)
 
     # ---------------------------------------------------------------- changes the tests make at the "source"
 
@@ -120,7 +150,7 @@ class SlackFake:
             if self.rate_limit:
                 self.rate_limit -= 1
                 return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(self.retry_after)}
-        if authorization != f"Bearer {TOKEN}":
+        if authorization != f"Bearer {self.token}":
             return 200, {"ok": False, "error": "invalid_auth"}, {}
         handler = {
             "auth.test": self._auth_test,
@@ -136,10 +166,8 @@ class SlackFake:
     def _auth_test(self, params: dict[str, str]) -> JSON:
         return {
             "ok": True,
-            "url": "https://acme-eng.slack.com/",
-            "team": "Acme Engineering",
+            **self.team,
             "user": "brief",
-            "team_id": "T01ACME",
             "user_id": "U0BRIEF",
             "bot_id": "B0BRIEF",
             "is_enterprise_install": False,
