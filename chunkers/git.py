@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
-from chunkers.similarity import drifted
+from chunkers.similarity import topic_shift
 from chunkers.slack import find_tickets
 
 MAX_FILES_LISTED = 6
@@ -97,7 +97,7 @@ def chunk_commits(
     for item in sorted(document.items, key=lambda i: i.occurred_at):
         block, cut = _block(item, head, limits)
         candidate = "\n".join([head, *current.blocks, block])
-        shift = previous is not None and _topic_shift(previous, item, vectors, limits, len(current.items))
+        shift = previous is not None and topic_shift(previous, item, vectors, limits, len(current.items))
         if current.items and (shift or not _fits(candidate, len(current.items) + 1, limits)):
             done.append(current)
             current = _Open()
@@ -109,16 +109,6 @@ def chunk_commits(
     if current.items:
         done.append(current)
     return [_build(document, head, n, part) for n, part in enumerate(done)]
-
-
-def _topic_shift(
-    previous: Item,
-    item: Item,
-    vectors: Mapping[str, Sequence[float]] | None,
-    limits: ChunkLimits,
-    size: int,
-) -> bool:
-    return size >= 2 and drifted(vectors, previous.ref, item.ref, limits.topic_threshold)
 
 
 def _tickets(text: str) -> list[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from briefing.model import ChunkLimits, Item
+
 
 def drifted(vectors: Mapping[str, Sequence[float]] | None, previous_ref: str, ref: str, threshold: float) -> bool:
     """True when both items have vectors and their cosine is under `threshold` (a change of topic).
@@ -16,3 +18,10 @@ def drifted(vectors: Mapping[str, Sequence[float]] | None, previous_ref: str, re
     if a is None or b is None:
         return False
     return sum(x * y for x, y in zip(a, b, strict=False)) < threshold
+
+
+def topic_shift(
+    previous: Item, item: Item, vectors: Mapping[str, Sequence[float]] | None, limits: ChunkLimits, size: int
+) -> bool:
+    """Start a new chunk at `item`? Never on topic alone while the open chunk has fewer than 2 items."""
+    return size >= 2 and drifted(vectors, previous.ref, item.ref, limits.topic_threshold)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
-from chunkers.similarity import drifted
+from chunkers.similarity import topic_shift
 
 _TICKET = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]+-\d+)\b")
 # Standards and hashes look like ticket keys; they never are.
@@ -161,7 +161,7 @@ def chunk_messages(
         line = message_line(item)
         if current.items and previous is not None:
             gap = (item.occurred_at - previous.occurred_at).total_seconds()
-            if gap > limits.gap_seconds or _topic_shift(previous, item, vectors, limits, len(current.items)):
+            if gap > limits.gap_seconds or topic_shift(previous, item, vectors, limits, len(current.items)):
                 close()
         if _fits(head, [*current.lines, line], len(current.items) + 1, limits):
             current.lines.append(line)
@@ -186,16 +186,6 @@ def chunk_messages(
         previous = item
     close()
     return [_build(document, head, n, chunk) for n, chunk in enumerate(done)]
-
-
-def _topic_shift(
-    previous: Item,
-    item: Item,
-    vectors: Mapping[str, Sequence[float]] | None,
-    limits: ChunkLimits,
-    size: int,
-) -> bool:
-    return size >= 2 and drifted(vectors, previous.ref, item.ref, limits.topic_threshold)
 
 
 def _build(document: Document, head: str, n: int, chunk: _Open) -> Chunk:
