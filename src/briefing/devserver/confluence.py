@@ -10,14 +10,15 @@ import base64
 import copy
 import json
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+from briefing.devserver._http import FakeServer, running
 
 CONTEXT = "/wiki"
 _SPACES = re.compile(r"space in \(([^)]*)\)")
@@ -93,7 +94,7 @@ class FakeConfluence:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+    server: FakeServer[FakeConfluence]
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         return
@@ -159,21 +160,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, {"results": window, "start": start, "limit": limit, "size": len(window), "_links": links})
 
 
-class _Server(ThreadingHTTPServer):
-    fake: FakeConfluence
-
-
 @contextmanager
 def serve(fake: FakeConfluence) -> Iterator[FakeConfluence]:
     """Run the fake on 127.0.0.1 in a thread; `fake.base_url` is its `/wiki` URL while the block runs."""
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.fake = fake
-    fake.base_url = f"http://127.0.0.1:{server.server_address[1]}{CONTEXT}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with running(_Handler, fake) as port:
+        fake.base_url = f"http://127.0.0.1:{port}{CONTEXT}"
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()

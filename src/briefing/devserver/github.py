@@ -17,15 +17,16 @@ import base64
 import copy
 import hashlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+from briefing.devserver._http import FakeServer, running
 
 PREFIX = "/api/v3"
 
@@ -99,7 +100,7 @@ class FakeGitHub:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+    server: FakeServer[FakeGitHub]
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         return
@@ -249,21 +250,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, copy.deepcopy(window), {"Link": ", ".join(links)} if links else None)
 
 
-class _Server(ThreadingHTTPServer):
-    fake: FakeGitHub
-
-
 @contextmanager
 def serve(fake: FakeGitHub) -> Iterator[FakeGitHub]:
     """Run the fake on 127.0.0.1 in a thread; `fake.api` is its base URL (`.../api/v3`) while the block runs."""
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.fake = fake
-    fake.api = f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with running(_Handler, fake) as port:
+        fake.api = f"http://127.0.0.1:{port}{PREFIX}"
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
