@@ -1,6 +1,6 @@
 """JIRA issue chunker: body with attributes, relationships, history in runs of 20 changes, comment threads.
 
-Pure: one `Document` (from `connectors.jira_normalise`) in, its chunks out. Every chunk names the ticket in
+Pure: one `Document` (from `connectors.jira.normalise`) in, its chunks out. Every chunk names the ticket in
 `tickets`, the ticket's status at the chunk's time in `metadata.status_at`, and its people in `authors`; every
 line of a history or comment chunk starts with its date and author so a chunk read alone still says who and when.
 """

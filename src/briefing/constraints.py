@@ -19,25 +19,47 @@ from briefing.timeexpr import Calendar, Span, TimeWindow, find_windows, merge
 
 __all__ = ["Constraints", "Directory", "Span", "TimeWindow", "extract"]
 
-SOURCE_TYPES = ("slack", "jira", "confluence", "github", "git", "email", "calendar", "files")
 INTENTS = ("what_happened", "summary", "latest", "who", "when", "fact")
 # Longer questions are cut here before scanning: constraints live in the first sentences, and the regexes and
 # dateparser's search should not spend seconds on a pasted log.
 MAX_SCAN = 4000
 
-_SOURCE_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (r"slack", ("slack",)),
-    (r"jira|tickets?|epics?|sprints?|backlog", ("jira",)),
-    (r"github(?:\s+issues?)?|prs?|pull[\s-]requests?|merge[\s-]requests?|code[\s-]reviews?", ("github",)),
-    (r"commits?|commit\s+log|git\s+log|git\s+history", ("git", "github")),
-    (r"git", ("git",)),
-    (r"e-?mails?|mail|inbox|mailing[\s-]lists?", ("email",)),
-    (r"meetings?|calendar(?:\s+invites?)?|invites?", ("calendar",)),
-    (r"confluence(?:\s+pages?)?|wiki(?:\s+pages?)?", ("confluence",)),
-    (r"docs|documentation|design\s+docs?|runbooks?", ("confluence", "files")),
-    (r"handbook|readmes?|markdown|files?", ("files",)),
-)
-_SOURCES = [(re.compile(rf"(?<![\w#@/.-])(?:{p})(?![\w-])", re.IGNORECASE), s) for p, s in _SOURCE_WORDS]
+
+_WORDS_CACHE: dict[int, list[tuple[re.Pattern[str], tuple[str, ...]]]] = {}
+
+
+def source_words() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
+    """The question words of every registered source (its descriptor's `words`), each with the sources it means.
+
+    One phrase can mean several sources ("docs": a wiki and a docs folder); phrases are tried in registry order.
+    """
+    from briefing import registry
+
+    known = registry.descriptors()
+    cached = _WORDS_CACHE.get(id(known))
+    if cached is not None:
+        return cached
+    families: dict[str, list[str]] = {}
+    for descriptor in known:
+        for phrase in descriptor.words:
+            named = families.setdefault(phrase, [])
+            if descriptor.family not in named:
+                named.append(descriptor.family)
+    compiled = [
+        (re.compile(rf"(?<![\w#@/.-])(?:{phrase})(?![\w-])", re.IGNORECASE), tuple(sorted(named)))
+        for phrase, named in families.items()
+    ]
+    _WORDS_CACHE.clear()
+    _WORDS_CACHE[id(known)] = compiled
+    return compiled
+
+
+def source_names() -> tuple[str, ...]:
+    """The source names a question or a router can restrict to (what chunks carry as `source_type`)."""
+    from briefing import registry
+
+    return registry.families()
+
 
 # "only from JIRA", "just in #platform", "solely Alice's": the word after may be one modifier away.
 _HARD_BEFORE = re.compile(
@@ -252,7 +274,7 @@ def _word_matches(text: str, term: str, *, case_sensitive: bool) -> Iterator[tup
 
 
 def _sources(found: _Found, out: Constraints) -> None:
-    for pattern, sources in _SOURCES:
+    for pattern, sources in source_words():
         for m in pattern.finditer(found.text):
             if found.free(m.start(), m.end()):
                 found.claim("source", m.start(), m.end())
@@ -269,7 +291,7 @@ def _person_terms(people: Iterable[Person]) -> list[tuple[str, Person, str]]:
             first_counts[parts[0].lower()] = first_counts.get(parts[0].lower(), 0) + 1
     terms: list[tuple[str, Person, str]] = []
     for person in people:
-        terms.extend((email, person, "email") for email in person.emails)
+        terms.extend((email, person, "address") for email in person.emails)
         for handle in person.handles:
             handle = handle.lstrip("@")
             terms.append(("@" + handle, person, "exact"))
@@ -290,7 +312,7 @@ def _people(found: _Found, directory: Directory | None, out: Constraints) -> Non
     text = found.text
     named: list[tuple[int, str]] = []
     for term, person, how in _person_terms(directory.people):
-        if how == "email" or how == "exact":
+        if how == "address" or how == "exact":
             matches = [(m.start(), m.end()) for m in re.finditer(re.escape(term), text, re.IGNORECASE)]
         else:
             common = term.lower() in COMMON_WORD_NAMES

@@ -15,16 +15,18 @@ from typing import Any
 
 from qdrant_client import models
 
+from briefing import registry
 from briefing.embed import Embedder
+from briefing.errors import BriefError
 from briefing.index import Index, content_hash
 from briefing.model import Chunk, ChunkLimits, Connector, Document, Failure
 from briefing.registry import FetchOptions, SourceContext, chunker_for, connector_for
 from briefing.settings import Settings
+from briefing.sources import DocumentKind
 from briefing.store import RawStore, SourceState
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
-_TOPIC_KINDS = {"slack_channel", "slack_thread", "jira_issue", "github_issue"}
 
 
 @dataclass
@@ -97,27 +99,29 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
     return report
 
 
-def _limits(settings: Settings, embedder: Embedder) -> ChunkLimits:
-    c = settings.chunking
+def kind_limits(settings: Settings, kind: DocumentKind, count_tokens: Callable[[str], int]) -> ChunkLimits:
+    """A document kind's chunk bounds: its descriptor's defaults, then the `[chunking]` keys that name it."""
+    chunking = settings.chunking
+    values = {name: getattr(kind.limits, name) for name in ("max_chars", "max_items", "gap_hours", "topic_threshold")}
+    for name, key in kind.config_keys.items():
+        if key in chunking.model_fields_set:
+            values[name] = getattr(chunking, key)
+    values.update(chunking.kinds.get(kind.name, {}))
     return ChunkLimits(
-        max_tokens=min(c.max_tokens, settings.embedding.max_tokens),
-        max_chars=c.slack_max_chars,
-        max_items=c.slack_max_messages,
-        gap_seconds=c.slack_gap_hours * 3600,
-        topic_threshold=c.slack_topic_threshold,
-        count_tokens=embedder.count_tokens,
+        max_tokens=min(chunking.max_tokens, settings.embedding.max_tokens),
+        max_chars=int(values["max_chars"]),
+        max_items=int(values["max_items"]),
+        gap_seconds=float(values["gap_hours"]) * 3600,
+        topic_threshold=float(values["topic_threshold"]),
+        count_tokens=count_tokens,
     )
 
 
-def _doc_limits(settings: Settings, base: ChunkLimits) -> ChunkLimits:
-    return ChunkLimits(
-        max_tokens=base.max_tokens,
-        max_chars=settings.chunking.doc_max_chars,
-        max_items=base.max_items,
-        gap_seconds=base.gap_seconds,
-        topic_threshold=base.topic_threshold,
-        count_tokens=base.count_tokens,
-    )
+def _topic_split(kind_name: str) -> bool:
+    try:
+        return registry.kind(kind_name).topic_split
+    except BriefError:
+        return False  # an unknown kind fails later, in chunking, as a counted failure
 
 
 def item_vectors(documents: Sequence[Document], embedder: Embedder) -> dict[str, list[float]]:
@@ -125,7 +129,7 @@ def item_vectors(documents: Sequence[Document], embedder: Embedder) -> dict[str,
     refs: list[str] = []
     texts: list[str] = []
     for doc in documents:
-        if doc.kind in _TOPIC_KINDS:
+        if _topic_split(doc.kind):
             for item in doc.items:
                 refs.append(item.ref)
                 texts.append(item.text)
@@ -136,15 +140,13 @@ def item_vectors(documents: Sequence[Document], embedder: Embedder) -> dict[str,
 def chunk_documents(
     settings: Settings, documents: Sequence[Document], embedder: Embedder, source_name: str
 ) -> tuple[list[Chunk], list[Failure]]:
-    base = _limits(settings, embedder)
-    doc_limits = _doc_limits(settings, base)
     vectors = item_vectors(documents, embedder)
     chunks: list[Chunk] = []
     failures: list[Failure] = []
     for doc in documents:
         try:
             chunker = chunker_for(doc.kind)
-            limits = base if doc.kind in _TOPIC_KINDS else doc_limits
+            limits = kind_limits(settings, registry.kind(doc.kind), embedder.count_tokens)
             doc_vectors = {i.ref: vectors[i.ref] for i in doc.items if i.ref in vectors} or None
             for chunk in chunker(doc, limits=limits, vectors=doc_vectors):
                 chunk.source_name = source_name

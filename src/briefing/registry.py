@@ -1,7 +1,8 @@
-"""Where the core finds connectors and chunkers: dotted paths, imported lazily.
+"""Where the core finds sources: one line per source type, naming the descriptor beside its connector.
 
-The core never imports `connectors` or `chunkers` directly (they import only `briefing.model`,
-`briefing.settings` and `briefing.errors`); this table is the one place that names them.
+The core never imports `connectors` or `chunkers` directly and names no source type anywhere else: it learns
+about a source only from its `SourceDescriptor` (briefing.sources), loaded lazily from this table. Adding a source
+type is its package under `connectors/`, one line here, its sample data and its tests.
 """
 
 from __future__ import annotations
@@ -10,33 +11,27 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from briefing.errors import NotConfiguredError
 from briefing.model import Chunker, Connector
+from briefing.sources import DocumentKind, SourceDescriptor
 
-# source type -> "module:factory"; the factory is `build(ctx: SourceContext) -> Connector`.
-CONNECTORS: dict[str, str] = {
-    "slack_export": "connectors.slack_export:build",
-    "files": "connectors.files:build",
-    "slack": "connectors.slack:build",
-    "jira": "connectors.jira:build",
-    "confluence": "connectors.confluence:build",
-    "github": "connectors.github:build",
-    "git": "connectors.git:build",
-}
-
-# document kind -> "module:function" (a `Chunker`).
-CHUNKERS: dict[str, str] = {
-    "slack_channel": "chunkers.slack:chunk_messages",
-    "slack_thread": "chunkers.slack:chunk_messages",
-    "document": "chunkers.documents:chunk_document",
-    "jira_issue": "chunkers.jira:chunk_issue",
-    "confluence_page": "chunkers.documents:chunk_document",
-    "github_issue": "chunkers.github:chunk_issue",
-    "git_history": "chunkers.github:chunk_commits",
-    "code_file": "chunkers.code:chunk_code",
+# config type -> "module:DESCRIPTOR"; the order is the one error messages list types in.
+SOURCES: dict[str, str] = {
+    "slack": "connectors.slack:API",
+    "slack_export": "connectors.slack:EXPORT",
+    "jira": "connectors.jira:DESCRIPTOR",
+    "confluence": "connectors.confluence:DESCRIPTOR",
+    "github": "connectors.github:DESCRIPTOR",
+    "git": "connectors.git:DESCRIPTOR",
+    "email": "connectors.email:MAILBOX",
+    "gmail": "connectors.email:GMAIL",
+    "calendar": "connectors.calendar:GOOGLE",
+    "ics": "connectors.calendar:ICS",
+    "files": "connectors.files:DESCRIPTOR",
 }
 
 
@@ -67,26 +62,79 @@ def _load(dotted: str) -> Any:
     return getattr(module, attr)
 
 
+@cache
+def descriptors() -> tuple[SourceDescriptor, ...]:
+    """Every registered source type's descriptor, in registration order."""
+    found = []
+    for source_type, dotted in SOURCES.items():
+        descriptor = _load(dotted)
+        if not isinstance(descriptor, SourceDescriptor) or descriptor.type != source_type:
+            raise TypeError(f"registry: {dotted} is not the SourceDescriptor of type '{source_type}'")
+        found.append(descriptor)
+    return tuple(found)
+
+
+def register(source_type: str, dotted: str | None) -> None:
+    """Add (or, with None, remove) a source type at run time, for plugins and tests; the next lookup sees it."""
+    if dotted is None:
+        SOURCES.pop(source_type, None)
+    else:
+        SOURCES[source_type] = dotted
+    descriptors.cache_clear()
+    _kinds.cache_clear()
+
+
+def source_types() -> tuple[str, ...]:
+    return tuple(d.type for d in descriptors())
+
+
+def descriptor(source_type: str) -> SourceDescriptor:
+    for found in descriptors():
+        if found.type == source_type:
+            return found
+    raise NotConfiguredError(f"unknown source type '{source_type}' (known: {', '.join(source_types())})")
+
+
+def families() -> tuple[str, ...]:
+    """The source names chunks carry (`Chunk.source_type`), one per family of config types."""
+    return tuple(dict.fromkeys(d.family for d in descriptors()))
+
+
+def family(name: str) -> SourceDescriptor | None:
+    """The first descriptor of a chunk's `source_type`, for presentation (None for an unknown family)."""
+    return next((d for d in descriptors() if d.family == name), None)
+
+
+@cache
+def _kinds() -> dict[str, DocumentKind]:
+    table: dict[str, DocumentKind] = {}
+    for found in descriptors():
+        for kind in found.kinds:
+            table.setdefault(kind.name, kind)
+    return table
+
+
+def kind(name: str) -> DocumentKind:
+    found = _kinds().get(name)
+    if found is None:
+        raise NotConfiguredError(f"no chunker for document kind '{name}'")
+    return found
+
+
 def connector_for(ctx: SourceContext) -> Connector:
     source_type = ctx.config.type
-    dotted = CONNECTORS.get(source_type)
+    dotted = descriptor(source_type).factory
+    missing = f"source '{ctx.name}': type '{source_type}' has no connector in this version of brief yet"
     if dotted is None:
-        raise NotConfiguredError(
-            f"source '{ctx.name}': type '{source_type}' has no connector in this version of brief yet"
-        )
+        raise NotConfiguredError(missing)
     try:
         factory = _load(dotted)
     except (ImportError, AttributeError):
-        raise NotConfiguredError(
-            f"source '{ctx.name}': type '{source_type}' has no connector in this version of brief yet"
-        ) from None
+        raise NotConfiguredError(missing) from None
     connector: Connector = factory(ctx)
     return connector
 
 
-def chunker_for(kind: str) -> Chunker:
-    dotted = CHUNKERS.get(kind)
-    if dotted is None:
-        raise NotConfiguredError(f"no chunker for document kind '{kind}'")
-    chunker: Chunker = _load(dotted)
+def chunker_for(kind_name: str) -> Chunker:
+    chunker: Chunker = _load(kind(kind_name).chunker)
     return chunker

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from briefing import registry
 from briefing.embed import Embedder
 from briefing.errors import IndexError_, InputError
 from briefing.index import Index
@@ -103,7 +104,7 @@ class Brief:
         tickets: set[str] = set()
         for name, config in self.settings.sources.items():
             info = SourceState.for_source(self.settings, name).data.get("directory", {})
-            target = channels if config.type in {"slack", "slack_export"} else projects
+            target = channels if registry.descriptor(config.type).container_is_channel else projects
             target.update(info.get("containers", []))
             tickets.update(info.get("tickets", []))
         return Directory(

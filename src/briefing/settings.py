@@ -9,136 +9,42 @@ from __future__ import annotations
 
 import os
 import tomllib
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
-from briefing.errors import AuthError, ConfigError
+from briefing.errors import ConfigError
+from briefing.sources import ApiSource, SourceBase, StrictModel, secret
+
+__all__ = ["ApiSource", "Settings", "SourceBase", "load_settings", "secret", "source_adapter"]
 
 DEFAULT_CONFIG_NAME = "brief.toml"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+_Strict = StrictModel
 
 
-class SourceBase(_Strict):
-    """Keys every source accepts."""
+def _source_union() -> Any:
+    """A discriminated union of every registered source type's config model (rebuilt when the registry changes)."""
+    from briefing import registry
 
-    enabled: bool = True
-
-
-class ApiSource(SourceBase):
-    """A source reached over HTTP; `base_url` points at the vendor, a self-hosted server or a test server."""
-
-    base_url: str | None = None
-    token_env: str | None = None
-    user_env: str | None = None
-    timeout_s: float = 30.0
-    max_retries: int = 5
+    models = tuple(d.config for d in registry.descriptors())
+    return TypeAdapter(Annotated[Union[models], Field(discriminator="type")])  # type: ignore[arg-type]  # noqa: UP007
 
 
-class SlackSource(ApiSource):
-    type: Literal["slack"]
-    channels: list[str] = Field(default_factory=list)
-    include_private: bool = False
-    include_dms: bool = False
-    rescan_days: int = 14
+def source_adapter() -> TypeAdapter[Any]:
+    """Validate one source table on its own (used by tests and `brief sources`)."""
+    adapter: TypeAdapter[Any] = _source_union()
+    return adapter
 
 
-class SlackExportSource(SourceBase):
-    type: Literal["slack_export"]
-    path: Path
-    channels: list[str] = Field(default_factory=list)
+def _source_types() -> tuple[str, ...]:
+    from briefing import registry
 
-
-class FilesSource(SourceBase):
-    type: Literal["files"]
-    path: Path
-    include: list[str] = Field(default_factory=lambda: ["**/*.md", "**/*.mdx", "**/*.markdown", "**/*.txt", "**/*.pdf"])
-    exclude: list[str] = Field(default_factory=list)
-    base_url: str | None = None
-
-
-class JiraSource(ApiSource):
-    type: Literal["jira"]
-    projects: list[str] = Field(default_factory=list)
-    jql: str | None = None
-    cloud: bool | None = None
-    overlap_minutes: int = 60
-
-
-class ConfluenceSource(ApiSource):
-    type: Literal["confluence"]
-    spaces: list[str] = Field(default_factory=list)
-    cloud: bool | None = None
-    overlap_minutes: int = 60
-
-
-class GithubSource(ApiSource):
-    type: Literal["github"]
-    repos: list[str] = Field(default_factory=list)
-    code_paths: list[str] = Field(default_factory=list)
-
-
-class GitSource(SourceBase):
-    type: Literal["git"]
-    path: Path
-    name: str | None = None
-    branches: list[str] = Field(default_factory=list)
-    code_paths: list[str] = Field(default_factory=list)
-
-
-class EmailSource(SourceBase):
-    type: Literal["email"]
-    path: Path
-
-
-class GmailSource(ApiSource):
-    type: Literal["gmail"]
-    query: str = ""
-    credentials_env: str | None = None
-
-
-class CalendarSource(ApiSource):
-    type: Literal["calendar"]
-    calendars: list[str] = Field(default_factory=lambda: ["primary"])
-    credentials_env: str | None = None
-
-
-class IcsSource(SourceBase):
-    type: Literal["ics"]
-    path: Path
-
-
-SourceConfig = Annotated[
-    SlackSource
-    | SlackExportSource
-    | FilesSource
-    | JiraSource
-    | ConfluenceSource
-    | GithubSource
-    | GitSource
-    | EmailSource
-    | GmailSource
-    | CalendarSource
-    | IcsSource,
-    Field(discriminator="type"),
-]
-SOURCE_TYPES = (
-    "slack",
-    "slack_export",
-    "jira",
-    "confluence",
-    "github",
-    "git",
-    "email",
-    "gmail",
-    "calendar",
-    "ics",
-    "files",
-)
+    return registry.source_types()
 
 
 class WorkspaceSettings(_Strict):
@@ -173,6 +79,19 @@ class ChunkingSettings(_Strict):
     slack_topic_threshold: float = 0.15
     doc_max_chars: int = 1000
     max_tokens: int = 256
+    # Per document kind (`[chunking.kinds.jira_issue] max_chars = 1500`): max_chars, max_items, gap_hours,
+    # topic_threshold. Without them each kind uses its source's defaults.
+    kinds: dict[str, dict[str, float]] = Field(default_factory=dict)
+
+    @field_validator("kinds")
+    @classmethod
+    def _known_limits(cls, value: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        allowed = {"max_chars", "max_items", "gap_hours", "topic_threshold"}
+        for kind, limits in value.items():
+            unknown = sorted(set(limits) - allowed)
+            if unknown:
+                raise ValueError(f"chunking.kinds.{kind}: unknown limit {unknown[0]!r} (one of {sorted(allowed)})")
+        return value
 
 
 class RetrievalSettings(_Strict):
@@ -215,11 +134,33 @@ class LLMSettings(_Strict):
     router_max_steps: int = 4
 
 
-class Settings(_Strict):
-    """The whole parameterisation of a deployment."""
+# The parsed config file for the settings source below; set by `load_settings` for the model's construction.
+_FILE_DATA: ContextVar[dict[str, Any] | None] = ContextVar("brief_config_file", default=None)
+
+
+class _ConfigFile(PydanticBaseSettingsSource):
+    """The TOML file as a pydantic-settings source (read and reported by `load_settings`)."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return (_FILE_DATA.get() or {}).get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(_FILE_DATA.get() or {})
+
+
+class Settings(BaseSettings):
+    """The whole parameterisation of a deployment.
+
+    Precedence, through pydantic-settings' sources: keyword arguments (the command line) > environment
+    (`BRIEF_SECTION__KEY`) > the config file > defaults.
+    """
+
+    model_config = SettingsConfigDict(
+        extra="forbid", env_prefix="BRIEF_", env_nested_delimiter="__", env_ignore_empty=True
+    )
 
     workspace: WorkspaceSettings = Field(default_factory=WorkspaceSettings)
-    sources: dict[str, SourceConfig] = Field(default_factory=dict)
+    sources: dict[str, SourceBase] = Field(default_factory=dict)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
@@ -230,6 +171,35 @@ class Settings(_Strict):
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.
     config_path: Path | None = Field(default=None, exclude=True)
     home: Path = Field(default_factory=lambda: brief_home(), exclude=True)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, env_settings, _ConfigFile(settings_cls)
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _typed_sources(cls, value: Any) -> Any:
+        """Each source table validated by its type's config model (from the source's descriptor)."""
+        if not isinstance(value, dict):
+            return value
+        adapter = _source_union()
+        typed: dict[str, Any] = {}
+        for name, table in value.items():
+            if isinstance(table, SourceBase):
+                typed[name] = table
+                continue
+            try:
+                typed[name] = adapter.validate_python(table)
+            except ValidationError as exc:
+                raise _table_error(exc, f"sources.{name}") from None
+        return typed
 
     def resolve(self, path: Path) -> Path:
         """A path from the config, relative to the config file's folder."""
@@ -255,16 +225,6 @@ def brief_home() -> Path:
     return Path(os.environ.get("BRIEF_HOME") or Path.home() / ".brief").expanduser()
 
 
-def secret(env_name: str | None, *, setting: str) -> SecretStr:
-    """Read a secret from the environment variable a setting names; the value never appears in errors."""
-    if not env_name:
-        raise AuthError(f"{setting} is not set: name the environment variable that holds the credential")
-    value = os.environ.get(env_name)
-    if not value:
-        raise AuthError(f"environment variable {env_name} (from {setting}) is empty or unset: export it and retry")
-    return SecretStr(value)
-
-
 def find_config(explicit: Path | None) -> Path | None:
     """`--config FILE` (must exist), else `./brief.toml`, else `$BRIEF_HOME/brief.toml`, else none."""
     if explicit is not None:
@@ -277,49 +237,39 @@ def find_config(explicit: Path | None) -> Path | None:
     return None
 
 
-def _env_overrides(prefix: str = "BRIEF_") -> dict[str, Any]:
-    """`BRIEF_SECTION__KEY=value` pairs as a nested dict (values parsed as TOML scalars where possible)."""
-    skip = {"BRIEF_HOME", "BRIEF_NOW", "BRIEF_CONFIG"}
-    out: dict[str, Any] = {}
-    for name, raw in os.environ.items():
-        if not name.startswith(prefix) or name in skip or "__" not in name:
-            continue
-        path = name[len(prefix) :].lower().split("__")
-        try:
-            value: Any = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = raw
-        node = out
-        for part in path[:-1]:
-            node = node.setdefault(part, {})
-        node[path[-1]] = value
-    return out
+class _SourceTableError(ValueError):
+    """A source table's own validation error, already explained with its full key path."""
 
 
-def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
+def _explain(first: Any, loc: str) -> str:
+    kind = first["type"]
+    known = ", ".join(_source_types())
+    if kind == "extra_forbidden":
+        return f"unknown key '{loc}': remove it or check its spelling"
+    if kind == "union_tag_invalid":
+        tag = first.get("input", {}).get("type") if isinstance(first.get("input"), dict) else None
+        return f"unknown source type '{tag}' at '{loc}' (known: {known})"
+    if kind == "union_tag_not_found":
+        return f"'{loc}' has no 'type' key (one of: {known})"
+    if kind == "missing":
+        return f"missing key '{loc}'"
+    return f"invalid value at '{loc}': {first['msg']}"
+
+
+def _table_error(error: ValidationError, prefix: str) -> _SourceTableError:
+    first = error.errors()[0]
+    parts = [str(p) for p in first["loc"]]
+    if parts and parts[0] in _source_types():
+        parts = parts[1:]  # the union's tag is not a key the user wrote
+    return _SourceTableError(_explain(first, ".".join([prefix, *parts])))
 
 
 def _describe(error: ValidationError, where: str) -> str:
     first = error.errors()[0]
-    loc = ".".join(str(p) for p in first["loc"] if not (isinstance(p, str) and p in SOURCE_TYPES and False))
-    kind = first["type"]
-    if kind == "extra_forbidden":
-        return f"{where}: unknown key '{loc}': remove it or check its spelling"
-    if kind == "union_tag_invalid":
-        tag = first.get("input", {}).get("type") if isinstance(first.get("input"), dict) else None
-        return f"{where}: unknown source type '{tag}' at '{loc}' (known: {', '.join(SOURCE_TYPES)})"
-    if kind == "union_tag_not_found":
-        return f"{where}: '{loc}' has no 'type' key (one of: {', '.join(SOURCE_TYPES)})"
-    if kind == "missing":
-        return f"{where}: missing key '{loc}'"
-    return f"{where}: invalid value at '{loc}': {first['msg']}"
+    inner = first.get("ctx", {}).get("error")
+    if isinstance(inner, _SourceTableError):
+        return f"{where}: {inner}"
+    return f"{where}: {_explain(first, '.'.join(str(p) for p in first['loc']))}"
 
 
 def load_settings(config: Path | None = None, overrides: dict[str, Any] | None = None) -> Settings:
@@ -333,19 +283,18 @@ def load_settings(config: Path | None = None, overrides: dict[str, Any] | None =
             raise ConfigError(f"{path}: not valid TOML ({exc}): fix the syntax") from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
-    data = _merge(data, _env_overrides())
-    if overrides:
-        data = _merge(data, overrides)
     where = str(path) if path else "settings"
+    token = _FILE_DATA.set(data)
     try:
-        settings = Settings.model_validate(data)
+        settings = Settings(**(overrides or {}))
     except ValidationError as exc:
         raise ConfigError(_describe(exc, where)) from None
+    except SettingsError as exc:
+        raise ConfigError(
+            f"{where}: an environment override could not be read ({exc}): fix the BRIEF_ variable"
+        ) from None
+    finally:
+        _FILE_DATA.reset(token)
     settings.config_path = path
     settings.home = brief_home()
     return settings
-
-
-def source_adapter() -> TypeAdapter[Any]:
-    """Validate one source table on its own (used by tests and `brief sources`)."""
-    return TypeAdapter(SourceConfig)

@@ -389,7 +389,7 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:the\s+|this\s+)(?:past|last)\s+(?P<unit1>hour|day|week|fortnight|month|quarter|year)|"
           rf"past\s+(?P<unit2>hour|day|week|fortnight|month|quarter|year))", _rolling),
     _rule("ago", rf"(?P<n>{_NUM})\s+(?P<unit>{_UNIT})\s+ago", _ago),
-    _rule("calendar", r"(?:(?P<sofar>earlier|so\s+far)\s+)?(?P<which>this|current|last|previous|next)\s+"
+    _rule("calendar_unit", r"(?:(?P<sofar>earlier|so\s+far)\s+)?(?P<which>this|current|last|previous|next)\s+"
           r"(?P<unit>week|month|quarter|year)", _calendar_unit),
     _rule("to_date", r"(?:(?P<unit>week|month|quarter|year)[\s-]to[\s-]date|(?P<abbr>[wmqy]td))", _to_date),
     _rule("week_before_last", r"the\s+week\s+before\s+last", _week_before_last),

@@ -10,7 +10,7 @@ from briefing.model import ChunkLimits, Document, Item
 from briefing.registry import SourceContext
 from briefing.settings import source_adapter
 from chunkers.git import chunk_commits
-from connectors.git import build
+from connectors.git.connector import build
 
 START = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
 

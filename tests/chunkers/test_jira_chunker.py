@@ -12,7 +12,7 @@ import pytest
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, RawRecord
 from chunkers.jira import chunk_issue
-from connectors.jira_normalise import issue_document, normalise_issues
+from connectors.jira.normalise import issue_document, normalise_issues
 from tests.golden_files import check_golden, chunk_to_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "jira"

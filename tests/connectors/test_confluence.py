@@ -15,7 +15,7 @@ from briefing.model import Batch, ChunkLimits, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from briefing.settings import source_adapter
 from chunkers.documents import chunk_document
-from connectors.confluence import TZ_SLACK, ConfluenceConnector, ConfluenceCursor, build
+from connectors.confluence.connector import TZ_SLACK, ConfluenceConnector, ConfluenceCursor, build
 from tests.fakes.confluence_server import FakeConfluence, load, serve
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "confluence"

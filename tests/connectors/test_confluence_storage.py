@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from connectors.confluence_storage import storage_to_markdown
+from connectors.confluence.storage import storage_to_markdown
 
 
 def test_code_macro_becomes_a_fenced_block_with_its_language_and_raw_text() -> None:

@@ -16,7 +16,7 @@ from briefing.model import Batch, ChunkLimits, Document
 from briefing.registry import FetchOptions, SourceContext, connector_for
 from briefing.settings import source_adapter
 from chunkers.documents import chunk_document
-from connectors.files import FilesConnector, FilesCursor, build
+from connectors.files.connector import FilesConnector, FilesCursor, build
 from tests.helpers_pdf import make_pdf
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "files"
@@ -254,7 +254,7 @@ def test_text_and_pdf_documents(root: Path) -> None:
 
 
 def test_undated_markdown_takes_the_date_line_near_the_top(tmp_path: Path) -> None:
-    from connectors.files import FilesConnector
+    from connectors.files.connector import FilesConnector
 
     (tmp_path / "v1.md").write_text("# Release 1.0 - 1.2\nApril 21, 2026 – June 29, 2026\n\nNew things.\n")
     (tmp_path / "plain.md").write_text(

@@ -12,7 +12,7 @@ from briefing.errors import SourceError
 from briefing.model import Batch, RawRecord
 from briefing.registry import SourceContext
 from briefing.settings import source_adapter
-from connectors.git import GitConnector, GitCursor, build
+from connectors.git.connector import GitConnector, GitCursor, build
 
 ALICE = ("Alice Chen", "alice@example.test")
 BOB = ("Bob Stone", "bob@example.test")

@@ -17,8 +17,8 @@ from briefing.registry import FetchOptions, SourceContext
 from briefing.settings import load_settings, source_adapter
 from briefing.store import RawStore
 from chunkers.code import chunk_code
-from connectors.github import OVERLAP, GithubConnector, GithubCursor, build, linked_issues, make_client
-from connectors.github_code import MAX_FILE_BYTES
+from connectors.github.code import MAX_FILE_BYTES
+from connectors.github.connector import OVERLAP, GithubConnector, GithubCursor, build, linked_issues, make_client
 from tests.fakes.github_server import FakeGitHub, blob_sha, load, serve
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "github"

@@ -13,8 +13,8 @@ import pytest
 from briefing.errors import AuthError, BriefError, ConfigError, RateLimitedError
 from briefing.model import Failure, RawRecord
 from briefing.registry import FetchOptions, SourceContext
-from briefing.settings import JiraSource
-from connectors.jira import JiraConnector, build
+from connectors.jira import JiraSource
+from connectors.jira.connector import JiraConnector, build
 from tests.fakes.jira_server import JiraFake
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "jira"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from connectors.jira_adf import adf_to_text
+from connectors.jira.adf import adf_to_text
 
 
 def doc(*content: Any) -> dict[str, Any]:

@@ -9,9 +9,9 @@ import pytest
 from atlassian import Jira
 
 from briefing.model import ChunkLimits
-from briefing.settings import JiraSource
 from chunkers.jira import chunk_issue
-from connectors.jira import JiraConnector
+from connectors.jira import JiraSource
+from connectors.jira.connector import JiraConnector
 from tests.fakes.jira_server import JiraFake
 
 SAMPLE = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample" / "jira"

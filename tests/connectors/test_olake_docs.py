@@ -11,8 +11,8 @@ from briefing.model import Chunk, ChunkLimits
 from briefing.registry import SourceContext
 from briefing.settings import source_adapter
 from chunkers.documents import chunk_document
-from connectors.files import build
-from connectors.files_markdown import split_front_matter
+from connectors.files.connector import build
+from connectors.files.markdown import split_front_matter
 
 DOCS = Path(__file__).resolve().parents[3] / "shared/corpora/olake/docs"
 MAX_TOKENS = 256

@@ -10,7 +10,7 @@ import pytest
 
 from briefing.model import ChunkLimits
 from chunkers.slack import chunk_messages
-from connectors.slack_export import SlackExportConnector
+from connectors.slack.export import SlackExportConnector
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared/corpora/olake/slack"
 NOT_CONTENT = {"channel_join", "channel_leave", "bot_add", "bot_remove"}

@@ -15,8 +15,9 @@ from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from briefing.errors import AuthError, RateLimitedError
 from briefing.model import Batch, Cursor, Normalised, RawRecord
 from briefing.registry import SourceContext, connector_for
-from briefing.settings import SlackSource, source_adapter
-from connectors.slack import SlackConnector, SlackCursor
+from briefing.settings import source_adapter
+from connectors.slack import SlackSource
+from connectors.slack.api import SlackConnector, SlackCursor
 from tests.fakes.slack_api import TOKEN, SlackFake
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "slack" / "workspace.json"

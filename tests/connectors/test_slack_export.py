@@ -13,7 +13,7 @@ from briefing.errors import SourceError
 from briefing.model import Batch, Normalised, RawRecord
 from briefing.registry import SourceContext, connector_for
 from briefing.settings import source_adapter
-from connectors.slack_export import SlackExportConnector, SlackExportCursor
+from connectors.slack.export import SlackExportConnector, SlackExportCursor
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "slack_export"
 ROOT_TS = "1778076300.000100"

@@ -15,7 +15,8 @@ from briefing.devserver.slack import SlackFake
 from briefing.model import Item, RawRecord
 from briefing.registry import SourceContext
 from briefing.settings import source_adapter
-from connectors import slack, slack_export
+from connectors.slack import api as slack
+from connectors.slack import export as slack_export
 
 EXPORT = sample_dir() / "slack_export"
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import dspy
 
+from briefing import registry
 from briefing.model import Chunk
 
 MAX_BLOCK_CHARS = 2400
@@ -47,9 +48,10 @@ def _when(chunk: Chunk, at: Any) -> str:
 
 
 def _where(chunk: Chunk) -> str:
-    if chunk.source_type == "slack" and chunk.container:
-        return f"slack #{chunk.container}"
-    place = f" {chunk.container}" if chunk.container else ""
+    """ "slack #general", "jira PLAT": the source and its container, written the way the source writes it."""
+    source = registry.family(chunk.source_type)
+    prefix = source.presentation.container_prefix if source is not None else ""
+    place = f" {prefix}{chunk.container}" if chunk.container else ""
     return f"{chunk.source_type}{place}"
 
 

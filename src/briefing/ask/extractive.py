@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from briefing import registry
 from briefing.embed import STOPWORDS, Embedder
+from briefing.errors import BriefError
 from briefing.model import Chunk
+from briefing.sources import Presentation
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _QUESTION_WORDS = frozenset(
@@ -464,6 +467,13 @@ _HELP = re.compile(
 REPORT_WEIGHT = 0.8
 
 
+def _threaded(kind_name: str) -> bool:
+    try:
+        return registry.kind(kind_name).threaded
+    except BriefError:
+        return False
+
+
 def _help_threads(evidence: list[Evidence]) -> dict[str, str]:
     """doc_key -> starter of each Slack thread that opens with a question or a problem report and has a reply
     from someone else in the context."""
@@ -472,7 +482,7 @@ def _help_threads(evidence: list[Evidence]) -> dict[str, str]:
     replied: set[str] = set()
     for ev in evidence:
         chunk = ev.chunk
-        m = _STARTER.search(chunk.text[:600]) if chunk.kind == "slack_thread" else None
+        m = _STARTER.search(chunk.text[:600]) if _threaded(chunk.kind) else None
         if not m:
             continue
         starter = starters.setdefault(chunk.doc_key, m[1].strip())
@@ -592,27 +602,34 @@ def _title(chunk: Chunk) -> tuple[str, str]:
     return parts[0], " › ".join(parts[1:])
 
 
+def _presentation(chunk: Chunk) -> Presentation:
+    source = registry.family(chunk.source_type)
+    return source.presentation if source is not None else Presentation(label=chunk.source_type)
+
+
 def _where(chunk: Chunk) -> str:
-    st = chunk.source_type
-    if st == "slack":
-        return f"#{chunk.container}" if chunk.container else "Slack"
+    """The place a quote comes from, the way its source names places ("#payments", "PLAT-7 ...", 'wiki "X"')."""
+    shown = _presentation(chunk)
+    if shown.place == "container":
+        return f"{shown.container_prefix}{chunk.container}" if chunk.container else shown.label
     title, section = _title(chunk)
-    if st == "jira":
-        return title or "JIRA"
-    if st in {"github", "git"}:
+    if shown.place == "title":
+        return title or shown.label
+    if shown.place == "title_or_container":
         return title or chunk.container
-    place = f'"{title}"' if title else st
-    if st == "confluence":
-        place = f"wiki {place}"
+    place = f'"{title}"' if title else chunk.source_type
+    if shown.document_word:
+        place = f"{shown.document_word} {place}"
     return f"{place}, {section}" if section else place
 
 
 def _attribution(ev: Evidence, *, with_time: bool, with_year: bool) -> str:
     at = datetime.fromisoformat(ev.at_iso) if ev.at_iso else None
-    when = _day(at, with_time=with_time and ev.chunk.source_type == "slack", with_year=with_year) if at else ""
+    shown = _presentation(ev.chunk)
+    when = _day(at, with_time=with_time and shown.time_of_day, with_year=with_year) if at else ""
     who = ev.author or ""
     where = _where(ev.chunk)
-    if ev.chunk.source_type in {"slack", "jira", "github", "git"}:
+    if shown.conversational:
         head = f"{who} in {where}" if who else where
         return f"{head}, {when}" if when else head
     detail = ", ".join(p for p in (who, when) if p)

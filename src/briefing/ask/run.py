@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from briefing import registry
 from briefing.ask.nodes import AskDeps
 from briefing.ask.state import AskState
 
@@ -46,13 +47,8 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
         router=router,
         answerer=answerer,
         on_token=on_token,
-        source_types=sorted({_short_type(c.type) for c in settings.sources.values()}),
+        source_types=sorted({registry.descriptor(c.type).family for c in settings.sources.values()}),
     )
-
-
-def _short_type(config_type: str) -> str:
-    """Config types as the short source names chunks carry ("slack_export" chunks say "slack")."""
-    return {"slack_export": "slack", "gmail": "email", "ics": "calendar"}.get(config_type, config_type)
 
 
 def run_ask(deps: AskDeps, question: str, *, now: datetime, k: int = 10) -> dict[str, Any]:

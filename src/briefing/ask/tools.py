@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from briefing.constraints import SOURCE_TYPES, Constraints, Directory
+from briefing.constraints import Constraints, Directory, source_names
 from briefing.model import Chunk
 from briefing.timeexpr import Calendar, TimeWindow, find_windows, merge
 
@@ -99,10 +99,11 @@ class RouterTools:
         nothing else (use only when the user says so explicitly)."""
         args = {"sources": sources, "only": only}
         wanted = [s.strip().lower() for s in _as_list(sources)]
-        known = [s for s in wanted if s in SOURCE_TYPES]
-        unknown = [s for s in wanted if s not in SOURCE_TYPES]
+        names = source_names()
+        known = [s for s in wanted if s in names]
+        unknown = [s for s in wanted if s not in names]
         if not known:
-            return self._record("set_sources", args, f"unknown source types {unknown}; use {list(SOURCE_TYPES)}")
+            return self._record("set_sources", args, f"unknown source types {unknown}; use {list(names)}")
         self.constraints.sources = known
         self._hard("source", only)
         note = f"; ignored unknown {unknown}" if unknown else ""
@@ -195,7 +196,7 @@ class RouterTools:
         elif kind == "tickets":
             values = sorted(self.directory.ticket_keys)
         elif kind == "sources":
-            values = list(SOURCE_TYPES)
+            values = list(source_names())
         else:
             return self._record("list_known", args, f"unknown kind {kind!r}; use one of {list(KINDS)}")
         more = f" (+{len(values) - MAX_LISTED} more)" if len(values) > MAX_LISTED else ""

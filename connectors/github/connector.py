@@ -28,8 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
 from briefing.registry import FetchOptions, SourceContext
-from briefing.settings import GithubSource, secret
-from connectors.github_code import (
+from briefing.sources import secret
+from connectors.github import GithubSource
+from connectors.github.code import (
     MAX_FILE_BYTES,
     RECORD_KIND,
     CodeState,

@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import SourceContext
-from briefing.settings import SlackExportSource
-from connectors.slack_common import normalise_records
+from connectors.slack import SlackExportSource
+from connectors.slack.common import normalise_records
 
 # Optional conversation lists beside channels.json; their folders are named by `name`, DMs by `id`.
 _EXTRA_LISTS = ("groups.json", "mpims.json", "dms.json")

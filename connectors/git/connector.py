@@ -24,7 +24,7 @@ from pydantic import Field
 from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
 from briefing.registry import SourceContext
-from briefing.settings import GitSource
+from connectors.git import GitSource
 
 log = logging.getLogger(__name__)
 

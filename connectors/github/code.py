@@ -16,7 +16,7 @@ from urllib.parse import quote
 from pydantic import BaseModel, ConfigDict, Field
 
 from briefing.model import JSON, Document, Item, RawRecord
-from connectors.git import CODE_EXTENSIONS, MAX_FILE_BYTES
+from connectors.git.connector import CODE_EXTENSIONS, MAX_FILE_BYTES
 
 RECORD_KIND = "github_file"
 # Only the start is looked at, as git does to call a file binary.

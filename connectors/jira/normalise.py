@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord
-from connectors.jira_adf import adf_to_text
+from connectors.jira.adf import adf_to_text
 
 SOURCE_TYPE = "jira"
 DOCUMENT_KIND = "jira_issue"

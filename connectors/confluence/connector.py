@@ -24,8 +24,9 @@ import requests
 from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
 from briefing.registry import FetchOptions, SourceContext
-from briefing.settings import ConfluenceSource, secret
-from connectors.confluence_storage import storage_to_markdown
+from briefing.sources import secret
+from connectors.confluence import ConfluenceSource
+from connectors.confluence.storage import storage_to_markdown
 
 SEARCH = "rest/api/content/search"
 PAGE_EXPAND = "body.storage,version,ancestors,metadata.labels,history,space"

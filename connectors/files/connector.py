@@ -23,8 +23,8 @@ from pydantic import ValidationError
 from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, RawRecord
 from briefing.registry import SourceContext
-from briefing.settings import FilesSource
-from connectors.files_markdown import clean_markdown, split_front_matter
+from connectors.files import FilesSource
+from connectors.files.markdown import clean_markdown, split_front_matter
 
 log = logging.getLogger(__name__)
 

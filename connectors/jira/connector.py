@@ -28,8 +28,9 @@ from atlassian import Jira
 from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
-from briefing.settings import JiraSource, secret
-from connectors.jira_normalise import normalise_issues, parse_jira_time
+from briefing.sources import secret
+from connectors.jira import JiraSource
+from connectors.jira.normalise import normalise_issues, parse_jira_time
 
 RECORD_KIND = "jira_issue"
 PAGE_SIZE = 50

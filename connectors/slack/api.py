@@ -21,8 +21,9 @@ from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, R
 from briefing.errors import AuthError, RateLimitedError, SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
-from briefing.settings import SlackSource, secret
-from connectors.slack_common import normalise_records
+from briefing.sources import secret
+from connectors.slack import SlackSource
+from connectors.slack.common import normalise_records
 
 DEFAULT_BASE_URL = "https://slack.com/api/"
 _AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}

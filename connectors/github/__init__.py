@@ -1,0 +1,41 @@
+"""GitHub (and GitHub Enterprise): issues, pull requests with reviews and comments, releases, and code files.
+
+Refs `github:<owner>/<repo>#<number>` (and `/comment-<id>`), `@<sha>`, `:<path>`, `@release:<tag>`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from briefing.sources import ApiSource, DocumentKind, KindLimits, Presentation, SourceDescriptor
+
+
+class GithubSource(ApiSource):
+    type: Literal["github"]
+    repos: list[str] = Field(default_factory=list)
+    code_paths: list[str] = Field(default_factory=list)
+
+
+CONVERSATION_LIMITS = KindLimits(max_chars=1000, max_items=12, gap_hours=4.0, topic_threshold=0.15)
+CODE_KIND = DocumentKind(
+    "code_file", "chunkers.code:chunk_code", CONVERSATION_LIMITS, config_keys={"max_chars": "doc_max_chars"}
+)
+COMMIT_WORDS = r"commits?|commit\s+log|git\s+log|git\s+history"
+
+DESCRIPTOR = SourceDescriptor(
+    type="github",
+    config=GithubSource,
+    factory="connectors.github.connector:build",
+    family="github",
+    container="repository",
+    presentation=Presentation(label="GitHub", place="title_or_container", conversational=True),
+    kinds=(
+        DocumentKind("github_issue", "chunkers.github:chunk_issue", CONVERSATION_LIMITS, topic_split=True),
+        CODE_KIND,
+    ),
+    words=(r"github(?:\s+issues?)?|prs?|pull[\s-]requests?|merge[\s-]requests?|code[\s-]reviews?", COMMIT_WORDS),
+    ref_patterns=(r"github:[\w.-]+/[\w.-]+(?:#\d+(?:/comment-\d+)?|@release:.+|@[0-9a-f]{7,40}|:.+)",),
+    supports=frozenset({"since", "deletions"}),
+)

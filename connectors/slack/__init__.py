@@ -1,0 +1,63 @@
+"""Slack: the Web API (`type = "slack"`) and the official workspace export (`type = "slack_export"`).
+
+Both give the same documents (a channel's top-level messages, one document per thread), chunked by thread,
+inactivity gap, size and topic shift, with refs `slack:<channel_id>:<ts>`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from briefing.sources import ApiSource, DocumentKind, KindLimits, Presentation, SourceBase, SourceDescriptor
+
+
+class SlackSource(ApiSource):
+    type: Literal["slack"]
+    channels: list[str] = Field(default_factory=list)
+    include_private: bool = False
+    include_dms: bool = False
+    rescan_days: int = 14
+
+
+class SlackExportSource(SourceBase):
+    type: Literal["slack_export"]
+    path: Path
+    channels: list[str] = Field(default_factory=list)
+
+
+# The `[chunking] slack_*` keys size Slack chunks, and only Slack chunks.
+_LIMITS = KindLimits(max_chars=1000, max_items=12, gap_hours=4.0, topic_threshold=0.15)
+_KEYS = {
+    "max_chars": "slack_max_chars",
+    "max_items": "slack_max_messages",
+    "gap_hours": "slack_gap_hours",
+    "topic_threshold": "slack_topic_threshold",
+}
+_KINDS = (
+    DocumentKind("slack_channel", "chunkers.slack:chunk_messages", _LIMITS, topic_split=True, config_keys=_KEYS),
+    DocumentKind(
+        "slack_thread", "chunkers.slack:chunk_messages", _LIMITS, topic_split=True, threaded=True, config_keys=_KEYS
+    ),
+)
+API = SourceDescriptor(
+    type="slack",
+    config=SlackSource,
+    factory="connectors.slack.api:build",
+    family="slack",
+    container="channel",
+    presentation=Presentation(
+        label="Slack", place="container", container_prefix="#", conversational=True, time_of_day=True
+    ),
+    kinds=_KINDS,
+    words=(r"slack",),
+    ref_patterns=(r"slack:[A-Z0-9]+:\d+\.\d+",),
+    supports=frozenset({"since", "until"}),
+    container_is_channel=True,
+)
+EXPORT = replace(
+    API, type="slack_export", config=SlackExportSource, factory="connectors.slack.export:build", supports=frozenset()
+)

@@ -1,0 +1,122 @@
+"""The source descriptor: everything the core knows about a source type, declared beside its connector.
+
+Each package under `connectors/` declares one `SourceDescriptor` per config type at the top of its `__init__.py`
+(its config model, its connector factory, its document kinds with their chunkers and limits, its refs, its
+container, the words a question uses for it, its label in answers, what it supports). The core reads descriptors
+through `briefing.registry` and never names a source type itself.
+
+This module is a contract that connectors import, so it stays light: pydantic and the standard library only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, SecretStr
+
+from briefing.errors import AuthError
+
+# What a source can do beyond the basics; the CLI says so in one line when a run asks for more.
+Capability = Literal["since", "until", "deletions", "scopes"]
+# How an answer names the place a quote comes from (see `place`).
+PlaceStyle = Literal["container", "title", "title_or_container", "section"]
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SourceBase(StrictModel):
+    """Keys every source accepts; each source's model narrows `type` to its own `Literal`."""
+
+    type: str
+    enabled: bool = True
+
+
+class ApiSource(SourceBase):
+    """A source reached over HTTP; `base_url` points at the vendor, a self-hosted server or a test server."""
+
+    base_url: str | None = None
+    token_env: str | None = None
+    user_env: str | None = None
+    timeout_s: float = 30.0
+    max_retries: int = 5
+
+
+def secret(env_name: str | None, *, setting: str) -> SecretStr:
+    """Read a secret from the environment variable a setting names; the value never appears in errors."""
+    if not env_name:
+        raise AuthError(f"{setting} is not set: name the environment variable that holds the credential")
+    value = os.environ.get(env_name)
+    if not value:
+        raise AuthError(f"environment variable {env_name} (from {setting}) is empty or unset: export it and retry")
+    return SecretStr(value)
+
+
+@dataclass(frozen=True)
+class KindLimits:
+    """A document kind's default chunk bounds (tokens come from the embedding model, not from here)."""
+
+    max_chars: int = 1000
+    max_items: int = 30
+    gap_hours: float = 4.0
+    topic_threshold: float = 0.0
+
+
+@dataclass(frozen=True)
+class DocumentKind:
+    """One kind of document a source produces, and how it is chunked."""
+
+    name: str
+    chunker: str  # "module:function", a `briefing.model.Chunker`
+    limits: KindLimits = field(default_factory=KindLimits)
+    # Items are embedded one by one so that the chunker can split on topic shifts.
+    topic_split: bool = False
+    # A conversation that opens with a question or report (answers rank its replies above the opening post).
+    threaded: bool = False
+    # Limit field -> the `[chunking]` key that overrides it for this kind (kept for existing configs).
+    config_keys: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """How answers and briefings name this source's items."""
+
+    label: str  # "Slack", "JIRA"
+    place: PlaceStyle = "section"
+    container_prefix: str = ""  # "#" for channels
+    document_word: str = ""  # "wiki" -> 'wiki "Runbook", Rollback'
+    # "who in where, when" (conversations) rather than 'where (who, when)' (documents).
+    conversational: bool = False
+    time_of_day: bool = False  # message streams read as timelines, with the time of day
+
+
+@dataclass(frozen=True)
+class SourceDescriptor:
+    """One source type, as the config names it (`type = "slack_export"`)."""
+
+    type: str
+    config: builtins.type[SourceBase]
+    # "module:function" building the connector from a `SourceContext`; None: accepted in config, no connector yet.
+    factory: str | None
+    # What chunks carry as `source_type` and refs start with; several config types can share one
+    # (the Slack Web API and a Slack export both give "slack" chunks).
+    family: str
+    container: str  # what its items live in: channel, project, space, repository, folder, mailbox, calendar
+    presentation: Presentation
+    kinds: tuple[DocumentKind, ...] = ()
+    # Regular expressions (case-insensitive, whole words) of the words a question uses for it: "in Slack", "tickets".
+    words: tuple[str, ...] = ()
+    # Regular expressions matching its refs (DESIGN.md "Native references").
+    ref_patterns: tuple[str, ...] = ()
+    supports: frozenset[Capability] = frozenset()
+    # The chunks' containers are channels (a question's "#name" or "in name" finds them) rather than projects.
+    container_is_channel: bool = False
+
+    def owns_ref(self, ref: str) -> bool:
+        return any(re.fullmatch(p, ref) for p in self.ref_patterns)

@@ -1,0 +1,96 @@
+"""Adding a source type touches no core file: a toy `notes` source (tests/toysource) is registered with one line,
+then ingested, searched, asked about and cited through the real command line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from briefing import registry
+from briefing.cli.app import app
+
+NOTES = [
+    {
+        "id": 1,
+        "at": "2026-03-02T10:00:00+00:00",
+        "author": "Dana Reyes",
+        "notebook": "ops",
+        "title": "Backup drill",
+        "text": "The quarterly backup restore drill finished in 42 minutes; the target is under one hour.",
+    },
+    {
+        "id": 2,
+        "at": "2026-03-03T15:30:00+00:00",
+        "author": "Omar Haddad",
+        "notebook": "hiring",
+        "title": "Interview loop",
+        "text": "We agreed to add a system design interview to the backend loop starting in April.",
+    },
+    {
+        "id": 3,
+        "at": "2026-03-20T09:00:00+00:00",
+        "author": "Dana Reyes",
+        "notebook": "ops",
+        "title": "Pager rota",
+        "text": "From next week the pager rotation moves from weekly to fortnightly shifts.",
+    },
+]
+runner = CliRunner()
+
+
+@pytest.fixture
+def notes_workspace(tmp_path: Path) -> Iterator[Path]:
+    registry.register("notes", "tests.toysource:DESCRIPTOR")
+    (tmp_path / "notes.jsonl").write_text("\n".join(json.dumps(n) for n in NOTES), encoding="utf-8")
+    config = tmp_path / "brief.toml"
+    config.write_text('[workspace]\nname = "toy"\n\n[sources.team-notes]\ntype = "notes"\npath = "notes.jsonl"\n')
+    yield config
+    registry.register("notes", None)
+
+
+def brief(config: Path, *args: str) -> dict:
+    result = runner.invoke(app, ["--config", str(config), *args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout) if "--json" in args else {}
+
+
+def test_a_registered_toy_source_is_ingested_searched_and_cited(notes_workspace: Path) -> None:
+    brief(notes_workspace, "ingest")
+    found = brief(notes_workspace, "search", "backup restore drill", "--json", "--now", "2026-04-01T00:00:00+00:00")
+    assert found["hits"][0]["refs"] == ["notes:1"]
+    assert found["hits"][0]["source"] == "notes"
+
+    asked = brief(
+        notes_workspace,
+        "ask",
+        "How long did the backup restore drill take?",
+        "--json",
+        "--now",
+        "2026-04-01T00:00:00+00:00",
+    )
+    assert not asked["no_answer"]
+    assert "42 minutes" in asked["answer"]
+    assert any(c["refs"] == ["notes:1"] for c in asked["citations"])
+    # The descriptor's own words and label reach the question parser and the answer.
+    assert asked["constraints"].get("sources", []) == []
+    in_notes = brief(
+        notes_workspace,
+        "ask",
+        "What do the notes say about the pager rotation?",
+        "--json",
+        "--now",
+        "2026-04-01T00:00:00+00:00",
+    )
+    assert in_notes["constraints"]["sources"] == ["notes"]
+    assert any(c["refs"] == ["notes:3"] for c in in_notes["citations"])
+    assert "Dana Reyes in #" not in in_notes["answer"] and "Dana Reyes in ops" in in_notes["answer"]
+
+
+def test_a_note_written_after_now_is_not_visible(notes_workspace: Path) -> None:
+    brief(notes_workspace, "ingest")
+    found = brief(notes_workspace, "search", "pager rotation shifts", "--json", "--now", "2026-03-10T00:00:00+00:00")
+    assert all("notes:3" not in h["refs"] for h in found["hits"])
