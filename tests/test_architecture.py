@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ALLOWED_CORE = {"briefing.model", "briefing.settings", "briefing.errors", "briefing.registry"}
+ALLOWED_CORE = {"briefing.model", "briefing.settings", "briefing.errors", "briefing.registry", "briefing.textrules"}
 
 
 def imports(path: Path) -> set[str]:

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from briefing.embed import STOPWORDS, Embedder
+from briefing.embed import Embedder
 from briefing.model import Chunk
+from briefing.textrules import STOPWORDS, refusal
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _QUESTION_WORDS = frozenset(
@@ -381,9 +382,8 @@ class ExtractiveAnswerer:
         conf = confidence(features) if evidence else 0.0
         features["confidence"] = conf
         if not evidence or conf < self.min_evidence:
-            searched = f" (searched {scope})" if scope else ""
             return ExtractiveAnswer(
-                text=f"The sources do not cover this{searched}: nothing in the indexed material answers it.",
+                text=refusal(scope),
                 no_answer=True,
                 best_score=best,
                 evidence=evidence[:5],
