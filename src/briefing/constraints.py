@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from briefing.model import Person
-from briefing.textrules import ISSUE_REF, NAMED_ISSUE_REF, ticket_key_spans, ticket_prefixes
+from briefing.textrules import ISSUE_REF, ISSUE_URL, NAMED_ISSUE_REF, PROJECT_KEY, ticket_key_spans, ticket_prefixes
 from briefing.timeexpr import Calendar, Span, TimeWindow, find_windows, merge
 
 __all__ = ["Constraints", "Directory", "Span", "TimeWindow", "extract"]
@@ -183,7 +183,7 @@ def _normal(name: str) -> str:
 def _tickets(found: _Found, directory: Directory | None, out: Constraints) -> None:
     known = ticket_prefixes(directory.ticket_keys if directory else ())
     if directory and known:
-        known |= {p.upper() for p in directory.projects if re.fullmatch(r"[A-Z][A-Z0-9]{1,9}", p)}
+        known |= {p.upper() for p in directory.projects if PROJECT_KEY.fullmatch(p)}
     # The same rule as at index time; "PR-45" is stoplisted there and read as a pull request by _prs.
     for key, start, end in ticket_key_spans(found.text, known):
         found.claim("ticket", start, end)
@@ -191,8 +191,10 @@ def _tickets(found: _Found, directory: Directory | None, out: Constraints) -> No
 
 
 def _prs(found: _Found, out: Constraints) -> None:
-    # "PR #45" as a whole before its "#45"; the sort is stable, so at one start the written-out form wins.
-    refs = sorted([*NAMED_ISSUE_REF.finditer(found.text), *ISSUE_REF.finditer(found.text)], key=lambda m: m.start())
+    # The forms the chunkers index. "PR #45" as a whole before its "#45" (the sort is stable: at one start the
+    # written-out form wins), and a pull request's web address as one ref.
+    patterns = (ISSUE_URL, NAMED_ISSUE_REF, ISSUE_REF)
+    refs = sorted((m for p in patterns for m in p.finditer(found.text)), key=lambda m: m.start())
     for m in refs:
         if not found.free(m.start(), m.end()):
             continue

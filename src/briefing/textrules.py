@@ -24,6 +24,7 @@ __all__ = [
     "ISSUE_REF",
     "ISSUE_URL",
     "NAMED_ISSUE_REF",
+    "PROJECT_KEY",
     "STOPWORDS",
     "TICKET_KEY",
     "TICKET_STOPLIST",
@@ -36,6 +37,8 @@ __all__ = [
     "ticket_prefixes",
 ]
 
+# A project key as a tracker writes it; the prefix of its ticket keys.
+PROJECT_KEY = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 TICKET_KEY = re.compile(r"(?<![\w#-])([A-Za-z][A-Za-z0-9]{1,9})-(\d+)(?!\w|[-.]\d)")
 # Upper-case words written with a dash and a number that name standards, encodings, hashes, protocols, models,
 # platforms or periods, not tickets. "PR" and "MR" are pull and merge requests (read as issue refs).
