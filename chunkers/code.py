@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from briefing.textrules import find_ticket_keys
 
 LANGUAGES = {
     ".py": "python", ".pyi": "python", ".go": "go", ".java": "java",
@@ -25,9 +26,6 @@ LANGUAGES = {
 }  # fmt: skip
 BRACE_LANGUAGES = {"go", "java", "typescript", "javascript", "kotlin", "c", "cpp", "csharp", "scala", "swift"}
 _JS = {"typescript", "javascript"}
-_TICKET = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
-# Look like ticket keys but name standards.
-_NOT_TICKETS = {"UTF", "SHA", "ISO", "RFC", "HTTP", "TLS", "AES", "RSA", "ECMA", "IEEE", "CVE", "PEP"}
 _CONTAINER_WORDS = {"class", "interface", "enum", "record", "namespace", "module", "struct", "object", "trait"}
 _KEYWORDS = {
     "if", "for", "while", "switch", "catch", "try", "else", "do", "return", "synchronized", "finally", "with",
@@ -458,5 +456,4 @@ def _make_chunk(
 
 
 def _tickets(text: str) -> list[str]:
-    found = (key for key in _TICKET.findall(text) if key.split("-", 1)[0] not in _NOT_TICKETS)
-    return list(dict.fromkeys(found))
+    return find_ticket_keys(text)

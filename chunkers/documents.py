@@ -13,16 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from briefing.textrules import ISSUE_REF, ISSUE_URL, find_ticket_keys
 from chunkers.markdown_blocks import Block, closes_fence, fence_of, is_list_item, parse_blocks
 
-_TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b(?![-.]\d)")
-# Standards and versions written like ticket keys.
-_NOT_TICKETS = re.compile(
-    r"^(?:UTF|UCS|SHA|MD|ISO|IEC|IEEE|AES|RSA|TLS|SSL|HTTP|HTTPS|IPV|RFC|CVE|GO|GHSA|PEP|ECMA|UTC|GMT|GPT|COVID"
-    r"|Q[1-4]|H[12]|FY\d*)$"
-)
-_GITHUB_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d+)")
-_GITHUB_REF = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]+)#(\d+)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?:[\"')\]]*)\s+")
 _CONTINUED = "(code continued)"
 
@@ -425,14 +418,12 @@ def _render(draft: _Draft, limits: ChunkLimits) -> str:
 
 
 def _tickets(text: str) -> list[str]:
-    found: list[str] = []
-    for match in _TICKET.finditer(text):
-        if not _NOT_TICKETS.match(match.group(1)):
-            found.append(match.group(0))
-    for match in _GITHUB_URL.finditer(text):
-        found.append(f"github:{match.group(1)}#{match.group(2)}")
-    for match in _GITHUB_REF.finditer(text):
-        found.append(f"github:{match.group(1)}#{match.group(2)}")
+    found = find_ticket_keys(text)
+    for match in ISSUE_URL.finditer(text):
+        found.append(f"github:{match['repo']}#{match['number']}")
+    for match in ISSUE_REF.finditer(text):
+        if match["repo"]:
+            found.append(f"github:{match['repo']}#{match['number']}")
     return list(dict.fromkeys(found))
 
 

@@ -18,13 +18,9 @@ from datetime import datetime
 from typing import Any
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from briefing.textrules import ISSUE_REF, ISSUE_URL, find_ticket_keys
 from chunkers.similarity import drifted
 
-_TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b(?![-.]\d)")
-_NOT_TICKETS = re.compile(r"^(?:UTF|SHA|MD|ISO|IEEE|AES|RSA|TLS|SSL|HTTP|HTTPS|RFC|CVE|GHSA|PEP|UTC|GMT|Q[1-4])$")
-_QUALIFIED = re.compile(r"(?<![\w/.-])([\w.-]+/[\w.-]+)#(\d+)\b")
-_BARE = re.compile(r"(?<![\w/&.-])#(\d+)\b")
-_URL = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d+)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _REVIEW_STATES = {
     "APPROVED": "approved",
@@ -290,11 +286,12 @@ def _pack(parts: list[str], sep: str, fits: Fits) -> list[str]:
 
 def find_tickets(text: str, repo: str) -> list[str]:
     """JIRA-style keys and GitHub issue/PR refs (`github:owner/repo#n`; a bare `#n` is in `repo`)."""
-    found = [m.group(0) for m in _TICKET.finditer(text) if not _NOT_TICKETS.match(m.group(1))]
-    found += [f"github:{r}#{n}" for r, n in _URL.findall(text)]
-    found += [f"github:{r}#{n}" for r, n in _QUALIFIED.findall(text)]
+    found = find_ticket_keys(text)
+    refs = list(ISSUE_REF.finditer(text))
+    found += [f"github:{r}#{n}" for r, n in ISSUE_URL.findall(text)]
+    found += [f"github:{m['repo']}#{m['number']}" for m in refs if m["repo"]]
     if repo:
-        found += [f"github:{repo}#{n}" for n in _BARE.findall(text)]
+        found += [f"github:{repo}#{m['number']}" for m in refs if not m["repo"]]
     return list(dict.fromkeys(found))
 
 

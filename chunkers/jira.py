@@ -14,12 +14,10 @@ from datetime import datetime
 from typing import Any
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from briefing.textrules import find_ticket_keys
 from chunkers.similarity import drifted
 
 HISTORY_PER_CHUNK = 20
-_TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b(?!-\d)")
-# Upper-case words that look like ticket keys in technical text but never are.
-_NOT_PROJECTS = {"UTF", "ISO", "SHA", "RFC", "CVE", "HTTP", "TLS", "SSL", "AES", "RSA", "MD", "PG", "IPV", "GPT"}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -121,7 +119,7 @@ def _chunk(
     else:
         status_at = statuses.at(end)
     authors.extend(unit.author for unit in units if unit.author)
-    tickets = [key, *(f"{p}-{n}" for p, n in _TICKET.findall(text) if p not in _NOT_PROJECTS)]
+    tickets = [key, *find_ticket_keys(text)]
     url = document.url
     if section.name == "comments" and url:
         url = f"{url}?focusedCommentId={units[0].ref.rsplit('-', 1)[-1]}"

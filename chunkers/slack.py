@@ -13,12 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from briefing.textrules import ISSUE_URL, find_ticket_keys
 from chunkers.similarity import topic_shift
 
-_TICKET = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]+-\d+)\b")
-# Standards and hashes look like ticket keys; they never are.
-_NOT_TICKETS = frozenset({"UTF", "ISO", "SHA", "MD", "RFC", "CVE", "TLS", "SSL", "HTTP", "IPV", "X", "GPT"})
-_GITHUB_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d+)")
 _PR_REF = re.compile(r"(?:\b[Pp][Rr]\s*#|\bpull/)(\d+)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -59,11 +56,8 @@ def find_tickets(text: str) -> list[str]:
 
     The qualified form is the item's native ref, as the GitHub and documents chunkers write it.
     """
-    found: list[str] = []
-    for key in _TICKET.findall(text):
-        if key.split("-")[0] not in _NOT_TICKETS:
-            found.append(key)
-    qualified = _GITHUB_REF.findall(text)
+    found = find_ticket_keys(text)
+    qualified = ISSUE_URL.findall(text)
     found += [f"github:{repo}#{number}" for repo, number in qualified]
     # A bare `pull/123` inside a github.com address is already listed with its repository.
     found += [f"#{number}" for number in _PR_REF.findall(text) if number not in {n for _, n in qualified}]

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import Field
 
 from briefing.sources import ApiSource, DocumentKind, KindLimits, Presentation, SourceDescriptor
+from briefing.textrules import PROJECT_KEY
 
 
 class JiraSource(ApiSource):
@@ -37,6 +38,6 @@ DESCRIPTOR = SourceDescriptor(
         ),
     ),
     words=(r"jira|tickets?|epics?|sprints?|backlog",),
-    ref_patterns=(r"jira:[A-Z][A-Z0-9]+-\d+(?:#(?:comment|change)-\d+)?",),
+    ref_patterns=(rf"jira:{PROJECT_KEY.pattern}-\d+(?:#(?:comment|change)-\d+)?",),
     supports=frozenset({"since"}),
 )

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from briefing.model import Person
+from briefing.textrules import ISSUE_REF, ISSUE_URL, NAMED_ISSUE_REF, PROJECT_KEY, ticket_key_spans, ticket_prefixes
 from briefing.timeexpr import Calendar, Span, TimeWindow, find_windows, merge
 
 __all__ = ["Constraints", "Directory", "Span", "TimeWindow", "extract"]
@@ -69,17 +70,6 @@ _HARD_BEFORE = re.compile(
 )
 _HARD_AFTER = re.compile(r"^(?:'s)?(?:\s+[\w-]+)?\s+only\b", re.IGNORECASE)
 
-_TICKET = re.compile(r"(?<![\w/#-])([A-Za-z][A-Za-z0-9]{1,9})-(\d+)(?![\w-]|\.\d)")
-# Uppercase words with a dash and a number that are standards, algorithms or models, not ticket keys.
-TICKET_STOPLIST = frozenset(
-    "UTF ISO SHA RFC CVE HTTP TLS SSL AES RSA MD E2E COVID GPT PEP ECMA IPV IEEE ANSI CP WIN ES TCP UDP "
-    "X86 ARM BASE LLAMA CLAUDE GEMINI H2 P2P B2B B2C K8S".split()
-)
-_PR = re.compile(
-    r"\b(?:prs?|pull[\s-]requests?|mrs?|merge[\s-]requests?|issues?)\s*(?:#|no\.?\s*|number\s+|-)?\s*(\d+)\b"
-    r"|(?<![\w&#])(?:[\w.-]+/[\w.-]+)?#(\d+)\b",
-    re.IGNORECASE,
-)
 _HASH_CHANNEL = re.compile(r"(?<![\w&/#])#([a-z0-9][a-z0-9._-]*[a-z0-9_]|[a-z])(?![\w-])", re.IGNORECASE)
 _NAMED_CHANNEL = re.compile(
     r"\b(?:the\s+)?#?(?P<a>[a-z0-9][\w.-]*)\s+channel\b|\bchannel\s+#?(?P<b>[a-z0-9][\w.-]*[\w])",
@@ -213,28 +203,25 @@ def _normal(name: str) -> str:
 
 
 def _tickets(found: _Found, directory: Directory | None, out: Constraints) -> None:
-    known = {key.split("-")[0].upper() for key in (directory.ticket_keys if directory else ())}
+    known = ticket_prefixes(directory.ticket_keys if directory else ())
     if directory and known:
-        known |= {p.upper() for p in directory.projects if re.fullmatch(r"[A-Z][A-Z0-9]{1,9}", p)}
-    for m in _TICKET.finditer(found.text):
-        prefix = m[1].upper()
-        if prefix in ("PR", "MR") and prefix not in known:
-            continue  # "PR-45" is a pull request, read by _prs
-        if known:
-            if prefix not in known:
-                continue
-        elif not m[1].isupper() or prefix in TICKET_STOPLIST:
-            continue
-        found.claim("ticket", m.start(), m.end())
-        _add(out.tickets, f"{prefix}-{int(m[2])}")
+        known |= {p.upper() for p in directory.projects if PROJECT_KEY.fullmatch(p)}
+    # The same rule as at index time; "PR-45" is stoplisted there and read as a pull request by _prs.
+    for key, start, end in ticket_key_spans(found.text, known):
+        found.claim("ticket", start, end)
+        _add(out.tickets, key)
 
 
 def _prs(found: _Found, out: Constraints) -> None:
-    for m in _PR.finditer(found.text):
+    # The forms the chunkers index. "PR #45" as a whole before its "#45" (the sort is stable: at one start the
+    # written-out form wins), and a pull request's web address as one ref.
+    patterns = (ISSUE_URL, NAMED_ISSUE_REF, ISSUE_REF)
+    refs = sorted((m for p in patterns for m in p.finditer(found.text)), key=lambda m: m.start())
+    for m in refs:
         if not found.free(m.start(), m.end()):
             continue
         found.claim("pr", m.start(), m.end())
-        _add(out.prs, str(int(m[1] or m[2])))
+        _add(out.prs, str(int(m["number"])))
 
 
 def _channels(found: _Found, directory: Directory | None, out: Constraints) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from briefing.model import Chunk
+from briefing.textrules import refusal as refusal  # re-exported: nodes imports it from here
 
 # Any short bracketed group that is not a Markdown link "[text](url)".
 _BRACKET = re.compile(r"\[([^\[\]\n]{0,24})\](?!\()")
@@ -34,12 +35,6 @@ class Checked:
     uncited: list[str] = field(default_factory=list)
     no_answer: bool = False
     note: str = ""
-
-
-def refusal(scope: str, reason: str = "") -> str:
-    searched = f" (searched {scope})" if scope else ""
-    why = reason.strip().rstrip(".") or "nothing in the indexed material answers it"
-    return f"The sources do not cover this{searched}: {why}."
 
 
 def _numbers(content: str) -> list[int]:

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from briefing import registry
-from briefing.embed import STOPWORDS, Embedder
+from briefing.embed import Embedder
 from briefing.errors import BriefError
 from briefing.model import Chunk
 from briefing.sources import Presentation
+from briefing.textrules import STOPWORDS, refusal
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _QUESTION_WORDS = frozenset(
@@ -384,9 +385,8 @@ class ExtractiveAnswerer:
         conf = confidence(features) if evidence else 0.0
         features["confidence"] = conf
         if not evidence or conf < self.min_evidence:
-            searched = f" (searched {scope})" if scope else ""
             return ExtractiveAnswer(
-                text=f"The sources do not cover this{searched}: nothing in the indexed material answers it.",
+                text=refusal(scope),
                 no_answer=True,
                 best_score=best,
                 evidence=evidence[:5],

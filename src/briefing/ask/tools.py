@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from briefing.constraints import Constraints, Directory, source_names
 from briefing.model import Chunk
+from briefing.textrules import issue_ref, ticket_key
 from briefing.timeexpr import Calendar, TimeWindow, find_windows, merge
 
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
 KINDS = ("people", "channels", "projects", "tickets", "sources")
 MAX_LISTED = 60
 MAX_FETCHED_CHUNKS = 12
-_KEY = re.compile(r"^(?:jira:)?([A-Za-z][A-Za-z0-9]{1,9})-(\d+)$")
-_PR = re.compile(r"^(?:github:)?(?:(?P<repo>[\w.-]+/[\w.-]+))?#(?P<num>\d+)$")
 
 
 class RouterClosed(RuntimeError):
@@ -268,12 +267,11 @@ class RouterTools:
         assert self.retriever is not None
         index = self.retriever.index
         conditions: list[Any] = []
-        if m := _KEY.match(key):
-            ticket = f"{m[1].upper()}-{int(m[2])}"
+        if ticket := ticket_key(key.removeprefix("jira:")):
             conditions.append(models.FieldCondition(key="doc_key", match=models.MatchValue(value=f"jira:{ticket}")))
-        elif m := _PR.match(key):
-            repos = [m["repo"]] if m["repo"] else [p for p in self.directory.projects if "/" in p]
-            refs = [f"github:{repo}#{int(m['num'])}" for repo in repos]
+        elif ref := issue_ref(key.removeprefix("github:")):
+            repos = [ref[0]] if ref[0] else [p for p in self.directory.projects if "/" in p]
+            refs = [f"github:{repo}#{ref[1]}" for repo in repos]
             if refs:
                 conditions.append(models.FieldCondition(key="refs", match=models.MatchAny(any=refs)))
                 conditions.append(models.FieldCondition(key="doc_key", match=models.MatchAny(any=refs)))
