@@ -24,6 +24,7 @@ import numpy as np
 
 from briefing.errors import ModelError
 from briefing.settings import EmbeddingSettings
+from briefing.textrules import STOPWORDS
 
 log = logging.getLogger(__name__)
 
@@ -54,15 +55,6 @@ _SPECIAL_TOKENS = {k: v for k, v in _TOKENIZER_CONFIG.items() if k.endswith("_to
 _MODEL_CONFIG = {"model_type": "bert", "hidden_size": 384, "max_position_embeddings": 512}
 
 # A common English stopword list (function words only); BM25 should not spend weight on them.
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below between
-    both but by can could did do does doing down during each few for from further had has have having he her here
-    hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
-    off on once only or other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up very was we were what
-    when where which while who whom why will with would you your yours yourself yourselves""".split()
-)
-
 _register_lock = threading.Lock()
 _registered: set[str] = set()
 
