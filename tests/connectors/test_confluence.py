@@ -46,7 +46,7 @@ def connector(
         **config,
     }
     built = build(SourceContext(name="wiki", config=source_adapter().validate_python(table)))
-    built.sleep = lambda seconds: None
+    built.http.sleep = lambda seconds: None
     return built
 
 
@@ -186,7 +186,7 @@ def test_a_page_moved_to_an_unconfigured_space_is_deleted(
 def test_rate_limits_are_waited_out(fake: FakeConfluence, monkeypatch: pytest.MonkeyPatch) -> None:
     conn = connector(fake, monkeypatch)
     waits: list[float] = []
-    conn.sleep = waits.append
+    conn.http.sleep = waits.append
     fake.rate_limited = 2
 
     batches, _ = sync(conn)
@@ -199,7 +199,7 @@ def test_persistent_rate_limiting_raises_rate_limited(fake: FakeConfluence, monk
     conn = connector(fake, monkeypatch)
     fake.rate_limited = 100
 
-    with pytest.raises(RateLimitedError, match="kept rate limiting after 2 retries"):
+    with pytest.raises(RateLimitedError, match=r"kept rate limiting \(HTTP 429\) while reading .* after 2 retries"):
         sync(conn)
 
 
