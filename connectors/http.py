@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import requests
 import urllib3
+from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError, ReadTimeoutError, ResponseError
 
 from briefing.errors import AuthError, BriefError, RateLimitedError, SourceError, SourceTimeoutError
@@ -102,8 +103,8 @@ class HttpLayer:
 
     def session(self) -> requests.Session:
         """A requests session that retries through `retry()` and drops credentials on a cross-origin redirect."""
-        session = _Session()
-        adapter = requests.adapters.HTTPAdapter(max_retries=self.retry())
+        session = _Session(self.timeout_s)
+        adapter = HTTPAdapter(max_retries=self.retry())
         session.mount("https://", adapter)
         session.mount("http://", adapter)
         session.max_redirects = MAX_REDIRECTS
@@ -283,9 +284,19 @@ class _Retry(urllib3.Retry):
 
 
 class _Session(requests.Session):
-    """Credentials go only to the origin they were given for: any change of scheme, host or port drops them."""
+    """Every attempt bounded by the source's `timeout_s`; credentials go only to the origin they were given for."""
+
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__()
+        self.timeout_s = timeout_s
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+        # The SDKs round or default their own timeout; the configured one (a float) is the bound.
+        kwargs["timeout"] = self.timeout_s
+        return super().send(request, **kwargs)
 
     def should_strip_auth(self, old_url: str, new_url: str) -> bool:
+        """Any change of scheme, host or port drops the credentials (requests keeps them on http -> https)."""
         old, new = urlsplit(old_url), urlsplit(new_url)
         return (old.scheme, old.hostname, old.port) != (new.scheme, new.hostname, new.port)
 
