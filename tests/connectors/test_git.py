@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from briefing.errors import SourceError
 from briefing.model import Batch, RawRecord
-from briefing.registry import SourceContext
+from briefing.registry import FetchOptions, SourceContext
 from briefing.settings import source_adapter
 from connectors.git import GitConnector, GitCursor, build
 
@@ -52,9 +53,9 @@ class Repo:
         return self.git("rev-parse", "HEAD").strip()
 
 
-def connector(repo: Repo, **config: object) -> GitConnector:
+def connector(repo: Repo, options: FetchOptions | None = None, **config: object) -> GitConnector:
     table = source_adapter().validate_python({"type": "git", "path": str(repo.path), **config})
-    return build(SourceContext(name="code", config=table))
+    return build(SourceContext(name="code", config=table, options=options or FetchOptions()))
 
 
 def sync(conn: GitConnector, cursor: GitCursor | None = None) -> tuple[list[Batch], GitCursor]:
@@ -209,3 +210,18 @@ def test_unparseable_cached_commit_is_a_failure_not_a_crash(repo: Repo) -> None:
     normalised = conn.normalise([*records(batches).values(), bad])
     assert [f.key for f in normalised.failures] == ["0" * 40]
     assert len(normalised.documents) == 1
+
+
+def test_since_and_until_read_only_the_commits_in_range(repo: Repo) -> None:
+    late = repo.commit("Add statements index", {"schema.sql": "CREATE INDEX i;\n"}, at="2026-05-11T10:00:00Z")
+    middle = repo.git("rev-parse", "HEAD~1").strip()
+    window = FetchOptions(since=datetime(2026, 5, 5, tzinfo=UTC), until=datetime(2026, 5, 10, tzinfo=UTC))
+
+    batches, cursor = sync(connector(repo, options=window))
+
+    assert [k for k in records(batches) if not k.startswith("tag:")] == [middle]
+    assert [k for b in batches for k in b.deleted] == []
+    # The heads did not move: a plain run afterwards still reads the commits outside the window.
+    assert cursor.heads == {}
+    later, _ = sync(connector(repo), cursor)
+    assert late in records(later) and len(records(later)) == 3
