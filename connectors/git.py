@@ -274,7 +274,9 @@ class GitConnector:
                 cursor=_with_heads(cursor, heads),
             )
 
-    def _fetch_window(self, branch: _Branch, cursor: GitCursor, heads: dict[str, str], done: list[str]) -> Iterator[Batch]:
+    def _fetch_window(
+        self, branch: _Branch, cursor: GitCursor, heads: dict[str, str], done: list[str]
+    ) -> Iterator[Batch]:
         """Commits of the branch authored between --since and --until; the cursor's heads stay where they were."""
         since, until = self.options.since, self.options.until
         commits, failures = self._log([branch.head, "--not", *done], branch.name)
