@@ -304,14 +304,13 @@ class ConfluenceConnector:
         )
 
     def _comment(self, comment: JSON, ref: str, title: str, url: str, space: str, names: dict[str, str]) -> Item:
-        # DESIGN.md has no ref format for Confluence comments: they cite their page, the id stays in metadata.
         history = comment.get("history") or {}
         author = _user_name(history.get("createdBy") or (comment.get("version") or {}).get("by") or {})
         at = _when(history.get("createdDate") or comment["version"]["when"])
         parents = [str(a["id"]) for a in comment.get("ancestors") or [] if a.get("type") == "comment"]
         link = (comment.get("_links") or {}).get("webui")
         return Item(
-            ref=ref,
+            ref=f"{ref}#comment-{comment['id']}",
             source_type="confluence",
             kind="confluence_comment",
             text=f"Comment by {author} on {at:%Y-%m-%d %H:%M} UTC:\n\n"

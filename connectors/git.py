@@ -508,9 +508,7 @@ class GitConnector:
 
     def _file_document(self, data: JSON) -> Document:
         path = data["path"]
-        # DESIGN.md has no ref for a file in a local git repository; `file:<repo>/<path>` is the local-file
-        # form with the repository's name as its root, so a `files` source over the repo's parent agrees.
-        ref = f"file:{self.repo_name}/{path}"
+        ref = f"git:{self.repo_name}:{path}"
         item = Item(
             ref=ref,
             source_type=SOURCE_TYPE,

@@ -189,8 +189,8 @@ def test_code_paths_read_changed_files_only_and_delete_removed_ones(repo: Repo) 
     assert sorted(k for k in found if k.startswith("file:")) == ["file:docs/notes.md", "file:retry.py"]
     assert found["file:retry.py"].data["blob"] == cursor.files["retry.py"]
     docs = {d.key: d for d in conn.normalise(list(found.values())).documents}
-    code = docs["file:ledger/retry.py"]
-    assert code.kind == "code_file" and code.items[0].ref == "file:ledger/retry.py"
+    code = docs["git:ledger:retry.py"]
+    assert code.kind == "code_file" and code.items[0].ref == "git:ledger:retry.py"
     assert code.items[0].text == "def backoff():\n    return 1\n"
 
     repo.commit("Faster retry", {"retry.py": "def backoff():\n    return 0\n"}, at="2026-05-09T09:00:00Z")
