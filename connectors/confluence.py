@@ -374,7 +374,10 @@ def build(ctx: SourceContext) -> ConfluenceConnector:
         timeout_s=config.timeout_s,
     )
     # cloud=False on purpose: the 5.x Cloud client targets the v2 API; the v1 REST paths here work on both.
-    client = Confluence(url=config.base_url.rstrip("/"), cloud=False, session=http.session(), **kwargs)
+    # atlassian-python-api's Confluence.__init__ carries no annotations.
+    client = Confluence(  # type: ignore[no-untyped-call]
+        url=config.base_url.rstrip("/"), cloud=False, session=http.session(), **kwargs
+    )
     return ConfluenceConnector(
         client,
         base_url=config.base_url,

@@ -149,17 +149,17 @@ class GitConnector:
                     out.documents.append(self._file_document(record.data))
             except (KeyError, TypeError, ValueError) as exc:
                 out.failures.append(Failure(record.key, f"unreadable cached {record.kind}: {exc!r}"))
-        for (branch, week), items in sorted(weeks.items()):
+        for (branch, week_label), items in sorted(weeks.items()):
             items.sort(key=lambda i: (i.occurred_at, i.ref))
             out.documents.append(
                 Document(
-                    key=f"git:{self.repo_name}/{branch}/{week}",
+                    key=f"git:{self.repo_name}/{branch}/{week_label}",
                     kind="git_history",
                     source_type=SOURCE_TYPE,
-                    title=f"{self.repo_name} {branch}: commits in {week}",
+                    title=f"{self.repo_name} {branch}: commits in {week_label}",
                     items=items,
                     container=self.repo_name,
-                    metadata={"repo": self.repo_name, "branch": branch, "week": week},
+                    metadata={"repo": self.repo_name, "branch": branch, "week": week_label},
                 )
             )
         out.people = sorted(people.values(), key=lambda p: p.id)

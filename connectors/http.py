@@ -265,12 +265,12 @@ class _Retry(urllib3.Retry):
             headers = response.headers
             if status == 403 and not _rate_limited(status, headers):
                 # A permission problem, not a rate limit: answer at once (raise_on_status=False returns it).
-                raise MaxRetryError(_pool, url or "", ResponseError(f"HTTP {status}"))  # type: ignore[arg-type]
+                raise MaxRetryError(_pool, url or "", ResponseError(f"HTTP {status}"))
             if _rate_limited(status, headers):
                 asked = layer.wait(response, len(self.history) + 1)
                 if asked > layer.max_wait_s:
                     layer.refused_wait = asked
-                    raise MaxRetryError(_pool, url or "", ResponseError(f"HTTP {status}"))  # type: ignore[arg-type]
+                    raise MaxRetryError(_pool, url or "", ResponseError(f"HTTP {status}"))
         made = super().increment(method, url, response, error, _pool, _stacktrace)
         if layer is not None:
             layer.retries += 1
