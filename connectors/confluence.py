@@ -372,6 +372,7 @@ def build(ctx: SourceContext) -> ConfluenceConnector:
         credentials=credentials,
         max_retries=config.max_retries,
         timeout_s=config.timeout_s,
+        hint=f"check sources.{ctx.name}.base_url (Cloud: https://SITE.atlassian.net/wiki) and the space keys",
     )
     # cloud=False on purpose: the 5.x Cloud client targets the v2 API; the v1 REST paths here work on both.
     # atlassian-python-api's Confluence.__init__ carries no annotations.

@@ -70,6 +70,7 @@ class HttpLayer:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         max_wait_s: float = MAX_WAIT_S,
+        hint: str = "",
     ) -> None:
         self.source = source
         self.vendor = vendor
@@ -80,6 +81,8 @@ class HttpLayer:
         self.sleep = sleep
         self.clock = clock
         self.max_wait_s = max_wait_s
+        # What to check when the vendor answers 404 or another 4xx (e.g. the Cloud form of base_url).
+        self.hint = hint or f"check sources.{source}.base_url and the source's settings"
         self.retries = 0  # retries made so far by this source (all requests together)
         self.refused_wait: float | None = None  # set when a server asked for a wait longer than max_wait_s
 
@@ -192,13 +195,10 @@ class HttpLayer:
             )
         if status == 404:
             return SourceError(
-                f"{prefix} answered HTTP 404 for {what}: it was not found or is not visible to the credentials "
-                f"named by {self.credentials}"
+                f"{prefix} answered HTTP 404 for {what} (missing, or not visible to the credentials named by "
+                f"{self.credentials}): {self.hint}"
             )
-        return SourceError(
-            f"{prefix} answered HTTP {status} for {what}: check sources.{self.source}.base_url and the "
-            "source's settings"
-        )
+        return SourceError(f"{prefix} answered HTTP {status} for {what}: {self.hint}")
 
     def _transport_error(self, exc: requests.RequestException, what: str) -> BriefError:
         reason = exc.args[0].reason if exc.args and isinstance(exc.args[0], MaxRetryError) else None

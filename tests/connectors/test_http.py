@@ -205,6 +205,30 @@ def test_confluence_rate_limits_and_rejections_go_through_the_same_layer(monkeyp
     assert "wrong-token-value" not in str(info.value) and "(CONFLUENCE_TOKEN)" in str(info.value)
 
 
+def test_a_base_url_without_the_wiki_path_is_a_404_naming_the_cloud_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    pages, comments = load(FIXTURES / "confluence")
+    monkeypatch.setenv("CONFLUENCE_USER", "bot@example.com")
+    monkeypatch.setenv("CONFLUENCE_TOKEN", "secret-token")
+    with serve(FakeConfluence(pages, comments, user="bot@example.com", token="secret-token")) as fake:
+        table = {
+            "type": "confluence",
+            "base_url": fake.base_url.removesuffix("/wiki"),
+            "user_env": "CONFLUENCE_USER",
+            "token_env": "CONFLUENCE_TOKEN",
+            "spaces": ["ENG"],
+        }
+        connector = build_confluence(SourceContext(name="wiki", config=source_adapter().validate_python(table)))
+        waits: list[float] = []
+        connector.http.sleep = waits.append
+
+        with pytest.raises(SourceError) as info:
+            list(connector.fetch(connector.initial_cursor()))
+
+    assert waits == [] and info.value.exit_code == 4 and not isinstance(info.value, SourceUnreadableError)
+    message = str(info.value)
+    assert "HTTP 404" in message and "(Cloud: https://SITE.atlassian.net/wiki)" in message and "\n" not in message
+
+
 class _Recorder:
     """What the redirect target saw."""
 
