@@ -215,11 +215,12 @@ def _review_comment_drafts(
     for path, items in by_path.items():
         title = f"Review comments on {path}:"
         current = _Draft("review_comments", extra={"path": path, "title_line": title})
+        fits_under_title = _under(title, fits)
         for item in _threaded(items):
             reply = " (reply)" if item.metadata.get("in_reply_to") else ""
             line_no = f" line {item.metadata['line']}" if item.metadata.get("line") else ""
             text = f"{_stamp(item)}{line_no}{reply}: {item.text.strip()}"
-            for piece in _split(text, lambda t, title=title: fits([title, t])):
+            for piece in _split(text, fits_under_title):
                 line = _line(piece, item)
                 count = len({id(x.item) for x in current.lines})
                 if current.lines and (
@@ -254,6 +255,11 @@ def _threaded(items: list[Item]) -> list[Item]:
     for root in roots:
         walk(root)
     return out
+
+
+def _under(title: str, fits: Callable[[Sequence[str]], bool]) -> Fits:
+    """`fits` for one text that goes below `title` in the same chunk."""
+    return lambda text: fits([title, text])
 
 
 def _split(text: str, fits: Fits) -> list[str]:

@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import requests
-
-from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
+from briefing.errors import ConfigError, SourceError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from briefing.sources import secret
 from connectors.confluence import ConfluenceSource
 from connectors.confluence.storage import storage_to_markdown
+from connectors.http import HttpLayer
 
 SEARCH = "rest/api/content/search"
 PAGE_EXPAND = "body.storage,version,ancestors,metadata.labels,history,space"
@@ -38,7 +36,6 @@ BATCH_SIZE = 50
 # CQL dates are read in the calling user's time zone, which the API does not tell us; widening the window by
 # the largest UTC offset means a far-from-UTC account never skips an edit (re-reading a few pages is cheap).
 TZ_SLACK = timedelta(hours=14)
-MAX_WAIT_S = 300.0
 
 
 class ConfluenceCursor(Cursor):
@@ -89,9 +86,7 @@ class ConfluenceConnector:
         name: str = "confluence",
         overlap: timedelta = timedelta(minutes=60),
         options: FetchOptions | None = None,
-        max_retries: int = 5,
-        credentials: str = "token_env",
-        sleep: Callable[[float], None] = time.sleep,
+        http: HttpLayer | None = None,
     ) -> None:
         self.client = client
         self.base_url = base_url.rstrip("/")
@@ -99,9 +94,8 @@ class ConfluenceConnector:
         self.name = name
         self.overlap = overlap
         self.options = options or FetchOptions()
-        self.max_retries = max_retries
-        self.credentials = credentials
-        self.sleep = sleep
+        # Retries and Retry-After live in the client's session (see `build`); this maps what still fails.
+        self.http = http or HttpLayer(source=name, vendor="Confluence", base_url=base_url, credentials="token_env")
 
     # Cursor ------------------------------------------------------------------------------------------------
 
@@ -114,51 +108,23 @@ class ConfluenceConnector:
     # HTTP --------------------------------------------------------------------------------------------------
 
     def _get(self, path: str, params: dict[str, Any] | None = None) -> JSON:
-        """One GET (a path under base_url, or a `_links.next` starting with '/'), with rate-limit retries."""
+        """One GET of a path under base_url (or a `_links.next` starting with '/'), as a JSON object."""
         url = f"{self.base_url}/{path.lstrip('/')}"
-        for attempt in range(self.max_retries + 1):
-            try:
-                response = self.client.request("GET", url, params=params, absolute=True, advanced_mode=True)
-            except requests.Timeout:
-                raise SourceTimeoutError(
-                    f"source '{self.name}': Confluence at {self.base_url} did not answer in time"
-                ) from None
-            except requests.RequestException as exc:
-                raise SourceError(
-                    f"source '{self.name}': cannot reach Confluence at {self.base_url} "
-                    f"({type(exc).__name__}): check base_url"
-                ) from None
-            status = response.status_code
-            if status in (429, 503):
-                if attempt == self.max_retries:
-                    break
-                self.sleep(_retry_after(response.headers.get("Retry-After"), attempt))
-                continue
-            if status in (401, 403):
-                raise AuthError(
-                    f"source '{self.name}': Confluence rejected the credentials ({status}) from "
-                    f"{self.credentials}: check them and their access to "
-                    f"spaces {', '.join(self.spaces)}"
-                )
-            if status >= 400:
-                raise SourceError(
-                    f"source '{self.name}': Confluence answered {status} for {path.split('?')[0]}: "
-                    "check base_url (Cloud: https://SITE.atlassian.net/wiki) and the space keys"
-                )
-            try:
-                payload = response.json()
-            except ValueError:
-                raise SourceError(
-                    f"source '{self.name}': Confluence returned a response that is not JSON for "
-                    f"{path.split('?')[0]}: check base_url"
-                ) from None
-            if not isinstance(payload, dict):
-                raise SourceError(f"source '{self.name}': Confluence returned an unexpected response shape")
-            return payload
-        raise RateLimitedError(
-            f"source '{self.name}': Confluence kept rate limiting after {self.max_retries} retries: "
-            "retry later or lower the sync frequency"
+        what = path.split("?")[0]
+        response = self.http.call(
+            what, self.client.request, "GET", url, params=params, absolute=True, advanced_mode=True
         )
+        self.http.check(response, what)
+        try:
+            payload = response.json()
+        except ValueError:
+            raise SourceError(
+                f"source '{self.name}': Confluence returned a response that is not JSON for {what}: "
+                "check base_url (Cloud: https://SITE.atlassian.net/wiki)"
+            ) from None
+        if not isinstance(payload, dict):
+            raise SourceError(f"source '{self.name}': Confluence returned an unexpected response shape for {what}")
+        return payload
 
     def _paged(self, path: str, params: dict[str, Any]) -> Iterator[Any]:
         """Every result of a paged listing, following `_links.next` relative to base_url."""
@@ -339,14 +305,13 @@ class ConfluenceConnector:
         )
 
     def _comment(self, comment: JSON, ref: str, title: str, url: str, space: str, names: dict[str, str]) -> Item:
-        # DESIGN.md has no ref format for Confluence comments: they cite their page, the id stays in metadata.
         history = comment.get("history") or {}
         author = _user_name(history.get("createdBy") or (comment.get("version") or {}).get("by") or {})
         at = _when(history.get("createdDate") or comment["version"]["when"])
         parents = [str(a["id"]) for a in comment.get("ancestors") or [] if a.get("type") == "comment"]
         link = (comment.get("_links") or {}).get("webui")
         return Item(
-            ref=ref,
+            ref=f"{ref}#comment-{comment['id']}",
             source_type="confluence",
             kind="confluence_comment",
             text=f"Comment by {author} on {at:%Y-%m-%d %H:%M} UTC:\n\n"
@@ -382,13 +347,6 @@ def _later(current: datetime | None, page: JSON) -> datetime | None:
     return when if current is None or when > current else current
 
 
-def _retry_after(header: str | None, attempt: int) -> float:
-    try:
-        return min(max(float(header or ""), 0.0), MAX_WAIT_S)
-    except ValueError:
-        return min(2.0**attempt, MAX_WAIT_S)
-
-
 def build(ctx: SourceContext) -> ConfluenceConnector:
     """The connector for one `[sources.NAME]` table of type "confluence"."""
     config: ConfluenceSource = ctx.config
@@ -408,8 +366,20 @@ def build(ctx: SourceContext) -> ConfluenceConnector:
         credentials = f"sources.{ctx.name}.user_env ({config.user_env}) and {credentials}"
     else:
         kwargs["token"] = token.get_secret_value()
+    http = HttpLayer(
+        source=ctx.name,
+        vendor="Confluence",
+        base_url=config.base_url,
+        credentials=credentials,
+        max_retries=config.max_retries,
+        timeout_s=config.timeout_s,
+        hint=f"check sources.{ctx.name}.base_url (Cloud: https://SITE.atlassian.net/wiki) and the space keys",
+    )
     # cloud=False on purpose: the 5.x Cloud client targets the v2 API; the v1 REST paths here work on both.
-    client = Confluence(url=config.base_url.rstrip("/"), cloud=False, **kwargs)
+    # atlassian-python-api's Confluence.__init__ carries no annotations.
+    client = Confluence(  # type: ignore[no-untyped-call]
+        url=config.base_url.rstrip("/"), cloud=False, session=http.session(), **kwargs
+    )
     return ConfluenceConnector(
         client,
         base_url=config.base_url,
@@ -417,6 +387,5 @@ def build(ctx: SourceContext) -> ConfluenceConnector:
         name=ctx.name,
         overlap=timedelta(minutes=config.overlap_minutes),
         options=ctx.options,
-        max_retries=config.max_retries,
-        credentials=credentials,
+        http=http,
     )

@@ -38,5 +38,5 @@ DESCRIPTOR = SourceDescriptor(
     ),
     words=(r"docs|documentation|design\s+docs?|runbooks?", r"handbook|readmes?|markdown|files?"),
     ref_patterns=(r"file:.+",),
-    supports=frozenset({"deletions"}),
+    supports=frozenset({"since", "until", "deletions"}),
 )

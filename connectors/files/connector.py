@@ -3,6 +3,8 @@
 The cursor remembers each file's (mtime, size, sha256). A later scan re-reads only files whose size or mtime
 changed and whose content hash differs; files that vanished (or became empty) are listed in `Batch.deleted`.
 A first or `--full` scan reads everything into one complete batch, so stale cached files are dropped.
+`--since`/`--until` read only files whose mtime falls in the window: a partial scan that deletes nothing and
+leaves the other files' state alone, so a later plain scan still reads what it skipped.
 """
 
 from __future__ import annotations
@@ -87,8 +89,19 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 class FilesConnector:
     """Reads a folder; see the module docstring for the incremental contract."""
 
-    def __init__(self, name: str, root: Path, include: Sequence[str], exclude: Sequence[str], full: bool = False):
+    def __init__(
+        self,
+        name: str,
+        root: Path,
+        include: Sequence[str],
+        exclude: Sequence[str],
+        full: bool = False,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ):
         self.name = name
+        self.since = since.timestamp() if since is not None else None
+        self.until = until.timestamp() if until is not None else None
         self.root = root
         self.include = [glob_regex(p.lstrip("/")) for p in include]
         self.exclude = [glob_regex(p.lstrip("/")) for p in exclude]
@@ -115,12 +128,15 @@ class FilesConnector:
             previous = {}
         scan = self._scan()
         self.skipped = scan.skipped
+        windowed = self.since is not None or self.until is not None
+        if windowed:
+            scan.entries = [e for e in scan.entries if self._in_window(e.mtime)]
         present = {e.rel for e in scan.entries}
         state = dict(previous)
-        deleted = sorted(k for k in previous if k not in present)
+        deleted = [] if windowed else sorted(k for k in previous if k not in present)
         for key in deleted:
             del state[key]
-        first_scan = not previous
+        first_scan = not previous and not windowed
 
         batch = Batch(deleted=deleted, failures=list(scan.failures), complete=first_scan)
         chars = 0
@@ -161,6 +177,9 @@ class FilesConnector:
                 batch, chars = Batch(), 0
         batch.cursor = FilesCursor(files=dict(state))
         yield batch
+
+    def _in_window(self, mtime: float) -> bool:
+        return (self.since is None or mtime >= self.since) and (self.until is None or mtime <= self.until)
 
     def _scan(self) -> _Scan:
         root = self.root
@@ -456,4 +475,7 @@ def build(ctx: SourceContext) -> FilesConnector:
     """The registry's factory for `type = "files"`."""
     config: FilesSource = ctx.config
     root = ctx.resolve(Path(config.path))
-    return FilesConnector(ctx.name, root, config.include, config.exclude, full=ctx.options.full)
+    options = ctx.options
+    return FilesConnector(
+        ctx.name, root, config.include, config.exclude, full=options.full, since=options.since, until=options.until
+    )

@@ -40,5 +40,5 @@ DESCRIPTOR = SourceDescriptor(
     ),
     words=(COMMIT_WORDS, r"git"),
     ref_patterns=(r"git:[^@:\s]+(?:@tag:.+|@[0-9a-f]{7,40}|:.+)",),
-    supports=frozenset({"deletions"}),
+    supports=frozenset({"since", "until", "deletions"}),
 )

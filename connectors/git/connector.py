@@ -3,6 +3,9 @@
 No network: only plumbing-style `git` commands on the local clone. Incremental by the last commit seen per
 branch (`last..branch`); a rewritten branch (the last commit is no longer an ancestor) is re-read in full.
 Raw records: `<sha>` per commit, `tag:<name>` per tag, `file:<path>` per code file.
+
+`--since`/`--until` read the commits authored in the window, over each branch's whole history, without moving
+the branch heads in the cursor (the next plain run still reads what lies outside the window) or deleting.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pydantic import Field
 
 from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
-from briefing.registry import SourceContext
+from briefing.registry import FetchOptions, SourceContext
 from connectors.git import GitSource
 
 log = logging.getLogger(__name__)
@@ -87,8 +90,10 @@ class GitConnector:
         repo_name: str,
         branches: Sequence[str] = (),
         code_paths: Sequence[str] = (),
+        options: FetchOptions | None = None,
     ) -> None:
         self.path = path
+        self.options = options or FetchOptions()
         self.name = name
         self.repo_name = repo_name
         self.branches = list(branches)
@@ -144,17 +149,17 @@ class GitConnector:
                     out.documents.append(self._file_document(record.data))
             except (KeyError, TypeError, ValueError) as exc:
                 out.failures.append(Failure(record.key, f"unreadable cached {record.kind}: {exc!r}"))
-        for (branch, week), items in sorted(weeks.items()):
+        for (branch, week_label), items in sorted(weeks.items()):
             items.sort(key=lambda i: (i.occurred_at, i.ref))
             out.documents.append(
                 Document(
-                    key=f"git:{self.repo_name}/{branch}/{week}",
+                    key=f"git:{self.repo_name}/{branch}/{week_label}",
                     kind="git_history",
                     source_type=SOURCE_TYPE,
-                    title=f"{self.repo_name} {branch}: commits in {week}",
+                    title=f"{self.repo_name} {branch}: commits in {week_label}",
                     items=items,
                     container=self.repo_name,
-                    metadata={"repo": self.repo_name, "branch": branch, "week": week},
+                    metadata={"repo": self.repo_name, "branch": branch, "week": week_label},
                 )
             )
         out.people = sorted(people.values(), key=lambda p: p.id)
@@ -233,6 +238,9 @@ class GitConnector:
         done: list[str],
         every_head: list[str],
     ) -> Iterator[Batch]:
+        if self.options.since is not None or self.options.until is not None:
+            yield from self._fetch_window(branch, cursor, heads, done)
+            return
         last = cursor.heads.get(branch.name)
         deleted: list[str] = []
         if last == branch.head:
@@ -262,6 +270,25 @@ class GitConnector:
             yield Batch(
                 records=part,
                 deleted=deleted if start == 0 else [],
+                failures=failures if start == 0 else [],
+                cursor=_with_heads(cursor, heads),
+            )
+
+    def _fetch_window(
+        self, branch: _Branch, cursor: GitCursor, heads: dict[str, str], done: list[str]
+    ) -> Iterator[Batch]:
+        """Commits of the branch authored between --since and --until; the cursor's heads stay where they were."""
+        since, until = self.options.since, self.options.until
+        commits, failures = self._log([branch.head, "--not", *done], branch.name)
+        kept = [
+            c
+            for c in commits
+            if (since is None or _parse_time(c.data["authored_at"]) >= _aware(since))
+            and (until is None or _parse_time(c.data["authored_at"]) <= _aware(until))
+        ]
+        for start in range(0, max(len(kept), 1), BATCH_SIZE):
+            yield Batch(
+                records=kept[start : start + BATCH_SIZE],
                 failures=failures if start == 0 else [],
                 cursor=_with_heads(cursor, heads),
             )
@@ -481,9 +508,7 @@ class GitConnector:
 
     def _file_document(self, data: JSON) -> Document:
         path = data["path"]
-        # DESIGN.md has no ref for a file in a local git repository; `file:<repo>/<path>` is the local-file
-        # form with the repository's name as its root, so a `files` source over the repo's parent agrees.
-        ref = f"file:{self.repo_name}/{path}"
+        ref = f"git:{self.repo_name}:{path}"
         item = Item(
             ref=ref,
             source_type=SOURCE_TYPE,
@@ -509,6 +534,10 @@ class _GitFailed(Exception):
     def __init__(self, command: str, reason: str) -> None:
         super().__init__(f"git {command}: {reason}")
         self.reason = reason
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _with_heads(cursor: GitCursor, heads: dict[str, str]) -> GitCursor:
@@ -596,5 +625,10 @@ def build(ctx: SourceContext) -> GitConnector:
     path = ctx.resolve(config.path)
     repo_name = config.name or path.resolve().name
     return GitConnector(
-        path, name=ctx.name, repo_name=repo_name, branches=config.branches, code_paths=config.code_paths
+        path,
+        name=ctx.name,
+        repo_name=repo_name,
+        branches=config.branches,
+        code_paths=config.code_paths,
+        options=ctx.options,
     )

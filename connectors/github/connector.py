@@ -25,7 +25,7 @@ from typing import Any
 import requests
 from pydantic import BaseModel, ConfigDict, Field
 
-from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
+from briefing.errors import ConfigError, SourceError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from briefing.sources import secret
@@ -40,6 +40,7 @@ from connectors.github.code import (
     is_binary,
     wanted,
 )
+from connectors.http import HttpLayer, is_fatal
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +131,7 @@ class GithubConnector:
         options: FetchOptions | None = None,
         token_setting: str = "token_env",
         code_paths: Sequence[str] = (),
+        http: HttpLayer | None = None,
     ) -> None:
         self.client = client
         self.repos = list(repos)
@@ -137,6 +139,10 @@ class GithubConnector:
         self.name = name
         self.options = options or FetchOptions()
         self.token_setting = token_setting
+        # Retries and Retry-After live in the client's transport (see `make_client`); this maps what still fails.
+        self.http = http or HttpLayer(
+            source=name, vendor="GitHub", base_url="https://api.github.com", credentials=token_setting
+        )
 
     def initial_cursor(self) -> GithubCursor:
         return GithubCursor()
@@ -148,49 +154,12 @@ class GithubConnector:
 
     def _translate(self, exc: Exception, what: str) -> Exception:
         """A PyGithub/requests exception as the user-facing error for `what` (a repository, usually)."""
-        from github import GithubException
-        from github.GithubException import BadCredentialsException, RateLimitExceededException
-
-        if isinstance(exc, RateLimitExceededException) or (isinstance(exc, GithubException) and exc.status == 429):
-            return RateLimitedError(
-                f"source '{self.name}': GitHub kept rate limiting while reading {what}: retry after the reset"
-            )
-        if isinstance(exc, BadCredentialsException) or (isinstance(exc, GithubException) and exc.status == 401):
-            return AuthError(
-                f"source '{self.name}': GitHub rejected the token from {self.token_setting}: "
-                "check that it is valid and not expired"
-            )
-        if isinstance(exc, GithubException) and exc.status == 403:
-            return AuthError(
-                f"source '{self.name}': the token from {self.token_setting} may not read {what}: "
-                "grant it access (repo / issues and pull requests read)"
-            )
-        if isinstance(exc, GithubException) and exc.status == 404:
+        if getattr(exc, "status", None) == 404 and type(exc).__module__.startswith("github"):
             return SourceError(
-                f"source '{self.name}': {what} was not found or is not visible to the token: "
-                f"check sources.{self.name}.repos"
+                f"source '{self.name}': {what} was not found or is not visible to the token from "
+                f"{self.token_setting}: check sources.{self.name}.repos"
             )
-        if isinstance(exc, requests.exceptions.RetryError):
-            text = str(exc)
-            if "403" in text or "429" in text:
-                return RateLimitedError(
-                    f"source '{self.name}': GitHub kept rate limiting while reading {what}: retry after the reset"
-                )
-            return SourceError(f"source '{self.name}': GitHub kept failing while reading {what}: retry later")
-        if isinstance(exc, requests.Timeout):
-            return SourceTimeoutError(f"source '{self.name}': GitHub did not answer in time while reading {what}")
-        if isinstance(exc, requests.RequestException):
-            return SourceError(
-                f"source '{self.name}': cannot reach GitHub ({type(exc).__name__}): check sources.{self.name}.base_url"
-            )
-        if isinstance(exc, GithubException):
-            return SourceError(f"source '{self.name}': GitHub answered {exc.status} while reading {what}")
-        return exc
-
-    def _fatal(self, error: Exception) -> bool:
-        return isinstance(error, AuthError | RateLimitedError | SourceTimeoutError) or (
-            isinstance(error, SourceError) and "cannot reach" in str(error)
-        )
+        return self.http.error(exc, what) or exc
 
     # Fetch -------------------------------------------------------------------------------------------------
 
@@ -248,7 +217,7 @@ class GithubConnector:
                 batch.records.append(self._issue_record(repo, issue, raw, key))
             except (GithubException, requests.RequestException) as exc:
                 error = self._translate(exc, key)
-                if self._fatal(error):
+                if is_fatal(error):
                     raise error from None
                 batch.failures.append(Failure(key, str(error)))
                 hold = min(hold, at) if hold and at else hold or at
@@ -353,7 +322,7 @@ class GithubConnector:
                     content = None if is_binary(downloaded[sha]) else downloaded[sha]
             except (GithubException, requests.RequestException) as exc:
                 error = self._translate(exc, key)
-                if self._fatal(error):
+                if is_fatal(error):
                     raise error from None
                 batch.failures.append(Failure(key, str(error)))
                 continue
@@ -617,25 +586,21 @@ def _release_document(record: RawRecord, people: dict[str, Person]) -> Document:
     )
 
 
-def make_client(
-    base_url: str, token: str, *, timeout_s: float = 30.0, max_retries: int = 5, seconds_between_requests: float = 0.25
-) -> Any:
-    """A PyGithub client that waits out primary (reset) and secondary (Retry-After) limits, up to 15 minutes.
+def make_client(base_url: str, token: str, *, http: HttpLayer, seconds_between_requests: float = 0.25) -> Any:
+    """A PyGithub client whose transport retries through `http` (rate limits, 5xx, timeouts).
 
     Lazy: `get_repo` and `get_git_ref` cost nothing until asked, so that their first request can be conditional.
     """
     from github import Auth, Github
-    from github.GithubRetry import GithubRetry
 
     return Github(
         base_url=base_url.rstrip("/"),
         auth=Auth.Token(token),
-        timeout=int(timeout_s),
+        timeout=max(1, int(http.timeout_s)),
         per_page=100,
         seconds_between_requests=seconds_between_requests,
         lazy=True,
-        # Give up rather than sleep for more than 15 minutes in a cron job.
-        retry=GithubRetry(total=max_retries, max_rate_limit_wait=900),
+        retry=http.retry(),
     )
 
 
@@ -644,17 +609,21 @@ def build(ctx: SourceContext) -> GithubConnector:
     config: GithubSource = ctx.config
     setting = f"sources.{ctx.name}.token_env"
     token = secret(config.token_env, setting=setting)
-    client = make_client(
-        config.base_url or "https://api.github.com",
-        token.get_secret_value(),
-        timeout_s=config.timeout_s,
+    base_url = config.base_url or "https://api.github.com"
+    http = HttpLayer(
+        source=ctx.name,
+        vendor="GitHub",
+        base_url=base_url,
+        credentials=f"{setting} ({config.token_env})",
         max_retries=config.max_retries,
+        timeout_s=config.timeout_s,
     )
     return GithubConnector(
-        client,
+        make_client(base_url, token.get_secret_value(), http=http),
         repos=config.repos,
         name=ctx.name,
         options=ctx.options,
         token_setting=f"{setting} ({config.token_env})",
         code_paths=config.code_paths,
+        http=http,
     )

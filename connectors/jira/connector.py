@@ -14,10 +14,8 @@ see into the last batch's `deleted`. Incremental runs never delete.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -25,17 +23,17 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import requests
 from atlassian import Jira
 
-from briefing.errors import AuthError, ConfigError, RateLimitedError, SourceError, SourceTimeoutError
+from briefing.errors import ConfigError, SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from briefing.sources import secret
+from connectors.http import HttpLayer
 from connectors.jira import JiraSource
 from connectors.jira.normalise import normalise_issues, parse_jira_time
 
 RECORD_KIND = "jira_issue"
 PAGE_SIZE = 50
 SUB_PAGE_SIZE = 100
-MAX_RETRY_WAIT_S = 300.0
 
 # Custom fields found by their schema type, since their ids differ between sites.
 SPRINT_SCHEMA = "com.pyxis.greenhopper.jira:gh-sprint"
@@ -84,17 +82,20 @@ class JiraConnector:
         *,
         name: str = "jira",
         options: FetchOptions | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        http: HttpLayer | None = None,
     ) -> None:
         self.client = client
         self.config = config
         self.name = name
         self.options = options or FetchOptions()
-        self.sleep = sleep
         self.cloud = bool(getattr(client, "cloud", False))
         # Cloud's enhanced search is v3 only (ADF bodies); comments and changelog pages must match it.
         self.api_version = 3 if self.cloud else 2
         self.base_url = (config.base_url or str(client.url)).rstrip("/")
+        # Retries and Retry-After live in the client's session (see `build`); this maps what still fails.
+        self.http = http or HttpLayer(
+            source=name, vendor="JIRA", base_url=self.base_url, credentials=_credentials(name, config)
+        )
 
     # --- Connector protocol -------------------------------------------------------------------------------
 
@@ -279,55 +280,27 @@ class JiraConnector:
     # --- Calls, errors and retries --------------------------------------------------------------------------
 
     def _call(self, what: str, fn: Callable[..., T], *args: Any, jql_error: bool = False, **kwargs: Any) -> T:
-        """Call the SDK with bounded retries on 429/5xx/timeouts; map failures onto the error family."""
-        attempt = 0
-        while True:
-            try:
-                return fn(*args, **kwargs)
-            except requests.HTTPError as exc:
-                response = exc.response
-                status = response.status_code if response is not None else 0
-                if status in (401, 403):
-                    raise AuthError(self._auth_message(status)) from None
-                if status == 400 and jql_error:
-                    raise ConfigError(
-                        f"source '{self.name}': JIRA rejected the query ({_first_line(exc)}): "
-                        f"check sources.{self.name}.projects and sources.{self.name}.jql"
-                    ) from None
-                retryable = status == 429 or status >= 500
-                if retryable and attempt < self.config.max_retries:
-                    attempt += 1
-                    self.sleep(_retry_delay(response, attempt))
-                    continue
-                if status == 429:
-                    raise RateLimitedError(
-                        f"source '{self.name}': JIRA kept answering 429 (rate limited) to '{what}' after "
-                        f"{attempt} retries: wait and run again, or raise sources.{self.name}.max_retries"
-                    ) from None
-                raise SourceError(f"source '{self.name}': JIRA failed to {what}: HTTP {status}") from None
-            except requests.Timeout:
-                if attempt < self.config.max_retries:
-                    attempt += 1
-                    self.sleep(min(2.0**attempt, 60.0))
-                    continue
-                raise SourceTimeoutError(
-                    f"source '{self.name}': JIRA did not answer '{what}' within "
-                    f"sources.{self.name}.timeout_s={self.config.timeout_s}s after {attempt} retries"
+        """Call the SDK (its session retries); map what still fails onto the error family."""
+        try:
+            return fn(*args, **kwargs)
+        except requests.HTTPError as exc:
+            status = exc.response.status_code if exc.response is not None else None
+            if status == 400 and jql_error:
+                raise ConfigError(
+                    f"source '{self.name}': JIRA rejected the query ({_first_line(exc)}): "
+                    f"check sources.{self.name}.projects and sources.{self.name}.jql"
                 ) from None
-            except requests.ConnectionError:
-                raise SourceError(
-                    f"source '{self.name}': cannot reach JIRA at {self.base_url}: check sources.{self.name}.base_url"
-                ) from None
+            raise self.http.error(exc, what) or exc from None
+        except requests.RequestException as exc:
+            raise self.http.error(exc, what) or exc from None
 
-    def _auth_message(self, status: int) -> str:
-        settings = [f"sources.{self.name}.token_env ({self.config.token_env or 'unset'})"]
-        if self.config.user_env:
-            settings.insert(0, f"sources.{self.name}.user_env ({self.config.user_env})")
-        verdict = "rejected the credentials" if status == 401 else "refused access"
-        return (
-            f"source '{self.name}': JIRA {verdict} (HTTP {status}): check the environment variables named by "
-            + " and ".join(settings)
-        )
+
+def _credentials(name: str, config: JiraSource) -> str:
+    """The settings naming the credentials, for messages (never their values)."""
+    settings = [f"sources.{name}.token_env ({config.token_env or 'unset'})"]
+    if config.user_env:
+        settings.insert(0, f"sources.{name}.user_env ({config.user_env})")
+    return " and ".join(settings)
 
 
 class _IssueError(Exception):
@@ -346,15 +319,24 @@ def build(ctx: SourceContext) -> JiraConnector:
     common: dict[str, Any] = {
         "cloud": cloud,
         "timeout": config.timeout_s,
-        # Our own bounded retry (in `_call`) owns rate limiting; the SDK's single silent retry would double it.
+        # connectors.http (the session's adapter) owns retries; the SDK's single silent retry would double it.
         "retry_with_header": False,
     }
+    http = HttpLayer(
+        source=ctx.name,
+        vendor="JIRA",
+        base_url=config.base_url,
+        credentials=_credentials(ctx.name, config),
+        max_retries=config.max_retries,
+        timeout_s=config.timeout_s,
+    )
+    common["session"] = http.session()
     if config.user_env:
         user = secret(config.user_env, setting=f"sources.{ctx.name}.user_env").get_secret_value()
         client = Jira(config.base_url, username=user, password=token, **common)
     else:
         client = Jira(config.base_url, token=token, **common)
-    return JiraConnector(client, config, name=ctx.name, options=ctx.options)
+    return JiraConnector(client, config, name=ctx.name, options=ctx.options, http=http)
 
 
 def _issue_list(page: Any) -> list[JSON]:
@@ -388,20 +370,6 @@ def _jql_time(moment: datetime, zone: ZoneInfo, *, ceil: bool) -> str:
     if ceil and (local.second or local.microsecond):
         local += timedelta(minutes=1)
     return local.strftime("%Y-%m-%d %H:%M")
-
-
-def _retry_delay(response: requests.Response | None, attempt: int) -> float:
-    header = response.headers.get("Retry-After") if response is not None else None
-    if header:
-        try:
-            return min(max(float(header), 0.0), MAX_RETRY_WAIT_S)
-        except ValueError:
-            try:
-                when = parsedate_to_datetime(header)
-                return min(max((when - datetime.now(UTC)).total_seconds(), 0.0), MAX_RETRY_WAIT_S)
-            except (TypeError, ValueError):
-                pass
-    return min(2.0 ** (attempt - 1), 60.0)
 
 
 def _first_line(exc: Exception) -> str:

@@ -58,6 +58,4 @@ API = SourceDescriptor(
     supports=frozenset({"since", "until"}),
     container_is_channel=True,
 )
-EXPORT = replace(
-    API, type="slack_export", config=SlackExportSource, factory="connectors.slack.export:build", supports=frozenset()
-)
+EXPORT = replace(API, type="slack_export", config=SlackExportSource, factory="connectors.slack.export:build")

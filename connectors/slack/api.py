@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field
 from slack_sdk import WebClient
@@ -280,7 +280,7 @@ class _ChannelError(Exception):
     """An API error that concerns one channel or thread, not the whole source."""
 
 
-def _valid_ts(ts: Any) -> bool:
+def _valid_ts(ts: Any) -> TypeGuard[str]:
     if not isinstance(ts, str) or not ts:
         return False
     try:

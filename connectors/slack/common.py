@@ -212,7 +212,7 @@ def message_text(message: JSON, users: Mapping[str, str], channels: Mapping[str,
 def user_name(user: JSON) -> str:
     """The name people know a user by: real name, else display name, else handle."""
     profile = user.get("profile") or {}
-    return (
+    return str(
         user.get("real_name")
         or profile.get("real_name")
         or profile.get("display_name")
@@ -382,7 +382,7 @@ def _channel_documents(
             continue
         if item is None:
             continue
-        (threads[thread_ts] if in_thread else loose).append(item)
+        (threads[str(thread_ts)] if in_thread else loose).append(item)
 
     def order(items: list[Item]) -> list[Item]:
         return sorted(items, key=lambda i: _ts_key(i.metadata["ts"]))

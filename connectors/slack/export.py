@@ -5,6 +5,10 @@ content hash and the record keys it produced. A re-run reads only files whose st
 their content changed, and lists in `Batch.deleted` the keys a changed or vanished file no longer contains.
 `Batch.complete` is never set: batches are per channel (so a crash resumes from the last finished channel),
 and a complete batch would have to list every key of the source at once.
+
+`--since`/`--until` make a partial run: only messages whose `ts` falls in the window are emitted (day files
+named for dates well outside it are not opened), nothing is deleted, and the day files' state is left as it
+was, so the next unwindowed run still reads every file it has not read in full.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
-from briefing.registry import SourceContext
+from briefing.registry import FetchOptions, SourceContext
 from connectors.slack import SlackExportSource
 from connectors.slack.common import normalise_records
 
@@ -57,9 +62,27 @@ class _Conversation:
 class SlackExportConnector:
     """Reads one unzipped Slack export folder."""
 
-    def __init__(self, root: Path, channels: Sequence[str] = ()) -> None:
+    def __init__(self, root: Path, channels: Sequence[str] = (), options: FetchOptions | None = None) -> None:
         self.root = root
         self.channel_filter = {c.lstrip("#") for c in channels}
+        self.options = options or FetchOptions()
+        self.windowed = self.options.since is not None or self.options.until is not None
+
+    def _in_window(self, ts: str) -> bool:
+        moment = datetime.fromtimestamp(float(ts), tz=UTC)
+        since, until = self.options.since, self.options.until
+        return (since is None or moment >= _aware(since)) and (until is None or moment <= _aware(until))
+
+    def _day_may_hold_window(self, stem: str) -> bool:
+        """Whether a day file (`YYYY-MM-DD.json`) can hold messages of the window; a day of slack for time zones."""
+        try:
+            day = date.fromisoformat(stem)
+        except ValueError:
+            return True
+        start = datetime(day.year, day.month, day.day, tzinfo=UTC) - timedelta(days=1)
+        end = start + timedelta(days=3)
+        since, until = self.options.since, self.options.until
+        return (since is None or end >= _aware(since)) and (until is None or start <= _aware(until))
 
     def initial_cursor(self) -> SlackExportCursor:
         return SlackExportCursor()
@@ -191,9 +214,12 @@ class SlackExportConnector:
         for path in day_files:
             rel = f"{conv.folder}/{path.name}"
             seen.add(rel)
+            if self.windowed and not self._day_may_hold_window(path.stem):
+                continue
             stat = path.stat()
             previous = old.get(rel)
-            if previous and (previous.mtime_ns, previous.size) == (stat.st_mtime_ns, stat.st_size):
+            unchanged = previous and (previous.mtime_ns, previous.size) == (stat.st_mtime_ns, stat.st_size)
+            if unchanged and not self.windowed:
                 continue
             try:
                 content = path.read_bytes()
@@ -212,8 +238,14 @@ class SlackExportConnector:
                 if not isinstance(ts, str) or not _is_ts(ts):
                     batch.failures.append(Failure(f"{rel}#{n}", "message without a valid ts"))
                     continue
+                if self.windowed and not self._in_window(ts):
+                    continue
                 data = {**message, "_channel": {"id": conv.id, "name": conv.name}}
                 records.append(RawRecord(f"{conv.id}/{ts}", "message", data))
+            if self.windowed:
+                # A partial read: the file's state and any deletions wait for an unwindowed run.
+                batch.records += records
+                continue
             keys = tuple(r.key for r in records)
             state[rel] = FileState(mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=digest, keys=keys)
             if previous is not None and previous.sha256 == digest:
@@ -270,6 +302,10 @@ def _is_ts(ts: str) -> bool:
     return True
 
 
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def build(ctx: SourceContext) -> SlackExportConnector:
     config: SlackExportSource = ctx.config
-    return SlackExportConnector(ctx.resolve(config.path), config.channels)
+    return SlackExportConnector(ctx.resolve(config.path), config.channels, options=ctx.options)

@@ -25,7 +25,7 @@ TIGHT = ChunkLimits(max_tokens=80, max_chars=600)
 
 def code_document(path: str, text: str) -> Document:
     item = Item(
-        ref=f"file:ledger-api/{path}",
+        ref=f"git:ledger-api:{path}",
         source_type="git",
         kind="code_file",
         text=text,
@@ -35,7 +35,7 @@ def code_document(path: str, text: str) -> Document:
         metadata={"path": path},
     )
     return Document(
-        key=f"file:ledger-api/{path}",
+        key=f"git:ledger-api:{path}",
         kind="code_file",
         source_type="git",
         title=f"ledger-api/{path}",
@@ -130,11 +130,11 @@ def test_chunks_fit_cover_every_line_and_carry_provenance(language: str, limits:
     lines = (GOLDEN / language / SOURCES[language]).read_text().splitlines()
     covered: set[int] = set()
     for n, chunk in enumerate(chunks):
-        assert chunk.chunk_id == f"file:ledger-api/{SOURCES[language]}::{n}"
+        assert chunk.chunk_id == f"git:ledger-api:{SOURCES[language]}::{n}"
         assert limits.count_tokens(chunk.text) <= limits.max_tokens and len(chunk.text) <= limits.max_chars
         start, end = chunk.metadata["start_line"], chunk.metadata["end_line"]
         assert chunk.text.endswith("\n".join(lines[start - 1 : end]))
-        assert chunk.metadata["language"] == language and chunk.refs == [f"file:ledger-api/{SOURCES[language]}"]
+        assert chunk.metadata["language"] == language and chunk.refs == [f"git:ledger-api:{SOURCES[language]}"]
         assert not covered & set(range(start, end + 1)), "chunks overlap"
         covered |= set(range(start, end + 1))
     assert {n for n, line in enumerate(lines, 1) if line.strip()} <= covered

@@ -118,7 +118,7 @@ def test_sample_repository_is_deterministic_and_chunks_like_the_story(tmp_path: 
     [incident_week] = chunk_commits(documents["git:ledger-api/main/2026-W21"], limits=ChunkLimits())
     assert incident_week.authors == ["Sam Whitfield", "Tomás Herrera"]
     assert {"PLAT-115", "PLAT-118"} <= set(incident_week.tickets)
-    assert "file:ledger-api/internal/settlement/batch.go" in documents
+    assert "git:ledger-api:internal/settlement/batch.go" in documents
 
 
 def test_registry_routes_git_history_documents_to_this_chunker() -> None:

@@ -46,7 +46,7 @@ def connector(
         **config,
     }
     built = build(SourceContext(name="wiki", config=source_adapter().validate_python(table)))
-    built.sleep = lambda seconds: None
+    built.http.sleep = lambda seconds: None
     return built
 
 
@@ -101,7 +101,7 @@ def test_normalise_builds_one_document_per_page_with_breadcrumb_and_markdown(
     assert "Owner: @Ben Ortiz." in page.text and "(PAY-42)" in page.text
     assert "```yaml\nbroker:\n  url: amqp://queue.example\n  prefetch: 50\n```" in page.text
     comments = design.items[1:]
-    assert [c.ref for c in comments] == ["confluence:1002", "confluence:1002"]
+    assert [c.ref for c in comments] == ["confluence:1002#comment-7001", "confluence:1002#comment-7002"]
     assert comments[1].author == "Ben Ortiz" and comments[1].metadata["in_reply_to"] == "7001"
     assert "Yes, 30 minutes" in comments[1].text
     assert {p.name for p in out.people} == {"Ana Lima", "Ben Ortiz"}
@@ -122,7 +122,11 @@ def test_document_chunker_keeps_breadcrumb_and_section_path_on_every_chunk(
     assert any(c.metadata["section_path"] == f"{breadcrumb} > Decision > Risks" for c in chunks)
     code = next(c for c in chunks if "```yaml" in c.text)
     assert code.text.count("```") == 2  # the code block is never cut
-    assert all(c.refs == ["confluence:1002"] for c in chunks)
+    # The page's chunks cite the page, each comment's chunk cites that comment (DESIGN.md refs).
+    assert [c.refs for c in chunks if c.refs != ["confluence:1002"]] == [
+        ["confluence:1002#comment-7001"],
+        ["confluence:1002#comment-7002"],
+    ]
 
 
 def test_incremental_sync_asks_only_for_recent_changes(fake: FakeConfluence, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,7 +190,7 @@ def test_a_page_moved_to_an_unconfigured_space_is_deleted(
 def test_rate_limits_are_waited_out(fake: FakeConfluence, monkeypatch: pytest.MonkeyPatch) -> None:
     conn = connector(fake, monkeypatch)
     waits: list[float] = []
-    conn.sleep = waits.append
+    conn.http.sleep = waits.append
     fake.rate_limited = 2
 
     batches, _ = sync(conn)
@@ -199,7 +203,7 @@ def test_persistent_rate_limiting_raises_rate_limited(fake: FakeConfluence, monk
     conn = connector(fake, monkeypatch)
     fake.rate_limited = 100
 
-    with pytest.raises(RateLimitedError, match="kept rate limiting after 2 retries"):
+    with pytest.raises(RateLimitedError, match=r"kept rate limiting \(HTTP 429\) while reading .* after 2 retries"):
         sync(conn)
 
 

@@ -267,3 +267,27 @@ def test_undated_markdown_takes_the_date_line_near_the_top(tmp_path: Path) -> No
     # a date inside prose is not a date line: the file's own time is kept
     assert docs["file:plain.md"].items[0].occurred_at.year >= 2026
     assert docs["file:plain.md"].items[0].occurred_at.date().isoformat() != "2026-05-01"
+
+
+def _set_mtime(path: Path, when: datetime) -> None:
+    os.utime(path, (when.timestamp(), when.timestamp()))
+
+
+def test_since_and_until_read_only_files_modified_in_the_window(root: Path) -> None:
+    old, inside, new = (datetime(2026, 5, d, 12, tzinfo=UTC) for d in (1, 10, 20))
+    for path in root.rglob("*"):
+        if path.is_file():
+            _set_mtime(path, old)
+    _set_mtime(root / "notes.txt", inside)
+    _set_mtime(root / "plans" / "migration.pdf", new)
+    table = source_adapter().validate_python({"type": "files", "path": str(root)})
+    window = FetchOptions(since=datetime(2026, 5, 5, tzinfo=UTC), until=datetime(2026, 5, 15, tzinfo=UTC))
+    windowed = build(SourceContext(name="h", config=table, options=window))
+
+    batches, cursor = fetch_all(windowed)
+
+    assert keys(batches) == {"notes.txt"}
+    assert not any(b.complete for b in batches) and [k for b in batches for k in b.deleted] == []
+    # The files left out are read by the next plain scan, from the cursor the windowed scan left.
+    later, _ = fetch_all(connector(root), cursor)
+    assert "plans/migration.pdf" in keys(later) and "notes.txt" not in keys(later)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from briefing.errors import SourceError
 from briefing.model import Batch, RawRecord
-from briefing.registry import SourceContext
+from briefing.registry import FetchOptions, SourceContext
 from briefing.settings import source_adapter
 from connectors.git.connector import GitConnector, GitCursor, build
 
@@ -52,9 +53,9 @@ class Repo:
         return self.git("rev-parse", "HEAD").strip()
 
 
-def connector(repo: Repo, **config: object) -> GitConnector:
+def connector(repo: Repo, options: FetchOptions | None = None, **config: object) -> GitConnector:
     table = source_adapter().validate_python({"type": "git", "path": str(repo.path), **config})
-    return build(SourceContext(name="code", config=table))
+    return build(SourceContext(name="code", config=table, options=options or FetchOptions()))
 
 
 def sync(conn: GitConnector, cursor: GitCursor | None = None) -> tuple[list[Batch], GitCursor]:
@@ -188,8 +189,8 @@ def test_code_paths_read_changed_files_only_and_delete_removed_ones(repo: Repo) 
     assert sorted(k for k in found if k.startswith("file:")) == ["file:docs/notes.md", "file:retry.py"]
     assert found["file:retry.py"].data["blob"] == cursor.files["retry.py"]
     docs = {d.key: d for d in conn.normalise(list(found.values())).documents}
-    code = docs["file:ledger/retry.py"]
-    assert code.kind == "code_file" and code.items[0].ref == "file:ledger/retry.py"
+    code = docs["git:ledger:retry.py"]
+    assert code.kind == "code_file" and code.items[0].ref == "git:ledger:retry.py"
     assert code.items[0].text == "def backoff():\n    return 1\n"
 
     repo.commit("Faster retry", {"retry.py": "def backoff():\n    return 0\n"}, at="2026-05-09T09:00:00Z")
@@ -209,3 +210,18 @@ def test_unparseable_cached_commit_is_a_failure_not_a_crash(repo: Repo) -> None:
     normalised = conn.normalise([*records(batches).values(), bad])
     assert [f.key for f in normalised.failures] == ["0" * 40]
     assert len(normalised.documents) == 1
+
+
+def test_since_and_until_read_only_the_commits_in_range(repo: Repo) -> None:
+    late = repo.commit("Add statements index", {"schema.sql": "CREATE INDEX i;\n"}, at="2026-05-11T10:00:00Z")
+    middle = repo.git("rev-parse", "HEAD~1").strip()
+    window = FetchOptions(since=datetime(2026, 5, 5, tzinfo=UTC), until=datetime(2026, 5, 10, tzinfo=UTC))
+
+    batches, cursor = sync(connector(repo, options=window))
+
+    assert [k for k in records(batches) if not k.startswith("tag:")] == [middle]
+    assert [k for b in batches for k in b.deleted] == []
+    # The heads did not move: a plain run afterwards still reads the commits outside the window.
+    assert cursor.heads == {}
+    later, _ = sync(connector(repo), cursor)
+    assert late in records(later) and len(records(later)) == 3

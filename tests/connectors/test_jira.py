@@ -54,7 +54,7 @@ class Runner:
         connector = build(
             SourceContext(name="tracker", config=JiraSource(**settings), options=options or FetchOptions())
         )
-        connector.sleep = self.sleeps.append
+        connector.http.sleep = self.sleeps.append
         return connector
 
     def run(self, connector: JiraConnector, *, crash_after: int | None = None) -> list[str]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from briefing.errors import SourceError
 from briefing.model import Batch, Normalised, RawRecord
-from briefing.registry import SourceContext, connector_for
+from briefing.registry import FetchOptions, SourceContext, connector_for
 from briefing.settings import source_adapter
 from connectors.slack.export import SlackExportConnector, SlackExportCursor
 
@@ -333,3 +334,41 @@ def test_build_resolves_the_configured_path(export: Path) -> None:
     assert connector.root == export
     records = [r for b in connector.fetch(connector.initial_cursor()) for r in b.records]
     assert {r.data["_channel"]["name"] for r in records if r.kind == "message"} == {"random"}
+
+
+def _window(since: str, until: str) -> FetchOptions:
+    return FetchOptions(since=datetime.fromisoformat(since), until=datetime.fromisoformat(until))
+
+
+def test_since_and_until_keep_only_messages_in_the_window(export: Path) -> None:
+    runner = Runner(SlackExportConnector(export, options=_window("2026-05-06T15:00:00+00:00", "2026-05-07T09:20:00Z")))
+    batches = runner.run()
+
+    messages = sorted(r.key for b in batches for r in b.records if r.kind == "message")
+    assert messages == [
+        "C01PLAT/1778079600.000600",
+        "C01PLAT/1778080200.000700",
+        "C01PLAT/1778083200.000800",
+        "C01PLAT/1778145300.000400",
+        "C02RAND/1778104800.000200",
+        "G01LEADS/1778090000.000100",
+    ]
+    # A windowed run is partial: the next plain run still reads every message it left out.
+    runner.connector = SlackExportConnector(export)
+    later = {r.key for b in runner.run() for r in b.records if r.kind == "message"}
+    assert f"C01PLAT/{ROOT_TS}" in later and "C02RAND/1778070000.000100" in later
+
+
+def test_a_windowed_run_after_a_full_one_deletes_nothing(export: Path) -> None:
+    runner = Runner(SlackExportConnector(export))
+    runner.run()
+    stored = set(runner.cache)
+
+    runner.connector = SlackExportConnector(export, options=_window("2026-05-07T00:00:00Z", "2026-05-07T23:59:59Z"))
+    batches = runner.run()
+
+    assert {r.key for b in batches for r in b.records if r.kind == "message"} == {
+        "C01PLAT/1778145300.000400",
+        "C01PLAT/1778146200.000900",
+    }
+    assert [k for b in batches for k in b.deleted] == [] and set(runner.cache) == stored
