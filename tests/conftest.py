@@ -47,8 +47,7 @@ class SampleIndex:
 
 @pytest.fixture(scope="session")
 def sample_index(tmp_path_factory: pytest.TempPathFactory) -> SampleIndex:
-    from briefing.cli.ingest import run_ingest
-    from briefing.registry import FetchOptions
+    from briefing import pipeline
     from briefing.settings import load_settings
 
     root = tmp_path_factory.mktemp("sample")
@@ -59,8 +58,8 @@ def sample_index(tmp_path_factory: pytest.TempPathFactory) -> SampleIndex:
     os.environ["BRIEF_HOME"] = str(home)
     try:
         settings = load_settings(workspace / "brief.toml")
-        failures = run_ingest(settings, list(settings.sources), collect_first=True, options=FetchOptions(), quiet=True)
-        assert failures == 0
+        summary = pipeline.run(settings, list(settings.sources))
+        assert summary.broken == [] and summary.failure_count == 0
     finally:
         if saved is None:
             os.environ.pop("BRIEF_HOME", None)
