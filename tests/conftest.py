@@ -17,6 +17,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False, help="rewrite golden files")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark by what a test needs, so `-m "not slow and not corpus"` is right without anyone remembering to mark."""
+    for item in items:
+        needs = set(getattr(item, "fixturenames", ()))
+        if "sample_index" in needs:  # the whole sample, ingested and indexed
+            item.add_marker(pytest.mark.slow)
+        if "olake" in needs:  # the real-data corpus beside the checkout
+            item.add_marker(pytest.mark.corpus)
+
+
 @pytest.fixture(autouse=True)
 def brief_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):

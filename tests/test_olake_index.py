@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.corpus
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]  # indexes the whole corpus
 
 
 def test_every_message_and_file_is_indexed_with_its_ref(olake: Path, tmp_path: Path) -> None:

@@ -6,10 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from briefing.cli.app import app
 from briefing.errors import ConfigError, IndexError_, InputError, SourceError
+from tests.harness import Workspace
 
 runner = CliRunner()
 
@@ -55,15 +57,33 @@ def test_empty_index(tmp_path: Path) -> None:
     assert "brief ingest" in result.stderr
 
 
-def test_empty_and_oversized_questions(use_sample) -> None:
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A one-file workspace, indexed once: (config, BRIEF_HOME); bad input must fail even where an index exists."""
+    root = tmp_path_factory.mktemp("indexed")
+    (root / "docs").mkdir()
+    (root / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the ledger with `make restart`.\n")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("BRIEF_HOME", str(root / "home"))
+        ws = Workspace(root, {"docs": {"type": "files", "path": "docs"}})
+        assert ws.run().failure_count == 0 and ws.indexed_refs() == {"file:runbook.md"}
+    return ws.config, root / "home"
+
+
+def test_empty_and_oversized_questions(indexed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg, home = indexed
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    assert runner.invoke(app, ["--config", str(cfg), "ask", "how do I restart the ledger?"]).exit_code == 0
     for question in ["   ", "why " * 5000]:
-        result = runner.invoke(app, ["--config", str(use_sample.config), "ask", question])
+        result = runner.invoke(app, ["--config", str(cfg), "ask", question])
         assert result.exit_code == InputError.exit_code, result.output
         assert "question" in result.stderr
 
 
-def test_bad_now(use_sample) -> None:
-    result = runner.invoke(app, ["--config", str(use_sample.config), "ask", "what happened?", "--now", "yesterday-ish"])
+def test_bad_now(indexed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg, home = indexed
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    result = runner.invoke(app, ["--config", str(cfg), "ask", "what happened?", "--now", "yesterday-ish"])
     assert result.exit_code == InputError.exit_code
     assert "yesterday-ish" in result.stderr
 
