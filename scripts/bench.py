@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OLAKE = ROOT.parent / "shared" / "corpora" / "olake"
@@ -26,7 +27,9 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-def bench(name: str, config_text: str | None, copy_from: Path | None, questions: list[tuple[str, str]]) -> dict:
+def bench(
+    name: str, config_text: str | None, copy_from: Path | None, questions: list[tuple[str, str]]
+) -> dict[str, Any]:
     from briefing import pipeline
     from briefing.registry import FetchOptions
     from briefing.service import Brief, parse_now
