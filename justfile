@@ -10,6 +10,10 @@ install:
 test *args:
     python -m pytest {{args}}
 
+# The fast subset: no full index (slow) and no ../shared corpus (corpus); under a minute on two cores
+test-fast *args:
+    python -m pytest -m "not slow and not corpus" {{args}}
+
 # Lint and type-check
 lint:
     ruff check .

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OLAKE = ROOT.parent / "shared" / "corpora" / "olake"
@@ -26,12 +27,13 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-def bench(name: str, config_text: str | None, copy_from: Path | None, questions: list[tuple[str, str]]) -> dict:
-    from briefing.cli.ingest import run_ingest
+def bench(
+    name: str, config_text: str | None, copy_from: Path | None, questions: list[tuple[str, str]]
+) -> dict[str, Any]:
+    from briefing import pipeline
     from briefing.registry import FetchOptions
     from briefing.service import Brief, parse_now
     from briefing.settings import load_settings
-    from briefing.store import SourceState
 
     root = Path(tempfile.mkdtemp(prefix=f"brief-bench-{name}-"))
     os.environ["BRIEF_HOME"] = str(root / "home")
@@ -45,11 +47,13 @@ def bench(name: str, config_text: str | None, copy_from: Path | None, questions:
             (workspace / "brief.toml").write_text(config_text)
         settings = load_settings(workspace / "brief.toml")
         t0 = time.perf_counter()
-        run_ingest(settings, list(settings.sources), collect_first=True, options=FetchOptions(), quiet=True)
+        first = pipeline.run(settings, list(settings.sources), options=FetchOptions())
         ingest_s = time.perf_counter() - t0
-        chunks = sum(SourceState.for_source(settings, s).data["last_run"]["chunks"] for s in settings.sources)
+        if first.broken:
+            raise SystemExit(f"{name}: {first.error()}")
+        chunks = sum(run.processed.chunks for run in first.sources if run.processed)
         t0 = time.perf_counter()
-        run_ingest(settings, list(settings.sources), collect_first=True, options=FetchOptions(), quiet=True)
+        pipeline.run(settings, list(settings.sources), options=FetchOptions())
         reingest_s = time.perf_counter() - t0
         search_ms: list[float] = []
         ask_ms: list[float] = []

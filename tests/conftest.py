@@ -17,6 +17,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False, help="rewrite golden files")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark by what a test needs, so `-m "not slow and not corpus"` is right without anyone remembering to mark."""
+    for item in items:
+        needs = set(getattr(item, "fixturenames", ()))
+        if "sample_index" in needs:  # the whole sample, ingested and indexed
+            item.add_marker(pytest.mark.slow)
+        if "olake" in needs:  # the real-data corpus beside the checkout
+            item.add_marker(pytest.mark.corpus)
+
+
 @pytest.fixture(autouse=True)
 def brief_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
@@ -47,8 +57,7 @@ class SampleIndex:
 
 @pytest.fixture(scope="session")
 def sample_index(tmp_path_factory: pytest.TempPathFactory) -> SampleIndex:
-    from briefing.cli.ingest import run_ingest
-    from briefing.registry import FetchOptions
+    from briefing import pipeline
     from briefing.settings import load_settings
 
     root = tmp_path_factory.mktemp("sample")
@@ -59,8 +68,8 @@ def sample_index(tmp_path_factory: pytest.TempPathFactory) -> SampleIndex:
     os.environ["BRIEF_HOME"] = str(home)
     try:
         settings = load_settings(workspace / "brief.toml")
-        failures = run_ingest(settings, list(settings.sources), collect_first=True, options=FetchOptions(), quiet=True)
-        assert failures == 0
+        summary = pipeline.run(settings, list(settings.sources))
+        assert summary.broken == [] and summary.failure_count == 0
     finally:
         if saved is None:
             os.environ.pop("BRIEF_HOME", None)

@@ -1,35 +1,45 @@
-"""Golden-file helpers for chunker tests: chunks as JSON, checked against (or rewritten into) a golden file."""
+"""Golden files for chunker tests: one serialiser for chunks and documents, one check (or explicit rewrite).
+
+Every field of a chunk is written, so a golden file notices any change in what a chunker produces.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from briefing.model import Chunk
+from briefing.model import Chunk, Document, Item
 
 
-def chunk_to_json(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "chunk_id": chunk.chunk_id,
-        "title": chunk.title,
-        "text": chunk.text,
-        "refs": chunk.refs,
-        "start": chunk.start.isoformat(),
-        "end": chunk.end.isoformat(),
-        "authors": chunk.authors,
-        "url": chunk.url,
-        "container": chunk.container,
-        "tickets": chunk.tickets,
-        "units": [{"ref": u.ref, "author": u.author, "at": u.at.isoformat() if u.at else None} for u in chunk.units],
-        "metadata": chunk.metadata,
-        "truncated": chunk.truncated,
-    }
+def to_json(value: Any) -> Any:
+    """Dataclasses (chunks, units, documents, items) as plain JSON values; datetimes in ISO-8601."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_json(v) for v in value]
+    return value
 
 
-def check_golden(request: pytest.FixtureRequest, path: Path, got: list[dict[str, Any]]) -> None:
+def chunks_to_json(chunks: list[Chunk]) -> list[dict[str, Any]]:
+    return [to_json(chunk) for chunk in chunks]
+
+
+def document_from_json(data: dict[str, Any]) -> Document:
+    """A document written by `to_json` (a golden input), read back."""
+    items = [Item(**{**i, "occurred_at": datetime.fromisoformat(i["occurred_at"])}) for i in data["items"]]
+    return Document(**{**data, "items": items})
+
+
+def check_golden(request: pytest.FixtureRequest, path: Path, got: Any) -> None:
     """Compare with the golden file; rewrite it only when pytest runs with --update-golden (never silently)."""
     if request.config.getoption("--update-golden"):
         path.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

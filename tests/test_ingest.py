@@ -1,4 +1,4 @@
-"""The ingest runner: cursor after records, idempotent re-ingest, deletions reach the index, bad items counted."""
+"""The ingest pipeline: cursor after records, idempotent re-ingest, deletions reach the index, bad items counted."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 
 from briefing.embed import Embedder
-from briefing.index import Index
-from briefing.ingest import collect, process
+from briefing.errors import SourceError
 from briefing.model import Batch, Cursor, Document, Failure, Item, Normalised, RawRecord
 from briefing.registry import FetchOptions
-from briefing.settings import Settings, load_settings
-from briefing.store import RawStore, SourceState
+from briefing.store import SourceState
+from tests.harness import Workspace
 
 
 class PageCursor(Cursor):
@@ -69,75 +68,102 @@ class FakeConnector:
         return Normalised(documents=docs)
 
 
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    config = tmp_path / "brief.toml"
-    (tmp_path / "docs").mkdir()
-    config.write_text('[workspace]\nname = "t"\n[sources.notes]\ntype = "files"\npath = "docs"\n')
-    return load_settings(config)
-
-
 @pytest.fixture(scope="module")
-def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedder]:
     from briefing.settings import EmbeddingSettings
 
-    return Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("models"))
+    emb = Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("models"))
+    yield emb
+    emb.close()
+
+
+@pytest.fixture
+def ws(tmp_path: Path, embedder: Embedder) -> Workspace:
+    (tmp_path / "docs").mkdir()
+    return Workspace(tmp_path, {"notes": {"type": "files", "path": "docs"}}, embedder=embedder)
 
 
 PAGES = [["alpha release notes"], ["beta rollout plan", "gamma incident review"], ["delta hiring update"]]
+NOTES = {"file:note-0-0.md", "file:note-1-0.md", "file:note-1-1.md", "file:note-2-0.md"}
 
 
-def test_crash_mid_run_resumes_without_gaps_or_duplicates(settings: Settings) -> None:
+def test_crash_mid_run_resumes_without_gaps_or_duplicates(ws: Workspace) -> None:
     with pytest.raises(RuntimeError):
-        collect(settings, "notes", FetchOptions(), FakeConnector(PAGES, crash_at=2))
-    state = SourceState.for_source(settings, "notes")
-    assert state.cursor == {"page": 2}  # moved past the two stored pages only
-    store = RawStore.for_source(settings, "notes")
-    assert store.keys() == {"note-0-0", "note-1-0", "note-1-1"}
-    store.close()
+        ws.ingest("notes", FakeConnector(PAGES, crash_at=2))
+    assert SourceState.for_source(ws.settings, "notes").cursor == {"page": 2}  # moved past the stored pages only
+    assert set(ws.cached("notes")) == {"note-0-0", "note-1-0", "note-1-1"}
 
     resumed = FakeConnector(PAGES)
-    report = collect(settings, "notes", FetchOptions(), resumed)
+    run = ws.ingest("notes", resumed)
     assert resumed.started_from == 2
-    assert report.fetched == 1
-    store = RawStore.for_source(settings, "notes")
-    assert len(store) == 4
-    store.close()
+    assert run.collected is not None and run.collected.fetched == 1
+    assert len(ws.cached("notes")) == 4
+    assert ws.indexed_refs() == NOTES  # the resumed run indexes what the crashed one had cached too
 
 
-def test_failures_are_counted_not_fatal(settings: Settings) -> None:
-    report = collect(settings, "notes", FetchOptions(), FakeConnector(PAGES))
-    assert report.fetched == 4
-    assert [f.key for f in report.failures] == ["bad-1"]
+def test_failures_are_counted_not_fatal(ws: Workspace) -> None:
+    run = ws.ingest("notes", FakeConnector(PAGES))
+    assert run.error is None
+    assert run.collected is not None and run.collected.fetched == 4
+    assert [f.key for f in run.failures] == ["bad-1"]
+    assert ws.indexed_refs() == NOTES
+    record = ws.last_run("notes")  # what `brief sources` shows
+    assert record["failures"] == 1 and record["failure_samples"] == [{"key": "bad-1", "reason": "unparseable"}]
 
 
-def test_dry_run_caches_nothing_and_keeps_cursor(settings: Settings) -> None:
-    report = collect(settings, "notes", FetchOptions(dry_run=True), FakeConnector(PAGES))
-    assert report.fetched == 4
-    assert SourceState.for_source(settings, "notes").cursor is None
-    store = RawStore.for_source(settings, "notes")
-    assert len(store) == 0
-    store.close()
+def test_dry_run_caches_nothing_and_keeps_cursor(ws: Workspace) -> None:
+    (ws.settings.resolve(Path("docs")) / "a.md").write_text("# A\n\nSeen, but neither cached nor indexed.\n")
+    summary = ws.run(options=FetchOptions(dry_run=True))
+    assert summary.dry_run and [run.name for run in summary.sources] == ["notes"]
+    run = summary.sources[0]
+    assert run.collected is not None and run.collected.fetched == 1 and run.processed is None
+    assert SourceState.for_source(ws.settings, "notes").cursor is None
+    assert ws.cached("notes") == {}
+    assert ws.last_run("notes") == {}
 
 
-def test_reingest_is_idempotent_and_deleted_files_leave_the_index(settings: Settings, embedder: Embedder) -> None:
-    docs = settings.resolve(Path("docs"))
+def test_reingest_is_idempotent_and_deleted_files_leave_the_index(ws: Workspace) -> None:
+    docs = ws.settings.resolve(Path("docs"))
     (docs / "runbook.md").write_text("# Deploy runbook\n\nRoll back with `make rollback` within five minutes.\n")
     (docs / "oncall.md").write_text("# On-call\n\nThe on-call engineer answers pages within fifteen minutes.\n")
-    with Index.open(settings) as index:
-        collect(settings, "notes", FetchOptions())
-        first = process(settings, "notes", index, embedder)
-        assert first.embedded == first.chunks > 0
-        count = index.count()
+    first = ws.ingest("notes").processed
+    assert first is not None and first.embedded == first.chunks > 0
+    assert ws.indexed_refs() == {"file:runbook.md", "file:oncall.md"}
 
-        collect(settings, "notes", FetchOptions())
-        second = process(settings, "notes", index, embedder)
-        assert second.embedded == 0 and second.unchanged == first.chunks
-        assert index.count() == count
+    second = ws.ingest("notes").processed
+    assert second is not None and second.embedded == 0 and second.unchanged == first.chunks
 
-        (docs / "oncall.md").unlink()
-        collect(settings, "notes", FetchOptions())
-        third = process(settings, "notes", index, embedder)
-        assert third.removed >= 1
-        refs = {ref for p in index.scroll() for ref in p.payload["refs"]}
-        assert refs == {"file:runbook.md"}
+    (docs / "oncall.md").unlink()
+    third = ws.ingest("notes").processed
+    assert third is not None and third.removed >= 1
+    assert ws.indexed_refs() == {"file:runbook.md"}
+
+
+def test_reindex_works_from_the_cache_alone(ws: Workspace) -> None:
+    ws.ingest("notes", FakeConnector(PAGES))
+    run = ws.ingest("notes", FakeConnector(PAGES, crash_at=0), collect_first=False)  # the source is never read
+    assert run.collected is None and run.processed is not None and run.processed.documents == 4
+    assert ws.indexed_refs() == NOTES
+
+
+def test_an_unreadable_source_is_reported_and_the_others_are_ingested(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the ledger with `make restart`.\n")
+    ws = Workspace(
+        tmp_path,
+        {"archive": {"type": "slack_export", "path": "missing-export"}, "docs": {"type": "files", "path": "docs"}},
+    )
+    progress: list[tuple[str, int, int | None]] = []
+    from briefing import pipeline
+
+    summary = pipeline.run(ws.settings, ["archive", "docs"], progress=lambda *event: progress.append(event))
+    assert [run.name for run in summary.broken] == ["archive"]
+    error = summary.error()
+    assert isinstance(error, SourceError)
+    assert str(error).startswith("1 of 2 sources failed (the others were ingested): archive: ")
+    assert "missing-export" in str(error)
+    assert ws.indexed_refs() == {"file:runbook.md"}
+    assert progress[0] == ("docs", 0, None) and progress[-1] == ("docs", 1, 1)  # start, then every embedded batch
+
+    alone = pipeline.run(ws.settings, ["archive"]).error()
+    assert isinstance(alone, SourceError) and "sources failed" not in str(alone)  # one source: its own message

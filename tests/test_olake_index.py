@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.corpus
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]  # indexes the whole corpus
 
 
 def test_every_message_and_file_is_indexed_with_its_ref(olake: Path, tmp_path: Path) -> None:
-    from briefing.cli.ingest import run_ingest
+    from briefing import pipeline
     from briefing.index import Index
-    from briefing.registry import FetchOptions
     from briefing.settings import load_settings
 
     config = tmp_path / "brief.toml"
@@ -26,8 +25,8 @@ def test_every_message_and_file_is_indexed_with_its_ref(olake: Path, tmp_path: P
         f'[sources.docs]\ntype = "files"\npath = "{olake / "docs"}"\n'
     )
     settings = load_settings(config)
-    failures = run_ingest(settings, ["slack", "docs"], collect_first=True, options=FetchOptions(), quiet=True)
-    assert failures == 0
+    summary = pipeline.run(settings, ["slack", "docs"])
+    assert summary.broken == [] and summary.failure_count == 0
 
     expected: set[str] = set()
     channels = {c["name"]: c["id"] for c in json.loads((olake / "slack" / "channels.json").read_text())}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from typing import Any
 
 import dspy
@@ -10,7 +10,7 @@ import pytest
 from dspy.utils import DummyLM
 
 from briefing.ask.answer import LLMAnswerer
-from briefing.ask.router import Router
+from briefing.ask.router import Router, join_within
 from briefing.ask.run import run_ask
 from tests.ask.conftest import INJECTION, NOW
 
@@ -35,10 +35,17 @@ class _FailingEngine:
         pass
 
 
-class _SlowEngine(_FailingEngine):
+class _HungEngine(_FailingEngine):
+    """A provider that never answers until the test releases it (a safety bound keeps a broken test finite)."""
+
+    def __init__(self) -> None:
+        self.called = threading.Event()
+        self.release = threading.Event()
+
     def complete(self, request: Any) -> Any:
-        time.sleep(3)
-        raise TimeoutError("too slow")
+        self.called.set()
+        self.release.wait(10)
+        raise ConnectionError("released")
 
 
 def _lm(engine: Any) -> Any:
@@ -134,12 +141,33 @@ def test_router_llm_error_falls_back_to_deterministic_constraints(make_deps) -> 
 
 
 def test_router_timeout_falls_back_within_the_budget(make_deps) -> None:  # type: ignore[no-untyped-def]
-    router = Router(_lm(_SlowEngine()), max_steps=3, timeout_s=0.5)
-    started = time.perf_counter()
-    result = run_ask(make_deps(router=router), "what happened in PLAT-142?", now=NOW, k=5)
-    assert time.perf_counter() - started < 2.5
-    assert result["trace"]["router"].startswith("fallback: timeout")
-    assert result["constraints"]["tickets"] == ["PLAT-142"]
+    engine = _HungEngine()
+    waited: list[float] = []
+
+    def deadline_passes(worker: threading.Thread, timeout_s: float) -> bool:
+        assert engine.called.wait(10), "the router never called the model"
+        waited.append(timeout_s)
+        return False  # the deadline passed with the provider still hanging
+
+    router = Router(_lm(engine), max_steps=3, timeout_s=7, wait=deadline_passes)
+    try:
+        result = run_ask(make_deps(router=router), "what happened in PLAT-142?", now=NOW, k=5)
+    finally:
+        engine.release.set()
+    assert waited == [7]  # the configured budget, once
+    assert result["trace"]["router"] == "fallback: timeout after 7 s"
+    assert result["trace"]["router_steps"][-1]["tool"] == "fallback"
+    assert result["constraints"]["tickets"] == ["PLAT-142"]  # the deterministic constraints, unchanged
+    assert result["hits"] and not result["no_answer"]
+
+
+def test_the_real_deadline_reports_a_hung_worker_and_a_finished_one() -> None:
+    release = threading.Event()
+    worker = threading.Thread(target=release.wait, args=(10,), daemon=True)
+    worker.start()
+    assert join_within(worker, 0.01) is False
+    release.set()
+    assert join_within(worker, 10) is True
 
 
 def test_router_steps_are_bounded(make_deps) -> None:  # type: ignore[no-untyped-def]

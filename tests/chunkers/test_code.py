@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 
 from briefing.model import Chunk, ChunkLimits, Document, Item
 from chunkers.code import chunk_code
+from tests.golden_files import check_golden, chunks_to_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "code"
 SOURCES = {
@@ -54,22 +54,10 @@ def outline(chunks: list[Chunk]) -> list[tuple[int, int, str | None]]:
     return [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["symbol"]) for c in chunks]
 
 
-def as_json(chunks: list[Chunk]) -> list[dict[str, object]]:
-    keys = ("path", "language", "start_line", "end_line", "symbol", "symbol_kind")
-    return [
-        {"chunk_id": c.chunk_id, "refs": c.refs, "tickets": c.tickets, "truncated": c.truncated, "text": c.text}
-        | {k: c.metadata[k] for k in keys}
-        for c in chunks
-    ]
-
-
 @pytest.mark.parametrize("language", sorted(SOURCES))
 def test_golden(language: str, request: pytest.FixtureRequest) -> None:
-    got = {"roomy": as_json(chunks_of(language, ROOMY)), "tight": as_json(chunks_of(language, TIGHT))}
-    expected_file = GOLDEN / language / "expected.json"
-    if request.config.getoption("--update-golden"):
-        expected_file.write_text(json.dumps(got, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert got == json.loads(expected_file.read_text(encoding="utf-8"))
+    got = {"roomy": chunks_to_json(chunks_of(language, ROOMY)), "tight": chunks_to_json(chunks_of(language, TIGHT))}
+    check_golden(request, GOLDEN / language / "expected.json", got)
 
 
 def test_python_symbols_keep_decorators_comments_and_docstrings() -> None:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from briefing.model import Chunk, ChunkLimits, Document, Item
 from chunkers.documents import chunk_document
+from tests.golden_files import check_golden, chunks_to_json, document_from_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "documents"
 WHEN = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
@@ -53,34 +52,12 @@ def para(n: int, topic: str) -> str:
 # -- golden files ---------------------------------------------------------------------------------------------
 
 
-def _document(data: dict[str, Any]) -> Document:
-    items = [Item(**{**item, "occurred_at": datetime.fromisoformat(item["occurred_at"])}) for item in data.pop("items")]
-    return Document(**data, items=items)
-
-
-def _jsonable(chunk: Chunk) -> dict[str, Any]:
-    def convert(value: Any) -> Any:
-        if isinstance(value, datetime):
-            return value.isoformat()
-        if isinstance(value, dict):
-            return {k: convert(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [convert(v) for v in value]
-        return value
-
-    return convert(asdict(chunk))
-
-
 @pytest.mark.parametrize("case", sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()))
 def test_golden(case: str, request: pytest.FixtureRequest) -> None:
     data = json.loads((GOLDEN / case / "input.json").read_text(encoding="utf-8"))
     limits = ChunkLimits(**data["limits"])
-    chunks = [_jsonable(c) for c in chunk_document(_document(data["document"]), limits=limits)]
-    expected_path = GOLDEN / case / "expected.json"
-    if request.config.getoption("--update-golden"):
-        expected_path.write_text(json.dumps(chunks, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    expected = json.loads(expected_path.read_text(encoding="utf-8"))
-    assert chunks == expected
+    chunks = chunks_to_json(chunk_document(document_from_json(data["document"]), limits=limits))
+    check_golden(request, GOLDEN / case / "expected.json", chunks)
 
 
 # -- behaviour ------------------------------------------------------------------------------------------------

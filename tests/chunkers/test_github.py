@@ -12,7 +12,7 @@ import pytest
 
 from briefing.model import ChunkLimits, Document, Item
 from chunkers.github import chunk_issue
-from tests.golden_files import check_golden, chunk_to_json
+from tests.golden_files import check_golden, to_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "github"
 T0 = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
@@ -57,7 +57,7 @@ def test_golden(request: pytest.FixtureRequest) -> None:
     limits = ChunkLimits(
         max_tokens=spec["max_tokens"], max_chars=spec["max_chars"], max_items=spec["max_items"], count_tokens=words
     )
-    got = [chunk_to_json(c) for doc in data["documents"] for c in chunk_issue(_document(doc), limits=limits)]
+    got = [to_json(c) for doc in data["documents"] for c in chunk_issue(_document(doc), limits=limits)]
     check_golden(request, GOLDEN / "expected.json", got)
 
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from briefing.model import Chunk, ChunkLimits, Document, Item, RawRecord
+from briefing.model import Chunk, ChunkLimits, Document, RawRecord
 from chunkers.jira import chunk_issue
 from connectors.jira.normalise import issue_document, normalise_issues
-from tests.golden_files import check_golden, chunk_to_json
+from tests.golden_files import check_golden, document_from_json, to_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "jira"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "jira"
@@ -32,30 +30,18 @@ def fixture_documents() -> list[Document]:
     return normalise_issues(records, base_url=BASE).documents
 
 
-def document_to_json(doc: Document) -> dict[str, Any]:
-    data = asdict(doc)
-    for item in data["items"]:
-        item["occurred_at"] = item["occurred_at"].isoformat()
-    return data
-
-
-def document_from_json(data: dict[str, Any]) -> Document:
-    items = [Item(**{**i, "occurred_at": datetime.fromisoformat(i["occurred_at"])}) for i in data["items"]]
-    return Document(**{**data, "items": items})
-
-
 def test_golden(request: pytest.FixtureRequest) -> None:
     data = json.loads((GOLDEN / "input.json").read_text(encoding="utf-8"))
     spec = data["limits"]
     limits = ChunkLimits(max_tokens=spec["max_tokens"], max_chars=spec["max_chars"], max_items=spec["max_items"])
-    got = [chunk_to_json(c) for doc in data["documents"] for c in chunk_issue(document_from_json(doc), limits=limits)]
+    got = [to_json(c) for doc in data["documents"] for c in chunk_issue(document_from_json(doc), limits=limits)]
     check_golden(request, GOLDEN / "expected.json", got)
 
 
 def test_golden_input_matches_what_the_connector_normalises() -> None:
     """The golden input is the fixture issues as normalised today, so the two cannot drift apart silently."""
     data = json.loads((GOLDEN / "input.json").read_text(encoding="utf-8"))
-    assert data["documents"] == [document_to_json(d) for d in fixture_documents()]
+    assert data["documents"] == [to_json(d) for d in fixture_documents()]
 
 
 def docs() -> dict[str, Document]:

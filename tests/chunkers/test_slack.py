@@ -12,7 +12,7 @@ import pytest
 
 from briefing.model import ChunkLimits, Document, Item
 from chunkers.slack import chunk_messages, find_tickets
-from tests.golden_files import check_golden, chunk_to_json
+from tests.golden_files import check_golden, to_json
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "slack"
 T0 = datetime(2026, 5, 6, 14, 5, tzinfo=UTC)
@@ -60,7 +60,7 @@ def test_golden(request: pytest.FixtureRequest) -> None:
         gap_seconds=spec["gap_seconds"],
         count_tokens=words,
     )
-    got = [chunk_to_json(c) for doc in data["documents"] for c in chunk_messages(_document(doc), limits=limits)]
+    got = [to_json(c) for doc in data["documents"] for c in chunk_messages(_document(doc), limits=limits)]
     check_golden(request, GOLDEN / "expected.json", got)
 
 

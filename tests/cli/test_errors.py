@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from briefing.cli.app import app
 from briefing.errors import ConfigError, IndexError_, InputError, SourceError
+from tests.harness import Workspace
 
 runner = CliRunner()
 
@@ -53,44 +57,68 @@ def test_empty_index(tmp_path: Path) -> None:
     assert "brief ingest" in result.stderr
 
 
-def test_empty_and_oversized_questions(use_sample) -> None:
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A one-file workspace, indexed once: (config, BRIEF_HOME); bad input must fail even where an index exists."""
+    root = tmp_path_factory.mktemp("indexed")
+    (root / "docs").mkdir()
+    (root / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the ledger with `make restart`.\n")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("BRIEF_HOME", str(root / "home"))
+        ws = Workspace(root, {"docs": {"type": "files", "path": "docs"}})
+        assert ws.run().failure_count == 0 and ws.indexed_refs() == {"file:runbook.md"}
+    return ws.config, root / "home"
+
+
+def test_empty_and_oversized_questions(indexed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg, home = indexed
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    assert runner.invoke(app, ["--config", str(cfg), "ask", "how do I restart the ledger?"]).exit_code == 0
     for question in ["   ", "why " * 5000]:
-        result = runner.invoke(app, ["--config", str(use_sample.config), "ask", question])
+        result = runner.invoke(app, ["--config", str(cfg), "ask", question])
         assert result.exit_code == InputError.exit_code, result.output
         assert "question" in result.stderr
 
 
-def test_bad_now(use_sample) -> None:
-    result = runner.invoke(app, ["--config", str(use_sample.config), "ask", "what happened?", "--now", "yesterday-ish"])
+def test_bad_now(indexed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg, home = indexed
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    result = runner.invoke(app, ["--config", str(cfg), "ask", "what happened?", "--now", "yesterday-ish"])
     assert result.exit_code == InputError.exit_code
     assert "yesterday-ish" in result.stderr
 
 
-def test_corrupt_day_file_is_skipped_and_cache_kept(tmp_path: Path) -> None:
-    import shutil
-
+def small_export(target: Path, channel: str = "incidents", days: int = 3) -> list[Path]:
+    """A few days of one channel of the sample's Slack export; returns the day files."""
     sample = Path(__file__).resolve().parents[2] / "src/briefing/sample/slack_export"
-    export = tmp_path / "export"
-    shutil.copytree(sample, export)
+    channels = [c for c in json.loads((sample / "channels.json").read_text()) if c["name"] == channel]
+    (target / channel).mkdir(parents=True)
+    (target / "channels.json").write_text(json.dumps(channels))
+    shutil.copy(sample / "users.json", target / "users.json")
+    for day in sorted((sample / channel).glob("*.json"))[:days]:
+        shutil.copy(day, target / channel / day.name)
+    return sorted((target / channel).glob("*.json"))
+
+
+def test_corrupt_day_file_is_skipped_and_cache_kept(tmp_path: Path) -> None:
+    day = small_export(tmp_path / "export")[0]
     cfg = config(tmp_path, '[workspace]\nname = "c"\n[sources.archive]\ntype = "slack_export"\npath = "export"\n')
     first = runner.invoke(app, ["--config", str(cfg), "ingest"])
     assert first.exit_code == 0, first.output
-    day = sorted((export / "incidents").glob("*.json"))[0]
+    cached = json.loads(runner.invoke(app, ["--config", str(cfg), "sources", "--json"]).stdout)["sources"][0]
+    assert cached["last_run"]["failures"] == 0 and cached["cached_records"] > 0
+
     day.write_text("[{ this is not json")
     second = runner.invoke(app, ["--config", str(cfg), "ingest"])
     assert second.exit_code == 0, second.output
     assert day.name in second.stderr  # the bad file is named
-    sources = runner.invoke(app, ["--config", str(cfg), "sources", "--json"])
-    import json
-
-    info = json.loads(sources.stdout)["sources"][0]
+    assert "1 item(s) failed and were skipped; everything else was ingested" in second.stderr
+    info = json.loads(runner.invoke(app, ["--config", str(cfg), "sources", "--json"]).stdout)["sources"][0]
     assert info["last_run"]["failures"] == 1
-    assert info["cached_records"] > 250  # nothing already cached was lost
+    assert info["cached_records"] == cached["cached_records"]  # nothing already cached was lost
 
 
 def test_one_unreadable_source_does_not_stop_the_others(tmp_path: Path) -> None:
-    import json
-
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the ledger with `make restart`.\n")
     cfg = config(

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from briefing.errors import AuthError, BriefError, ConfigError, RateLimitedError
-from briefing.model import Failure, RawRecord
+from briefing.model import RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from connectors.jira import JiraSource
 from connectors.jira.connector import JiraConnector, build
 from tests.fakes.jira_server import JiraFake
+from tests.harness import SourceRunner
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "jira"
 USER, TOKEN, PAT = "bot@acme.example", "s3cret-api-token-value", "pat-0123456789"
@@ -32,13 +33,11 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[JiraFake]:
     server.stop()
 
 
-class Runner:
-    """The ingest contract in miniature: store records, apply deletions, and only then keep the cursor."""
+class Runner(SourceRunner):
+    """Collection through the real pipeline: records into the raw cache, deletions applied, then the cursor."""
 
     def __init__(self) -> None:
-        self.cache: dict[str, RawRecord] = {}
-        self.cursor: dict[str, Any] | None = None
-        self.failures: list[Failure] = []
+        super().__init__()
         self.sleeps: list[float] = []
 
     def connector(self, fake: JiraFake, *, options: FetchOptions | None = None, **config: Any) -> JiraConnector:
@@ -59,20 +58,15 @@ class Runner:
 
     def run(self, connector: JiraConnector, *, crash_after: int | None = None) -> list[str]:
         """Keys stored by this run, in order; `crash_after=n` dies after storing batch n, before its cursor."""
-        cursor = connector.load_cursor(self.cursor) if self.cursor else connector.initial_cursor()
-        stored: list[str] = []
-        for n, batch in enumerate(connector.fetch(cursor)):
-            for record in batch.records:
-                self.cache[record.key] = record
-                stored.append(record.key)
-            for key in batch.deleted:
-                self.cache.pop(key, None)
-            self.failures.extend(batch.failures)
-            if crash_after == n:
-                raise KeyboardInterrupt
-            assert batch.cursor is not None
-            self.cursor = batch.cursor.model_dump(mode="json")
-        return stored
+        return [record.key for batch in self.collect(connector, crash_after=crash_after) for record in batch.records]
+
+    @property
+    def cursor(self) -> dict[str, Any] | None:
+        return self.saved_cursor
+
+    @cursor.setter
+    def cursor(self, value: dict[str, Any]) -> None:
+        self.save_cursor(value)
 
 
 def searches(fake: JiraFake) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,12 +12,13 @@ from slack_sdk.http_retry import builtin_handlers
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
 from briefing.errors import AuthError, RateLimitedError
-from briefing.model import Batch, Cursor, Normalised, RawRecord
+from briefing.model import Batch, Cursor
 from briefing.registry import SourceContext, connector_for
 from briefing.settings import source_adapter
 from connectors.slack import SlackSource
 from connectors.slack.api import SlackConnector, SlackCursor
 from tests.fakes.slack_api import TOKEN, SlackFake
+from tests.harness import SourceRunner
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "slack" / "workspace.json"
 NOW = 1778241600.0  # 2026-05-08 12:00 UTC
@@ -59,29 +59,16 @@ def _connector(fake: SlackFake, token: str = TOKEN, clock: float = NOW, **overri
     return SlackConnector(client, config, name="team-slack", clock=lambda: clock)
 
 
-class Runner:
-    """The runner's contract in miniature: store records, apply deletions, and only then keep the cursor."""
-
-    def __init__(self, connector: SlackConnector) -> None:
-        self.connector = connector
-        self.cache: dict[str, RawRecord] = {}
-        self.cursor: Cursor = connector.initial_cursor()
+class Runner(SourceRunner):
+    """Collection through the real pipeline: records into the raw cache, deletions applied, then the cursor."""
 
     def run(self, stop_after: int | None = None) -> list[Batch]:
-        done: list[Batch] = []
-        for batch in self.connector.fetch(self.cursor):
-            self.cache.update((r.key, r) for r in batch.records)
-            for key in batch.deleted:
-                self.cache.pop(key, None)
-            assert batch.cursor is not None
-            self.cursor = self.connector.load_cursor(json.loads(batch.cursor.model_dump_json()))
-            done.append(batch)
-            if stop_after is not None and len(done) >= stop_after:
-                break
-        return done
+        return self.collect(stop_after=stop_after)
 
-    def normalise(self) -> Normalised:
-        return self.connector.normalise(list(self.cache.values()))
+    @property
+    def cursor(self) -> Cursor:
+        saved = self.saved_cursor
+        return self.connector.load_cursor(saved) if saved is not None else self.connector.initial_cursor()
 
     def texts(self) -> dict[str, str]:
         return {i.ref: i.text for d in self.normalise().documents for i in d.items}

@@ -15,35 +15,23 @@ from briefing.model import Batch, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext, connector_for
 from briefing.settings import source_adapter
 from connectors.slack.export import SlackExportConnector, SlackExportCursor
+from tests.harness import SourceRunner
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "slack_export"
 ROOT_TS = "1778076300.000100"
 
 
-class Runner:
-    """The runner's contract in miniature: store records, apply deletions, then keep the cursor."""
+class Runner(SourceRunner):
+    """Collection through the real pipeline: records into the raw cache, deletions applied, then the cursor."""
 
     def __init__(self, connector: SlackExportConnector) -> None:
-        self.connector = connector
-        self.cache: dict[str, RawRecord] = {}
-        self.cursor = connector.initial_cursor()
+        super().__init__(connector)
         self.batches: list[Batch] = []
 
     def run(self) -> list[Batch]:
-        batches = list(self.connector.fetch(self.cursor))
-        for batch in batches:
-            for record in batch.records:
-                self.cache[record.key] = record
-            for key in batch.deleted:
-                self.cache.pop(key, None)
-            assert batch.cursor is not None
-            # The cursor must survive a JSON round trip through the cursor store.
-            self.cursor = self.connector.load_cursor(json.loads(batch.cursor.model_dump_json()))
+        batches = self.collect()
         self.batches += batches
         return batches
-
-    def normalise(self) -> Normalised:
-        return self.connector.normalise(list(self.cache.values()))
 
 
 @pytest.fixture

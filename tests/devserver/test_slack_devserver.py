@@ -6,30 +6,30 @@ import json
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import astuple
+from pathlib import Path
 
 import pytest
 
 from briefing.cli.demo import sample_dir
 from briefing.devserver import DEMO_TOKEN, SAMPLE_SLACK_TEAM, serve_sample
 from briefing.devserver.slack import SlackFake
-from briefing.model import Item, RawRecord
+from briefing.model import Item
 from briefing.registry import SourceContext
 from briefing.settings import source_adapter
 from connectors.slack import api as slack
 from connectors.slack import export as slack_export
+from tests.harness import SourceRunner
 
 EXPORT = sample_dir() / "slack_export"
 
 
-def collect(connector: slack.SlackConnector | slack_export.SlackExportConnector) -> dict[str, Item]:
-    """A first full ingest, as the runner does it: store each batch, drop what it deletes, normalise it all."""
-    cache: dict[str, RawRecord] = {}
-    for batch in connector.fetch(connector.initial_cursor()):
-        assert batch.failures == []
-        cache.update((record.key, record) for record in batch.records)
-        for key in batch.deleted:
-            cache.pop(key, None)
-    normalised = connector.normalise(list(cache.values()))
+def collect(
+    connector: slack.SlackConnector | slack_export.SlackExportConnector, home: Path | None = None
+) -> dict[str, Item]:
+    """A first full ingest through the pipeline's collection (raw cache, cursor), then everything normalised."""
+    runner = SourceRunner(connector, home=home)
+    assert runner.collect() and runner.failures == []
+    normalised = runner.normalise()
     assert normalised.failures == []
     return {item.ref: item for document in normalised.documents for item in document.items}
 
@@ -42,8 +42,8 @@ def api_connector(base_url: str, monkeypatch: pytest.MonkeyPatch) -> slack.Slack
 
 
 @pytest.fixture(scope="module")
-def from_export() -> dict[str, Item]:
-    return collect(slack_export.SlackExportConnector(EXPORT))
+def from_export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Item]:
+    return collect(slack_export.SlackExportConnector(EXPORT), home=tmp_path_factory.mktemp("export-home"))
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import logging
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,11 +56,22 @@ class RouteResult:
     plan: str = ""
 
 
+Wait = Callable[[threading.Thread, float], bool]
+"""Waits up to `timeout_s` for the router's worker thread; True when it finished within the deadline."""
+
+
+def join_within(worker: threading.Thread, timeout_s: float) -> bool:
+    """The real deadline: join the worker for at most `timeout_s` seconds of wall-clock time."""
+    worker.join(timeout_s)
+    return not worker.is_alive()
+
+
 class Router:
-    def __init__(self, lm: Any, *, max_steps: int, timeout_s: float) -> None:
+    def __init__(self, lm: Any, *, max_steps: int, timeout_s: float, wait: Wait = join_within) -> None:
         self.lm = lm
         self.max_steps = max(1, max_steps)
         self.timeout_s = timeout_s
+        self.wait = wait  # tests inject a deadline that has already passed instead of spending the seconds
 
     def route(self, question: str, now: str, extracted: Constraints, tools: RouterTools) -> RouteResult:
         """Run the ReAct loop in a worker thread with a deadline; fall back to `extracted` on any failure."""
@@ -78,10 +90,10 @@ class Router:
         # A daemon thread: a hung provider call cannot be cancelled, but it must not keep the CLI alive.
         worker = threading.Thread(target=run, name="brief-router", daemon=True)
         worker.start()
-        worker.join(self.timeout_s)
+        finished = self.wait(worker, self.timeout_s)
         tools.close()
         elapsed = time.perf_counter() - started
-        if worker.is_alive():
+        if not finished:
             return self._fallback(extracted, tools, f"timeout after {self.timeout_s:.0f} s")
         if "error" in outcome:
             exc = outcome["error"]

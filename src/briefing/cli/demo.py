@@ -139,7 +139,8 @@ def register(app: typer.Typer) -> None:
         question: Annotated[list[str] | None, typer.Option("--question", "-q", help="Ask this instead.")] = None,
     ) -> None:
         """Ingest the bundled sample team (Slack, docs, JIRA, Confluence, GitHub, git) and answer a few questions."""
-        from briefing.cli.ingest import run_ingest
+        from briefing import pipeline
+        from briefing.cli.ingest import ProgressBars, print_skipped
         from briefing.cli.query import print_answer
         from briefing.devserver import git_repo, serve_sample
         from briefing.registry import FetchOptions
@@ -164,8 +165,12 @@ def register(app: typer.Typer) -> None:
                     config.write_text(text + api_sources(urls, workspace, repo), encoding="utf-8")
                     settings = load_settings(config)
                     out.print(f"[bold]Ingesting the sample workspace[/] into {home} ...")
-                    names = list(settings.sources)
-                    run_ingest(settings, names, collect_first=True, options=FetchOptions(), quiet=True)
+                    with ProgressBars() as bars:
+                        summary = pipeline.run(settings, list(settings.sources), options=FetchOptions(), progress=bars)
+                print_skipped(summary)
+                error = summary.error()
+                if error is not None:
+                    raise error
                 _print_sources(settings)
                 with Brief(settings) as brief:
                     for q in question or DEMO_QUESTIONS:

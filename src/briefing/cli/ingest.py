@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from briefing.cli.common import cli_errors, err, load, out
-from briefing.errors import BriefError, InputError
+from briefing.errors import InputError
+
+if TYPE_CHECKING:
+    from briefing.pipeline import RunSummary
 
 
 def _date(value: str | None, option: str) -> datetime | None:
@@ -44,97 +47,87 @@ def _selected(settings: Any, names: list[str]) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    )
+class ProgressBars:
+    """A transient Rich bar per source while it is indexed, fed by the pipeline's progress callback."""
+
+    def __init__(self) -> None:
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+        )
+        self.task: TaskID | None = None
+
+    def __call__(self, source: str, done: int, total: int | None) -> None:
+        if total is None:  # a source starts indexing: the previous one's bar goes
+            if self.task is not None:
+                self.bar.remove_task(self.task)
+            self.task = self.bar.add_task(f"indexing {source}", total=None)
+        elif self.task is not None:
+            self.bar.update(self.task, completed=done, total=total)
+
+    def __enter__(self) -> ProgressBars:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.bar.stop()
 
 
-def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options: Any, quiet: bool = False) -> int:
-    """Collect (optionally) and index each named source; returns the number of failed items.
+def print_skipped(summary: RunSummary) -> None:
+    """The first skipped items of each source, on stderr."""
+    for run in summary.sources:
+        failures = run.failures
+        for failure in failures[:10]:
+            err.print(f"[yellow]skipped[/] {run.name}: {failure.key}: {failure.reason}", highlight=False)
+        if len(failures) > 10:
+            err.print(f"[yellow]... and {len(failures) - 10} more failures in {run.name} (see `brief sources`)")
 
-    A source that cannot be read at all (missing folder, rejected credentials, rate limited) does not stop the
-    others: they are ingested, and the error is raised at the end with the first failure's exit code.
-    """
-    from briefing.embed import Embedder
-    from briefing.errors import IndexError_, ModelError
-    from briefing.index import Index
 
-    embedder = Embedder(settings.embedding, settings.home)
-    total_failures = 0
-    broken: list[tuple[str, BriefError]] = []
+def _count(report: Any, attribute: str) -> str:
+    return str(getattr(report, attribute)) if report is not None else "-"
+
+
+def summary_table(summary: RunSummary) -> Table:
+    """One row per source: what was fetched, deleted, chunked and embedded, and how many items failed."""
     table = Table("source", "fetched", "deleted", "documents", "chunks", "embedded", "failures", box=None)
-    index = None if options.dry_run else Index.open(settings)
-    try:
-        for name in names:
-            try:
-                row, failures = _ingest_one(
-                    settings, name, index, embedder, collect_first=collect_first, options=options
-                )
-            except (ModelError, IndexError_):
-                raise  # not about this source: every other source would fail the same way
-            except BriefError as exc:
-                broken.append((name, exc))
-                table.add_row(name, "-", "-", "-", "-", "-", "[red]source failed[/]")
-                continue
-            total_failures += len(failures)
-            table.add_row(*row)
-            for failure in failures[:10]:
-                err.print(f"[yellow]skipped[/] {name}: {failure.key}: {failure.reason}", highlight=False)
-            if len(failures) > 10:
-                err.print(f"[yellow]... and {len(failures) - 10} more failures in {name} (see `brief sources`)")
-    finally:
-        if index is not None:
-            index.close()
-        embedder.close()
-    if not quiet:
-        out.print(table)
-        if options.dry_run:
-            out.print("dry run: nothing was cached, no cursor moved, nothing was indexed")
-    if broken:
-        first = broken[0][1]
-        if len(names) == 1:
-            raise first
-        detail = "; ".join(f"{name}: {exc}" for name, exc in broken)
-        error = type(first)(f"{len(broken)} of {len(names)} sources failed (the others were ingested): {detail}")
+    for run in summary.sources:
+        if run.error is not None:
+            table.add_row(run.name, "-", "-", "-", "-", "-", "[red]source failed[/]")
+            continue
+        failures = len(run.failures)
+        table.add_row(
+            run.name,
+            _count(run.collected, "fetched"),
+            _count(run.collected, "deleted"),
+            _count(run.processed, "documents"),
+            _count(run.processed, "chunks"),
+            _count(run.processed, "embedded"),
+            f"[red]{failures}[/]" if failures else "0",
+        )
+    return table
+
+
+def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options: Any) -> int:
+    """Run the pipeline with progress bars, print its results, and return the number of failed items.
+
+    A source that could not be read does not stop the others; its error is raised after the table is printed.
+    """
+    from briefing import pipeline
+
+    with ProgressBars() as bars:
+        summary = pipeline.run(settings, names, collect_first=collect_first, options=options, progress=bars)
+    print_skipped(summary)
+    out.print(summary_table(summary))
+    if summary.dry_run:
+        out.print("dry run: nothing was cached, no cursor moved, nothing was indexed")
+    error = summary.error()
+    if error is not None:
         raise error
-    return total_failures
-
-
-def _ingest_one(
-    settings: Any, name: str, index: Any, embedder: Any, *, collect_first: bool, options: Any
-) -> tuple[list[str], list[Any]]:
-    from briefing.ingest import collect, make_connector, process, run_report
-    from briefing.store import SourceState
-
-    connector = make_connector(settings, name, options)
-    collected = collect(settings, name, options, connector) if collect_first else None
-    processed = None
-    if not options.dry_run and index is not None:
-        with _progress() as bar:
-            task = bar.add_task(f"indexing {name}", total=None)
-
-            def tick(_: str, done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
-            processed = process(settings, name, index, embedder, connector=connector, progress=tick)
-        SourceState.for_source(settings, name).save_run(run_report(collected, processed))
-    failures = (collected.failures if collected else []) + (processed.failures if processed else [])
-    row = [
-        name,
-        str(collected.fetched if collected else "-"),
-        str(collected.deleted if collected else "-"),
-        str(processed.documents if processed else "-"),
-        str(processed.chunks if processed else "-"),
-        str(processed.embedded if processed else "-"),
-        f"[red]{len(failures)}[/]" if failures else "0",
-    ]
-    return row, failures
+    return summary.failure_count
 
 
 def cursor_summary(cursor: dict[str, Any] | None, width: int = 48) -> str:

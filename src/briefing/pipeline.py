@@ -1,0 +1,146 @@
+"""The ingest pipeline, one run over named sources, returning typed results for any caller to render.
+
+Per source: collect (connector -> raw cache -> cursor, `briefing.ingest.collect`), then process (normalise ->
+chunk -> diff against the index -> embed what changed -> upsert, `briefing.ingest.process`), then the run record
+in the source's state file. `brief ingest`, `brief reindex`, `brief demo`, the benchmark and the tests all run it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from briefing.embed import Embedder
+from briefing.errors import BriefError, IndexError_, ModelError
+from briefing.index import Index
+from briefing.ingest import CollectReport, ProcessReport, collect, make_connector, process, run_report
+from briefing.model import Connector, Failure
+from briefing.registry import FetchOptions
+from briefing.settings import Settings
+from briefing.store import SourceState
+
+ProgressCallback = Callable[[str, int, int | None], None]
+"""Called as `(source, chunks embedded so far, chunks to embed)`; the total is None when a source starts indexing."""
+
+
+@dataclass
+class SourceRun:
+    """What one source's run did; `error` is set when the source could not be read at all."""
+
+    name: str
+    collected: CollectReport | None = None
+    processed: ProcessReport | None = None
+    error: BriefError | None = None
+
+    @property
+    def failures(self) -> list[Failure]:
+        """Items that were skipped, from collection first, then processing."""
+        collected = self.collected.failures if self.collected else []
+        return collected + (self.processed.failures if self.processed else [])
+
+
+@dataclass
+class RunSummary:
+    """Every source's run, in the order the sources were given."""
+
+    sources: list[SourceRun] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def failure_count(self) -> int:
+        """Skipped items over all sources that could be read."""
+        return sum(len(run.failures) for run in self.sources)
+
+    @property
+    def broken(self) -> list[SourceRun]:
+        """The sources that could not be read at all."""
+        return [run for run in self.sources if run.error is not None]
+
+    def error(self) -> BriefError | None:
+        """The error to report for the broken sources: the source's own when only one was run, else a summary."""
+        broken = self.broken
+        if not broken:
+            return None
+        first = broken[0].error
+        assert first is not None
+        if len(self.sources) == 1:
+            return first
+        detail = "; ".join(f"{run.name}: {run.error}" for run in broken)
+        return type(first)(f"{len(broken)} of {len(self.sources)} sources failed (the others were ingested): {detail}")
+
+
+def run(
+    settings: Settings,
+    names: Sequence[str],
+    *,
+    collect_first: bool = True,
+    options: FetchOptions | None = None,
+    progress: ProgressCallback | None = None,
+) -> RunSummary:
+    """Collect (optionally) and index each named source.
+
+    A source that cannot be read at all (missing folder, rejected credentials, rate limited) does not stop the
+    others: its error is kept in its `SourceRun`. Model and index errors are raised, since every source would
+    fail the same way.
+    """
+    options = options or FetchOptions()
+    summary = RunSummary(dry_run=options.dry_run)
+    embedder = Embedder(settings.embedding, settings.home)
+    index = None if options.dry_run else Index.open(settings)
+    try:
+        for name in names:
+            try:
+                summary.sources.append(
+                    run_source(
+                        settings,
+                        name,
+                        index,
+                        embedder,
+                        collect_first=collect_first,
+                        options=options,
+                        progress=progress,
+                    )
+                )
+            except (ModelError, IndexError_):
+                raise
+            except BriefError as exc:
+                summary.sources.append(SourceRun(name=name, error=exc))
+    finally:
+        if index is not None:
+            index.close()
+        embedder.close()
+    return summary
+
+
+def run_source(
+    settings: Settings,
+    name: str,
+    index: Index | None,
+    embedder: Embedder,
+    *,
+    collect_first: bool = True,
+    options: FetchOptions | None = None,
+    progress: ProgressCallback | None = None,
+    connector: Connector | None = None,
+) -> SourceRun:
+    """One source: collect into the raw cache, then (unless a dry run, `index` None) index it and record the run.
+
+    `connector` replaces the one the settings describe (tests hand in one pointed at a local fake).
+    """
+    options = options or FetchOptions()
+    connector = connector or make_connector(settings, name, options)
+    result = SourceRun(name=name)
+    if collect_first:
+        result.collected = collect(settings, name, options, connector)
+    if options.dry_run or index is None:
+        return result
+    if progress:
+        progress(name, 0, None)
+
+    def tick(source: str, done: int, total: int) -> None:
+        if progress:
+            progress(source, done, total)
+
+    result.processed = process(settings, name, index, embedder, connector=connector, progress=tick)
+    SourceState.for_source(settings, name).save_run(run_report(result.collected, result.processed))
+    return result
