@@ -94,3 +94,13 @@ def test_a_note_written_after_now_is_not_visible(notes_workspace: Path) -> None:
     brief(notes_workspace, "ingest")
     found = brief(notes_workspace, "search", "pager rotation shifts", "--json", "--now", "2026-03-10T00:00:00+00:00")
     assert all("notes:3" not in h["refs"] for h in found["hits"])
+
+
+def test_an_option_the_source_does_not_support_is_named_in_one_line(notes_workspace: Path) -> None:
+    result = runner.invoke(app, ["--config", str(notes_workspace), "ingest", "--until", "2026-03-10"])
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.stderr.splitlines() if "--until" in line]
+    assert notes == [
+        "note team-notes: --until is not supported by notes sources and was ignored (it collects everything new)"
+    ]
+    assert "--since" not in result.stderr

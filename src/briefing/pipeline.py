@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from briefing import registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, IndexError_, ModelError
 from briefing.index import Index
@@ -31,6 +32,8 @@ class SourceRun:
     collected: CollectReport | None = None
     processed: ProcessReport | None = None
     error: BriefError | None = None
+    # One line each about options this source ignores ("--until: not supported by ...").
+    notices: list[str] = field(default_factory=list)
 
     @property
     def failures(self) -> list[Failure]:
@@ -112,6 +115,18 @@ def run(
     return summary
 
 
+def unsupported_options(settings: Settings, name: str, options: FetchOptions) -> list[str]:
+    """The run's options that this source's descriptor does not support, each as one line for the user."""
+    source_type = settings.source(name).type
+    supports = registry.descriptor(source_type).supports
+    asked = [("since", options.since), ("until", options.until)]
+    return [
+        f"{name}: --{option} is not supported by {source_type} sources and was ignored (it collects everything new)"
+        for option, value in asked
+        if value is not None and option not in supports
+    ]
+
+
 def run_source(
     settings: Settings,
     name: str,
@@ -129,7 +144,7 @@ def run_source(
     """
     options = options or FetchOptions()
     connector = connector or make_connector(settings, name, options)
-    result = SourceRun(name=name)
+    result = SourceRun(name=name, notices=unsupported_options(settings, name, options) if collect_first else [])
     if collect_first:
         result.collected = collect(settings, name, options, connector)
     if options.dry_run or index is None:

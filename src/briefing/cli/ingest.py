@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -80,6 +81,8 @@ class ProgressBars:
 def print_skipped(summary: RunSummary) -> None:
     """The first skipped items of each source, on stderr."""
     for run in summary.sources:
+        for notice in run.notices:
+            err.print("[yellow]note[/] " + escape(notice), highlight=False, soft_wrap=True)
         failures = run.failures
         for failure in failures[:10]:
             err.print(f"[yellow]skipped[/] {run.name}: {failure.key}: {failure.reason}", highlight=False)
