@@ -22,7 +22,8 @@ def running(handler: type[BaseHTTPRequestHandler], fake: T) -> Iterator[int]:
     """Serve `fake` through `handler` in a thread for the duration of the block; yields the port."""
     server: FakeServer[T] = FakeServer(("127.0.0.1", 0), handler)
     server.fake = fake
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll interval: shutting down waits for one poll (0.5 s by default, on every test that serves).
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield server.server_address[1]
