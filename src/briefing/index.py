@@ -70,8 +70,12 @@ class Filter:
             if seen is None:
                 return None
             chunk = seen
+        # What a cut removed no longer matches: a later reply's ref, author or ticket, a window after the cut.
         if self.start is not None and chunk.end < self.start:
             return None
+        for wanted, has in ((self.refs, chunk.refs), (self.authors, chunk.authors), (self.tickets, chunk.tickets)):
+            if wanted and not set(wanted) & set(has):
+                return None
         return chunk
 
 
@@ -100,6 +104,16 @@ class Record:
 def doc_id(doc_key: str) -> str:
     """The source-agnostic part of a document key: `PLAT-142` for `jira:PLAT-142`."""
     return doc_key.split(":", 1)[1] if ":" in doc_key else doc_key
+
+
+def _any_key(chunk: Chunk, keys: Sequence[Filter]) -> bool:
+    """Whether the (possibly cut) chunk still matches one of the key filters `fetch` asked Qdrant for."""
+    return any(
+        k.keep(chunk) is not None
+        and (not k.doc_keys or chunk.doc_key in k.doc_keys)
+        and (not k.doc_ids or doc_id(chunk.doc_key) in k.doc_ids)
+        for k in keys
+    )
 
 
 def _conditions(flt: Filter) -> list[Any]:
@@ -372,7 +386,7 @@ class Index:
         should = [k for k in keys if k is not None]
         if not should:
             return []
-        found = self._kept(self._scroll(_qdrant(within, should)), within)
+        found = [c for c in self._kept(self._scroll(_qdrant(within, should)), within) if _any_key(c, should)]
         if whole_documents and found:
             docs = tuple(sorted({c.doc_key for c in found}))
             found = self.chunks(replace(within, doc_keys=docs))
