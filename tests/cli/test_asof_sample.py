@@ -16,7 +16,12 @@ from tests.conftest import SampleIndex
 pytestmark = pytest.mark.slow
 runner = CliRunner()
 # Wednesdays and a Friday in the middle of the sample's weeks, when threads and tickets are still growing.
-NOWS = ["2026-05-13T12:00:00+00:00", "2026-05-20T15:00:00+00:00", "2026-05-29T12:00:00+00:00", "2026-06-10T12:00:00+00:00"]
+NOWS = [
+    "2026-05-13T12:00:00+00:00",
+    "2026-05-20T15:00:00+00:00",
+    "2026-05-29T12:00:00+00:00",
+    "2026-06-10T12:00:00+00:00",
+]
 QUESTIONS = ["What happened this week?", "When is the production cutover to Aurora?"]
 _LINE_TIME = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d) UTC\]")
 
