@@ -3,6 +3,9 @@
 Embedded local mode (`path=` under BRIEF_HOME) by default; `[qdrant] url` for a server, through the same code.
 Point ids are uuid5 of the chunk id, so re-ingestion is idempotent; the payload keeps a content hash so
 unchanged chunks are not re-embedded.
+
+This module owns every Qdrant type: callers describe what they want with `Filter` and get `IndexHit`s, `Chunk`s
+or `Record`s back. A filter with `as_of` sees the index as of that instant (see `briefing.asof`).
 """
 
 from __future__ import annotations
@@ -11,13 +14,14 @@ import hashlib
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from briefing.asof import visible
 from briefing.embed import SparseVec
 from briefing.errors import IndexError_
 from briefing.model import Chunk, Unit
@@ -30,6 +34,7 @@ PAYLOAD_INDEXES = {
     "source_type": "keyword",
     "source_name": "keyword",
     "doc_key": "keyword",
+    "doc_id": "keyword",
     "container": "keyword",
     "authors": "keyword",
     "tickets": "keyword",
@@ -37,6 +42,113 @@ PAYLOAD_INDEXES = {
     "start_ts": "float",
     "end_ts": "float",
 }
+
+
+@dataclass(frozen=True)
+class Filter:
+    """What to read: every field set must match (AND), any value within a field may (OR).
+
+    `start`/`end` select chunks overlapping [start, end); `as_of` hides what was written after it.
+    """
+
+    as_of: datetime | None = None
+    source_names: tuple[str, ...] = ()
+    source_types: tuple[str, ...] = ()
+    containers: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    tickets: tuple[str, ...] = ()
+    doc_keys: tuple[str, ...] = ()
+    doc_ids: tuple[str, ...] = ()
+    refs: tuple[str, ...] = ()
+    start: datetime | None = None
+    end: datetime | None = None
+
+    def keep(self, chunk: Chunk) -> Chunk | None:
+        """The chunk as this filter sees it (cut to `as_of`), or None; for what Qdrant matched on stored times."""
+        if self.as_of is not None:
+            seen = visible(chunk, self.as_of)
+            if seen is None:
+                return None
+            chunk = seen
+        # What a cut removed no longer matches: a later reply's ref, author or ticket, a window after the cut.
+        if self.start is not None and chunk.end < self.start:
+            return None
+        for wanted, has in ((self.refs, chunk.refs), (self.authors, chunk.authors), (self.tickets, chunk.tickets)):
+            if wanted and not set(wanted) & set(has):
+                return None
+        return chunk
+
+
+@dataclass(frozen=True)
+class IndexHit:
+    """One scored chunk. `stored` is the chunk as indexed when it was cut to `as_of` (its score is the stored
+    text's until the caller re-scores it)."""
+
+    chunk: Chunk
+    score: float
+    stored: Chunk | None = None
+
+    @property
+    def cut(self) -> bool:
+        return self.stored is not None
+
+
+@dataclass(frozen=True)
+class Record:
+    """A stored point's payload (only the fields asked for)."""
+
+    id: str
+    payload: dict[str, Any]
+
+
+def doc_id(doc_key: str) -> str:
+    """The source-agnostic part of a document key: `PLAT-142` for `jira:PLAT-142`."""
+    return doc_key.split(":", 1)[1] if ":" in doc_key else doc_key
+
+
+def _any_key(chunk: Chunk, keys: Sequence[Filter]) -> bool:
+    """Whether the (possibly cut) chunk still matches one of the key filters `fetch` asked Qdrant for."""
+    return any(
+        k.keep(chunk) is not None
+        and (not k.doc_keys or chunk.doc_key in k.doc_keys)
+        and (not k.doc_ids or doc_id(chunk.doc_key) in k.doc_ids)
+        for k in keys
+    )
+
+
+def _conditions(flt: Filter) -> list[Any]:
+    from qdrant_client import models
+
+    must: list[Any] = []
+    if flt.as_of is not None:
+        must.append(models.FieldCondition(key="start_ts", range=models.Range(lte=flt.as_of.timestamp())))
+    for key, values in (
+        ("source_name", flt.source_names),
+        ("source_type", flt.source_types),
+        ("container", flt.containers),
+        ("authors", flt.authors),
+        ("tickets", flt.tickets),
+        ("doc_key", flt.doc_keys),
+        ("doc_id", flt.doc_ids),
+        ("refs", flt.refs),
+    ):
+        if values:
+            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
+    if flt.start is not None:
+        must.append(models.FieldCondition(key="end_ts", range=models.Range(gte=flt.start.timestamp())))
+    if flt.end is not None:
+        must.append(models.FieldCondition(key="start_ts", range=models.Range(lt=flt.end.timestamp())))
+    return must
+
+
+def _qdrant(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
+    from qdrant_client import models
+
+    must = _conditions(flt) if flt is not None else []
+    any_of: list[Any] = [models.Filter(must=_conditions(f)) for f in should]
+    if not must and not any_of:
+        return None
+    return models.Filter(must=must or None, should=any_of or None)
 
 
 def point_id(chunk_id: str) -> str:
@@ -51,6 +163,7 @@ def content_hash(chunk: Chunk, model: str) -> str:
 
 def chunk_to_payload(chunk: Chunk, digest: str) -> dict[str, Any]:
     payload = asdict(chunk)
+    payload["doc_id"] = doc_id(chunk.doc_key)
     payload["start"] = chunk.start.isoformat()
     payload["end"] = chunk.end.isoformat()
     payload["start_ts"] = chunk.start.timestamp()
@@ -158,6 +271,7 @@ class Index:
                     f"the index was built with {size}-d vectors but [embedding] model '{model}' gives {dim}-d: "
                     "run `brief reindex --full` to rebuild it"
                 )
+            self._backfill_doc_id()
             return
         self.client.create_collection(
             self.collection,
@@ -172,6 +286,20 @@ class Index:
                 self.client.create_payload_index(self.collection, field, field_schema=schema[kind])
             except Exception:  # local mode accepts and ignores payload indexes on some versions
                 pass
+
+    def _backfill_doc_id(self) -> None:
+        """Indexes written before `doc_id` existed get it from `doc_key`, without re-embedding anything."""
+        from qdrant_client import models
+
+        missing = models.Filter(must=[models.IsEmptyCondition(is_empty=models.PayloadField(key="doc_id"))])
+        ops: list[Any] = [
+            models.SetPayloadOperation(
+                set_payload=models.SetPayload(payload={"doc_id": doc_id(r.payload["doc_key"])}, points=[r.id])
+            )
+            for r in self._scroll(missing, ["doc_key"])
+        ]
+        for start in range(0, len(ops), 256):
+            self.client.batch_update_points(self.collection, update_operations=ops[start : start + 256], wait=True)
 
     def drop(self) -> None:
         if self.exists():
@@ -213,35 +341,84 @@ class Index:
             )
 
     # -- reads ------------------------------------------------------------------------------------------------
-    def scroll(self, flt: Any = None, *, fields: Sequence[str] | bool = True, batch: int = 512) -> Iterator[Any]:
+    def scroll(
+        self, flt: Filter | None = None, *, fields: Sequence[str] | bool = True, batch: int = 512
+    ) -> Iterator[Record]:
+        """Stored payloads as they are (no as-of cut: for writers and checks that look at the index itself)."""
+        yield from self._scroll(_qdrant(flt), fields, batch)
+
+    def _scroll(self, qflt: Any, fields: Sequence[str] | bool = True, batch: int = 512) -> Iterator[Record]:
         if not self.exists():
             return
         offset = None
         while True:
             points, offset = self.client.scroll(
-                self.collection, scroll_filter=flt, limit=batch, offset=offset, with_payload=fields
+                self.collection, scroll_filter=qflt, limit=batch, offset=offset, with_payload=fields
             )
-            yield from points
+            for point in points:
+                yield Record(id=str(point.id), payload=dict(point.payload or {}))
             if offset is None:
                 break
 
-    def count(self, flt: Any = None) -> int:
+    def chunks(self, flt: Filter) -> list[Chunk]:
+        """Every chunk that matches, as `flt.as_of` sees it."""
+        return self._kept(self._scroll(_qdrant(flt)), flt)
+
+    def fetch(
+        self,
+        *,
+        refs: Sequence[str] = (),
+        doc_keys: Sequence[str] = (),
+        doc_ids: Sequence[str] = (),
+        tickets: Sequence[str] = (),
+        within: Filter | None = None,
+        whole_documents: bool = False,
+    ) -> list[Chunk]:
+        """Chunks by key (any of the keys given), inside `within`; `whole_documents` brings every chunk of their
+        documents too, so a ref inside a thread or page brings the conversation around it."""
+        within = within or Filter()
+        keys = [
+            Filter(refs=tuple(refs)) if refs else None,
+            Filter(doc_keys=tuple(doc_keys)) if doc_keys else None,
+            Filter(doc_ids=tuple(doc_ids)) if doc_ids else None,
+            Filter(tickets=tuple(tickets)) if tickets else None,
+        ]
+        should = [k for k in keys if k is not None]
+        if not should:
+            return []
+        found = [c for c in self._kept(self._scroll(_qdrant(within, should)), within) if _any_key(c, should)]
+        if whole_documents and found:
+            docs = tuple(sorted({c.doc_key for c in found}))
+            found = self.chunks(replace(within, doc_keys=docs))
+        unique = {c.chunk_id: c for c in found}
+        return sorted(unique.values(), key=lambda c: (c.doc_key, c.start, c.chunk_id))
+
+    @staticmethod
+    def _kept(records: Iterable[Record], flt: Filter) -> list[Chunk]:
+        out = []
+        for record in records:
+            chunk = flt.keep(payload_to_chunk(record.payload))
+            if chunk is not None:
+                out.append(chunk)
+        return out
+
+    def count(self, flt: Filter | None = None) -> int:
         if not self.exists():
             return 0
-        return int(self.client.count(self.collection, count_filter=flt, exact=True).count)
+        return int(self.client.count(self.collection, count_filter=_qdrant(flt), exact=True).count)
 
-    def query_dense(self, vector: Sequence[float], *, limit: int, flt: Any = None) -> list[Any]:
+    def search_dense(self, vector: Sequence[float], *, limit: int, flt: Filter) -> list[IndexHit]:
         result = self.client.query_points(
             self.collection,
             query=list(map(float, vector)),
             using=DENSE,
             limit=limit,
-            query_filter=flt,
+            query_filter=_qdrant(flt),
             with_payload=True,
         )
-        return list(result.points)
+        return self._hits(result.points, flt)
 
-    def query_sparse(self, vector: SparseVec, *, limit: int, flt: Any = None) -> list[Any]:
+    def search_sparse(self, vector: SparseVec, *, limit: int, flt: Filter) -> list[IndexHit]:
         from qdrant_client import models
 
         if not vector.indices:
@@ -251,7 +428,18 @@ class Index:
             query=models.SparseVector(indices=vector.indices, values=vector.values),
             using=SPARSE,
             limit=limit,
-            query_filter=flt,
+            query_filter=_qdrant(flt),
             with_payload=True,
         )
-        return list(result.points)
+        return self._hits(result.points, flt)
+
+    @staticmethod
+    def _hits(points: Iterable[Any], flt: Filter) -> list[IndexHit]:
+        out = []
+        for point in points:
+            stored = payload_to_chunk(point.payload)
+            chunk = flt.keep(stored)
+            if chunk is not None:
+                cut = stored if chunk is not stored else None
+                out.append(IndexHit(chunk=chunk, score=float(point.score), stored=cut))
+        return out

@@ -13,12 +13,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from qdrant_client import models
-
 from briefing import registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError
-from briefing.index import Index, content_hash
+from briefing.index import Filter, Index, content_hash
 from briefing.model import Chunk, ChunkLimits, Connector, Document, Failure
 from briefing.registry import FetchOptions, SourceContext, chunker_for, connector_for
 from briefing.settings import Settings
@@ -192,7 +190,7 @@ def process(
     report.over_limit = sum(embedder.count_tokens(c.text) > limit for c in chunks)
 
     index.ensure(embedder.dim, embedder.name)
-    flt = models.Filter(must=[models.FieldCondition(key="source_name", match=models.MatchValue(value=name))])
+    flt = Filter(source_names=(name,))
     existing = {p.payload["chunk_id"]: p.payload.get("hash") for p in index.scroll(flt, fields=["chunk_id", "hash"])}
     wanted = {c.chunk_id for c in chunks}
     stale = [cid for cid in existing if cid not in wanted]

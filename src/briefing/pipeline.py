@@ -117,7 +117,9 @@ def run(
 
 def unsupported_options(settings: Settings, name: str, options: FetchOptions) -> list[str]:
     """The run's options that this source's descriptor does not support, each as one line for the user."""
-    source_type = settings.source(name).type
+    if name not in settings.sources:
+        return []  # a connector handed in directly (tests) has no descriptor to consult
+    source_type = settings.sources[name].type
     supports = registry.descriptor(source_type).supports
     asked = [("since", options.since), ("until", options.until)]
     return [

@@ -5,6 +5,9 @@ each list's rank). Constraints from the question become soft boosts by default; 
 restrict ("only from JIRA"), or every kind when `constraint_mode = "filter"`, become hard Qdrant filters.
 Ticket keys and PR numbers pull their items in directly, whatever their similarity, and "what happened" questions
 over a time window also take the window's newest chunks as candidates.
+
+Every retrieval runs "as of" its query's `now` (DESIGN.md): nothing written after it is visible, and chunks that
+were cut to `now` (replies written later) are re-scored on the text that remains before they are ranked.
 """
 
 from __future__ import annotations
@@ -13,14 +16,14 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from qdrant_client import models
+import numpy as np
 
-from briefing.embed import Embedder
-from briefing.index import Index, payload_to_chunk
+from briefing.embed import Embedder, SparseVec
+from briefing.index import Filter, Index, IndexHit, doc_id
 from briefing.model import Chunk
 from briefing.settings import RetrievalSettings
 
@@ -37,6 +40,16 @@ _FILLER = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class SearchQuery:
+    """One retrieval: the text, the instant it is asked "as of" (required), its constraints and how many hits."""
+
+    text: str
+    now: datetime
+    constraints: Constraints | None = None
+    k: int = 10
+
+
 @dataclass
 class Hit:
     """A ranked chunk with the evidence of how it got its score."""
@@ -48,6 +61,8 @@ class Hit:
     sparse_rank: int | None = None
     boosts: dict[str, float] = field(default_factory=dict)
     origin: str = "search"
+    # Cut to `now` (units written later removed) and re-scored on the remaining text.
+    cut: bool = False
 
     def to_trace(self) -> dict[str, Any]:
         return {
@@ -59,6 +74,7 @@ class Hit:
             "sparse_rank": self.sparse_rank,
             "boosts": {k: round(v, 3) for k, v in self.boosts.items()},
             "origin": self.origin,
+            "cut": self.cut,
         }
 
 
@@ -82,37 +98,33 @@ def residual_query(question: str, constraints: Constraints | None) -> str:
 
 
 def _hard_filter(
-    constraints: Constraints | None, settings: RetrievalSettings, now: datetime | None = None
-) -> tuple[Any, dict[str, Any]]:
-    must: list[Any] = []
-    described: dict[str, Any] = {}
-    if now is not None:
-        # "As of now": nothing written after the question's `now` exists yet (matters for --now and evaluation).
-        must.append(models.FieldCondition(key="start_ts", range=models.Range(lte=now.timestamp())))
-        described["as_of"] = now.isoformat()
+    constraints: Constraints | None, settings: RetrievalSettings, now: datetime
+) -> tuple[Filter, dict[str, Any]]:
+    # "As of now": nothing written after the question's `now` exists yet (matters for --now and evaluation).
+    flt = Filter(as_of=now)
+    described: dict[str, Any] = {"as_of": now.isoformat()}
     if constraints is None:
-        return (models.Filter(must=must) if must else None), described
+        return flt, described
     hard = set(constraints.hard)
     if settings.constraint_mode == "filter":
         hard |= {"time", "source", "person", "channel", "ticket"}
     if "source" in hard and constraints.sources:
-        must.append(models.FieldCondition(key="source_type", match=models.MatchAny(any=list(constraints.sources))))
+        flt = replace(flt, source_types=tuple(constraints.sources))
         described["source_type"] = list(constraints.sources)
     if "time" in hard and constraints.time is not None:
-        must.append(models.FieldCondition(key="end_ts", range=models.Range(gte=constraints.time.start.timestamp())))
-        must.append(models.FieldCondition(key="start_ts", range=models.Range(lt=constraints.time.end.timestamp())))
+        flt = replace(flt, start=constraints.time.start, end=constraints.time.end)
         described["time"] = [constraints.time.start.isoformat(), constraints.time.end.isoformat()]
     if "person" in hard and constraints.people:
-        must.append(models.FieldCondition(key="authors", match=models.MatchAny(any=list(constraints.people))))
+        flt = replace(flt, authors=tuple(constraints.people))
         described["authors"] = list(constraints.people)
     if "channel" in hard and (constraints.channels or constraints.projects):
         values = list(constraints.channels) + list(constraints.projects)
-        must.append(models.FieldCondition(key="container", match=models.MatchAny(any=values)))
+        flt = replace(flt, containers=tuple(values))
         described["container"] = values
     if "ticket" in hard and constraints.tickets:
-        must.append(models.FieldCondition(key="tickets", match=models.MatchAny(any=list(constraints.tickets))))
+        flt = replace(flt, tickets=tuple(constraints.tickets))
         described["tickets"] = list(constraints.tickets)
-    return (models.Filter(must=must) if must else None), described
+    return flt, described
 
 
 def _overlaps(chunk: Chunk, start: datetime, end: datetime) -> bool:
@@ -159,53 +171,79 @@ class Retriever:
         self.reranker = Reranker(settings)
 
     # -- candidate generation ---------------------------------------------------------------------------------
-    def _search(self, query: str, flt: Any, limit: int, timings: dict[str, float]) -> list[Hit]:
-        dense_pts: list[Any] = []
-        sparse_pts: list[Any] = []
+    def _search(self, query: str, flt: Filter, limit: int, timings: dict[str, float]) -> list[Hit]:
+        dense_hits: list[IndexHit] = []
+        sparse_hits: list[IndexHit] = []
         t0 = time.perf_counter()
         if self.settings.dense:
             vec = self.embedder.dense([query], query=True)[0]
             timings["embed"] = (time.perf_counter() - t0) * 1000
-            dense_pts = self.index.query_dense(vec, limit=limit, flt=flt)
+            dense_hits = self._rescore_dense(vec, self.index.search_dense(vec, limit=limit, flt=flt))
         if self.settings.sparse:
             svec = self.embedder.sparse([query], query=True)[0]
-            sparse_pts = self.index.query_sparse(svec, limit=limit, flt=flt)
+            sparse_hits = self._rescore_sparse(svec, self.index.search_sparse(svec, limit=limit, flt=flt))
         k = self.settings.rrf_k
         hits: dict[str, Hit] = {}
-        for rank, point in enumerate(dense_pts, 1):
-            hit = hits.setdefault(str(point.id), Hit(chunk=payload_to_chunk(point.payload)))
+        for rank, found in enumerate(dense_hits, 1):
+            hit = hits.setdefault(found.chunk.chunk_id, Hit(chunk=found.chunk, cut=found.cut))
             hit.dense_rank = rank
             hit.fused += 1.0 / (k + rank)
-        for rank, point in enumerate(sparse_pts, 1):
-            hit = hits.setdefault(str(point.id), Hit(chunk=payload_to_chunk(point.payload)))
+        for rank, found in enumerate(sparse_hits, 1):
+            hit = hits.setdefault(found.chunk.chunk_id, Hit(chunk=found.chunk, cut=found.cut))
             hit.sparse_rank = rank
             hit.fused += 1.0 / (k + rank)
         ranked = sorted(hits.values(), key=lambda h: -h.fused)
         return ranked[:limit]
 
-    def direct(self, constraints: Constraints, flt: Any = None, limit: int = 40) -> list[Hit]:
+    def _rescore_dense(self, query: np.ndarray, found: list[IndexHit]) -> list[IndexHit]:
+        """Cut chunks get the cosine of their visible text; the list is re-sorted by score."""
+        cut = [i for i, h in enumerate(found) if h.cut]
+        if not cut:
+            return found
+        vectors = self.embedder.dense([found[i].chunk.text for i in cut])
+        q = np.asarray(query, dtype=np.float32)
+        out = list(found)
+        for i, vec in zip(cut, vectors, strict=True):
+            denom = float(np.linalg.norm(q) * np.linalg.norm(vec)) or 1.0
+            out[i] = replace(found[i], score=float(np.dot(q, vec)) / denom)
+        return sorted(out, key=lambda h: -h.score)
+
+    def _rescore_sparse(self, query: SparseVec, found: list[IndexHit]) -> list[IndexHit]:
+        """Cut chunks keep the share of their BM25 score that their visible text still earns.
+
+        The IDF part lives in Qdrant, so the score is scaled by the query-term weight left after the cut (exact
+        when one query term matches; zero when no query term is left, which drops the chunk from this list).
+        """
+        cut = [(i, h.stored) for i, h in enumerate(found) if h.stored is not None]
+        if not cut:
+            return found
+        terms = dict(zip(query.indices, query.values, strict=True))
+        vectors = self.embedder.sparse([found[i].chunk.text for i, _ in cut] + [stored.text for _, stored in cut])
+        out = list(found)
+        for n, (i, _) in enumerate(cut):
+            now_w = _weight(vectors[n], terms)
+            was_w = _weight(vectors[len(cut) + n], terms)
+            out[i] = replace(found[i], score=found[i].score * (now_w / was_w if was_w > 0 else 0.0))
+        return sorted((h for h in out if h.score > 0), key=lambda h: -h.score)
+
+    def direct(self, constraints: Constraints, flt: Filter, limit: int = 40) -> list[Hit]:
         """Every chunk of the tickets / PRs named in the question."""
-        conditions: list[Any] = []
-        if constraints.tickets:
-            conditions.append(models.FieldCondition(key="tickets", match=models.MatchAny(any=constraints.tickets)))
-            docs = [f"jira:{key}" for key in constraints.tickets]
-            conditions.append(models.FieldCondition(key="doc_key", match=models.MatchAny(any=docs)))
-        if not conditions:
+        if not constraints.tickets:
             return []
-        query = models.Filter(should=conditions, must=list(flt.must) if flt is not None and flt.must else None)
-        out = [Hit(chunk=payload_to_chunk(p.payload), origin="direct") for p in self.index.scroll(query)]
-        out.sort(key=lambda h: (not h.chunk.doc_key.startswith("jira:"), -h.chunk.end.timestamp()))
+        keys = set(constraints.tickets)
+        chunks = self.index.fetch(tickets=constraints.tickets, doc_ids=constraints.tickets, within=flt)
+        out = [Hit(chunk=c, origin="direct") for c in chunks]
+        out.sort(key=lambda h: (doc_id(h.chunk.doc_key) not in keys, -h.chunk.end.timestamp()))
         return out[:limit]
 
-    def recent(self, start: datetime, end: datetime, flt: Any = None, limit: int = 50) -> list[Hit]:
+    def recent(self, start: datetime, end: datetime, flt: Filter, limit: int = 50) -> list[Hit]:
         """The newest chunks that overlap a time window (for "what happened" questions)."""
-        must: list[Any] = [
-            models.FieldCondition(key="end_ts", range=models.Range(gte=start.timestamp())),
-            models.FieldCondition(key="start_ts", range=models.Range(lt=end.timestamp())),
-        ]
-        if flt is not None and flt.must:
-            must.extend(flt.must)
-        chunks = [payload_to_chunk(p.payload) for p in self.index.scroll(models.Filter(must=must))]
+        window = replace(
+            flt,
+            start=max(start, flt.start) if flt.start is not None else start,
+            end=min(end, flt.end) if flt.end is not None else end,
+        )
+        chunks = self.index.chunks(window)
         chunks.sort(key=lambda c: -c.end.timestamp())
         return [Hit(chunk=c, origin="recent") for c in chunks[:limit]]
 
@@ -231,19 +269,19 @@ class Retriever:
         if containers and chunk.container.lower() in containers:
             out["container"] = s.boost_container
         if constraints.tickets:
-            if any(chunk.doc_key == f"jira:{t}" for t in constraints.tickets):
+            if doc_id(chunk.doc_key) in constraints.tickets:
                 # The ticket itself outranks the tickets and threads that merely mention it.
                 out["ticket"] = s.boost_ticket * 1.5
             elif set(constraints.tickets) & set(chunk.tickets):
                 out["ticket"] = s.boost_ticket
         return out
 
-    def retrieve(
-        self, question: str, constraints: Constraints | None, *, k: int = 10, now: datetime | None = None
-    ) -> Retrieval:
+    def retrieve(self, query: SearchQuery) -> Retrieval:
+        """Hybrid candidates, direct and recent ones, reranked; everything as of `query.now`."""
+        question, constraints, k = query.text, query.constraints, query.k
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        flt, described = _hard_filter(constraints, self.settings, now)
+        flt, described = _hard_filter(constraints, self.settings, query.now)
         limit = self.settings.candidates
         candidates = self._search(question, flt, limit, timings)
         residual = residual_query(question, constraints)
@@ -285,7 +323,7 @@ class Retriever:
                 relevance = 0.5 * relevance + 0.5 * _sigmoid(ce_scores[i])
             hit.boosts = self._boosts(hit, constraints) if self.settings.rerank else {}
             if "direct" in hit.origin and constraints is not None:
-                if any(hit.chunk.doc_key == f"jira:{t}" for t in constraints.tickets):
+                if doc_id(hit.chunk.doc_key) in constraints.tickets:
                     hit.boosts["direct"] = self.settings.boost_ticket
             if time_first and window is not None and len(residual.split()) < 2:
                 # Nothing topical left in the question: order the window by recency instead of similarity.
@@ -311,6 +349,10 @@ class Retriever:
             timings_ms=timings,
             reranker=self.reranker.name if self.settings.rerank else "off (fused score only)",
         )
+
+
+def _weight(vector: SparseVec, terms: dict[int, float]) -> float:
+    return sum(v * terms[i] for i, v in zip(vector.indices, vector.values, strict=True) if i in terms)
 
 
 def _sigmoid(x: float) -> float:

@@ -1,7 +1,7 @@
 """The application service: one object that owns settings, index and models, used by the CLI and the evaluation.
 
-`search` and `ask` return the JSON objects of DESIGN.md "Machine-readable output", plus a `trace` the CLI prints
-with --show-trace.
+`search` and `ask` return typed results (`briefing.results`) whose `to_json()` is DESIGN.md "Machine-readable
+output"; their `trace` is what the CLI prints with --show-trace.
 """
 
 from __future__ import annotations
@@ -15,26 +15,13 @@ from briefing import registry
 from briefing.embed import Embedder
 from briefing.errors import IndexError_, InputError
 from briefing.index import Index
-from briefing.model import Chunk, Person
+from briefing.model import Person
+from briefing.results import AskResult, SearchResult, hit_json
 from briefing.settings import Settings
 from briefing.store import SourceState
 
 MAX_QUESTION_CHARS = 4000
-
-
-def hit_json(rank: int, score: float, chunk: Chunk) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "score": round(score, 4),
-        "chunk_id": chunk.chunk_id,
-        "source": chunk.source_type,
-        "refs": list(chunk.refs),
-        "title": chunk.title,
-        "url": chunk.url,
-        "occurred_at": chunk.start.isoformat(),
-        "authors": list(chunk.authors),
-        "text": chunk.text,
-    }
+__all__ = ["AskResult", "Brief", "SearchResult", "check_question", "hit_json", "parse_now"]
 
 
 def parse_now(value: str | None) -> datetime:
@@ -124,8 +111,8 @@ class Brief:
         ws = self.settings.workspace
         return extract(question, now=now, timezone=ws.timezone, week_start=ws.week_start, directory=self.directory())
 
-    def search(self, question: str, *, now: datetime, k: int = 10) -> dict[str, Any]:
-        from briefing.retrieve import Retriever
+    def search(self, question: str, *, now: datetime, k: int = 10) -> SearchResult:
+        from briefing.retrieve import Retriever, SearchQuery
 
         question = check_question(question)
         self._require_index()
@@ -133,28 +120,27 @@ class Brief:
         constraints = self.constraints(question, now)
         t_extract = (time.perf_counter() - t0) * 1000
         retrieval = Retriever(self.settings.retrieval, self.index, self.embedder).retrieve(
-            question, constraints, k=k, now=now
+            SearchQuery(question, now=now, constraints=constraints, k=k)
         )
-        return {
-            "question": question,
-            "now": now.isoformat(),
-            "constraints": constraints.to_json(),
-            "hits": [hit_json(i, h.score, h.chunk) for i, h in enumerate(retrieval.hits, 1)],
-            "timings_ms": {
+        return SearchResult(
+            question=question,
+            now=now,
+            constraints=constraints,
+            hits=list(retrieval.hits),
+            timings_ms={
                 "extract": round(t_extract, 1),
                 "retrieve": round(retrieval.timings_ms.get("retrieve", 0.0), 1),
                 "rerank": round(retrieval.timings_ms.get("rerank", 0.0), 1),
             },
-            "trace": {
+            trace={
                 "constraints": constraints.to_json(),
                 "filters": retrieval.filters,
                 "reranker": retrieval.reranker,
                 "candidates": [h.to_trace() for h in sorted(retrieval.candidates, key=lambda h: -h.fused)],
                 "reranked": [h.to_trace() for h in retrieval.hits],
             },
-            "_retrieval": retrieval,
-            "_constraints": constraints,
-        }
+            retrieval=retrieval,
+        )
 
     def ask(
         self,
@@ -163,10 +149,10 @@ class Brief:
         now: datetime,
         k: int = 10,
         on_token: Callable[[str], None] | None = None,
-    ) -> dict[str, Any]:
+    ) -> AskResult:
         """Run the ask graph (briefing.ask.graph); `on_token` receives the answer text as it is generated."""
-        from briefing.ask.run import build_deps, run_ask
+        from briefing.ask.run import answer, build_deps
 
         question = check_question(question)
         self._require_index()
-        return run_ask(build_deps(self, on_token), question, now=now, k=k)
+        return answer(build_deps(self, on_token), question, now=now, k=k)

@@ -85,7 +85,8 @@ def test_router_sets_a_window_and_fetches_a_ticket_into_the_context(make_deps) -
     assert result["constraints"]["time"]["start"] == "2026-06-08T00:00:00+00:00"
     assert result["constraints"]["time"]["end"] == "2026-06-15T00:00:00+00:00"
     assert trace["constraints"]["time"] != result["constraints"]["time"]  # the router's window replaced it
-    assert trace["filters"] == {}  # a boost, not a filter: nothing outside the window is hidden
+    # a boost, not a filter: nothing outside the window is hidden (only what was written after `now`)
+    assert trace["filters"] == {"as_of": NOW.isoformat()}
     assert _context_ids(result)[0] == "jira:PLAT-142::0"
     assert result["hits"][0]["chunk_id"] == "jira:PLAT-142::0"
     assert trace["reranked"][0]["origin"].endswith("router-fetch")
@@ -99,7 +100,7 @@ def test_router_hard_source_filter_only_when_asked(make_deps) -> None:  # type: 
     result = run_ask(make_deps(router=router), question, now=NOW, k=5)
     assert result["trace"]["constraints"]["hard"] == []  # extraction: a soft "tickets" boost
     assert result["constraints"]["hard"] == ["source"]
-    assert result["trace"]["filters"] == {"source_type": ["jira"]}
+    assert result["trace"]["filters"] == {"as_of": NOW.isoformat(), "source_type": ["jira"]}
     assert {h["source"] for h in result["hits"]} == {"jira"}
 
 

@@ -31,7 +31,7 @@ def brief(use_sample: SampleIndex) -> Iterator[Brief]:
 
 def _ask(brief: Brief, case_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     case = CASES[case_id]
-    return case, brief.ask(case["question"], now=parse_now(case["now"]), k=10)
+    return case, brief.ask(case["question"], now=parse_now(case["now"]), k=10).to_json(trace=True)
 
 
 def _gold_rank(case: dict[str, Any], result: dict[str, Any]) -> int | None:
@@ -45,7 +45,7 @@ def _cited_refs_are_in_context(result: dict[str, Any]) -> bool:
 
 
 def test_ticket_key_puts_the_tickets_items_in_the_context(brief: Brief) -> None:
-    result = brief.ask("What is PLAT-118 about?", now=parse_now("2026-06-15T09:00:00+00:00"))
+    result = brief.ask("What is PLAT-118 about?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json(trace=True)
     assert result["constraints"]["tickets"] == ["PLAT-118"]
     direct = [c for c in result["trace"]["candidates"] if "direct" in c["origin"]]
     assert len(direct) >= 3
@@ -97,3 +97,18 @@ def test_llm_refusal_on_the_sample_lists_sources_and_window(brief: Brief) -> Non
     assert result["no_answer"] and result["citations"] == []
     assert "(searched files, slack; 2026-06-08 to 2026-06-14)" in result["answer"]
     assert "ping pong" in result["answer"]
+
+
+def test_results_are_typed_until_rendered(brief: Brief) -> None:
+    now = parse_now("2026-05-20T15:00:00+00:00")
+    searched = brief.search("ledger 5xx during the payout batch", now=now, k=5)
+    asked = brief.ask("What went wrong with the ledger during the payout batch?", now=now, k=5)
+    assert all(h.chunk.start <= now for h in [*searched.hits, *asked.hits])
+    assert searched.retrieval is not None and searched.retrieval.filters["as_of"] == now.isoformat()
+    data = searched.to_json()
+    assert list(data) == ["question", "now", "constraints", "hits", "timings_ms"]
+    assert [h["chunk_id"] for h in data["hits"]] == [h.chunk.chunk_id for h in searched.hits]
+    shape = ["question", "now", "constraints", "hits", "answer", "citations", "no_answer", "timings_ms"]
+    assert list(asked.to_json()) == shape
+    assert list(asked.to_json(trace=True)) == [*shape, "trace"]
+    assert asked.to_json()["citations"] == [{"n": c.n, "refs": c.refs, "url": c.url} for c in asked.citations]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from briefing.ask.tools import RouterClosed, RouterTools
@@ -70,3 +72,27 @@ def test_tools_refuse_after_the_router_stopped(tools: RouterTools) -> None:
     with pytest.raises(RouterClosed):
         tools.fetch_item("PLAT-142")
     assert tools.fetched == []
+
+
+def test_search_and_fetch_see_the_index_as_of_now(make_deps) -> None:  # type: ignore[no-untyped-def]
+    # 9 June, noon: the PLAT-142 comment (16:00) and PR #45 (10 June) were not written yet.
+    now = datetime(2026, 6, 9, 12, tzinfo=UTC)
+    tools = RouterTools.start(Constraints(), DIRECTORY, Calendar(now), make_deps().retriever)
+    tools.fetch_item("PLAT-142")
+    [ticket] = tools.fetched
+    assert ticket.chunk_id == "jira:PLAT-142::0"
+    assert ticket.refs == ["jira:PLAT-142"]
+    assert "write freeze planned" not in ticket.text and ticket.end <= now
+    assert "nothing indexed" in tools.fetch_item("#45")
+    tools.search("PgBouncer connection pool in front of the ledger database")
+    assert tools.searched
+    for hit in tools.searched:
+        assert hit.chunk.start <= now and hit.chunk.end <= now
+        assert all(u.at is None or u.at <= now for u in hit.chunk.units)
+    assert "github:acme/ledger#45::0" not in [h.chunk.chunk_id for h in tools.searched]
+    # The same tools a day later see both.
+    later = RouterTools.start(Constraints(), DIRECTORY, Calendar(now + timedelta(days=2)), make_deps().retriever)
+    later.fetch_item("PLAT-142")
+    assert later.fetched[0].refs == ["jira:PLAT-142", "jira:PLAT-142#comment-10001"]
+    later.search("PgBouncer connection pool")
+    assert "github:acme/ledger#45::0" in [h.chunk.chunk_id for h in later.searched]

@@ -19,14 +19,17 @@ ROOT = Path(__file__).resolve().parents[2]
 SUBSET = ROOT / "eval" / "ci_subset.jsonl"
 DEV = ROOT / "eval" / "sample_dev.jsonl"
 
-# measured 2026-11-30 08:45 UTC on the default configuration (HEAD 2084a38 with the extractive answerer of that
-# morning): hit@10 0.938, recall@10 0.609, MRR 0.603, citation precision 0.411, keywords 0.625, no-answer 0.80
+# measured 2026-12-01 09:50 UTC on the default configuration, once every retrieval ran as of the case's `now`:
+# hit@10 1.0, recall@10 0.651, MRR 0.620, citation precision 0.389, keywords 0.5625, no-answer 0.80. The figures of
+# 2026-11-30 (citation precision 0.411, keywords 0.625) used evidence written after `now`: s069 (asked 25 May)
+# answered from a 4 June message, s057 from a PDF dated by its file time (today); s050 lost its keywords because
+# the recency boost now spans the weeks up to `now` instead of up to that PDF.
 THRESHOLDS = {
-    "hit@10": 0.92,
-    "recall@10": 0.59,
-    "mrr@10": 0.58,
-    "citation_precision": 0.39,
-    "keyword_correctness": 0.6,
+    "hit@10": 0.98,
+    "recall@10": 0.63,
+    "mrr@10": 0.6,
+    "citation_precision": 0.37,
+    "keyword_correctness": 0.55,
     "no_answer_accuracy": 0.78,
 }
 

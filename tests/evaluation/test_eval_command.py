@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,9 @@ import briefing.service
 from briefing.cli.app import app
 from briefing.cli.evaluate import parse_sets
 from briefing.errors import InputError
+from briefing.model import Chunk
+from briefing.results import AskResult, Citation
+from briefing.retrieve import Hit
 
 CASES = [
     {
@@ -52,21 +56,21 @@ class ScriptedBrief:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def ask(self, question: str, *, now: Any, k: int = 10) -> dict[str, Any]:
+    def ask(self, question: str, *, now: datetime, k: int = 10) -> AskResult:
         ScriptedBrief.seen.append((question, now.isoformat(), k))
         about_cutover = "cutover" in question and self.good
         refs = ["jira:PLAT-127"] if about_cutover else ["slack:C05RANDOM:1.1"]
-        return {
-            "question": question,
-            "now": now.isoformat(),
-            "constraints": {},
-            "hits": [{"rank": 1, "score": 0.9, "chunk_id": "c1", "refs": refs, "text": "..."}],
-            "answer": "It ran on June 9 [1]" if about_cutover else "The sources do not cover this.",
-            "citations": [{"n": 1, "refs": refs, "url": None}] if about_cutover else [],
-            "no_answer": not about_cutover,
-            "timings_ms": {"extract": 1.0, "retrieve": 5.0, "rerank": 1.0, "answer": 3.0},
-            "trace": {},
-        }
+        chunk = Chunk("c1", "doc", "jira", "test", "title", "...", refs, now, now)
+        return AskResult(
+            question=question,
+            now=now,
+            constraints=None,
+            hits=[Hit(chunk=chunk, score=0.9)],
+            answer="It ran on June 9 [1]" if about_cutover else "The sources do not cover this.",
+            citations=[Citation(1, refs)] if about_cutover else [],
+            no_answer=not about_cutover,
+            timings_ms={"extract": 1.0, "retrieve": 5.0, "rerank": 1.0, "answer": 3.0},
+        )
 
 
 @pytest.fixture

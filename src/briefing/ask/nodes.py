@@ -114,9 +114,10 @@ def route_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
 
 
 def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
-    from briefing.retrieve import Hit
+    from briefing.retrieve import Hit, SearchQuery
 
-    retrieval = deps.retriever.retrieve(state.question, state.constraints, k=state.k)
+    query = SearchQuery(state.question, now=state.now, constraints=state.constraints, k=state.k)
+    retrieval = deps.retriever.retrieve(query)
     ranked: dict[str, Hit] = {h.chunk.chunk_id: h for h in retrieval.hits}
     # Hits of the router's rewritten queries compete on score with the main query's.
     for hit in state.hits:

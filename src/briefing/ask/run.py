@@ -1,4 +1,4 @@
-"""Run the ask graph for the service: build its dependencies from settings and shape the JSON result."""
+"""Run the ask graph for the service: build its dependencies from settings and shape the typed result."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from briefing.ask.nodes import AskDeps
 from briefing.ask.state import AskState
 
 if TYPE_CHECKING:
+    from briefing.results import AskResult
     from briefing.service import Brief
 
 
@@ -51,27 +52,30 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
     )
 
 
-def run_ask(deps: AskDeps, question: str, *, now: datetime, k: int = 10) -> dict[str, Any]:
-    """The DESIGN.md ask object (question, now, constraints, hits, answer, citations, no_answer, timings) + trace."""
+def answer(deps: AskDeps, question: str, *, now: datetime, k: int = 10) -> AskResult:
+    """Run the graph for one question as of `now`: hits, answer, checked citations, timings and the trace."""
     from briefing.ask.graph import build_graph
-    from briefing.service import hit_json
+    from briefing.results import AskResult, Citation
 
     t0 = time.perf_counter()
     final = build_graph(deps).invoke(AskState(question=question, now=now, k=k))
     total = round((time.perf_counter() - t0) * 1000, 1)
-    constraints = final["constraints"]
     trace = dict(final["trace"])
     trace["router_steps"] = final["router_steps"]
     trace["removed_citations"] = final["removed_citations"]
-    timings = {"retrieve": 0.0, "rerank": 0.0, "answer": 0.0, **final["timings_ms"], "total": total}
-    return {
-        "question": question,
-        "now": now.isoformat(),
-        "constraints": constraints.to_json() if constraints is not None else {},
-        "hits": [hit_json(i, h.score, h.chunk) for i, h in enumerate(final["hits"], 1)],
-        "answer": final["answer"],
-        "citations": final["citations"],
-        "no_answer": final["no_answer"],
-        "timings_ms": timings,
-        "trace": trace,
-    }
+    return AskResult(
+        question=question,
+        now=now,
+        constraints=final["constraints"],
+        hits=list(final["hits"]),
+        answer=final["answer"],
+        citations=[Citation.from_json(c) for c in final["citations"]],
+        no_answer=final["no_answer"],
+        timings_ms={"retrieve": 0.0, "rerank": 0.0, "answer": 0.0, **final["timings_ms"], "total": total},
+        trace=trace,
+    )
+
+
+def run_ask(deps: AskDeps, question: str, *, now: datetime, k: int = 10) -> dict[str, Any]:
+    """`answer(...)` as the DESIGN.md ask object with its trace (for tests and tools that read JSON)."""
+    return answer(deps, question, now=now, k=k).to_json(trace=True)

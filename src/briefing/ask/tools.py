@@ -55,6 +55,11 @@ class RouterTools:
     ) -> RouterTools:
         return cls(copy.deepcopy(extracted), directory, calendar, retriever)
 
+    @property
+    def now(self) -> datetime:
+        """The question's `now`: searches and fetches see the index as of this instant."""
+        return self.calendar.now
+
     def close(self) -> None:
         with self._lock:
             self._closed = True
@@ -170,7 +175,9 @@ class RouterTools:
         args = {"query": query}
         if self.retriever is None or not query.strip():
             return self._record("search", args, "no search run")
-        hits = self.retriever.retrieve(query, self.constraints, k=self.k).hits
+        from briefing.retrieve import SearchQuery
+
+        hits = self.retriever.retrieve(SearchQuery(query, now=self.now, constraints=self.constraints, k=self.k)).hits
         for hit in hits:
             hit.origin = "router-search"
         with self._lock:
@@ -260,34 +267,26 @@ class RouterTools:
         return list(dict.fromkeys(out))[:5]
 
     def _fetch(self, key: str) -> list[Chunk]:
-        from qdrant_client import models
-
-        from briefing.index import payload_to_chunk
+        from briefing.index import Filter
 
         assert self.retriever is not None
-        index = self.retriever.index
-        conditions: list[Any] = []
-        if ticket := ticket_key(key.removeprefix("jira:")):
-            conditions.append(models.FieldCondition(key="doc_key", match=models.MatchValue(value=f"jira:{ticket}")))
-        elif ref := issue_ref(key.removeprefix("github:")):
+        refs: list[str] = []
+        doc_keys: list[str] = []
+        doc_ids: list[str] = []
+        # "PLAT-7", "acme/api#12" or a native ref with its source's prefix ("jira:PLAT-7"): the item's own id.
+        prefix, _, rest = key.partition(":")
+        bare = rest if rest and prefix in source_names() else key
+        if ticket := ticket_key(bare):
+            doc_ids.append(ticket)
+        elif ref := issue_ref(bare):
             repos = [ref[0]] if ref[0] else [p for p in self.directory.projects if "/" in p]
-            refs = [f"github:{repo}#{ref[1]}" for repo in repos]
-            if refs:
-                conditions.append(models.FieldCondition(key="refs", match=models.MatchAny(any=refs)))
-                conditions.append(models.FieldCondition(key="doc_key", match=models.MatchAny(any=refs)))
+            doc_ids.extend(f"{repo}#{ref[1]}" for repo in repos)
         elif ":" in key:
-            conditions.append(models.FieldCondition(key="refs", match=models.MatchValue(value=key)))
-            conditions.append(models.FieldCondition(key="doc_key", match=models.MatchValue(value=key)))
-        if not conditions:
-            return []
-        found = [payload_to_chunk(p.payload) for p in index.scroll(models.Filter(should=conditions))]
+            refs = doc_keys = [key]
         # A ref inside a thread or page brings the whole document, so the answer sees the conversation.
-        docs = sorted({c.doc_key for c in found})
-        if docs:
-            flt = models.Filter(must=[models.FieldCondition(key="doc_key", match=models.MatchAny(any=docs))])
-            found = [payload_to_chunk(p.payload) for p in index.scroll(flt)]
-        unique = {c.chunk_id: c for c in found}
-        return sorted(unique.values(), key=lambda c: (c.doc_key, c.start, c.chunk_id))
+        return self.retriever.index.fetch(
+            refs=refs, doc_keys=doc_keys, doc_ids=doc_ids, within=Filter(as_of=self.now), whole_documents=True
+        )
 
 
 def _as_list(value: Any) -> list[str]:

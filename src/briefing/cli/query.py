@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -12,6 +12,9 @@ from rich.panel import Panel
 from rich.tree import Tree
 
 from briefing.cli.common import cli_errors, err, load, out
+
+if TYPE_CHECKING:
+    from briefing.results import AskResult, SearchResult
 
 NowOpt = Annotated[str | None, typer.Option("--now", help="Fix 'now' for relative dates (ISO-8601; or BRIEF_NOW).")]
 KOpt = Annotated[int, typer.Option("-k", min=1, max=100, help="How many hits.")]
@@ -26,31 +29,29 @@ def _now(value: str | None) -> Any:
     return parse_now(value or os.environ.get("BRIEF_NOW"))
 
 
-def _emit_json(result: dict[str, Any], trace: bool) -> None:
-    data = {k: v for k, v in result.items() if k != "trace" and not k.startswith("_")}
-    if trace:
-        data["trace"] = result.get("trace", {})
-    print(json.dumps(data, ensure_ascii=False, default=str))
+def _emit_json(result: SearchResult, trace: bool) -> None:
+    print(json.dumps(result.to_json(trace=trace), ensure_ascii=False, default=str))
 
 
-def _render_hits(result: dict[str, Any], full: bool) -> None:
-    for hit in result["hits"]:
-        when = hit["occurred_at"][:16].replace("T", " ")
+def _render_hits(result: SearchResult, full: bool) -> None:
+    for rank, hit in enumerate(result.hits, 1):
+        chunk = hit.chunk
+        when = chunk.start.isoformat()[:16].replace("T", " ")
         out.print(
-            f"[bold cyan]{hit['rank']:>2}.[/] [bold]{escape(hit['title'] or hit['chunk_id'])}[/] "
-            f"[dim]{hit['source']} · {when} · {hit['score']:.3f}[/]"
+            f"[bold cyan]{rank:>2}.[/] [bold]{escape(chunk.title or chunk.chunk_id)}[/] "
+            f"[dim]{chunk.source_type} · {when} · {hit.score:.3f}[/]"
         )
-        out.print(f"    [dim]{escape(' '.join(hit['refs'][:4]))}{' …' if len(hit['refs']) > 4 else ''}[/]")
+        out.print(f"    [dim]{escape(' '.join(chunk.refs[:4]))}{' …' if len(chunk.refs) > 4 else ''}[/]")
         if full:
-            out.print(Panel(escape(hit["text"]), expand=False))
+            out.print(Panel(escape(chunk.text), expand=False))
         else:
-            body = hit["text"].splitlines()
+            body = chunk.text.splitlines()
             preview = " ".join(body[1:] if len(body) > 1 else body)[:200]
             out.print(f"    {escape(preview)}")
 
 
-def render_trace(result: dict[str, Any]) -> None:
-    trace = result.get("trace", {})
+def render_trace(result: SearchResult) -> None:
+    trace = result.trace
     tree = Tree("[bold]trace")
     cons = tree.add("constraints (deterministic extraction)")
     c = trace.get("constraints", {})
@@ -84,7 +85,7 @@ def render_trace(result: dict[str, Any]) -> None:
         tree.add(f"[yellow]uncited claim[/] {escape(str(claim))[:120]}")
     for removed in trace.get("removed_citations", []):
         tree.add(f"[red]removed citation[/] {escape(str(removed))}")
-    tree.add(f"timings (ms): {result.get('timings_ms')}")
+    tree.add(f"timings (ms): {result.timings_ms}")
     err.print(tree)
 
 
@@ -108,7 +109,7 @@ def register(app: typer.Typer) -> None:
         if json_out:
             _emit_json(result, show_trace)
             return
-        if not result["hits"]:
+        if not result.hits:
             out.print("no matches")
         _render_hits(result, show_docs)
         if show_trace:
@@ -145,7 +146,7 @@ def register(app: typer.Typer) -> None:
         if streamed:
             # Citations are checked after the stream: show the validated answer if it differs.
             out.print()
-            if "".join(streamed).strip() != result["answer"].strip():
+            if "".join(streamed).strip() != result.answer.strip():
                 out.print("[dim](answer after citation checks)[/]")
         print_answer(result)
         if show_docs:
@@ -154,9 +155,9 @@ def register(app: typer.Typer) -> None:
             render_trace(result)
 
 
-def print_answer(result: dict[str, Any]) -> None:
-    style = "yellow" if result["no_answer"] else "green"
-    out.print(Panel(escape(result["answer"]), title=escape(result["question"]), border_style=style, expand=False))
-    for cit in result["citations"]:
-        url = f" {cit['url']}" if cit.get("url") else ""
-        out.print(f"  [bold][{cit['n']}][/] {escape(' '.join(cit['refs']))}[dim]{escape(url)}[/]")
+def print_answer(result: AskResult) -> None:
+    style = "yellow" if result.no_answer else "green"
+    out.print(Panel(escape(result.answer), title=escape(result.question), border_style=style, expand=False))
+    for cit in result.citations:
+        url = f" {cit.url}" if cit.url else ""
+        out.print(f"  [bold][{cit.n}][/] {escape(' '.join(cit.refs))}[dim]{escape(url)}[/]")

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from briefing.evaluation.cases import Case
 
+if TYPE_CHECKING:
+    from briefing.results import AskResult
+
 
 class Asker(Protocol):
-    def ask(self, question: str, *, now: Any, k: int = 10) -> dict[str, Any]: ...
+    def ask(self, question: str, *, now: Any, k: int = 10) -> AskResult: ...
 
 
-def record_for(case: Case, result: dict[str, Any], wall_ms: float) -> dict[str, Any]:
+def record_for(case: Case, result: AskResult, wall_ms: float) -> dict[str, Any]:
     """The per-case record of DESIGN.md "Evaluation cases": everything needed to recompute the metrics."""
-    timings = {key: float(value) for key, value in (result.get("timings_ms") or {}).items()}
+    timings = {key: float(value) for key, value in result.timings_ms.items()}
     timings["total"] = round(wall_ms, 1)
     return {
         "id": case.id,
@@ -26,17 +29,12 @@ def record_for(case: Case, result: dict[str, Any], wall_ms: float) -> dict[str, 
         "answer_keywords": [list(group) for group in case.answer_keywords],
         "expected_no_answer": case.no_answer,
         "hits": [
-            {
-                "rank": hit["rank"],
-                "refs": list(hit.get("refs") or ()),
-                "chunk_id": hit.get("chunk_id"),
-                "score": hit.get("score"),
-            }
-            for hit in result.get("hits") or ()
+            {"rank": rank, "refs": list(hit.chunk.refs), "chunk_id": hit.chunk.chunk_id, "score": round(hit.score, 4)}
+            for rank, hit in enumerate(result.hits, 1)
         ],
-        "citations": [{"n": c["n"], "refs": list(c.get("refs") or ())} for c in result.get("citations") or ()],
-        "answer": result.get("answer") or "",
-        "no_answer": bool(result.get("no_answer")),
+        "citations": [{"n": c.n, "refs": list(c.refs)} for c in result.citations],
+        "answer": result.answer,
+        "no_answer": result.no_answer,
         "timings_ms": timings,
     }
 
