@@ -19,8 +19,7 @@ QUESTIONS = ["What changed in the latest OLake release?", "How do I fix a Postgr
 
 
 def test_olake_answers_as_of_now(olake: Path, tmp_path: Path) -> None:
-    from briefing.cli.ingest import run_ingest
-    from briefing.registry import FetchOptions
+    from briefing import pipeline
     from briefing.settings import load_settings
 
     config = tmp_path / "brief.toml"
@@ -30,7 +29,7 @@ def test_olake_answers_as_of_now(olake: Path, tmp_path: Path) -> None:
         f'[sources.docs]\ntype = "files"\npath = "{olake / "docs"}"\n'
     )
     settings = load_settings(config)
-    assert run_ingest(settings, ["slack", "docs"], collect_first=True, options=FetchOptions(), quiet=True) == 0
+    assert pipeline.run(settings, ["slack", "docs"]).failure_count == 0
     written, _ = stored_view(config)
     for now_text in NOWS:
         now = datetime.fromisoformat(now_text)
