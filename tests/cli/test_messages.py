@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,19 @@ def test_config_mistakes_name_the_key_and_the_likely_fix(tmp_path: Path, toml: s
     assert code == 2
     assert f"{config}: {expected}" in output
     assert ".slack_export." not in output and ".files." not in output  # no internal union level in key paths
+
+
+def test_piped_answers_are_plain_lines_with_unbroken_urls(use_sample) -> None:
+    result = runner.invoke(
+        app,
+        ["--config", str(use_sample.config), "ask", "Who is on call this week?", "--now", "2026-06-15T09:00:00+00:00"],
+    )
+    assert result.exit_code == 0, result.output
+    assert not any(ch in result.stdout for ch in "╭╮╰╯│─"), "no panel boxes when stdout is not a terminal"
+    lines = result.stdout.splitlines()
+    cited = [line for line in lines if line.lstrip().startswith("[") and "https://" in line]
+    assert cited, "citations carry their links"
+    # A citation line is one line however long (the console's 80 columns would otherwise cut the permalink).
+    assert any(len(line) > 80 for line in cited)
+    for line in cited:
+        assert re.search(r"https://\S+/archives/C\w+/p\d{16}$", line), line

@@ -18,6 +18,18 @@ from briefing.errors import BriefError
 
 out = Console(soft_wrap=False)
 err = Console(stderr=True)
+# Piped or redirected output (a file, `less`, another program): whole lines, no hard wrapping, no boxes.
+if not out.is_terminal:
+    out.soft_wrap = True
+if not err.is_terminal:
+    err.soft_wrap = True
+
+
+def plain() -> bool:
+    """True when stdout is not a terminal: print text as text (URLs unbroken, no panels)."""
+    return not out.is_terminal
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
