@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, Field, SerializeAsAny, TypeAdapter, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from briefing.errors import ConfigError
@@ -161,7 +161,7 @@ class Settings(BaseSettings):
     )
 
     workspace: WorkspaceSettings = Field(default_factory=WorkspaceSettings)
-    sources: dict[str, SourceBase] = Field(default_factory=dict)
+    sources: dict[str, SerializeAsAny[SourceBase]] = Field(default_factory=dict)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
