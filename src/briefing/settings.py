@@ -7,13 +7,14 @@ holds them (`token_env = "SLACK_TOKEN"`), read only when the connector needs it.
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, Field, SerializeAsAny, TypeAdapter, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from briefing.errors import ConfigError
@@ -160,7 +161,7 @@ class Settings(BaseSettings):
     )
 
     workspace: WorkspaceSettings = Field(default_factory=WorkspaceSettings)
-    sources: dict[str, SourceBase] = Field(default_factory=dict)
+    sources: dict[str, SerializeAsAny[SourceBase]] = Field(default_factory=dict)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
@@ -198,7 +199,7 @@ class Settings(BaseSettings):
             try:
                 typed[name] = adapter.validate_python(table)
             except ValidationError as exc:
-                raise _table_error(exc, f"sources.{name}") from None
+                raise _table_error(exc, f"sources.{name}", table) from None
         return typed
 
     def resolve(self, path: Path) -> Path:
@@ -241,14 +242,37 @@ class _SourceTableError(ValueError):
     """A source table's own validation error, already explained with its full key path."""
 
 
-def _explain(first: Any, loc: str) -> str:
+def _first(error: ValidationError) -> Any:
+    """The error to report: an unknown key before anything else (a typo also makes the real key "missing")."""
+    errors = error.errors()
+    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+
+
+def _keys_of(model: Any, parts: list[str]) -> list[str]:
+    """The keys a config table accepts at `parts` (a path of section names), for spelling suggestions."""
+    for part in parts:
+        field = getattr(model, "model_fields", {}).get(part)
+        annotation = getattr(field, "annotation", None)
+        if not isinstance(annotation, type) or not issubclass(annotation, BaseModel):
+            return []
+        model = annotation
+    return [name for name, f in getattr(model, "model_fields", {}).items() if not f.exclude]
+
+
+def _suggest(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _explain(first: Any, loc: str, known_keys: list[str] | None = None) -> str:
     kind = first["type"]
     known = ", ".join(_source_types())
     if kind == "extra_forbidden":
-        return f"unknown key '{loc}': remove it or check its spelling"
+        key = loc.rsplit(".", 1)[-1]
+        return f"unknown key '{loc}'{_suggest(key, known_keys or [])}: remove it or check its spelling"
     if kind == "union_tag_invalid":
         tag = first.get("input", {}).get("type") if isinstance(first.get("input"), dict) else None
-        return f"unknown source type '{tag}' at '{loc}' (known: {known})"
+        return f"unknown source type '{tag}' at '{loc}' (known: {known}){_suggest(str(tag), list(_source_types()))}"
     if kind == "union_tag_not_found":
         return f"'{loc}' has no 'type' key (one of: {known})"
     if kind == "missing":
@@ -256,20 +280,26 @@ def _explain(first: Any, loc: str) -> str:
     return f"invalid value at '{loc}': {first['msg']}"
 
 
-def _table_error(error: ValidationError, prefix: str) -> _SourceTableError:
-    first = error.errors()[0]
+def _table_error(error: ValidationError, prefix: str, table: Any) -> _SourceTableError:
+    first = _first(error)
     parts = [str(p) for p in first["loc"]]
     if parts and parts[0] in _source_types():
         parts = parts[1:]  # the union's tag is not a key the user wrote
-    return _SourceTableError(_explain(first, ".".join([prefix, *parts])))
+    keys: list[str] = []
+    if isinstance(table, dict) and table.get("type") in _source_types():
+        from briefing import registry
+
+        keys = _keys_of(registry.descriptor(str(table["type"])).config, parts[:-1])
+    return _SourceTableError(_explain(first, ".".join([prefix, *parts]), keys))
 
 
 def _describe(error: ValidationError, where: str) -> str:
-    first = error.errors()[0]
+    first = _first(error)
     inner = first.get("ctx", {}).get("error")
     if isinstance(inner, _SourceTableError):
         return f"{where}: {inner}"
-    return f"{where}: {_explain(first, '.'.join(str(p) for p in first['loc']))}"
+    parts = [str(p) for p in first["loc"]]
+    return f"{where}: {_explain(first, '.'.join(parts), _keys_of(Settings, parts[:-1]))}"
 
 
 def load_settings(config: Path | None = None, overrides: dict[str, Any] | None = None) -> Settings:

@@ -56,11 +56,13 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import demo, ingest, query
+    from briefing.cli import config, demo, ingest, mcp, query
 
     ingest.register(app)
     query.register(app)
     demo.register(app)
+    mcp.register(app)
+    config.register(app)
     try:
         from briefing.cli import evaluate
     except ImportError:

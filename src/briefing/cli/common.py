@@ -12,11 +12,24 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from briefing.errors import BriefError
 
 out = Console(soft_wrap=False)
 err = Console(stderr=True)
+# Piped or redirected output (a file, `less`, another program): whole lines, no hard wrapping, no boxes.
+if not out.is_terminal:
+    out.soft_wrap = True
+if not err.is_terminal:
+    err.soft_wrap = True
+
+
+def plain() -> bool:
+    """True when stdout is not a terminal: print text as text (URLs unbroken, no panels)."""
+    return not out.is_terminal
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -36,7 +49,8 @@ def cli_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except BriefError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            # The message is plain text: "[sources.NAME]" in it must print as written, not as console markup.
+            err.print("[bold red]error:[/] " + escape(str(exc)), highlight=False, markup=True, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             err.print("interrupted: nothing cached so far was lost; run the command again to resume")

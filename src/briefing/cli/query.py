@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.tree import Tree
 
-from briefing.cli.common import cli_errors, err, load, out
+from briefing.cli.common import cli_errors, err, load, out, plain
 
 if TYPE_CHECKING:
     from briefing.results import AskResult, SearchResult
@@ -42,7 +42,9 @@ def _render_hits(result: SearchResult, full: bool) -> None:
             f"[dim]{chunk.source_type} · {when} · {hit.score:.3f}[/]"
         )
         out.print(f"    [dim]{escape(' '.join(chunk.refs[:4]))}{' …' if len(chunk.refs) > 4 else ''}[/]")
-        if full:
+        if full and plain():
+            out.print(escape(chunk.text), highlight=False)
+        elif full:
             out.print(Panel(escape(chunk.text), expand=False))
         else:
             body = chunk.text.splitlines()
@@ -156,8 +158,11 @@ def register(app: typer.Typer) -> None:
 
 
 def print_answer(result: AskResult) -> None:
-    style = "yellow" if result.no_answer else "green"
-    out.print(Panel(escape(result.answer), title=escape(result.question), border_style=style, expand=False))
+    if plain():
+        out.print(escape(result.answer), highlight=False)
+    else:
+        style = "yellow" if result.no_answer else "green"
+        out.print(Panel(escape(result.answer), title=escape(result.question), border_style=style, expand=False))
     for cit in result.citations:
         url = f" {cit.url}" if cit.url else ""
         out.print(f"  [bold][{cit.n}][/] {escape(' '.join(cit.refs))}[dim]{escape(url)}[/]")

@@ -1,0 +1,51 @@
+"""`brief mcp`: serve the workspace's read-only tools over the Model Context Protocol (stdio or streamable HTTP)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from briefing.cli.common import cli_errors, err, load
+from briefing.errors import InputError
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+class Transport(StrEnum):
+    stdio = "stdio"
+    http = "http"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(name="mcp")
+    @cli_errors
+    def mcp_command(
+        transport: Annotated[Transport, typer.Option("--transport", "-t", help="stdio, or streamable HTTP.")] = (
+            Transport.stdio
+        ),
+        host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(help="HTTP: the port to listen on.")] = 8765,
+        allow_remote: Annotated[
+            bool, typer.Option("--allow-remote", help="HTTP: allow a non-loopback --host (no authentication!).")
+        ] = False,
+    ) -> None:
+        """Serve search, ask, get_item, list_sources and list_people to an MCP client (an agent or an IDE).
+
+        Examples: `brief mcp` (stdio, for a client that launches it); `brief mcp -t http --port 8765` (then point
+        the client at http://127.0.0.1:8765/mcp).
+        """
+        from briefing.mcp_server import build_server
+
+        if transport is Transport.http and host not in LOOPBACK and not allow_remote:
+            raise InputError(
+                f"--host {host} is not a loopback address: the MCP server has no authentication; "
+                "add --allow-remote only behind an authenticating proxy"
+            )
+        server = build_server(load())
+        if transport is Transport.stdio:
+            server.run("stdio")
+            return
+        err.print(f"brief MCP server on http://{host}:{port}/mcp (Ctrl-C stops it)", highlight=False)
+        server.run("streamable-http", host=host, port=port)
