@@ -56,13 +56,14 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import config, demo, ingest, mcp, query
+    from briefing.cli import config, demo, ingest, init, mcp, query
 
     ingest.register(app)
     query.register(app)
     demo.register(app)
     mcp.register(app)
     config.register(app)
+    init.register(app)
     try:
         from briefing.cli import evaluate
     except ImportError:
