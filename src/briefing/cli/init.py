@@ -117,8 +117,8 @@ def register(app: typer.Typer) -> None:
             name, zone = workspace or "default", timezone or "UTC"
             sources = dict(_parse_source(spec) for spec in source or [])
         else:
-            name = workspace or Prompt.ask("Workspace name", default="default", console=err)
-            zone = timezone or Prompt.ask("Time zone", default="UTC", console=err)
+            name = workspace or str(Prompt.ask("Workspace name", default="default", console=err))
+            zone = timezone or str(Prompt.ask("Time zone", default="UTC", console=err))
             sources = dict(_parse_source(spec) for spec in source or []) | _ask_sources()
         if zone not in zoneinfo.available_timezones():
             raise InputError(f"time zone {zone!r} is unknown: use an IANA name such as Europe/Berlin or UTC")
