@@ -49,3 +49,14 @@ def test_dry_run_says_nothing_was_written(tmp_path: Path) -> None:
     assert "dry run: nothing was cached, no cursor moved, nothing was indexed" in result.stdout
     sources = runner.invoke(app, ["--config", str(config), "sources", "--json"])
     assert '"cached_records": 0' in sources.stdout
+
+
+def test_sources_json_summarises_cursors_unless_verbose(tmp_path: Path) -> None:
+    import json
+
+    config = _workspace(tmp_path)
+    assert runner.invoke(app, ["--config", str(config), "ingest"]).exit_code == 0
+    short = json.loads(runner.invoke(app, ["--config", str(config), "sources", "--json"]).stdout)
+    assert short["sources"][0]["cursor"] == "files: 2"
+    full = json.loads(runner.invoke(app, ["--verbose", "--config", str(config), "sources", "--json"]).stdout)
+    assert isinstance(full["sources"][0]["cursor"], dict) and full["sources"][0]["cursor"]

@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from briefing.cli.common import cli_errors, err, load, out
-from briefing.errors import InputError
+from briefing.cli.common import cli_errors, err, load, out, state
+from briefing.errors import BriefError, InputError
 
 if TYPE_CHECKING:
     from briefing.pipeline import RunSummary
@@ -147,17 +147,40 @@ def cursor_summary(cursor: dict[str, Any] | None, width: int = 48) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def complete_source(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion: the configured source names and types (nothing, quietly, when the config is broken)."""
+    from briefing.settings import load_settings
+
+    config = (ctx.find_root().params or {}).get("config")
+    try:
+        settings = load_settings(config)
+    except BriefError:
+        return []
+    candidates = list(settings.sources) + sorted({c.type for c in settings.sources.values()})
+    return [c for c in dict.fromkeys(candidates) if c.startswith(incomplete)]
+
+
+SourcesArg = Annotated[
+    list[str] | None,
+    typer.Argument(help="Source names or types (default: all).", autocompletion=complete_source),
+]
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     @cli_errors
     def ingest(
-        sources: Annotated[list[str] | None, typer.Argument(help="Source names or types (default: all).")] = None,
+        sources: SourcesArg = None,
         full: Annotated[bool, typer.Option("--full", help="Re-collect from scratch (ignore cursors).")] = False,
         since: Annotated[str | None, typer.Option(help="Only items from this date (ISO-8601).")] = None,
         until: Annotated[str | None, typer.Option(help="Only items before this date (ISO-8601).")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be fetched.")] = False,
     ) -> None:
-        """Collect new and changed items from configured sources and index them."""
+        """Collect new and changed items from configured sources and index them.
+
+        Examples: `brief ingest` (every source); `brief ingest team-slack --since 2026-05-01`;
+        `brief ingest slack_export --dry-run`.
+        """
         from briefing.registry import FetchOptions
 
         settings = load()
@@ -170,10 +193,13 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @cli_errors
     def reindex(
-        sources: Annotated[list[str] | None, typer.Argument(help="Source names or types (default: all).")] = None,
+        sources: SourcesArg = None,
         full: Annotated[bool, typer.Option("--full", help="Drop the index and rebuild it from the cache.")] = False,
     ) -> None:
-        """Re-chunk and re-embed from the raw cache, without contacting any source."""
+        """Re-chunk and re-embed from the raw cache, without contacting any source.
+
+        Examples: `brief reindex` (after a chunking change); `brief reindex --full` (after changing the model).
+        """
         from briefing.index import Index
         from briefing.registry import FetchOptions
 
@@ -208,7 +234,8 @@ def register(app: typer.Typer) -> None:
                     "type": config.type,
                     "enabled": config.enabled,
                     "cached_records": cached,
-                    "cursor": st.cursor,
+                    # The whole cursor (every channel's position, every file's hash) only with --verbose.
+                    "cursor": st.cursor if state.verbose else cursor_summary(st.cursor),
                     "last_run": run,
                 }
             )
@@ -226,7 +253,7 @@ def register(app: typer.Typer) -> None:
                 str(row["cached_records"]),
                 str(run.get("chunks", "-")),
                 str(run.get("failures", 0)),
-                cursor_summary(row["cursor"]),
+                row["cursor"] if isinstance(row["cursor"], str) else cursor_summary(row["cursor"]),
             )
         out.print(f"workspace [bold]{settings.workspace.name}[/] ({settings.config_path or 'no config file'})")
         out.print(table)
