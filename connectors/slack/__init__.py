@@ -27,6 +27,8 @@ class SlackExportSource(SourceBase):
     type: Literal["slack_export"]
     path: Path
     channels: list[str] = Field(default_factory=list)
+    # A day file larger than this is skipped with a reason (a real day is rarely above a few MB).
+    max_file_bytes: int = Field(default=50_000_000, gt=0)
 
 
 # The `[chunking] slack_*` keys size Slack chunks, and only Slack chunks.

@@ -7,12 +7,13 @@ in the source's state file. `brief ingest`, `brief reindex`, `brief demo`, the b
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from briefing import registry
 from briefing.embed import Embedder
-from briefing.errors import BriefError, IndexError_, ModelError
+from briefing.errors import BriefError, IndexError_, ModelError, SourceError
 from briefing.index import Index
 from briefing.ingest import CollectReport, ProcessReport, collect, make_connector, process, run_report
 from briefing.model import Connector, Failure
@@ -20,6 +21,7 @@ from briefing.registry import FetchOptions
 from briefing.settings import Settings
 from briefing.store import SourceState
 
+log = logging.getLogger(__name__)
 ProgressCallback = Callable[[str, int, int | None], None]
 """Called as `(source, chunks embedded so far, chunks to embed)`; the total is None when a source starts indexing."""
 
@@ -108,11 +110,23 @@ def run(
                 raise
             except BriefError as exc:
                 summary.sources.append(SourceRun(name=name, error=exc))
+            except Exception as exc:  # one source's unexpected failure must not starve the sources after it
+                log.debug("source %s failed", name, exc_info=True)
+                summary.sources.append(SourceRun(name=name, error=unexpected(name, exc)))
     finally:
         if index is not None:
             index.close()
         embedder.close()
     return summary
+
+
+def unexpected(name: str, exc: Exception) -> SourceError:
+    """One line for an error no connector anticipated (a garbage answer, a bug): the source and what happened."""
+    detail = " ".join(str(exc).split())[:300] or "no detail"
+    return SourceError(
+        f"source '{name}' failed unexpectedly ({type(exc).__name__}: {detail}); the other sources went on. "
+        f"Run `brief --verbose ingest {name}` for details; if it persists, `brief ingest {name} --full` re-fetches"
+    )
 
 
 def unsupported_options(settings: Settings, name: str, options: FetchOptions) -> list[str]:
