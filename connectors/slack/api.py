@@ -10,8 +10,11 @@ late reply to an older thread is found. One batch per channel: its cursor is val
 from __future__ import annotations
 
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 from slack_sdk import WebClient
@@ -23,11 +26,12 @@ from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from briefing.sources import secret
 from connectors.slack import SlackSource
-from connectors.slack.common import normalise_records
+from connectors.slack.common import channel_problem, message_problem, normalise_records, user_problem, valid_ts
 
 DEFAULT_BASE_URL = "https://slack.com/api/"
 _AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
 _PAGE = 200
+T = TypeVar("T")
 
 
 class ThreadState(BaseModel):
@@ -107,23 +111,47 @@ class SlackConnector:
         cursor = ""
         while True:
             data = self._call(method, limit=_PAGE, **params, **({"cursor": cursor} if cursor else {}))
-            yield from data.get(key) or []
-            cursor = (data.get("response_metadata") or {}).get("next_cursor") or ""
-            if not cursor:
+            items = data.get(key) or []
+            if not isinstance(items, list):
+                raise _ChannelError(f"{method} answered {key} as a JSON {type(items).__name__}, not a list")
+            yield from items
+            meta = data.get("response_metadata")
+            following: Any = meta.get("next_cursor") if isinstance(meta, dict) else ""
+            if not isinstance(following, str) or not following:
                 return
+            cursor = following
+
+    def _source_call(self, what: str, fn: Callable[[], T]) -> T:
+        """A call the whole source depends on (auth.test, users.list, conversations.list): errors end the source."""
+        try:
+            return fn()
+        except _ChannelError as exc:
+            raise SourceError(
+                f"source '{self.name}': Slack at {self.client.base_url} failed {what} ({exc}): "
+                f"check sources.{self.name}.base_url, or retry later"
+            ) from None
 
     # ------------------------------------------------------------------------------------------ fetch
 
     def fetch(self, cursor: Cursor) -> Iterator[Batch]:
         if not isinstance(cursor, SlackCursor):
             cursor = self.load_cursor(cursor.model_dump())
-        auth = self._call("auth.test")
-        self.workspace_url = auth.get("url") or None
+        auth = self._source_call("auth.test", lambda: self._call("auth.test"))
+        url = auth.get("url")
+        self.workspace_url = url if isinstance(url, str) and url else None
         states = dict(cursor.channels)
 
-        users = [u for u in self._pages("users.list", "members") if isinstance(u, dict) and u.get("id")]
-        channels, failures = self._channels()
-        team = {k: auth.get(k) for k in ("url", "team", "team_id")}
+        users: list[JSON] = []
+        failures: list[Failure] = []
+        for n, user in enumerate(self._source_call("users.list", lambda: list(self._pages("users.list", "members")))):
+            problem = user_problem(user)
+            if problem is None:
+                users.append(user)
+            else:
+                failures.append(Failure(f"users.list#{n}", problem))
+        channels, channel_failures = self._source_call("conversations.list", self._channels)
+        failures += channel_failures
+        team = {k: auth.get(k) for k in ("url", "team", "team_id") if isinstance(auth.get(k), str)}
         records = [RawRecord("workspace", "workspace", team)]
         records += [RawRecord(f"user/{u['id']}", "user", u) for u in users]
         records += [RawRecord(f"channel/{c['id']}", "channel", c) for c in channels]
@@ -145,7 +173,7 @@ class SlackConnector:
         listed = [
             c
             for c in self._pages("conversations.list", "channels", types=",".join(types), exclude_archived="false")
-            if isinstance(c, dict) and c.get("id")
+            if channel_problem(c) is None
         ]
         if not self.config.channels:
             return [c for c in listed if c.get("is_member") or c.get("is_im") or c.get("is_mpim")], []
@@ -191,17 +219,20 @@ class SlackConnector:
         to_read: list[JSON] = []
         broadcasts: set[str] = set()
         for n, message in enumerate(history):
-            ts = message.get("ts") if isinstance(message, dict) else None
-            if not isinstance(message, dict) or not _valid_ts(ts):
-                batch.failures.append(Failure(f"{cid}/history#{n}", "message without a valid ts"))
+            problem = message_problem(message)
+            if problem is not None:
+                batch.failures.append(Failure(f"{cid}/history#{n}", problem))
                 continue
+            ts = message["ts"]
             subtype = message.get("subtype")
             if subtype == "message_deleted" and _valid_ts(message.get("deleted_ts")):
                 deleted.add(message["deleted_ts"])
                 continue
             if subtype == "message_changed" and isinstance(message.get("message"), dict):
                 message = message["message"]  # the edited message, as the history reports the change
-                if not _valid_ts(message.get("ts")):
+                problem = message_problem(message)
+                if problem is not None:
+                    batch.failures.append(Failure(f"{cid}/history#{n}", problem))
                     continue
                 ts = message["ts"]
             batch.records.append(RawRecord(f"{cid}/{ts}", "message", {**message, "_channel": tag}))
@@ -235,10 +266,11 @@ class SlackConnector:
                 continue
             reply_ts: list[str] = []
             for n, reply in enumerate(replies):
-                rts = reply.get("ts") if isinstance(reply, dict) else None
-                if not isinstance(reply, dict) or not _valid_ts(rts):
-                    batch.failures.append(Failure(f"{cid}/{thread_ts}#{n}", "reply without a valid ts"))
+                problem = message_problem(reply)
+                if problem is not None:
+                    batch.failures.append(Failure(f"{cid}/{thread_ts}#{n}", problem))
                     continue
+                rts = reply["ts"]
                 if rts == thread_ts:
                     continue  # the root is stored from the history
                 batch.records.append(RawRecord(f"{cid}/{rts}", "message", {**reply, "_channel": tag}))
@@ -281,20 +313,47 @@ class _ChannelError(Exception):
 
 
 def _valid_ts(ts: Any) -> TypeGuard[str]:
-    if not isinstance(ts, str) or not ts:
-        return False
-    try:
-        float(ts)
-    except ValueError:
-        return False
-    return True
+    return valid_ts(ts)
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to the same scheme, host and port: the token must never reach another host."""
+
+    def redirect_request(
+        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> urllib.request.Request | None:
+        old, new = urlsplit(req.full_url), urlsplit(newurl)
+        if (old.scheme, old.hostname, old.port) != (new.scheme, new.hostname, new.port):
+            raise urllib.error.HTTPError(newurl, code, "redirect to another host refused", headers, fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+class SafeWebClient(WebClient):
+    """slack-sdk's WebClient, except that a redirect to another host is refused instead of followed.
+
+    urllib, which the SDK uses, copies the `Authorization` header onto a redirected request whatever its host.
+    The SDK has no option for this, so its one transport method is replaced by the same request made through an
+    opener with `_SameOriginRedirects`.
+    """
+
+    def _perform_urllib_http_request_internal(self, url: str, req: urllib.request.Request) -> dict[str, Any]:
+        if not url.lower().startswith(("http://", "https://")):
+            raise SlackClientError(f"refusing a non-HTTP URL: {url.split('?')[0]}")
+        handlers: list[Any] = [urllib.request.HTTPSHandler(context=self.ssl), _SameOriginRedirects()]
+        if isinstance(self.proxy, str) and self.proxy:
+            handlers.insert(0, urllib.request.ProxyHandler({"http": self.proxy, "https": self.proxy}))
+        opener = urllib.request.build_opener(*handlers)
+        with opener.open(req, timeout=self.timeout) as resp:
+            charset = resp.headers.get_content_charset() or "utf-8"
+            body = resp.read().decode(charset, errors="replace")
+            return {"status": resp.code, "headers": resp.headers, "body": body}
 
 
 def build(ctx: SourceContext) -> SlackConnector:
     config: SlackSource = ctx.config
     token = secret(config.token_env, setting=f"sources.{ctx.name}.token_env")
     base_url = config.base_url or DEFAULT_BASE_URL
-    client = WebClient(
+    client = SafeWebClient(
         token=token.get_secret_value(),
         base_url=base_url if base_url.endswith("/") else base_url + "/",
         timeout=int(config.timeout_s),
