@@ -24,7 +24,7 @@ from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, R
 from briefing.errors import AuthError, RateLimitedError, SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
-from briefing.sources import secret
+from briefing.sources import remember_secret, secret
 from connectors.slack import SlackSource
 from connectors.slack.common import channel_problem, message_problem, normalise_records, user_problem, valid_ts
 
@@ -68,6 +68,7 @@ class SlackConnector:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.client = client
+        remember_secret(client.token)  # a vendor error may echo it back: errors and logs redact it
         self.config = config
         self.name = name
         self.options = options or FetchOptions()
