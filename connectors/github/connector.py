@@ -129,7 +129,7 @@ class GithubConnector:
         repos: Sequence[str],
         name: str = "github",
         options: FetchOptions | None = None,
-        token_setting: str = "token_env",
+        token_setting: str = "token_env",  # noqa: S107 - the name of a setting, not a secret
         code_paths: Sequence[str] = (),
         http: HttpLayer | None = None,
     ) -> None:
