@@ -281,3 +281,21 @@ def test_a_pickle_cache_from_an_older_version_is_not_read(tmp_path: Path) -> Non
     cache.close()
     with pytest.raises(StateError, match="pickle"):
         RawStore(legacy)
+
+
+def test_a_damaged_index_names_the_repair_and_reindex_full_rebuilds_it(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from briefing.cli.app import app
+
+    ws, _ = _docs(tmp_path)
+    ws.run()
+    (ws.settings.workspace_home / "qdrant" / "meta.json").write_text("", encoding="utf-8")
+    runner = CliRunner()
+    search = runner.invoke(app, ["--config", str(ws.config), "search", "restart the worker"])
+    assert search.exit_code == StateError.exit_code
+    assert "damaged" in search.stderr and "brief reindex --full" in search.stderr
+    assert "Traceback" not in search.output
+    rebuilt = runner.invoke(app, ["--config", str(ws.config), "reindex", "--full"])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert ws.indexed_refs() == {"file:runbook.md"}

@@ -197,6 +197,9 @@ def register(app: typer.Typer) -> None:
         settings = load()
         names = _selected(settings, sources or [])
         if full:
+            aside = Index.retire_damaged(settings)
+            if aside is not None:
+                err.print(f"[yellow]note[/] the damaged index was moved to {escape(aside)}; rebuilding it")
             with Index.open(settings) as index:
                 index.drop()
         run_ingest(settings, names, collect_first=False, options=FetchOptions())
