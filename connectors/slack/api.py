@@ -1,10 +1,20 @@
 """Slack Web API connector (slack-sdk WebClient): channels, users, history and threads, incrementally.
 
-Per channel the cursor keeps the newest top-level `ts` seen and, for the rescan window (`rescan_days`), the
-top-level messages and thread replies it stored. Each run re-reads the window, so edits replace cached
-messages, messages missing from the window (or announced by `message_deleted`) go to `Batch.deleted`, and
-threads whose `latest_reply` or `reply_count` changed are re-read with `conversations.replies`; that is how a
-late reply to an older thread is found. One batch per channel: its cursor is valid once its records are stored.
+Per channel the cursor keeps the newest top-level `ts` seen, the top-level messages of the rescan window, and
+every thread it knows within the thread horizon. Each run:
+
+- re-reads the rescan window (`rescan_days`), measured back from the channel's own newest message when that is
+  older than the clock, so a channel that went quiet still has its last messages re-read: edits replace cached
+  messages, and messages missing from the window (or announced by `message_deleted`) go to `Batch.deleted`;
+- re-reads in full (`conversations.replies`) every thread whose `latest_reply` or `reply_count` changed;
+- re-polls known threads older than the window but within `thread_horizon_days` (counted back from the newer of
+  the clock and the channel's newest message) with `oldest` at the last reply seen: one cheap call that finds a
+  late reply, after which the thread is re-read in full and reconciled (deleted replies leave the cache). At most
+  `thread_polls_per_run` such polls per run, most recently active threads first, and each thread again only
+  after a pause that grows with its age, so old threads are polled least often.
+
+The cursor records the run's API calls (`api_calls`, `thread_polls`). One batch per channel: its cursor is
+valid once its records are stored.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ class ThreadState(BaseModel):
 
     latest_reply: str = ""
     replies: tuple[str, ...] = ()
+    checked: float = 0.0  # when this thread was last read or polled (the connector's clock)
 
 
 class ChannelState(BaseModel):
@@ -53,6 +64,8 @@ class ChannelState(BaseModel):
 
 class SlackCursor(Cursor):
     channels: dict[str, ChannelState] = Field(default_factory=dict)
+    api_calls: int = 0  # Web API calls made by the run that saved this cursor, so far
+    thread_polls: int = 0  # of which re-polls of known threads outside the rescan window
 
 
 class SlackConnector:
@@ -68,12 +81,14 @@ class SlackConnector:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.client = client
-        remember_secret(client.token)  # a vendor error may echo it back: errors and logs redact it
         self.config = config
         self.name = name
         self.options = options or FetchOptions()
         self.clock = clock
         self.workspace_url: str | None = None
+        self.calls = 0
+        self.polls = 0
+        remember_secret(getattr(client, "token", None))  # a vendor error may echo it back: errors redact it
 
     def initial_cursor(self) -> SlackCursor:
         return SlackCursor()
@@ -84,6 +99,7 @@ class SlackConnector:
     # ------------------------------------------------------------------------------------------ API
 
     def _call(self, method: str, **params: Any) -> JSON:
+        self.calls += 1
         try:
             response = self.client.api_call(method, http_verb="GET", params=params)
         except SlackApiError as exc:
@@ -156,14 +172,17 @@ class SlackConnector:
         records = [RawRecord("workspace", "workspace", team)]
         records += [RawRecord(f"user/{u['id']}", "user", u) for u in users]
         records += [RawRecord(f"channel/{c['id']}", "channel", c) for c in channels]
-        yield Batch(records=records, failures=failures, cursor=SlackCursor(channels=dict(states)))
+        yield Batch(records=records, failures=failures, cursor=self._cursor(states))
 
         for channel in channels:
             batch, state = self._channel_batch(channel, states.get(channel["id"], ChannelState()))
             if state is not None:
                 states[channel["id"]] = state
-            batch.cursor = SlackCursor(channels=dict(states))
+            batch.cursor = self._cursor(states)
             yield batch
+
+    def _cursor(self, states: dict[str, ChannelState]) -> SlackCursor:
+        return SlackCursor(channels=dict(states), api_calls=self.calls, thread_polls=self.polls)
 
     def _channels(self) -> tuple[list[JSON], list[Failure]]:
         types = ["public_channel"]
@@ -191,11 +210,15 @@ class SlackConnector:
                 wanted.append(match)
         return wanted, failures
 
+    def _window(self, newest: str) -> float:
+        """Start of the rescan window: `rescan_days` before the clock, or before the channel's newest message."""
+        anchor = min(self.clock(), float(newest)) if newest else self.clock()
+        return anchor - self.config.rescan_days * 86400
+
     def _window_start(self, state: ChannelState) -> str:
-        """`oldest` for this run: the rescan window, reaching back further if the last run is older."""
-        window = self.clock() - self.config.rescan_days * 86400
+        """`oldest` for this run: the rescan window (never later than the newest message seen)."""
         if state.newest:
-            return f"{min(float(state.newest), window):.6f}"
+            return f"{self._window(state.newest):.6f}"
         if self.options.since is not None:
             return f"{self.options.since.timestamp():.6f}"
         return "0"
@@ -256,6 +279,25 @@ class SlackConnector:
         for thread_ts in sorted(broadcasts - roots_here - set(threads), key=float):
             to_read.append({"ts": thread_ts})
 
+        # Known threads older than the window: a cheap poll for late replies, within the horizon and budget.
+        newest_now = max([state.newest, *seen], key=lambda t: float(t) if t else 0.0)
+        horizon = max(self.clock(), float(newest_now or 0)) - self.config.thread_horizon_days * 86400
+        reading = {r["ts"] for r in to_read}
+        for thread_ts, known in state.threads.items():
+            if thread_ts not in threads and thread_ts not in reading and _last_activity(thread_ts, known) >= horizon:
+                threads[thread_ts] = known
+        for thread_ts in self._due_polls(state, reading, float(oldest), horizon):
+            known = state.threads[thread_ts]
+            outcome, root = self._poll(cid, thread_ts, known, batch)
+            if outcome == "changed":
+                to_read.append(root or {"ts": thread_ts})
+                reading.add(thread_ts)
+            elif outcome == "same":
+                threads[thread_ts] = known.model_copy(update={"checked": self.clock()})
+            elif outcome == "gone":  # the root was deleted, and its thread with it
+                deleted.update({thread_ts, *known.replies})
+                threads.pop(thread_ts, None)
+
         for root in to_read:
             thread_ts = root["ts"]
             try:
@@ -272,8 +314,11 @@ class SlackConnector:
                     batch.failures.append(Failure(f"{cid}/{thread_ts}#{n}", problem))
                     continue
                 rts = reply["ts"]
-                if rts == thread_ts:
+                if rts == thread_ts and thread_ts in roots_here:
                     continue  # the root is stored from the history
+                if rts == thread_ts:
+                    batch.records.append(RawRecord(f"{cid}/{rts}", "message", {**reply, "_channel": tag}))
+                    continue
                 batch.records.append(RawRecord(f"{cid}/{rts}", "message", {**reply, "_channel": tag}))
                 reply_ts.append(rts)
             old = state.threads.get(thread_ts)
@@ -282,6 +327,7 @@ class SlackConnector:
             threads[thread_ts] = ThreadState(
                 latest_reply=str(root.get("latest_reply") or (max(reply_ts, key=float) if reply_ts else "")),
                 replies=tuple(reply_ts),
+                checked=self.clock(),
             )
 
         # Messages remembered inside the re-read window but absent now were deleted at the source.
@@ -294,19 +340,70 @@ class SlackConnector:
         stored = {r.key for r in batch.records}
         batch.deleted = sorted(k for k in (f"{cid}/{ts}" for ts in deleted) if k not in stored)
 
-        newest = max([state.newest, *seen], key=lambda t: float(t) if t else 0.0)
-        window = self.clock() - self.config.rescan_days * 86400
+        newest = newest_now
+        window = self._window(newest)
         keep = tuple(sorted({ts for ts in [*state.messages, *seen] if float(ts) > window} - deleted, key=float))
         return batch, ChannelState(
             newest=newest,
             messages=keep,
-            threads={ts: t for ts, t in threads.items() if float(ts) > window or ts in keep},
+            threads={
+                ts: t
+                for ts, t in threads.items()
+                if ts not in deleted and (ts in keep or _last_activity(ts, t) >= horizon)
+            },
         )
+
+    def _due_polls(self, state: ChannelState, reading: set[str], oldest: float, horizon: float) -> list[str]:
+        """Known threads outside the window to poll now: due by age, most recent activity first, within budget."""
+        now = self.clock()
+        due = [
+            ts
+            for ts, known in state.threads.items()
+            if ts not in reading
+            and float(ts) <= oldest
+            and _last_activity(ts, known) >= horizon
+            and now - known.checked >= _poll_interval(now - _last_activity(ts, known))
+        ]
+        due.sort(key=lambda ts: _last_activity(ts, state.threads[ts]), reverse=True)
+        left = max(self.config.thread_polls_per_run - self.polls, 0)
+        return due[:left]
+
+    def _poll(self, cid: str, thread_ts: str, known: ThreadState, batch: Batch) -> tuple[str, JSON | None]:
+        """One `conversations.replies` call from the last reply seen: ("changed", root), ("same"|"gone"|"failed")."""
+        self.polls += 1
+        try:
+            data = self._call(
+                "conversations.replies", channel=cid, ts=thread_ts, oldest=known.latest_reply or thread_ts, limit=_PAGE
+            )
+        except _ChannelError as exc:
+            if str(exc) == "thread_not_found":
+                return "gone", None
+            batch.failures.append(Failure(f"{cid}/{thread_ts}", f"thread could not be polled: {exc}"))
+            return "failed", None
+        listed = data.get("messages")
+        messages = [m for m in listed if message_problem(m) is None] if isinstance(listed, list) else []
+        root = next((m for m in messages if m["ts"] == thread_ts), None)
+        new = [m for m in messages if m["ts"] != thread_ts and m["ts"] not in known.replies]
+        # Slack includes the parent, whose counts also reveal a deleted reply; without it, new replies decide.
+        counts_changed = root is not None and (
+            int(root.get("reply_count") or 0) != len(known.replies)
+            or str(root.get("latest_reply") or "") != known.latest_reply
+        )
+        return ("changed", root) if new or counts_changed else ("same", None)
 
     # ------------------------------------------------------------------------------------------ normalise
 
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
         return normalise_records(records, workspace_url=self.workspace_url)
+
+
+def _last_activity(thread_ts: str, known: ThreadState) -> float:
+    return float(known.latest_reply or thread_ts)
+
+
+def _poll_interval(age_s: float) -> float:
+    """How long a thread quiet for `age_s` waits between polls: an eighth of its age, 1 hour to 7 days."""
+    return min(max(age_s / 8, 3600.0), 7 * 86400.0)
 
 
 class _ChannelError(Exception):

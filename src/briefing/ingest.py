@@ -143,6 +143,7 @@ class DeletionGuard:
                 "export listing, a changed channel or project filter, lost permissions)"
             )
 
+
 def kind_limits(settings: Settings, kind: DocumentKind, count_tokens: Callable[[str], int]) -> ChunkLimits:
     """A document kind's chunk bounds: its descriptor's defaults, then the `[chunking]` keys that name it."""
     chunking = settings.chunking
