@@ -24,7 +24,7 @@ class FrontMatterError(ValueError):
     """Front matter that is refused; the message is one line saying why."""
 
 
-class _LimitedLoader(yaml.SafeLoader):
+class _LimitedLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types here
     """SafeLoader that counts aliases and nesting while composing, before anything is expanded."""
 
     def __init__(self, stream: str) -> None:
