@@ -61,7 +61,7 @@ class Config:
         """Configurations with equal keys produce the same index."""
         shape = {k: self.overrides.get(k) for k in ("chunking", "embedding")}
         shape["backend"] = self.backend
-        return hashlib.sha1(json.dumps(shape, sort_keys=True).encode()).hexdigest()[:10]
+        return hashlib.sha1(json.dumps(shape, sort_keys=True).encode(), usedforsecurity=False).hexdigest()[:10]
 
 
 def _c(name: str, group: str, description: str, section: str, **values: Any) -> Config:

@@ -104,7 +104,7 @@ def _epoch(day_time: str) -> int:
 
 
 def _ts(seconds: int, salt: str) -> str:
-    micro = int(hashlib.sha1(salt.encode()).hexdigest()[:8], 16) % 1_000_000
+    micro = int(hashlib.sha1(salt.encode(), usedforsecurity=False).hexdigest()[:8], 16) % 1_000_000
     return f"{seconds}.{micro:06d}"
 
 

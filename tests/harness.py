@@ -126,10 +126,10 @@ def _dies_before_cursor(batch: int) -> Iterator[None]:
     real = SourceState.save_cursor
     saved = itertools.count()
 
-    def save_cursor(state: SourceState, cursor: dict[str, Any]) -> None:
+    def save_cursor(state: SourceState, cursor: dict[str, Any], **kwargs: Any) -> None:
         if next(saved) == batch:
             raise KeyboardInterrupt
-        real(state, cursor)
+        real(state, cursor, **kwargs)
 
     with mock.patch.object(SourceState, "save_cursor", save_cursor):
         yield

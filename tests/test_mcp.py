@@ -132,6 +132,6 @@ def test_streamable_http_transport_on_loopback(http_url: str) -> None:
 
 
 def test_a_non_loopback_host_is_refused_without_allow_remote(use_sample: Any) -> None:
-    result = CliRunner().invoke(app, ["--config", str(use_sample.config), "mcp", "-t", "http", "--host", "0.0.0.0"])
+    result = CliRunner().invoke(app, ["--config", str(use_sample.config), "mcp", "-t", "http", "--host", "0.0.0.0"])  # noqa: S104
     assert result.exit_code == 10
     assert "not a loopback address" in result.output

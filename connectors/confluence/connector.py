@@ -63,7 +63,7 @@ def fingerprint(page: JSON) -> str:
         str((page.get("space") or {}).get("key")),
         ancestors,
     ]
-    return hashlib.sha1("|".join(parts).encode()).hexdigest()[:16]
+    return hashlib.sha1("|".join(parts).encode(), usedforsecurity=False).hexdigest()[:16]
 
 
 def _user_id(user: JSON) -> str:

@@ -19,6 +19,8 @@ class FilesSource(SourceBase):
     include: list[str] = Field(default_factory=lambda: ["**/*.md", "**/*.mdx", "**/*.markdown", "**/*.txt", "**/*.pdf"])
     exclude: list[str] = Field(default_factory=list)
     base_url: str | None = None
+    # A larger file is skipped with a reason (a 50 MB log would take minutes to chunk into tens of thousands).
+    max_file_bytes: int = Field(default=20_000_000, gt=0)
 
 
 DESCRIPTOR = SourceDescriptor(

@@ -1,7 +1,9 @@
 """The `files` source: a folder of Markdown/MDX, plain text and PDF files, read incrementally.
 
-The cursor remembers each file's (mtime, size, sha256). A later scan re-reads only files whose size or mtime
-changed and whose content hash differs; files that vanished (or became empty) are listed in `Batch.deleted`.
+The cursor remembers each file's (mtime, size, sha256). A later scan hashes every file (an edit can keep both
+size and mtime) and re-reads those whose content hash differs; files that vanished (or became empty) are listed
+in `Batch.deleted`. Files over `max_file_bytes`, binary content under a text name, and links that leave the root
+or loop are skipped, each as a failure with its reason.
 A first or `--full` scan reads everything into one complete batch, so stale cached files are dropped.
 `--since`/`--until` read only files whose mtime falls in the window: a partial scan that deletes nothing and
 leaves the other files' state alone, so a later plain scan still reads what it skipped.
@@ -98,7 +100,9 @@ class FilesConnector:
         full: bool = False,
         since: datetime | None = None,
         until: datetime | None = None,
+        max_file_bytes: int = 20_000_000,
     ):
+        self.max_file_bytes = max_file_bytes
         self.name = name
         self.since = since.timestamp() if since is not None else None
         self.until = until.timestamp() if until is not None else None
@@ -142,7 +146,14 @@ class FilesConnector:
         chars = 0
         for entry in scan.entries:
             old = previous.get(entry.rel)
-            if old is not None and (old[0], old[1]) == (entry.mtime, entry.size):
+            if entry.size > self.max_file_bytes:
+                batch.failures.append(
+                    Failure(
+                        entry.rel,
+                        f"skipped: {entry.size:,} bytes, over sources.{self.name}.max_file_bytes="
+                        f"{self.max_file_bytes:,} (raise it to index this file)",
+                    )
+                )
                 continue
             try:
                 raw = entry.path.read_bytes()
@@ -213,9 +224,13 @@ class FilesConnector:
             child_rel = rel / child.name
             path = Path(child.path)
             if child.is_symlink():
-                target = path.resolve()
+                try:
+                    target = path.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    scan.failures.append(Failure(child_rel.as_posix(), "link loops or leads nowhere; not followed"))
+                    continue
                 # A link may point anywhere; only what stays inside the root belongs to this source.
-                if not target.is_relative_to(real_root) or not target.exists():
+                if not target.is_relative_to(real_root):
                     continue
             try:
                 is_dir = child.is_dir()
@@ -223,7 +238,10 @@ class FilesConnector:
             except OSError:
                 continue
             if is_dir:
-                real = path.resolve()
+                try:
+                    real = path.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    continue
                 if real in seen:
                     continue
                 seen.add(real)
@@ -293,6 +311,8 @@ def _decode(raw: bytes) -> tuple[str, str | None]:
             raise _Unreadable("starts with a UTF-16 byte order mark but is not valid UTF-16") from None
     if b"\x00" in raw:
         raise _Unreadable("binary content (NUL bytes), not text")
+    if _looks_binary(raw):
+        raise _Unreadable("binary content (mostly control bytes or invalid text), not text; not indexed")
     try:
         return raw.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
@@ -304,6 +324,22 @@ def _decode(raw: bytes) -> tuple[str, str | None]:
             continue
         return text, f"not valid UTF-8 (byte {where}); decoded as {encoding}"
     raise _Unreadable("not valid UTF-8 text")  # unreachable: latin-1 decodes any byte string
+
+
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13)) + b"\x7f"
+
+
+def _looks_binary(raw: bytes, sample: int = 65_536) -> bool:
+    """Random or compiled bytes under a text name: many control bytes, or UTF-8 that breaks again and again."""
+    head = raw[:sample]
+    if not head:
+        return False
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    if controls / len(head) > 0.02:
+        return True
+    text = head.decode("utf-8", errors="replace")
+    # One or two bad bytes are a legacy encoding; invalid sequences throughout are not text at all.
+    return text.count("\ufffd") / max(len(text), 1) > 0.10
 
 
 def _pdf_pages(raw: bytes) -> tuple[list[str], str | None]:
@@ -477,5 +513,12 @@ def build(ctx: SourceContext) -> FilesConnector:
     root = ctx.resolve(Path(config.path))
     options = ctx.options
     return FilesConnector(
-        ctx.name, root, config.include, config.exclude, full=options.full, since=options.since, until=options.until
+        ctx.name,
+        root,
+        config.include,
+        config.exclude,
+        full=options.full,
+        since=options.since,
+        until=options.until,
+        max_file_bytes=config.max_file_bytes,
     )

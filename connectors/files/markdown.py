@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from connectors.files import frontmatter
+
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ESM = re.compile(
@@ -46,12 +48,14 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
         return {}, text.lstrip("\ufeff"), None
     body = text[match.end() :]
     try:
-        parsed = yaml.safe_load(match.group(1))
+        parsed = frontmatter.load(match.group(1))
+    except frontmatter.FrontMatterError as exc:
+        return {}, body, f"front matter ignored: {exc}"
     except yaml.YAMLError as exc:
         return {}, body, f"front matter is not valid YAML: {str(exc).splitlines()[0]}"
     if not isinstance(parsed, dict):
         return {}, body, None
-    return {str(k): json_safe(v) for k, v in parsed.items()}, body, None
+    return parsed, body, None
 
 
 def json_safe(value: Any) -> Any:

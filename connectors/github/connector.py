@@ -68,6 +68,8 @@ class GithubCursor(Cursor):
     releases: dict[str, list[str]] = {}
     meta: dict[str, RepoState] = Field(default_factory=dict)
     code: dict[str, CodeState] = Field(default_factory=dict)
+    # Issue and pull request numbers stored per repository, for deletion reconciliation on every sync.
+    numbers: dict[str, list[int]] = Field(default_factory=dict)
 
 
 class _Run:
@@ -78,6 +80,7 @@ class _Run:
         self.releases = {repo: list(tags) for repo, tags in cursor.releases.items()}
         self.meta = dict(cursor.meta)
         self.code = dict(cursor.code)
+        self.numbers = {repo: set(numbers) for repo, numbers in cursor.numbers.items()}
 
     def cursor(self) -> GithubCursor:
         return GithubCursor(
@@ -85,6 +88,7 @@ class _Run:
             releases={k: list(v) for k, v in self.releases.items()},
             meta=dict(self.meta),
             code=dict(self.code),
+            numbers={k: sorted(v) for k, v in self.numbers.items()},
         )
 
 
@@ -129,7 +133,7 @@ class GithubConnector:
         repos: Sequence[str],
         name: str = "github",
         options: FetchOptions | None = None,
-        token_setting: str = "token_env",
+        token_setting: str = "token_env",  # noqa: S107 - the name of a setting, not a secret
         code_paths: Sequence[str] = (),
         http: HttpLayer | None = None,
     ) -> None:
@@ -204,6 +208,8 @@ class GithubConnector:
         if since is not None:
             kwargs["since"] = since
         newest = updated.get(full_name)
+        known_before = full_name in run.numbers
+        numbers = run.numbers.setdefault(full_name, set())
         # A failed item holds the repository's cursor just before it, so the next run retries it.
         hold: datetime | None = None
         batch = Batch()
@@ -215,6 +221,7 @@ class GithubConnector:
                 if not isinstance(raw.get("number"), int) or at is None:
                     raise ValueError("issue without a number or updated_at")
                 batch.records.append(self._issue_record(repo, issue, raw, key))
+                numbers.add(raw["number"])
             except (GithubException, requests.RequestException) as exc:
                 error = self._translate(exc, key)
                 if is_fatal(error):
@@ -231,9 +238,28 @@ class GithubConnector:
                 batch.cursor = run.cursor()
                 yield batch
                 batch = Batch()
-        if batch.records or batch.failures:
+        windowed = self.options.since is not None or self.options.until is not None
+        if known_before and not windowed and not self.options.full:
+            batch.deleted += self._vanished(repo, full_name, run)
+        if batch.records or batch.failures or batch.deleted:
             batch.cursor = run.cursor()
             yield batch
+
+    def _vanished(self, repo: Any, full_name: str, run: _Run) -> list[str]:
+        """Keys of remembered issues and PRs that the listing of every number no longer holds (deleted, moved).
+
+        GitHub's REST API has no id-only listing; the issues listing at 100 per page is the cheapest one (one call
+        per 100 items, no comment or PR requests). A listing cut short by an error deletes nothing.
+        """
+        listed: set[int] = set()
+        for issue in repo.get_issues(state="all", sort="created", direction="asc"):
+            number = _raw(issue).get("number")
+            if isinstance(number, int):
+                listed.add(number)
+        known = run.numbers.get(full_name, set())
+        gone = known - listed
+        run.numbers[full_name] = known & listed
+        return [f"{full_name}#{n}" for n in sorted(gone)]
 
     def _issue_record(self, repo: Any, issue: Any, raw: JSON, key: str) -> RawRecord:
         data: JSON = {"issue": raw, "comments": []}

@@ -8,8 +8,10 @@ the profile time zone of the account, which `/myself` reports), ordered by `upda
 after each page is the newest `updated` stored so far and a run stopped halfway resumes without gaps.
 
 Deletions: JQL cannot report issues that vanished (deleted or moved out of the configured projects). The cursor
-remembers the keys it has stored; a `--full` run lists every issue again and puts the remembered keys it did not
-see into the last batch's `deleted`. Incremental runs never delete.
+remembers the keys it has stored. A `--full` run lists every issue again and puts the remembered keys it did not
+see into the last batch's `deleted`; an incremental run ends with a cheap id-only listing of the configured scope
+(`fields=key`, no changelog) and deletes the remembered keys it no longer lists. A windowed run (`--since`,
+`--until`) deletes nothing, and a listing that fails deletes nothing either (it is retried next run).
 """
 
 from __future__ import annotations
@@ -136,13 +138,39 @@ class JiraConnector:
         if full:
             gone = sorted(known - seen)
             yield Batch(deleted=gone, cursor=JiraCursor(updated=newest, keys=tuple(sorted(seen))))
+        elif self.options.since is None and self.options.until is None and known:
+            yield self._reconcile(known | seen, newest)
+
+    def _reconcile(self, known: set[str], newest: datetime | None) -> Batch:
+        """The id-only listing of the configured scope: remembered keys it no longer lists are deleted."""
+        listed: set[str] = set()
+        try:
+            for page in self._search(self._scope() + " ORDER BY key ASC", ["key"], expand=None):
+                listed.update(i["key"] for i in page if isinstance(i, dict) and isinstance(i.get("key"), str))
+        except SourceError as exc:
+            failure = Failure("deletions", f"the id-only listing failed, nothing was deleted this run: {exc}")
+            return Batch(failures=[failure], cursor=JiraCursor(updated=newest, keys=tuple(sorted(known))))
+        # Offset paging can skip an issue when another is deleted mid-listing: confirm each absence (a 404).
+        gone = sorted(key for key in known - listed if self._missing(key))
+        alive = (known - set(gone)) | listed
+        return Batch(deleted=gone, cursor=JiraCursor(updated=newest, keys=tuple(sorted(alive))))
+
+    def _missing(self, key: str) -> bool:
+        """Whether the issue is gone at the source (HTTP 404); any other answer keeps it."""
+        path = f"rest/api/{self.api_version}/issue/{key}"
+        try:
+            response = self.client.get(path, params={"fields": "key"}, advanced_mode=True)
+        except Exception:  # noqa: BLE001 - unreachable now: keep the issue, the next run asks again
+            return False
+        return getattr(response, "status_code", None) == 404
 
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
         return normalise_issues(records, base_url=self.base_url)
 
     # --- Search ---------------------------------------------------------------------------------------------
 
-    def _jql(self, cursor: JiraCursor, zone: ZoneInfo) -> str:
+    def _scope(self) -> str:
+        """The configured projects and JQL, without any time bound."""
         clauses: list[str] = []
         if self.config.projects:
             keys = ", ".join(f'"{p}"' for p in self.config.projects)
@@ -153,6 +181,10 @@ class JiraConnector:
             raise ConfigError(
                 f"source '{self.name}': set projects (or jql) so the JIRA connector knows which issues to read"
             )
+        return " AND ".join(clauses)
+
+    def _jql(self, cursor: JiraCursor, zone: ZoneInfo) -> str:
+        clauses = [self._scope()]
         since = self.options.since
         if since is None and not self.options.full and cursor.updated is not None:
             since = cursor.updated - timedelta(minutes=self.config.overlap_minutes)
@@ -162,7 +194,7 @@ class JiraConnector:
             clauses.append(f'updated <= "{_jql_time(self.options.until, zone, ceil=True)}"')
         return " AND ".join(clauses) + " ORDER BY updated ASC"
 
-    def _search(self, jql: str, fields: list[str]) -> Iterator[list[JSON]]:
+    def _search(self, jql: str, fields: list[str], expand: str | None = "changelog") -> Iterator[list[JSON]]:
         """Pages of issues: nextPageToken on Cloud (enhanced search), startAt elsewhere."""
         if self.cloud:
             token: str | None = None
@@ -174,7 +206,7 @@ class JiraConnector:
                     fields=fields,
                     nextPageToken=token,
                     limit=PAGE_SIZE,
-                    expand="changelog",
+                    expand=expand,
                     jql_error=True,
                 )
                 issues = _issue_list(page)
@@ -191,7 +223,7 @@ class JiraConnector:
                 fields=fields,
                 start=start,
                 limit=PAGE_SIZE,
-                expand="changelog",
+                expand=expand,
                 jql_error=True,
             )
             issues = _issue_list(page)

@@ -21,12 +21,18 @@ class SlackSource(ApiSource):
     include_private: bool = False
     include_dms: bool = False
     rescan_days: int = 14
+    # Known threads whose last activity is within this many days are re-polled for late replies.
+    thread_horizon_days: int = Field(default=90, ge=0)
+    # At most this many such polls (one API call each) per run; the most recently active threads go first.
+    thread_polls_per_run: int = Field(default=200, ge=0)
 
 
 class SlackExportSource(SourceBase):
     type: Literal["slack_export"]
     path: Path
     channels: list[str] = Field(default_factory=list)
+    # A day file larger than this is skipped with a reason (a real day is rarely above a few MB).
+    max_file_bytes: int = Field(default=50_000_000, gt=0)
 
 
 # The `[chunking] slack_*` keys size Slack chunks, and only Slack chunks.

@@ -1,17 +1,30 @@
 """Slack Web API connector (slack-sdk WebClient): channels, users, history and threads, incrementally.
 
-Per channel the cursor keeps the newest top-level `ts` seen and, for the rescan window (`rescan_days`), the
-top-level messages and thread replies it stored. Each run re-reads the window, so edits replace cached
-messages, messages missing from the window (or announced by `message_deleted`) go to `Batch.deleted`, and
-threads whose `latest_reply` or `reply_count` changed are re-read with `conversations.replies`; that is how a
-late reply to an older thread is found. One batch per channel: its cursor is valid once its records are stored.
+Per channel the cursor keeps the newest top-level `ts` seen, the top-level messages of the rescan window, and
+every thread it knows within the thread horizon. Each run:
+
+- re-reads the rescan window (`rescan_days`), measured back from the channel's own newest message when that is
+  older than the clock, so a channel that went quiet still has its last messages re-read: edits replace cached
+  messages, and messages missing from the window (or announced by `message_deleted`) go to `Batch.deleted`;
+- re-reads in full (`conversations.replies`) every thread whose `latest_reply` or `reply_count` changed;
+- re-polls known threads older than the window but within `thread_horizon_days` (counted back from the newer of
+  the clock and the channel's newest message) with `oldest` at the last reply seen: one cheap call that finds a
+  late reply, after which the thread is re-read in full and reconciled (deleted replies leave the cache). At most
+  `thread_polls_per_run` such polls per run, most recently active threads first, and each thread again only
+  after a pause that grows with its age, so old threads are polled least often.
+
+The cursor records the run's API calls (`api_calls`, `thread_polls`). One batch per channel: its cursor is
+valid once its records are stored.
 """
 
 from __future__ import annotations
 
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 from slack_sdk import WebClient
@@ -21,13 +34,14 @@ from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, R
 from briefing.errors import AuthError, RateLimitedError, SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
-from briefing.sources import secret
+from briefing.sources import remember_secret, secret
 from connectors.slack import SlackSource
-from connectors.slack.common import normalise_records
+from connectors.slack.common import channel_problem, message_problem, normalise_records, user_problem, valid_ts
 
 DEFAULT_BASE_URL = "https://slack.com/api/"
 _AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
 _PAGE = 200
+T = TypeVar("T")
 
 
 class ThreadState(BaseModel):
@@ -35,6 +49,7 @@ class ThreadState(BaseModel):
 
     latest_reply: str = ""
     replies: tuple[str, ...] = ()
+    checked: float = 0.0  # when this thread was last read or polled (the connector's clock)
 
 
 class ChannelState(BaseModel):
@@ -49,6 +64,8 @@ class ChannelState(BaseModel):
 
 class SlackCursor(Cursor):
     channels: dict[str, ChannelState] = Field(default_factory=dict)
+    api_calls: int = 0  # Web API calls made by the run that saved this cursor, so far
+    thread_polls: int = 0  # of which re-polls of known threads outside the rescan window
 
 
 class SlackConnector:
@@ -69,6 +86,9 @@ class SlackConnector:
         self.options = options or FetchOptions()
         self.clock = clock
         self.workspace_url: str | None = None
+        self.calls = 0
+        self.polls = 0
+        remember_secret(getattr(client, "token", None))  # a vendor error may echo it back: errors redact it
 
     def initial_cursor(self) -> SlackCursor:
         return SlackCursor()
@@ -79,6 +99,7 @@ class SlackConnector:
     # ------------------------------------------------------------------------------------------ API
 
     def _call(self, method: str, **params: Any) -> JSON:
+        self.calls += 1
         try:
             response = self.client.api_call(method, http_verb="GET", params=params)
         except SlackApiError as exc:
@@ -107,34 +128,61 @@ class SlackConnector:
         cursor = ""
         while True:
             data = self._call(method, limit=_PAGE, **params, **({"cursor": cursor} if cursor else {}))
-            yield from data.get(key) or []
-            cursor = (data.get("response_metadata") or {}).get("next_cursor") or ""
-            if not cursor:
+            items = data.get(key) or []
+            if not isinstance(items, list):
+                raise _ChannelError(f"{method} answered {key} as a JSON {type(items).__name__}, not a list")
+            yield from items
+            meta = data.get("response_metadata")
+            following: Any = meta.get("next_cursor") if isinstance(meta, dict) else ""
+            if not isinstance(following, str) or not following:
                 return
+            cursor = following
+
+    def _source_call(self, what: str, fn: Callable[[], T]) -> T:
+        """A call the whole source depends on (auth.test, users.list, conversations.list): errors end the source."""
+        try:
+            return fn()
+        except _ChannelError as exc:
+            raise SourceError(
+                f"source '{self.name}': Slack at {self.client.base_url} failed {what} ({exc}): "
+                f"check sources.{self.name}.base_url, or retry later"
+            ) from None
 
     # ------------------------------------------------------------------------------------------ fetch
 
     def fetch(self, cursor: Cursor) -> Iterator[Batch]:
         if not isinstance(cursor, SlackCursor):
             cursor = self.load_cursor(cursor.model_dump())
-        auth = self._call("auth.test")
-        self.workspace_url = auth.get("url") or None
+        auth = self._source_call("auth.test", lambda: self._call("auth.test"))
+        url = auth.get("url")
+        self.workspace_url = url if isinstance(url, str) and url else None
         states = dict(cursor.channels)
 
-        users = [u for u in self._pages("users.list", "members") if isinstance(u, dict) and u.get("id")]
-        channels, failures = self._channels()
-        team = {k: auth.get(k) for k in ("url", "team", "team_id")}
+        users: list[JSON] = []
+        failures: list[Failure] = []
+        for n, user in enumerate(self._source_call("users.list", lambda: list(self._pages("users.list", "members")))):
+            problem = user_problem(user)
+            if problem is None:
+                users.append(user)
+            else:
+                failures.append(Failure(f"users.list#{n}", problem))
+        channels, channel_failures = self._source_call("conversations.list", self._channels)
+        failures += channel_failures
+        team = {k: auth.get(k) for k in ("url", "team", "team_id") if isinstance(auth.get(k), str)}
         records = [RawRecord("workspace", "workspace", team)]
         records += [RawRecord(f"user/{u['id']}", "user", u) for u in users]
         records += [RawRecord(f"channel/{c['id']}", "channel", c) for c in channels]
-        yield Batch(records=records, failures=failures, cursor=SlackCursor(channels=dict(states)))
+        yield Batch(records=records, failures=failures, cursor=self._cursor(states))
 
         for channel in channels:
             batch, state = self._channel_batch(channel, states.get(channel["id"], ChannelState()))
             if state is not None:
                 states[channel["id"]] = state
-            batch.cursor = SlackCursor(channels=dict(states))
+            batch.cursor = self._cursor(states)
             yield batch
+
+    def _cursor(self, states: dict[str, ChannelState]) -> SlackCursor:
+        return SlackCursor(channels=dict(states), api_calls=self.calls, thread_polls=self.polls)
 
     def _channels(self) -> tuple[list[JSON], list[Failure]]:
         types = ["public_channel"]
@@ -145,7 +193,7 @@ class SlackConnector:
         listed = [
             c
             for c in self._pages("conversations.list", "channels", types=",".join(types), exclude_archived="false")
-            if isinstance(c, dict) and c.get("id")
+            if channel_problem(c) is None
         ]
         if not self.config.channels:
             return [c for c in listed if c.get("is_member") or c.get("is_im") or c.get("is_mpim")], []
@@ -162,11 +210,15 @@ class SlackConnector:
                 wanted.append(match)
         return wanted, failures
 
+    def _window(self, newest: str) -> float:
+        """Start of the rescan window: `rescan_days` before the clock, or before the channel's newest message."""
+        anchor = min(self.clock(), float(newest)) if newest else self.clock()
+        return anchor - self.config.rescan_days * 86400
+
     def _window_start(self, state: ChannelState) -> str:
-        """`oldest` for this run: the rescan window, reaching back further if the last run is older."""
-        window = self.clock() - self.config.rescan_days * 86400
+        """`oldest` for this run: the rescan window (never later than the newest message seen)."""
         if state.newest:
-            return f"{min(float(state.newest), window):.6f}"
+            return f"{self._window(state.newest):.6f}"
         if self.options.since is not None:
             return f"{self.options.since.timestamp():.6f}"
         return "0"
@@ -191,17 +243,20 @@ class SlackConnector:
         to_read: list[JSON] = []
         broadcasts: set[str] = set()
         for n, message in enumerate(history):
-            ts = message.get("ts") if isinstance(message, dict) else None
-            if not isinstance(message, dict) or not _valid_ts(ts):
-                batch.failures.append(Failure(f"{cid}/history#{n}", "message without a valid ts"))
+            problem = message_problem(message)
+            if problem is not None:
+                batch.failures.append(Failure(f"{cid}/history#{n}", problem))
                 continue
+            ts = message["ts"]
             subtype = message.get("subtype")
             if subtype == "message_deleted" and _valid_ts(message.get("deleted_ts")):
                 deleted.add(message["deleted_ts"])
                 continue
             if subtype == "message_changed" and isinstance(message.get("message"), dict):
                 message = message["message"]  # the edited message, as the history reports the change
-                if not _valid_ts(message.get("ts")):
+                problem = message_problem(message)
+                if problem is not None:
+                    batch.failures.append(Failure(f"{cid}/history#{n}", problem))
                     continue
                 ts = message["ts"]
             batch.records.append(RawRecord(f"{cid}/{ts}", "message", {**message, "_channel": tag}))
@@ -224,6 +279,25 @@ class SlackConnector:
         for thread_ts in sorted(broadcasts - roots_here - set(threads), key=float):
             to_read.append({"ts": thread_ts})
 
+        # Known threads older than the window: a cheap poll for late replies, within the horizon and budget.
+        newest_now = max([state.newest, *seen], key=lambda t: float(t) if t else 0.0)
+        horizon = max(self.clock(), float(newest_now or 0)) - self.config.thread_horizon_days * 86400
+        reading = {r["ts"] for r in to_read}
+        for thread_ts, known in state.threads.items():
+            if thread_ts not in threads and thread_ts not in reading and _last_activity(thread_ts, known) >= horizon:
+                threads[thread_ts] = known
+        for thread_ts in self._due_polls(state, reading, float(oldest), horizon):
+            known = state.threads[thread_ts]
+            outcome, root = self._poll(cid, thread_ts, known, batch)
+            if outcome == "changed":
+                to_read.append(root or {"ts": thread_ts})
+                reading.add(thread_ts)
+            elif outcome == "same":
+                threads[thread_ts] = known.model_copy(update={"checked": self.clock()})
+            elif outcome == "gone":  # the root was deleted, and its thread with it
+                deleted.update({thread_ts, *known.replies})
+                threads.pop(thread_ts, None)
+
         for root in to_read:
             thread_ts = root["ts"]
             try:
@@ -235,12 +309,16 @@ class SlackConnector:
                 continue
             reply_ts: list[str] = []
             for n, reply in enumerate(replies):
-                rts = reply.get("ts") if isinstance(reply, dict) else None
-                if not isinstance(reply, dict) or not _valid_ts(rts):
-                    batch.failures.append(Failure(f"{cid}/{thread_ts}#{n}", "reply without a valid ts"))
+                problem = message_problem(reply)
+                if problem is not None:
+                    batch.failures.append(Failure(f"{cid}/{thread_ts}#{n}", problem))
                     continue
-                if rts == thread_ts:
+                rts = reply["ts"]
+                if rts == thread_ts and thread_ts in roots_here:
                     continue  # the root is stored from the history
+                if rts == thread_ts:
+                    batch.records.append(RawRecord(f"{cid}/{rts}", "message", {**reply, "_channel": tag}))
+                    continue
                 batch.records.append(RawRecord(f"{cid}/{rts}", "message", {**reply, "_channel": tag}))
                 reply_ts.append(rts)
             old = state.threads.get(thread_ts)
@@ -249,6 +327,7 @@ class SlackConnector:
             threads[thread_ts] = ThreadState(
                 latest_reply=str(root.get("latest_reply") or (max(reply_ts, key=float) if reply_ts else "")),
                 replies=tuple(reply_ts),
+                checked=self.clock(),
             )
 
         # Messages remembered inside the re-read window but absent now were deleted at the source.
@@ -261,14 +340,56 @@ class SlackConnector:
         stored = {r.key for r in batch.records}
         batch.deleted = sorted(k for k in (f"{cid}/{ts}" for ts in deleted) if k not in stored)
 
-        newest = max([state.newest, *seen], key=lambda t: float(t) if t else 0.0)
-        window = self.clock() - self.config.rescan_days * 86400
+        newest = newest_now
+        window = self._window(newest)
         keep = tuple(sorted({ts for ts in [*state.messages, *seen] if float(ts) > window} - deleted, key=float))
         return batch, ChannelState(
             newest=newest,
             messages=keep,
-            threads={ts: t for ts, t in threads.items() if float(ts) > window or ts in keep},
+            threads={
+                ts: t
+                for ts, t in threads.items()
+                if ts not in deleted and (ts in keep or _last_activity(ts, t) >= horizon)
+            },
         )
+
+    def _due_polls(self, state: ChannelState, reading: set[str], oldest: float, horizon: float) -> list[str]:
+        """Known threads outside the window to poll now: due by age, most recent activity first, within budget."""
+        now = self.clock()
+        due = [
+            ts
+            for ts, known in state.threads.items()
+            if ts not in reading
+            and float(ts) <= oldest
+            and _last_activity(ts, known) >= horizon
+            and now - known.checked >= _poll_interval(now - _last_activity(ts, known))
+        ]
+        due.sort(key=lambda ts: _last_activity(ts, state.threads[ts]), reverse=True)
+        left = max(self.config.thread_polls_per_run - self.polls, 0)
+        return due[:left]
+
+    def _poll(self, cid: str, thread_ts: str, known: ThreadState, batch: Batch) -> tuple[str, JSON | None]:
+        """One `conversations.replies` call from the last reply seen: ("changed", root), ("same"|"gone"|"failed")."""
+        self.polls += 1
+        try:
+            data = self._call(
+                "conversations.replies", channel=cid, ts=thread_ts, oldest=known.latest_reply or thread_ts, limit=_PAGE
+            )
+        except _ChannelError as exc:
+            if str(exc) == "thread_not_found":
+                return "gone", None
+            batch.failures.append(Failure(f"{cid}/{thread_ts}", f"thread could not be polled: {exc}"))
+            return "failed", None
+        listed = data.get("messages")
+        messages = [m for m in listed if message_problem(m) is None] if isinstance(listed, list) else []
+        root = next((m for m in messages if m["ts"] == thread_ts), None)
+        new = [m for m in messages if m["ts"] != thread_ts and m["ts"] not in known.replies]
+        # Slack includes the parent, whose counts also reveal a deleted reply; without it, new replies decide.
+        counts_changed = root is not None and (
+            int(root.get("reply_count") or 0) != len(known.replies)
+            or str(root.get("latest_reply") or "") != known.latest_reply
+        )
+        return ("changed", root) if new or counts_changed else ("same", None)
 
     # ------------------------------------------------------------------------------------------ normalise
 
@@ -276,25 +397,61 @@ class SlackConnector:
         return normalise_records(records, workspace_url=self.workspace_url)
 
 
+def _last_activity(thread_ts: str, known: ThreadState) -> float:
+    return float(known.latest_reply or thread_ts)
+
+
+def _poll_interval(age_s: float) -> float:
+    """How long a thread quiet for `age_s` waits between polls: an eighth of its age, 1 hour to 7 days."""
+    return min(max(age_s / 8, 3600.0), 7 * 86400.0)
+
+
 class _ChannelError(Exception):
     """An API error that concerns one channel or thread, not the whole source."""
 
 
 def _valid_ts(ts: Any) -> TypeGuard[str]:
-    if not isinstance(ts, str) or not ts:
-        return False
-    try:
-        float(ts)
-    except ValueError:
-        return False
-    return True
+    return valid_ts(ts)
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to the same scheme, host and port: the token must never reach another host."""
+
+    def redirect_request(
+        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> urllib.request.Request | None:
+        old, new = urlsplit(req.full_url), urlsplit(newurl)
+        if (old.scheme, old.hostname, old.port) != (new.scheme, new.hostname, new.port):
+            raise urllib.error.HTTPError(newurl, code, "redirect to another host refused", headers, fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+class SafeWebClient(WebClient):
+    """slack-sdk's WebClient, except that a redirect to another host is refused instead of followed.
+
+    urllib, which the SDK uses, copies the `Authorization` header onto a redirected request whatever its host.
+    The SDK has no option for this, so its one transport method is replaced by the same request made through an
+    opener with `_SameOriginRedirects`.
+    """
+
+    def _perform_urllib_http_request_internal(self, url: str, req: urllib.request.Request) -> dict[str, Any]:
+        if not url.lower().startswith(("http://", "https://")):
+            raise SlackClientError(f"refusing a non-HTTP URL: {url.split('?')[0]}")
+        handlers: list[Any] = [urllib.request.HTTPSHandler(context=self.ssl), _SameOriginRedirects()]
+        if isinstance(self.proxy, str) and self.proxy:
+            handlers.insert(0, urllib.request.ProxyHandler({"http": self.proxy, "https": self.proxy}))
+        opener = urllib.request.build_opener(*handlers)
+        with opener.open(req, timeout=self.timeout) as resp:
+            charset = resp.headers.get_content_charset() or "utf-8"
+            body = resp.read().decode(charset, errors="replace")
+            return {"status": resp.code, "headers": resp.headers, "body": body}
 
 
 def build(ctx: SourceContext) -> SlackConnector:
     config: SlackSource = ctx.config
     token = secret(config.token_env, setting=f"sources.{ctx.name}.token_env")
     base_url = config.base_url or DEFAULT_BASE_URL
-    client = WebClient(
+    client = SafeWebClient(
         token=token.get_secret_value(),
         base_url=base_url if base_url.endswith("/") else base_url + "/",
         timeout=int(config.timeout_s),

@@ -45,6 +45,89 @@ _EMPHASIS = re.compile(r"(?<![\w*_~])[*_~]([^*_~\n]+?)[*_~](?![\w*_~])")
 _LINK_TARGET = re.compile(r"\s*\(https?://[^)\s]+\)")  # the "(url)" after a link label, noise in a title
 
 
+# --------------------------------------------------------------------------------------------- validation
+
+# Slack timestamps are "<unix seconds>.<microseconds>"; anything else (1e300, inf, -1, a list) is hostile or broken.
+_TS = re.compile(r"\d{1,11}(?:\.\d{1,9})?")
+_MAX_TS = 4_102_444_800.0  # 2100-01-01: later stamps are corrupt, and would overflow date arithmetic downstream
+_OPTIONAL_TYPES: dict[str, tuple[type, ...]] = {
+    "text": (str,),
+    "user": (str,),
+    "username": (str,),
+    "subtype": (str,),
+    "bot_id": (str,),
+    "permalink": (str,),
+    "latest_reply": (str,),
+    "blocks": (list,),
+    "attachments": (list,),
+    "files": (list,),
+    "edited": (dict,),
+    "bot_profile": (dict,),
+    "user_profile": (dict,),
+}
+
+
+def valid_ts(value: Any) -> bool:
+    """Whether `value` is a Slack timestamp string within the range real messages have."""
+    return isinstance(value, str) and _TS.fullmatch(value) is not None and float(value) < _MAX_TS
+
+
+def _kind_of(value: Any) -> str:
+    return type(value).__name__
+
+
+def message_problem(message: Any) -> str | None:
+    """Why a raw message cannot be used (one line), or None; checked before it is cached and again on reading."""
+    if not isinstance(message, dict):
+        return f"message is a JSON {_kind_of(message)}, not an object"
+    ts = message.get("ts")
+    if not valid_ts(ts):
+        return f"message has an invalid ts ({str(ts)[:40]!r}): expected seconds.micros"
+    thread_ts = message.get("thread_ts")
+    if thread_ts is not None and not valid_ts(thread_ts):
+        return f"message {ts} has an invalid thread_ts ({str(thread_ts)[:40]!r})"
+    count = message.get("reply_count")
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        return f"message {ts} has an invalid reply_count ({str(count)[:40]!r}): expected a whole number"
+    for key, types in _OPTIONAL_TYPES.items():
+        value = message.get(key)
+        if value is not None and not isinstance(value, types):
+            return f"message {ts} has {key} of type {_kind_of(value)}, expected {types[0].__name__}"
+    return None
+
+
+def user_problem(user: Any) -> str | None:
+    """Why a users.list / users.json member cannot be used, or None."""
+    if not isinstance(user, dict):
+        return f"user is a JSON {_kind_of(user)}, not an object"
+    if not isinstance(user.get("id"), str) or not user["id"]:
+        return "user without a string id"
+    profile = user.get("profile")
+    if profile is not None and not isinstance(profile, dict):
+        return f"user {user['id']} has a profile of type {_kind_of(profile)}, expected an object"
+    for key in ("name", "real_name"):
+        if user.get(key) is not None and not isinstance(user[key], str):
+            return f"user {user['id']} has {key} of type {_kind_of(user[key])}"
+    for key in ("real_name", "display_name", "email"):
+        if isinstance(profile, dict) and profile.get(key) is not None and not isinstance(profile[key], str):
+            return f"user {user['id']} has profile.{key} of type {_kind_of(profile[key])}"
+    return None
+
+
+def channel_problem(channel: Any) -> str | None:
+    """Why a conversations.list / channels.json entry cannot be used, or None."""
+    if not isinstance(channel, dict):
+        return f"channel is a JSON {_kind_of(channel)}, not an object"
+    if not isinstance(channel.get("id"), str) or not channel["id"]:
+        return "channel without a string id"
+    if channel.get("name") is not None and not isinstance(channel["name"], str):
+        return f"channel {channel['id']} has a name of type {_kind_of(channel['name'])}"
+    members = channel.get("members")
+    if members is not None and not (isinstance(members, list) and all(isinstance(m, str) for m in members)):
+        return f"channel {channel['id']} has members that are not a list of ids"
+    return None
+
+
 # --------------------------------------------------------------------------------------------- rendering
 
 
@@ -329,21 +412,34 @@ def _title_words(text: str) -> str:
 
 def normalise_records(records: Sequence[RawRecord], *, workspace_url: str | None = None) -> Normalised:
     """Cached Slack records -> one document per channel (unthreaded messages) and one per thread."""
-    user_records = [r.data for r in records if r.kind == "user"]
-    users = {u["id"]: user_name(u) for u in user_records if u.get("id")}
-    channel_records = {r.data["id"]: r.data for r in records if r.kind == "channel" and r.data.get("id")}
+    out = Normalised()
+    checks = {"user": user_problem, "channel": channel_problem, "message": message_problem}
+    usable: list[RawRecord] = []
+    for record in records:
+        check = checks.get(record.kind)
+        problem = check(record.data) if check else None
+        if problem is not None:
+            # Cached before these checks existed (or by a damaged run): one counted failure, never a crash.
+            out.failures.append(Failure(record.key, problem))
+            continue
+        usable.append(record)
+    user_records = [r.data for r in usable if r.kind == "user"]
+    users = {u["id"]: user_name(u) for u in user_records}
+    channel_records = {r.data["id"]: r.data for r in usable if r.kind == "channel"}
     channels = {cid: channel_name(c, users) for cid, c in channel_records.items()}
-    messages = [r for r in records if r.kind == "message"]
+    messages = [r for r in usable if r.kind == "message"]
     # The API connector caches auth.test's team URL as a `workspace` record; exports carry none.
-    stored_url = next((r.data.get("url") for r in records if r.kind == "workspace" and r.data.get("url")), None)
+    stored_url = next(
+        (r.data.get("url") for r in usable if r.kind == "workspace" and isinstance(r.data.get("url"), str)), None
+    )
     workspace_url = workspace_url or stored_url or workspace_url_from(r.data for r in messages)
     ctx = _Context(users, channels, workspace_url)
-    out = Normalised(people=[user_to_person(u) for u in user_records if u.get("id")])
+    out.people = [user_to_person(u) for u in user_records]
 
     by_channel: dict[str, list[RawRecord]] = defaultdict(list)
     for record in messages:
-        chan = record.data.get("_channel") or {}
-        if not chan.get("id"):
+        chan = record.data.get("_channel")
+        if not isinstance(chan, dict) or not isinstance(chan.get("id"), str) or not chan["id"]:
             out.failures.append(Failure(record.key, "message record without _channel.id"))
             continue
         by_channel[chan["id"]].append(record)
@@ -377,8 +473,8 @@ def _channel_documents(
         in_thread = bool(thread_ts) and thread_ts in roots
         try:
             item = message_to_item(message, channel_id, name, ctx, in_thread=in_thread)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            failures.append(Failure(record.key, f"unreadable message: {exc}"))
+        except Exception as exc:  # one odd message (a shape no check foresaw) must not lose its channel
+            failures.append(Failure(record.key, f"unreadable message: {type(exc).__name__}: {exc}"[:300]))
             continue
         if item is None:
             continue

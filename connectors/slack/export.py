@@ -27,7 +27,7 @@ from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from connectors.slack import SlackExportSource
-from connectors.slack.common import normalise_records
+from connectors.slack.common import channel_problem, message_problem, normalise_records, user_problem
 
 # Optional conversation lists beside channels.json; their folders are named by `name`, DMs by `id`.
 _EXTRA_LISTS = ("groups.json", "mpims.json", "dms.json")
@@ -62,8 +62,16 @@ class _Conversation:
 class SlackExportConnector:
     """Reads one unzipped Slack export folder."""
 
-    def __init__(self, root: Path, channels: Sequence[str] = (), options: FetchOptions | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        channels: Sequence[str] = (),
+        options: FetchOptions | None = None,
+        *,
+        max_file_bytes: int = 50_000_000,
+    ) -> None:
         self.root = root
+        self.max_file_bytes = max_file_bytes
         self.channel_filter = {c.lstrip("#") for c in channels}
         self.options = options or FetchOptions()
         self.windowed = self.options.since is not None or self.options.until is not None
@@ -125,24 +133,24 @@ class SlackExportConnector:
             )
         batch = Batch()
         try:
-            listed = _load_list(channels_file)
+            listed = self._load_list("channels.json", channels_file)
         except ValueError as exc:
             raise SourceError(
                 f"{channels_file} is not a valid channel list ({exc}): re-export or re-extract it"
             ) from None
 
-        conversations = [self._conversation(c, "channel") for c in listed if isinstance(c, dict) and c.get("id")]
+        conversations = self._conversations(listed, "channel", "channels.json", batch)
         for name in _EXTRA_LISTS:
             path = self.root / name
             if not path.is_file():
                 continue
             try:
-                extra = _load_list(path)
+                extra = self._load_list(name, path)
             except ValueError as exc:
                 batch.failures.append(Failure(name, f"not a valid conversation list: {exc}"))
                 continue
             kind = name.removesuffix("s.json")
-            conversations += [self._conversation(c, kind) for c in extra if isinstance(c, dict) and c.get("id")]
+            conversations += self._conversations(extra, kind, name, batch)
         conversations = [c for c in conversations if self._wanted(c)]
 
         # The channel records depend on the filter as well as on the files, so they are keyed on both.
@@ -161,18 +169,62 @@ class SlackExportConnector:
         users_file = self.root / "users.json"
         if users_file.is_file():
             try:
-                raw = users_file.read_bytes()
-                users = [u for u in _parse_list(raw) if isinstance(u, dict) and u.get("id")]
+                raw = self._read("users.json", users_file)
+                users = []
+                for n, user in enumerate(_parse_list(raw)):
+                    problem = user_problem(user)
+                    if problem is None:
+                        users.append(user)
+                    else:
+                        batch.failures.append(Failure(f"users.json#{n}", problem))
             except (OSError, ValueError) as exc:
                 batch.failures.append(Failure("users.json", f"unreadable user list: {exc}"))
             else:
                 records = [RawRecord(f"user/{u['id']}", "user", u) for u in users]
                 keys = tuple(r.key for r in records)
                 self._emit_if_changed("users.json", users_file, raw, keys, records, old, state, batch)
-        elif "users.json" in old:
-            batch.deleted += list(old["users.json"].keys)
-            state.pop("users.json", None)
+        else:
+            batch.failures.append(
+                Failure(
+                    "users.json",
+                    "missing from the export: authors are shown as user ids; re-export with users.json to get names",
+                )
+            )
+            if "users.json" in old:
+                batch.deleted += list(old["users.json"].keys)
+                state.pop("users.json", None)
         return conversations, batch
+
+    def _conversations(self, listed: list[Any], kind: str, where: str, batch: Batch) -> list[_Conversation]:
+        """The usable entries of a conversation list; entries that are broken or name a folder outside are failures."""
+        found: list[_Conversation] = []
+        for n, data in enumerate(listed):
+            problem = channel_problem(data)
+            conv = self._conversation(data, kind) if problem is None else None
+            if conv is not None and not _plain_name(conv.folder):
+                problem = f"conversation {conv.id} names folder {conv.folder[:60]!r}, which is not a plain folder name"
+            if problem is not None or conv is None:
+                batch.failures.append(Failure(f"{where}#{n}", problem or "unusable conversation"))
+                continue
+            found.append(conv)
+        return found
+
+    def _load_list(self, rel: str, path: Path) -> list[Any]:
+        try:
+            return _parse_list(self._read(rel, path))
+        except OSError as exc:
+            raise ValueError(exc.strerror or str(exc)) from None
+
+    def _read(self, rel: str, path: Path) -> bytes:
+        """A file of the export, refusing links that lead outside it and files over the size limit."""
+        if not _inside(self.root, path):
+            raise ValueError(f"{rel} is a link to outside the export folder; not followed")
+        size = path.stat().st_size
+        if size > self.max_file_bytes:
+            raise ValueError(
+                f"{rel} is {size:,} bytes, over max_file_bytes={self.max_file_bytes:,}; raise it or split the file"
+            )
+        return path.read_bytes()
 
     def _emit_if_changed(
         self,
@@ -210,6 +262,9 @@ class SlackExportConnector:
         batch = Batch()
         candidates: set[str] = set()
         folder = self.root / conv.folder
+        if folder.is_dir() and not _inside(self.root, folder):
+            batch.failures.append(Failure(conv.folder, "channel folder is a link to outside the export; not followed"))
+            return batch
         day_files = sorted(folder.glob("*.json")) if folder.is_dir() else []
         for path in day_files:
             rel = f"{conv.folder}/{path.name}"
@@ -222,7 +277,7 @@ class SlackExportConnector:
             if unchanged and not self.windowed:
                 continue
             try:
-                content = path.read_bytes()
+                content = self._read(rel, path)
                 messages = _parse_list(content)
             except (OSError, ValueError) as exc:
                 # Keep the previous state: the old messages stay cached and the file is retried next run.
@@ -231,13 +286,11 @@ class SlackExportConnector:
             digest = hashlib.sha256(content).hexdigest()
             records: list[RawRecord] = []
             for n, message in enumerate(messages):
-                if not isinstance(message, dict):
-                    batch.failures.append(Failure(f"{rel}#{n}", "message is not a JSON object"))
+                problem = message_problem(message)
+                if problem is not None:
+                    batch.failures.append(Failure(f"{rel}#{n}", problem))
                     continue
-                ts = message.get("ts")
-                if not isinstance(ts, str) or not _is_ts(ts):
-                    batch.failures.append(Failure(f"{rel}#{n}", "message without a valid ts"))
-                    continue
+                ts = message["ts"]
                 if self.windowed and not self._in_window(ts):
                     continue
                 data = {**message, "_channel": {"id": conv.id, "name": conv.name}}
@@ -282,24 +335,24 @@ def _parse_list(content: bytes) -> list[Any]:
         data = json.loads(content)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to be a real export") from None
     if not isinstance(data, list):
         raise ValueError(f"expected a JSON list, found {type(data).__name__}")
     return data
 
 
-def _load_list(path: Path) -> list[Any]:
-    try:
-        return _parse_list(path.read_bytes())
-    except OSError as exc:
-        raise ValueError(exc.strerror or str(exc)) from None
+def _plain_name(name: str) -> bool:
+    """A single, ordinary path component: no separators, not "." or "..", not absolute, no NUL."""
+    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\0") and ":" not in name[1:2]
 
 
-def _is_ts(ts: str) -> bool:
+def _inside(root: Path, path: Path) -> bool:
+    """Whether `path`, links resolved, stays inside `root` (a link loop counts as outside)."""
     try:
-        float(ts)
-    except ValueError:
+        return path.resolve(strict=True).is_relative_to(root.resolve(strict=True))
+    except (OSError, RuntimeError):
         return False
-    return True
 
 
 def _aware(moment: datetime) -> datetime:
@@ -308,4 +361,6 @@ def _aware(moment: datetime) -> datetime:
 
 def build(ctx: SourceContext) -> SlackExportConnector:
     config: SlackExportSource = ctx.config
-    return SlackExportConnector(ctx.resolve(config.path), config.channels, options=ctx.options)
+    return SlackExportConnector(
+        ctx.resolve(config.path), config.channels, options=ctx.options, max_file_bytes=config.max_file_bytes
+    )

@@ -65,3 +65,15 @@ class InputError(BriefError):
     """The user's input (a question, a cases file, a date) is unusable."""
 
     exit_code = 10
+
+
+class StateError(BriefError):
+    """Local state under BRIEF_HOME (raw cache, index, state file) is damaged; the message says how to repair it."""
+
+    exit_code = 11
+
+
+class MassDeletionError(SourceError):
+    """A run would delete most of a source's items; confirmed only with `--full --allow-deletions`."""
+
+    exit_code = 12

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -23,7 +24,7 @@ import numpy as np
 
 from briefing.asof import visible
 from briefing.embed import SparseVec
-from briefing.errors import IndexError_
+from briefing.errors import IndexError_, StateError
 from briefing.model import Chunk, Unit
 from briefing.settings import Settings, secret
 
@@ -241,7 +242,27 @@ class Index:
                     "or run a Qdrant server and set [qdrant] url"
                 ) from None
             raise
+        except (ValueError, KeyError, TypeError, sqlite3.DatabaseError) as exc:
+            # An emptied meta.json, a truncated storage file: the raw cache still holds everything.
+            raise StateError(
+                f"the index at {path} is damaged ({type(exc).__name__}: {str(exc)[:120]}): run "
+                "`brief reindex --full` to rebuild it from the raw cache (nothing is re-fetched)"
+            ) from None
         return cls(client, collection, str(path))
+
+    @classmethod
+    def retire_damaged(cls, settings: Settings) -> Path | None:
+        """Move a local index folder that cannot be opened aside (for `reindex --full`); None if it opens."""
+        if settings.qdrant.url:
+            return None
+        try:
+            cls.open(settings).close()
+            return None
+        except StateError:
+            path = settings.resolve(Path(settings.qdrant.path or (settings.workspace_home / "qdrant")))
+            aside = path.with_name(f"{path.name}.damaged-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}")
+            path.rename(aside)
+            return aside
 
     def close(self) -> None:
         try:

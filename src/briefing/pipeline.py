@@ -7,19 +7,22 @@ in the source's state file. `brief ingest`, `brief reindex`, `brief demo`, the b
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from briefing import registry
 from briefing.embed import Embedder
-from briefing.errors import BriefError, IndexError_, ModelError
+from briefing.errors import BriefError, IndexError_, ModelError, SourceError
 from briefing.index import Index
 from briefing.ingest import CollectReport, ProcessReport, collect, make_connector, process, run_report
 from briefing.model import Connector, Failure
 from briefing.registry import FetchOptions
 from briefing.settings import Settings
+from briefing.sources import redact
 from briefing.store import SourceState
 
+log = logging.getLogger(__name__)
 ProgressCallback = Callable[[str, int, int | None], None]
 """Called as `(source, chunks embedded so far, chunks to embed)`; the total is None when a source starts indexing."""
 
@@ -107,12 +110,37 @@ def run(
             except (ModelError, IndexError_):
                 raise
             except BriefError as exc:
-                summary.sources.append(SourceRun(name=name, error=exc))
+                summary.sources.append(SourceRun(name=name, error=_redacted(exc)))
+            except Exception as exc:  # one source's unexpected failure must not starve the sources after it
+                log.debug("source %s failed", name, exc_info=True)
+                summary.sources.append(SourceRun(name=name, error=unexpected(name, exc)))
     finally:
         if index is not None:
             index.close()
         embedder.close()
     return summary
+
+
+def _redacted(exc: BriefError) -> BriefError:
+    """The error with every known secret value removed (a vendor may echo the request's credentials)."""
+    text = redact(str(exc))
+    if text != str(exc):
+        exc.args = (text,)
+    return exc
+
+
+def _redact_failures(report: CollectReport | ProcessReport | None) -> None:
+    if report is not None:
+        report.failures = [Failure(f.key, redact(f.reason)) for f in report.failures]
+
+
+def unexpected(name: str, exc: Exception) -> SourceError:
+    """One line for an error no connector anticipated (a garbage answer, a bug): the source and what happened."""
+    detail = redact(" ".join(str(exc).split()))[:300] or "no detail"
+    return SourceError(
+        f"source '{name}' failed unexpectedly ({type(exc).__name__}: {detail}); the other sources went on. "
+        f"Run `brief --verbose ingest {name}` for details; if it persists, `brief ingest {name} --full` re-fetches"
+    )
 
 
 def unsupported_options(settings: Settings, name: str, options: FetchOptions) -> list[str]:
@@ -149,6 +177,7 @@ def run_source(
     result = SourceRun(name=name, notices=unsupported_options(settings, name, options) if collect_first else [])
     if collect_first:
         result.collected = collect(settings, name, options, connector)
+        _redact_failures(result.collected)
     if options.dry_run or index is None:
         return result
     if progress:
@@ -159,5 +188,6 @@ def run_source(
             progress(source, done, total)
 
     result.processed = process(settings, name, index, embedder, connector=connector, progress=tick)
+    _redact_failures(result.processed)
     SourceState.for_source(settings, name).save_run(run_report(result.collected, result.processed))
     return result

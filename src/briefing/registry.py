@@ -43,6 +43,8 @@ class FetchOptions:
     since: datetime | None = None
     until: datetime | None = None
     dry_run: bool = False
+    # With `full`: accept a run that deletes more than `[sync] max_deletion_share` of a source's records.
+    allow_deletions: bool = False
 
 
 @dataclass

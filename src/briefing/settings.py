@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
@@ -48,10 +49,37 @@ def _source_types() -> tuple[str, ...]:
     return registry.source_types()
 
 
+# Workspace and source names become folder names under BRIEF_HOME: no separators, no "..", no leading dot.
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}")
+
+
+def _safe_name(value: str, what: str) -> str:
+    if not _SAFE_NAME.fullmatch(value) or ".." in value:
+        raise ValueError(
+            f"{what} {value!r} is not a valid name: use letters, digits, '-', '_' and '.' (no '..', no '/'), "
+            "starting with a letter or digit, at most 80 characters"
+        )
+    return value
+
+
 class WorkspaceSettings(_Strict):
     name: str = "default"
     timezone: str = "UTC"
     week_start: Literal["monday", "sunday"] = "monday"
+
+    @field_validator("name")
+    @classmethod
+    def _folder_name(cls, value: str) -> str:
+        return _safe_name(value, "workspace.name")
+
+
+class SyncSettings(_Strict):
+    """Guards of every sync: a source that suddenly loses most of its items is an error, not a mass deletion."""
+
+    # A run may delete at most this share of a source's cached records unless `--full --allow-deletions`.
+    max_deletion_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    # Sources with fewer cached records are guarded only against losing all of them.
+    deletion_guard_min_items: int = Field(default=20, ge=0)
 
 
 class EmbeddingSettings(_Strict):
@@ -168,6 +196,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    sync: SyncSettings = Field(default_factory=SyncSettings)
 
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.
     config_path: Path | None = Field(default=None, exclude=True)
@@ -193,6 +222,10 @@ class Settings(BaseSettings):
         adapter = _source_union()
         typed: dict[str, Any] = {}
         for name, table in value.items():
+            try:
+                _safe_name(str(name), "source")
+            except ValueError as exc:
+                raise _SourceTableError(f"sources.{name}: {exc}") from None
             if isinstance(table, SourceBase):
                 typed[name] = table
                 continue

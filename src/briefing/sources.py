@@ -48,6 +48,29 @@ class ApiSource(SourceBase):
     max_retries: int = 5
 
 
+# Every secret value read in this process, so that errors, log lines and traces can be redacted (`redact`).
+_KNOWN_SECRETS: set[str] = set()
+# Shorter values would redact ordinary words; no real token is this short.
+_MIN_SECRET_LEN = 6
+
+
+def remember_secret(value: str | None) -> None:
+    """Add a secret value to those `redact` removes."""
+    if value and len(value) >= _MIN_SECRET_LEN:
+        _KNOWN_SECRETS.add(value)
+
+
+def redact(text: str) -> str:
+    """`text` with every known secret value (and its URL-encoded form) replaced by `[redacted]`."""
+    from urllib.parse import quote
+
+    for value in sorted(_KNOWN_SECRETS, key=len, reverse=True):
+        for form in {value, quote(value, safe="")}:
+            if form in text:
+                text = text.replace(form, "[redacted]")
+    return text
+
+
 def secret(env_name: str | None, *, setting: str) -> SecretStr:
     """Read a secret from the environment variable a setting names; the value never appears in errors."""
     if not env_name:
@@ -55,6 +78,7 @@ def secret(env_name: str | None, *, setting: str) -> SecretStr:
     value = os.environ.get(env_name)
     if not value:
         raise AuthError(f"environment variable {env_name} (from {setting}) is empty or unset: export it and retry")
+    remember_secret(value)
     return SecretStr(value)
 
 

@@ -123,7 +123,10 @@ def test_incremental_sync_passes_since_and_reads_only_updated_items(fake: FakeGi
     # #13 changed; the newest item of each repository sits on the overlap boundary and is read again; #12 is not.
     assert issues == {"acme/api#13", "acme/api#10", "acme/web#5"}
     assert records(batches)["acme/api#13"].data["comments"][0]["id"] == 990
-    since = {path: params.get("since") for path, params in fake.requests if path.endswith("/issues")}
+    since: dict[str, str | None] = {}
+    for path, params in fake.requests:  # the first listing; the second lists every number for deletions
+        if path.endswith("/issues"):
+            since.setdefault(path, params.get("since"))
     expected = (datetime(2026, 6, 5, 10, 30, tzinfo=UTC) - OVERLAP).strftime("%Y-%m-%dT%H:%M:%SZ")
     assert since["/api/v3/repos/acme/api/issues"] == expected
     assert cursor.repos["acme/api"] == datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
@@ -428,7 +431,7 @@ def test_a_repository_without_commits_is_a_failure_not_an_abort(fake: FakeGitHub
 # Deletions at the source ---------------------------------------------------------------------------------------
 
 
-def test_full_ingest_drops_issues_deleted_at_the_source_and_incremental_keeps_them(
+def test_issues_deleted_at_the_source_leave_on_the_next_incremental_or_full_sync(
     fake: FakeGitHub, tmp_path: Path
 ) -> None:
     config = tmp_path / "brief.toml"
@@ -449,14 +452,18 @@ def test_full_ingest_drops_issues_deleted_at_the_source_and_incremental_keeps_th
 
     collect(settings, "gh", FetchOptions(), code_connector(fake))
     assert {"acme/api#13", "acme/api:src/app.py"} <= stored()
-    # Issue #13 is deleted (GitHub lets admins delete issues); nothing in an incremental listing says so.
+    # Issue #13 is deleted (GitHub lets admins delete issues); the `since` listing cannot say so.
     fake.repos["acme/api"]["issues"] = [i for i in original if i["number"] != 13]
     del files["src/notes.txt"]  # not code: changes nothing stored
 
     collect(settings, "gh", FetchOptions(), code_connector(fake))
-    assert "acme/api#13" in stored()
+    assert "acme/api#13" not in stored()  # reconciled by the number listing of every sync
+    fake.repos["acme/api"]["issues"] = deepcopy(original)  # #13 comes back (a transfer undone)
 
     full = FetchOptions(full=True)
+    collect(settings, "gh", full, code_connector(fake, options=full))
+    assert "acme/api#13" in stored()
+    fake.repos["acme/api"]["issues"] = [i for i in original if i["number"] != 13]
     report = collect(settings, "gh", full, code_connector(fake, options=full))
     assert report.failures == []
     keys = stored()

@@ -70,8 +70,8 @@ class Runner(SourceRunner):
 
 
 def searches(fake: JiraFake) -> list[str]:
-    """The distinct JQL queries sent, in order (one query spans several pages)."""
-    return list(dict.fromkeys(r.jql for r in fake.log if "/search" in r.path))
+    """The distinct JQL queries sent for issues, in order (one query spans several pages); not the id listing."""
+    return list(dict.fromkeys(r.jql for r in fake.log if "/search" in r.path and not r.jql.endswith("BY key ASC")))
 
 
 def test_first_sync_cloud_reads_every_issue_with_all_comments_and_history(fake: JiraFake) -> None:
@@ -244,11 +244,24 @@ def test_full_run_reconciles_issues_deleted_at_the_source(fake: JiraFake) -> Non
     assert runner.cursor is not None and runner.cursor["keys"] == ["ACME-1", "ACME-2", "ACME-4"]
 
 
-def test_incremental_run_never_deletes(fake: JiraFake) -> None:
+def test_incremental_run_reconciles_deletions_with_an_id_only_listing(fake: JiraFake) -> None:
     runner = Runner()
     runner.run(runner.connector(fake))
     del fake.issues["ACME-3"]
+    fake.log.clear()
     runner.run(runner.connector(fake))
+    assert "ACME-3" not in runner.cache
+    assert set(runner.cache) == {"ACME-1", "ACME-2", "ACME-4"}
+    listing = [r for r in fake.log if "/search" in r.path and r.jql.endswith("ORDER BY key ASC")]
+    assert listing and all(r.params.get("fields") == "key" for r in listing)  # cheap: keys only
+    assert runner.cursor is not None and runner.cursor["keys"] == ["ACME-1", "ACME-2", "ACME-4"]
+
+
+def test_a_windowed_run_deletes_nothing(fake: JiraFake) -> None:
+    runner = Runner()
+    runner.run(runner.connector(fake))
+    del fake.issues["ACME-3"]
+    runner.run(runner.connector(fake, options=FetchOptions(since=datetime(2026, 5, 1, tzinfo=UTC))))
     assert "ACME-3" in runner.cache
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from briefing.errors import SourceError
+from briefing.errors import MassDeletionError, SourceError
 from briefing.model import Batch, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext, connector_for
 from briefing.settings import source_adapter
@@ -271,7 +271,11 @@ def test_narrowing_the_filter_drops_channels_no_longer_wanted(export: Path) -> N
     runner = Runner(SlackExportConnector(export))
     runner.run()
     runner.connector = SlackExportConnector(export, channels=["random"])
-    runner.run()
+    # Dropping most of a source's records is confirmed explicitly (the deletion guard), then applied.
+    with pytest.raises(MassDeletionError, match="--full --allow-deletions"):
+        runner.run()
+    assert "channel/C01PLAT" in runner.cache
+    runner.collect(options=FetchOptions(full=True, allow_deletions=True))
     assert {doc.key for doc in runner.normalise().documents} == {"slack:C02RAND"}
     assert "channel/C01PLAT" not in runner.cache
 

@@ -6,11 +6,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from briefing.cli.common import cli_errors, err, load, out, state
+from briefing.cli.common import cli_errors, err, escape, load, out, state
 from briefing.errors import BriefError, InputError
 
 if TYPE_CHECKING:
@@ -85,9 +84,12 @@ def print_skipped(summary: RunSummary) -> None:
             err.print("[yellow]note[/] " + escape(notice), highlight=False, soft_wrap=True)
         failures = run.failures
         for failure in failures[:10]:
-            err.print(f"[yellow]skipped[/] {run.name}: {failure.key}: {failure.reason}", highlight=False)
+            err.print(
+                f"[yellow]skipped[/] {escape(run.name)}: {escape(failure.key)}: {escape(failure.reason)}",
+                highlight=False,
+            )
         if len(failures) > 10:
-            err.print(f"[yellow]... and {len(failures) - 10} more failures in {run.name} (see `brief sources`)")
+            err.print(f"[yellow]... and {len(failures) - 10} more failures in {escape(run.name)} (see `brief sources`)")
 
 
 def _count(report: Any, attribute: str) -> str:
@@ -99,11 +101,11 @@ def summary_table(summary: RunSummary) -> Table:
     table = Table("source", "fetched", "deleted", "documents", "chunks", "embedded", "failures", box=None)
     for run in summary.sources:
         if run.error is not None:
-            table.add_row(run.name, "-", "-", "-", "-", "-", "[red]source failed[/]")
+            table.add_row(escape(run.name), "-", "-", "-", "-", "-", "[red]source failed[/]")
             continue
         failures = len(run.failures)
         table.add_row(
-            run.name,
+            escape(run.name),
             _count(run.collected, "fetched"),
             _count(run.collected, "deleted"),
             _count(run.processed, "documents"),
@@ -175,6 +177,13 @@ def register(app: typer.Typer) -> None:
         since: Annotated[str | None, typer.Option(help="Only items from this date (ISO-8601).")] = None,
         until: Annotated[str | None, typer.Option(help="Only items before this date (ISO-8601).")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be fetched.")] = False,
+        allow_deletions: Annotated[
+            bool,
+            typer.Option(
+                "--allow-deletions",
+                help="With --full: accept that a source lost most of its items (sync.max_deletion_share).",
+            ),
+        ] = False,
     ) -> None:
         """Collect new and changed items from configured sources and index them.
 
@@ -185,7 +194,15 @@ def register(app: typer.Typer) -> None:
 
         settings = load()
         names = _selected(settings, sources or [])
-        options = FetchOptions(full=full, since=_date(since, "--since"), until=_date(until, "--until"), dry_run=dry_run)
+        if allow_deletions and not full:
+            raise InputError("--allow-deletions needs --full: a mass deletion is accepted only on a full re-collection")
+        options = FetchOptions(
+            full=full,
+            since=_date(since, "--since"),
+            until=_date(until, "--until"),
+            dry_run=dry_run,
+            allow_deletions=allow_deletions,
+        )
         failures = run_ingest(settings, names, collect_first=True, options=options)
         if failures:
             err.print(f"{failures} item(s) failed and were skipped; everything else was ingested")
@@ -206,6 +223,9 @@ def register(app: typer.Typer) -> None:
         settings = load()
         names = _selected(settings, sources or [])
         if full:
+            aside = Index.retire_damaged(settings)
+            if aside is not None:
+                err.print(f"[yellow]note[/] the damaged index was moved to {escape(aside)}; rebuilding it")
             with Index.open(settings) as index:
                 index.drop()
         run_ingest(settings, names, collect_first=False, options=FetchOptions())
@@ -216,6 +236,7 @@ def register(app: typer.Typer) -> None:
         """What is configured, when it last synced, counts and failures."""
         import json
 
+        from briefing.errors import StateError
         from briefing.store import RawStore, SourceState
 
         settings = load()
@@ -223,11 +244,16 @@ def register(app: typer.Typer) -> None:
         for name, config in settings.sources.items():
             st = SourceState.for_source(settings, name)
             run = st.data.get("last_run", {})
-            store = RawStore.for_source(settings, name)
             try:
-                cached = len(store)
-            finally:
-                store.close()
+                store = RawStore.for_source(settings, name)
+            except StateError as exc:
+                cached: int | str = "damaged"
+                err.print(f"[red]damaged[/] {escape(exc)}", highlight=False, soft_wrap=True)
+            else:
+                try:
+                    cached = len(store)
+                finally:
+                    store.close()
             rows.append(
                 {
                     "name": name,
@@ -247,16 +273,20 @@ def register(app: typer.Typer) -> None:
             run = row["last_run"]
             finished = str(run.get("finished_at", "never"))[:16].replace("T", " ")
             table.add_row(
-                row["name"],
-                row["type"],
-                finished,
-                str(row["cached_records"]),
-                str(run.get("chunks", "-")),
-                str(run.get("failures", 0)),
-                row["cursor"] if isinstance(row["cursor"], str) else cursor_summary(row["cursor"]),
+                escape(row["name"]),
+                escape(row["type"]),
+                escape(finished),
+                escape(row["cached_records"]),
+                escape(run.get("chunks", "-")),
+                escape(run.get("failures", 0)),
+                escape(row["cursor"] if isinstance(row["cursor"], str) else cursor_summary(row["cursor"])),
             )
-        out.print(f"workspace [bold]{settings.workspace.name}[/] ({settings.config_path or 'no config file'})")
+        where = escape(settings.config_path or "no config file")
+        out.print(f"workspace [bold]{escape(settings.workspace.name)}[/] ({where})")
         out.print(table)
         for row in rows:
             for sample in row["last_run"].get("failure_samples", [])[:5]:
-                out.print(f"  [yellow]{row['name']}[/]: {sample['key']}: {sample['reason']}", highlight=False)
+                out.print(
+                    f"  [yellow]{escape(row['name'])}[/]: {escape(sample['key'])}: {escape(sample['reason'])}",
+                    highlight=False,
+                )

@@ -56,7 +56,7 @@ def _ask_sources() -> dict[str, dict[str, Any]]:
     sources: dict[str, dict[str, Any]] = {}
     types = list(registry.source_types())
     while Confirm.ask("Add a source?", default=not sources, console=err):
-        source_type = Prompt.ask("  type", choices=types, default="slack_export", console=err)
+        source_type = Prompt.ask("  type", choices=types, default=types[0], console=err)
         name = Prompt.ask("  name (what `brief ingest NAME` takes)", default=source_type.replace("_", "-"), console=err)
         table: dict[str, Any] = {"type": source_type}
         for key in _required_keys(source_type):

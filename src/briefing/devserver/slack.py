@@ -235,5 +235,8 @@ class SlackFake:
         if not thread:
             return {"ok": False, "error": "thread_not_found"}
         thread = [self._with_thread_fields(channel, m) if m["ts"] == ts else copy.deepcopy(m) for m in thread]
+        # Like Slack: `oldest` (exclusive) bounds the replies, and the parent message is always returned.
+        oldest = float(params.get("oldest") or 0)
+        thread = [m for m in thread if m["ts"] == ts or float(m["ts"]) > oldest]
         thread.sort(key=lambda m: float(m["ts"]))
         return self._page(thread, params, "messages")
