@@ -39,9 +39,14 @@ _PLACEHOLDER_TEXTS = frozenset({"This content can't be displayed.", "This messag
 _ANGLE = re.compile(r"<([^<>\n]+)>")
 _WORKSPACE = re.compile(r"^(https://[a-z0-9-]+(?:\.enterprise)?\.slack\.com/)")
 _TITLE_WORDS = 8
-# *bold*, _italic_ and ~strike~ markers around a phrase; `code` is kept. Underscores inside identifiers
-# (snake_case) are not emphasis, hence the word-boundary guards.
-_EMPHASIS = re.compile(r"(?<![\w*_~])[*_~]([^*_~\n]+?)[*_~](?![\w*_~])")
+# *bold*, _italic_ and ~strike~ around a phrase, as Slack reads them: the same marker on both sides, the opening
+# one followed and the closing one preceded by a non-space ("foo * bar * baz" is plain text), neither glued to
+# a word (snake_case and 2*3*4 are not emphasis). Markers may nest ("*bold _and italic_*").
+_EMPHASIS = re.compile(r"(?<![\w*_~])([*_~])(?![\s*_~])((?:(?!\1)[^\n])*?[^\s*_~])\1(?!\w)")
+# What emphasis never touches: ```preformatted``` blocks, `code` spans and <...> entities (links, mentions),
+# whose labels are cleaned on their own and whose addresses may hold underscores.
+_PROTECTED = re.compile(r"```.*?```|`[^`\n]+`|<[^<>\n]+>", re.DOTALL)
+_SLOT = re.compile("\ue000(\\d+)\ue001")
 _LINK_TARGET = re.compile(r"\s*\(https?://[^)\s]+\)")  # the "(url)" after a link label, noise in a title
 
 
@@ -49,12 +54,14 @@ _LINK_TARGET = re.compile(r"\s*\(https?://[^)\s]+\)")  # the "(url)" after a lin
 
 
 def render_mrkdwn(text: str, users: Mapping[str, str] | None = None, channels: Mapping[str, str] | None = None) -> str:
-    """Slack mrkdwn as readable text: `<@U1>` -> `@Name`, `<#C1|x>` -> `#x`, `<url|label>` -> `label (url)`."""
+    """Slack mrkdwn as readable text: `<@U1>` -> `@Name`, `<#C1|x>` -> `#x`, `<url|label>` -> `label (url)`.
+
+    Emphasis markers are removed from prose and link labels only; code spans and blocks keep every character.
+    """
     users = users or {}
     channels = channels or {}
 
-    def replace(match: re.Match[str]) -> str:
-        body = match.group(1)
+    def entity(body: str) -> str:
         target, _, label = body.partition("|")
         if target.startswith("@"):
             uid = target[1:]
@@ -64,9 +71,31 @@ def render_mrkdwn(text: str, users: Mapping[str, str] | None = None, channels: M
             return "#" + (label or channels.get(cid) or cid)
         if target.startswith("!"):
             return _special(target[1:], label)
-        return _link(html.unescape(target), html.unescape(label))
+        return _link(html.unescape(target), strip_emphasis(html.unescape(label)))
 
-    return html.unescape(_EMPHASIS.sub(r"\1", _ANGLE.sub(replace, text)))
+    slots: list[str] = []
+
+    def protect(match: re.Match[str]) -> str:
+        piece = match.group(0)
+        if piece.startswith("<"):
+            slots.append(entity(piece[1:-1]))
+        else:  # code: entities inside still stand for names and links (Slack encodes them there too)
+            slots.append(_ANGLE.sub(lambda m: entity(m.group(1)), piece))
+        return f"\ue000{len(slots) - 1}\ue001"
+
+    hidden = _PROTECTED.sub(protect, text)
+    prose = strip_emphasis(hidden)
+    return html.unescape(_SLOT.sub(lambda m: slots[int(m.group(1))], prose))
+
+
+def strip_emphasis(text: str) -> str:
+    """`text` without Slack's *bold*, _italic_ and ~strike~ markers; other asterisks and underscores stay."""
+    for _ in range(4):  # one pass per nesting level; real messages nest two deep at most
+        stripped = _EMPHASIS.sub(r"\2", text)
+        if stripped == text:
+            break
+        text = stripped
+    return text
 
 
 def _special(command: str, label: str) -> str:
@@ -229,16 +258,32 @@ def user_to_person(user: JSON) -> Person:
 
 
 def message_author(message: JSON, users: Mapping[str, str]) -> str | None:
-    """The resolved author; bots by their username or profile name."""
-    uid = message.get("user")
+    """The resolved author: a known user, else the message's own profile, else the bot's name, else the id.
+
+    Bots post with a `bot_id` (and often a bot user's id that users.list does not resolve); their name is in
+    `username` or `bot_profile.name`. A legacy `file_comment` names its author in `comment.user`.
+    """
+    comment = message.get("comment")
+    uid = message.get("user") or (comment.get("user") if isinstance(comment, dict) else None)
+    bot = message.get("bot_profile")
+    bot_name = bot.get("name") if isinstance(bot, dict) else None
     is_bot = message.get("subtype") == "bot_message" or (message.get("bot_id") and not uid)
     if is_bot:
-        profile = message.get("bot_profile") or {}
-        return message.get("username") or profile.get("name") or message.get("bot_id")
-    if uid:
-        profile = message.get("user_profile") or {}
-        return users.get(uid) or profile.get("real_name") or profile.get("display_name") or uid
-    return message.get("username")
+        found = message.get("username") or bot_name or message.get("bot_id")
+    elif uid:
+        profile = message.get("user_profile")
+        profile = profile if isinstance(profile, dict) else {}
+        found = (
+            users.get(uid)
+            or profile.get("real_name")
+            or profile.get("display_name")
+            or bot_name
+            or (message.get("username") if message.get("bot_id") else None)
+            or uid
+        )
+    else:
+        found = message.get("username")
+    return str(found) if found else None
 
 
 # --------------------------------------------------------------------------------------------- messages
