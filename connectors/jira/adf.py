@@ -48,12 +48,12 @@ def _blocks(nodes: list[dict[str, Any]], depth: int) -> str:
 
 def _block(node: dict[str, Any], depth: int) -> str:
     kind = node.get("type")
-    if kind in ("doc", "blockquote", "panel", "layoutSection", "layoutColumn", "nestedExpand", "bodiedExtension"):
+    if kind in ("doc", "blockquote", "panel", "layoutSection", "layoutColumn", "bodiedExtension"):
         inner = _blocks(_children(node), depth)
         if kind == "blockquote":
             return "\n".join(f"> {line}" if line else ">" for line in inner.splitlines())
         return inner
-    if kind == "expand":
+    if kind in ("expand", "nestedExpand"):  # nestedExpand: an expand inside a table cell
         title = str(_attrs(node).get("title") or "").strip()
         inner = _blocks(_children(node), depth)
         return f"{title}\n{inner}" if title else inner
@@ -73,8 +73,12 @@ def _block(node: dict[str, Any], depth: int) -> str:
     if kind == "table":
         return "\n".join(_table_row(row) for row in _children(node))
     if kind in ("mediaSingle", "mediaGroup"):
-        names = [str(_attrs(m).get("alt") or _attrs(m).get("id") or "") for m in _children(node)]
-        return "[attachment" + (": " + ", ".join(n for n in names if n) if any(names) else "") + "]"
+        media = [m for m in _children(node) if m.get("type") != "caption"]
+        names = [str(_attrs(m).get("alt") or _attrs(m).get("id") or "") for m in media]
+        label = "[attachment" + (": " + ", ".join(n for n in names if n) if any(names) else "") + "]"
+        # mediaSingle's caption is what the page shows under the image.
+        captions = [_inline(_children(c)).strip() for c in _children(node) if c.get("type") == "caption"]
+        return " ".join([label, *(c for c in captions if c)])
     if kind in ("blockCard", "embedCard"):
         return str(_attrs(node).get("url") or "")
     if kind in ("text", "mention", "emoji", "hardBreak", "inlineCard", "status", "date"):
