@@ -118,52 +118,71 @@ def _link(url: str, label: str) -> str:
     return f"{label} ({url})"
 
 
-def _inline(
-    elements: Iterable[JSON], users: Mapping[str, str], channels: Mapping[str, str]
-) -> str:  # rich_text_section elements
+def _dicts(value: Any) -> list[JSON]:
+    """The objects in a list-valued field; anything else in it (or a non-list) is no content."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str:
+    """A text field's value; numbers are shown as written, other shapes are no text."""
+    if isinstance(value, str):
+        return value
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else ""
+
+
+def _count(value: Any) -> int:
+    """A small non-negative count (list indent, start offset); a malformed one counts as 0."""
+    try:
+        number = int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return min(max(number, 0), 1000)
+
+
+def _inline(elements: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:  # rich_text_section elements
     parts: list[str] = []
-    for el in elements:
+    for el in _dicts(elements):
         kind = el.get("type")
         if kind == "text":
-            parts.append(el.get("text", ""))
+            parts.append(_str(el.get("text")))
         elif kind == "link":
-            parts.append(_link(el.get("url", ""), el.get("text", "")))
+            parts.append(_link(_str(el.get("url")), _str(el.get("text"))))
         elif kind == "user":
-            uid = el.get("user_id", "")
+            uid = _str(el.get("user_id"))
             parts.append("@" + (users.get(uid) or uid))
         elif kind == "channel":
-            cid = el.get("channel_id", "")
+            cid = _str(el.get("channel_id"))
             parts.append("#" + (channels.get(cid) or cid))
         elif kind == "usergroup":
-            parts.append("@" + el.get("usergroup_id", ""))
+            parts.append("@" + _str(el.get("usergroup_id")))
         elif kind == "broadcast":
-            parts.append("@" + el.get("range", "here"))
+            parts.append("@" + (_str(el.get("range")) or "here"))
         elif kind == "emoji":
-            parts.append(f":{el.get('name', '')}:")
+            parts.append(f":{_str(el.get('name'))}:")
         elif kind == "date":
-            parts.append(el.get("fallback") or str(el.get("timestamp", "")))
+            parts.append(_str(el.get("fallback")) or _str(el.get("timestamp")))
         elif kind in ("color", "team"):
-            parts.append(str(el.get("value") or el.get("team_id") or ""))
+            parts.append(_str(el.get("value")) or _str(el.get("team_id")))
     return "".join(parts)
 
 
 def _rich_text(block: JSON, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     out: list[str] = []
-    for el in block.get("elements") or []:
+    for el in _dicts(block.get("elements")):
         kind = el.get("type")
         if kind == "rich_text_section":
-            out.append(_inline(el.get("elements") or [], users, channels))
+            out.append(_inline(el.get("elements"), users, channels))
         elif kind == "rich_text_list":
-            indent = "  " * int(el.get("indent") or 0)
-            start = int(el.get("offset") or 0) + 1
-            for n, item in enumerate(el.get("elements") or [], start=start):
+            indent = "  " * min(_count(el.get("indent")), 8)
+            start = _count(el.get("offset")) + 1
+            for n, item in enumerate(_dicts(el.get("elements")), start=start):
                 marker = f"{n}." if el.get("style") == "ordered" else "-"
-                out.append(f"{indent}{marker} {_inline(item.get('elements') or [], users, channels)}")
+                out.append(f"{indent}{marker} {_inline(item.get('elements'), users, channels)}")
         elif kind == "rich_text_quote":
-            quoted = _inline(el.get("elements") or [], users, channels)
+            quoted = _inline(el.get("elements"), users, channels)
             out.append("\n".join("> " + line for line in quoted.split("\n")))
         elif kind == "rich_text_preformatted":
-            out.append("```\n" + _inline(el.get("elements") or [], users, channels).strip("\n") + "\n```")
+            out.append("```\n" + _inline(el.get("elements"), users, channels).strip("\n") + "\n```")
     # Sections often end with their own newline; avoid doubling it when joining.
     return "\n".join(part.rstrip("\n") for part in out)
 
@@ -171,27 +190,23 @@ def _rich_text(block: JSON, users: Mapping[str, str], channels: Mapping[str, str
 def _text_object(obj: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     if not isinstance(obj, dict):
         return ""
-    text = obj.get("text") or ""
+    text = _str(obj.get("text"))
     return render_mrkdwn(text, users, channels) if obj.get("type") == "mrkdwn" else text
 
 
 def render_blocks(blocks: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     """The readable text of a message's `blocks` (rich text, sections, headers, context)."""
     out: list[str] = []
-    for block in blocks or []:
-        if not isinstance(block, dict):
-            continue
+    for block in _dicts(blocks):
         kind = block.get("type")
         if kind == "rich_text":
             out.append(_rich_text(block, users, channels))
         elif kind in ("section", "header"):
             out.append(_text_object(block.get("text"), users, channels))
-            out.extend(_text_object(field, users, channels) for field in block.get("fields") or [])
+            out.extend(_text_object(field, users, channels) for field in _dicts(block.get("fields")))
         elif kind == "context":
             out.extend(
-                _text_object(el, users, channels) or el.get("alt_text", "")
-                for el in block.get("elements") or []
-                if isinstance(el, dict)
+                _text_object(el, users, channels) or _str(el.get("alt_text")) for el in _dicts(block.get("elements"))
             )
     return "\n".join(part for part in out if part.strip())
 
@@ -199,30 +214,27 @@ def render_blocks(blocks: Any, users: Mapping[str, str], channels: Mapping[str, 
 def render_attachments(attachments: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     """Legacy attachments: pretext, title, text and fields, else the fallback."""
     out: list[str] = []
-    for att in attachments or []:
-        if not isinstance(att, dict):
-            continue
-        parts = [att.get("pretext"), att.get("title"), att.get("text")]
-        parts += [f"{f.get('title', '')}: {f.get('value', '')}" for f in att.get("fields") or [] if isinstance(f, dict)]
+    for att in _dicts(attachments):
+        parts = [_str(att.get("pretext")), _str(att.get("title")), _str(att.get("text"))]
+        parts += [f"{_str(f.get('title'))}: {_str(f.get('value'))}" for f in _dicts(att.get("fields"))]
         body = "\n".join(render_mrkdwn(p, users, channels) for p in parts if p)
-        out.append(body or render_mrkdwn(att.get("fallback") or "", users, channels))
+        out.append(body or render_mrkdwn(_str(att.get("fallback")), users, channels))
     return "\n".join(part for part in out if part.strip())
 
 
 def file_names(message: JSON) -> list[str]:
     """Names (titles where set) of the files a message shares."""
     names: list[str] = []
-    for f in message.get("files") or []:
-        if isinstance(f, dict):
-            name = f.get("title") or f.get("name") or f.get("id")
-            if name:
-                names.append(str(name))
+    for f in _dicts(message.get("files")):
+        name = _str(f.get("title")) or _str(f.get("name")) or _str(f.get("id"))
+        if name:
+            names.append(name)
     return names
 
 
 def message_text(message: JSON, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     """A message's readable text: `text`, else its blocks, else its attachments, else its files."""
-    raw = message.get("text") or ""
+    raw = _str(message.get("text"))
     if raw.strip() and raw.strip() not in _PLACEHOLDER_TEXTS:
         return render_mrkdwn(raw, users, channels).strip()
     for text in (
@@ -264,26 +276,26 @@ def message_author(message: JSON, users: Mapping[str, str]) -> str | None:
     `username` or `bot_profile.name`. A legacy `file_comment` names its author in `comment.user`.
     """
     comment = message.get("comment")
-    uid = message.get("user") or (comment.get("user") if isinstance(comment, dict) else None)
+    uid = _str(message.get("user")) or (_str(comment.get("user")) if isinstance(comment, dict) else "")
     bot = message.get("bot_profile")
-    bot_name = bot.get("name") if isinstance(bot, dict) else None
-    is_bot = message.get("subtype") == "bot_message" or (message.get("bot_id") and not uid)
-    if is_bot:
-        found = message.get("username") or bot_name or message.get("bot_id")
+    bot_name = _str(bot.get("name")) if isinstance(bot, dict) else ""
+    username, bot_id = _str(message.get("username")), _str(message.get("bot_id"))
+    if message.get("subtype") == "bot_message" or (bot_id and not uid):
+        found = username or bot_name or bot_id
     elif uid:
         profile = message.get("user_profile")
         profile = profile if isinstance(profile, dict) else {}
         found = (
             users.get(uid)
-            or profile.get("real_name")
-            or profile.get("display_name")
+            or _str(profile.get("real_name"))
+            or _str(profile.get("display_name"))
             or bot_name
-            or (message.get("username") if message.get("bot_id") else None)
+            or (username if bot_id else "")
             or uid
         )
     else:
-        found = message.get("username")
-    return str(found) if found else None
+        found = username
+    return found or None
 
 
 # --------------------------------------------------------------------------------------------- messages
