@@ -380,5 +380,24 @@ def storage_to_markdown(storage: str, users: Mapping[str, str] | None = None) ->
     builder = _TreeBuilder()
     builder.feed(source)
     builder.close()
-    blocks = _Renderer(users or {}).blocks(builder.root)
+    try:
+        blocks = _Renderer(users or {}).blocks(builder.root)
+    except RecursionError:
+        # Nesting deeper than any editor produces (hostile or broken markup): keep the words, lose the layout.
+        return _flat_text(builder.root)
     return "\n\n".join(block for block in blocks if block.strip()).strip()
+
+
+def _flat_text(root: _Node) -> str:
+    """The text of every node in document order, without recursion; block elements break lines."""
+    parts: list[str] = []
+    stack: list[_Node | str] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        if node.tag in _BLOCK_TAGS or node.tag in _VOID:
+            parts.append("\n")
+        stack.extend(reversed(node.children))
+    return _clean_inline("".join(parts))

@@ -59,6 +59,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
         parsed = yaml.safe_load(match.group(1))
     except yaml.YAMLError as exc:
         return {}, body, f"front matter is not valid YAML: {str(exc).splitlines()[0]}"
+    except (ValueError, TypeError, RecursionError) as exc:  # a timestamp such as 2026-13-45, or deep nesting
+        return {}, body, f"front matter has a value YAML cannot read: {str(exc).splitlines()[0] if str(exc) else exc!r}"
     if not isinstance(parsed, dict):
         return {}, body, None
     return {str(k): json_safe(v) for k, v in parsed.items()}, body, None
@@ -120,7 +122,8 @@ def clean_markdown(body: str, *, mdx: bool | None = None) -> str:
 
     `mdx`: the file is MDX (no indented code); None decides from the text (`looks_like_mdx`).
     """
-    body = body.replace("\r\n", "\n")
+    # The parser counts a lone CR as a line break too; so must the line numbers its code ranges refer to.
+    body = body.replace("\r\n", "\n").replace("\r", "\n")
     if mdx is None:
         mdx = looks_like_mdx(body)
     lines = body.split("\n")

@@ -20,7 +20,11 @@ def adf_to_text(node: Any) -> str:
         return node.strip()
     if not isinstance(node, dict):
         return str(node)
-    text = _block(node, depth=0)
+    try:
+        text = _block(node, depth=0)
+    except RecursionError:
+        # Nesting deeper than any editor produces (hostile or broken JSON): keep the words, lose the layout.
+        text = _flat_text(node)
     # Collapse the blank lines that nested blocks leave behind.
     lines = [line.rstrip() for line in text.splitlines()]
     out: list[str] = []
@@ -29,6 +33,20 @@ def adf_to_text(node: Any) -> str:
             continue
         out.append(line)
     return "\n".join(out).strip()
+
+
+def _flat_text(root: dict[str, Any]) -> str:
+    """Every text node's text in document order, without recursion."""
+    words: list[str] = []
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if node.get("type") == "text" and isinstance(node.get("text"), str):
+            words.append(node["text"])
+        stack.extend(reversed(_children(node)))
+    return " ".join(words)
 
 
 def _children(node: dict[str, Any]) -> list[dict[str, Any]]:

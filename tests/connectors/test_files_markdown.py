@@ -6,7 +6,7 @@ import pytest
 
 from briefing.model import RawRecord
 from connectors.files.connector import file_document
-from connectors.files.markdown import clean_markdown, first_h1, looks_like_mdx
+from connectors.files.markdown import clean_markdown, first_h1, looks_like_mdx, split_front_matter
 
 
 def md_document(content: str, path: str = "guide.md") -> tuple[str, str]:
@@ -78,3 +78,15 @@ def test_title_is_the_first_real_h1(content: str, title: str) -> None:
 
 def test_first_h1_ignores_nested_headings() -> None:
     assert first_h1("> # Quoted\n\n- # In a list\n") == ""
+
+
+@pytest.mark.parametrize("value", ["2026-13-45", "2026-02-30"])
+def test_an_impossible_date_in_front_matter_is_a_note_not_a_crash(value: str) -> None:
+    front, body, error = split_front_matter(f"---\ntitle: Plan\ndate: {value}\n---\n# Plan\n\nText.\n")
+    assert front == {} and body == "# Plan\n\nText.\n"
+    assert error is not None and error.startswith("front matter has a value YAML cannot read")
+
+
+def test_old_mac_line_ends_do_not_shift_code() -> None:
+    text = "Intro\r\r```\r<!-- in code -->\r```\r<!-- prose comment -->\rEnd"
+    assert clean_markdown(text) == "Intro\n\n```\n<!-- in code -->\n```\n\nEnd\n"

@@ -53,7 +53,7 @@ MARKDOWN_TOKENS = [
     "\n```\n", "---", "===", "| a | b |\n|---|---|\n", "| 1 | 2 |", "<!--", "-->", "<div>", "</div>", "<br/>",
     "<script>", "</script>", "<style>", "</style>", "<Tabs>", "</Tabs>", "<Foo bar={1}/>", "{/* c */}", "{",
     "}", "import X from 'y'\n", "export const a = 1\n", ":::note", ":::", "![alt](img.png)", "[link](http://x)",
-    "`code`", "**b**", "_i_", "{#anchor}", "&amp;", "\f", "\r\n", "\\",
+    "`code`", "**b**", "_i_", "{#anchor}", "&amp;", "\f", "\r\n", "\r", "\\",
 ]  # fmt: skip
 
 STORAGE_TOKENS = [
