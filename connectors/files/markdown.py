@@ -59,7 +59,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
         parsed = yaml.safe_load(match.group(1))
     except yaml.YAMLError as exc:
         return {}, body, f"front matter is not valid YAML: {str(exc).splitlines()[0]}"
-    except (ValueError, TypeError, RecursionError) as exc:  # a timestamp such as 2026-13-45, or deep nesting
+    except (ValueError, TypeError, AttributeError, OverflowError, RecursionError) as exc:  # 2026-13-45, a bad tag
         return {}, body, f"front matter has a value YAML cannot read: {str(exc).splitlines()[0] if str(exc) else exc!r}"
     if not isinstance(parsed, dict):
         return {}, body, None

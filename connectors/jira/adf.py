@@ -35,6 +35,14 @@ def adf_to_text(node: Any) -> str:
     return "\n".join(out).strip()
 
 
+def _int(value: Any, default: int) -> int:
+    """An integer attribute (heading level, list start); a malformed one takes the default."""
+    try:
+        return int(value) if value not in (None, "") else default
+    except (TypeError, ValueError, OverflowError):
+        return default
+
+
 def _flat_text(root: dict[str, Any]) -> str:
     """Every text node's text in document order, without recursion."""
     words: list[str] = []
@@ -78,7 +86,7 @@ def _block(node: dict[str, Any], depth: int) -> str:
     if kind == "paragraph":
         return _inline(_children(node))
     if kind == "heading":
-        level = int(_attrs(node).get("level") or 1)
+        level = _int(_attrs(node).get("level"), 1)
         return "#" * max(1, min(level, 6)) + " " + _inline(_children(node))
     if kind in ("bulletList", "orderedList", "taskList", "decisionList"):
         return _list(node, depth)
@@ -110,7 +118,7 @@ def _block(node: dict[str, Any], depth: int) -> str:
 
 def _list(node: dict[str, Any], depth: int) -> str:
     kind = node.get("type")
-    start = int(_attrs(node).get("order") or 1)
+    start = _int(_attrs(node).get("order"), 1)
     indent = "  " * depth
     lines: list[str] = []
     for n, item in enumerate(_children(node)):
@@ -168,7 +176,7 @@ def _inline_text(node: dict[str, Any]) -> str:
     if kind == "date":
         try:
             stamp = datetime.fromtimestamp(int(str(attrs.get("timestamp"))) / 1000, tz=UTC)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError, OSError):
             return ""
         return stamp.date().isoformat()
     if kind == "placeholder":

@@ -90,3 +90,8 @@ def test_an_impossible_date_in_front_matter_is_a_note_not_a_crash(value: str) ->
 def test_old_mac_line_ends_do_not_shift_code() -> None:
     text = "Intro\r\r```\r<!-- in code -->\r```\r<!-- prose comment -->\rEnd"
     assert clean_markdown(text) == "Intro\n\n```\n<!-- in code -->\n```\n\nEnd\n"
+
+
+def test_a_tag_yaml_cannot_construct_is_a_note_not_a_crash() -> None:
+    front, _, error = split_front_matter("---\ntitle: !!timestamp nope\n---\nText.\n")
+    assert front == {} and error is not None

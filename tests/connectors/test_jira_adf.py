@@ -116,3 +116,10 @@ def test_nested_expand_in_a_table_keeps_its_title() -> None:
         "content": [{"type": "tableRow", "content": [{"type": "tableCell", "content": [para(text("Plan"))]}, cell]}],
     }
     assert adf_to_text(doc(table)) == "| Plan | Rollback steps Revert the flag |"
+
+
+def test_malformed_attributes_fall_back_instead_of_failing_the_issue() -> None:
+    heading = {"type": "heading", "attrs": {"level": "big"}, "content": [text("Plan")]}
+    listing = {"type": "orderedList", "attrs": {"order": float("inf")}, "content": [item(para(text("one")))]}
+    date = {"type": "date", "attrs": {"timestamp": "9" * 30}}
+    assert adf_to_text(doc(heading, listing, para(text("due "), date))) == "# Plan\n\n1. one\n\ndue"
