@@ -82,7 +82,7 @@ def parse_blocks(text: str, *, headings: bool = True) -> list[Block]:
 def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"maxNesting": 40}).enable("table")
+    return MarkdownIt("commonmark", {"maxNesting": 40}).enable("table").disable(["inline", "text_join"])
 
 
 def markdown_blocks(text: str) -> list[Block]:

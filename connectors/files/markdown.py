@@ -83,7 +83,7 @@ def json_safe(value: Any) -> Any:
 def _parser(mdx: bool) -> MarkdownIt:
     from markdown_it import MarkdownIt
 
-    parser = MarkdownIt("commonmark", {"maxNesting": 40}).enable("table")
+    parser = MarkdownIt("commonmark", {"maxNesting": 40}).enable("table").disable(["inline", "text_join"])
     # MDX has no indented code, and a JSX tag is an element of its own, not an HTML block that swallows the
     # lines up to the next blank one (a fence right after `<TabItem>` is code).
     return parser.disable(["code", "html_block"]) if mdx else parser
@@ -92,8 +92,12 @@ def _parser(mdx: bool) -> MarkdownIt:
 def looks_like_mdx(body: str) -> bool:
     """Whether Markdown is written as MDX: an import/export statement or a JSX component starting a line that is
     not code (as CommonMark reads it: a JavaScript example in a fence is no sign)."""
+    return _mdx_signs(body, _code_ranges(body, mdx=False))
+
+
+def _mdx_signs(body: str, code_ranges: list[tuple[int, int, str]]) -> bool:
+    code = {n for start, end, _ in code_ranges for n in range(start, end)}
     lines = body.split("\n")
-    code = {n for start, end, _ in _code_ranges(body, mdx=False) for n in range(start, end)}
     return any((_ESM.match(line) or _JSX_COMPONENT.match(line)) and n not in code for n, line in enumerate(lines))
 
 
@@ -110,7 +114,7 @@ def _code_ranges(body: str, mdx: bool) -> list[tuple[int, int, str]]:
 
 def first_h1(text: str) -> str:
     """The text of the document's first top-level H1 (ATX or setext); `#` lines inside code do not count."""
-    tokens = _parser(looks_like_mdx(text)).parse(text)
+    tokens = _parser(False).parse(text)  # cleaned text: MDX statements and components are gone
     for token, inline in zip(tokens, tokens[1:], strict=False):
         if token.type == "heading_open" and token.tag == "h1" and token.level == 0:
             return " ".join(inline.content.split())
@@ -124,12 +128,13 @@ def clean_markdown(body: str, *, mdx: bool | None = None) -> str:
     """
     # The parser counts a lone CR as a line break too; so must the line numbers its code ranges refer to.
     body = body.replace("\r\n", "\n").replace("\r", "\n")
-    if mdx is None:
-        mdx = looks_like_mdx(body)
+    ranges = _code_ranges(body, mdx=bool(mdx))
+    if mdx is None and _mdx_signs(body, ranges):
+        ranges = _code_ranges(body, mdx=True)
     lines = body.split("\n")
     out: list[str] = []
     done = 0
-    for start, end, language in _code_ranges(body, mdx):
+    for start, end, language in ranges:
         out.extend(_clean_prose(lines[done:start]))
         code = lines[start:end]
         if language == "mermaid":
