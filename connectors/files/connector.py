@@ -306,8 +306,11 @@ def _decode(raw: bytes) -> tuple[str, str | None]:
 
 
 def _pdf_pages(raw: bytes) -> tuple[list[str], str | None]:
+    import struct
+    import zlib
+
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import PyPdfError
 
     # pypdf logs every recoverable oddity of a damaged file as a warning; the Failure says what matters.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -323,7 +326,20 @@ def _pdf_pages(raw: bytes) -> tuple[list[str], str | None]:
         pages = [page.extract_text() or "" for page in reader.pages]
     except _Unreadable:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+    # A damaged file can fail anywhere in pypdf (found by fuzzing: LimitReachedError, struct and zlib errors).
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        OSError,
+        ArithmeticError,
+        RecursionError,
+        struct.error,
+        zlib.error,
+    ) as exc:
         raise _Unreadable(f"PDF cannot be parsed (corrupt or not a PDF): {exc}") from None
     title = None
     try:

@@ -95,3 +95,15 @@ def test_old_mac_line_ends_do_not_shift_code() -> None:
 def test_a_tag_yaml_cannot_construct_is_a_note_not_a_crash() -> None:
     front, _, error = split_front_matter("---\ntitle: !!timestamp nope\n---\nText.\n")
     assert front == {} and error is not None
+
+
+def test_damaged_pdf_that_trips_pypdf_limits_is_unreadable_not_a_crash() -> None:
+    from connectors.files.connector import _pdf_pages, _Unreadable
+    from tests.helpers_pdf import make_pdf
+
+    damaged = bytearray(make_pdf([["Quarterly plan", "Ship the migration"], ["Second page"]]))
+    # Three bytes changed (found by the fuzz test) make a page reference itself: pypdf's LimitReachedError.
+    for at, value in [(34, 247), (203, 46), (445, 205)]:
+        damaged[at] = value
+    with pytest.raises(_Unreadable, match="PDF cannot be parsed"):
+        _pdf_pages(bytes(damaged))
