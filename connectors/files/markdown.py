@@ -2,7 +2,8 @@
 
 The goal is the prose a reader sees on the rendered page, still as Markdown (headings, lists, tables, code), so
 the document chunker can cut it along its structure. A CommonMark parser (markdown-it-py) finds the code, fenced
-or indented and at any depth (lists, quotes), and code is kept byte for byte: markup rules apply to prose only.
+or indented and at any depth (lists, quotes), and code is kept byte for byte (Mermaid labels lose `<br/>`): markup
+rules apply to prose only.
 HTML comments, `<script>` and `<style>` are not prose and are dropped. MDX does not know indented code, so a
 `.mdx` file, or a Markdown file written like one (ESM statements, JSX components), is read as MDX reads it:
 only fences are code, and a JSX tag line does not swallow the lines after it.
