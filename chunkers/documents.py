@@ -246,7 +246,8 @@ def _split_block(block: Block, fits: Fits) -> list[str]:
     if block.kind == "list":
         items = _list_items(block.text)
         if len(items) > 1:
-            return _pack(items, "\n", fits)
+            # A loose list keeps its blank lines between items, but no piece ends with one.
+            return [piece.rstrip("\n") for piece in _pack(items, "\n", fits)]
     return split_text(block.text, fits)
 
 
