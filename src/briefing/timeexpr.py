@@ -64,7 +64,7 @@ _STRONG_CONTEXT = re.compile(
 # A bare year needs a date preposition; "to", "and" and "-" only count right after another year ("2024 to
 # 2025"), so "scale to 2000 users" and "a batch of 2000 rows" are not years.
 _DAY_CONTEXT = re.compile(
-    r"\b(?:on|by|since|from|between|and|to|until|till|before|after|of|for|around|about|since)\s+$", re.IGNORECASE
+    r"\b(?:on|by|since|from|between|and|to|until|till|before|after|of|for|around|about)\s+$", re.IGNORECASE
 )
 _YEAR_CONTEXT = re.compile(
     r"\b(?:in|during|since|from|between|until|till|before|after)\s+$|"
