@@ -84,23 +84,50 @@ def _drafts(document: Document, item: Item, limits: ChunkLimits) -> list[_Draft]
 
 
 def _sections(blocks: list[Block], title: str) -> list[_Section]:
-    """Sections in document order; the first H1 is the title itself when it says the same."""
+    """Sections in document order; the first H1 is the title itself when it says the same.
+
+    A heading with no body of its own keeps its words: when no subsection follows to carry it in its path, the
+    heading line becomes the section's body, so a file of headings only still has chunks.
+    """
     sections = [_Section([title], [])]
     stack: list[tuple[int, str]] = []
     first_heading = True
+    skipped: Block | None = None
     for block in blocks:
         if block.kind != "heading":
             sections[-1].blocks.append(block)
             continue
         if first_heading and block.level == 1 and _same(block.text, title) and not sections[-1].blocks:
             first_heading = False
+            skipped = block
             continue
         first_heading = False
         while stack and stack[-1][0] >= block.level:
             stack.pop()
         stack.append((block.level, block.text))
         sections.append(_Section([title, *(text for _, text in stack)], [level for level, _ in stack]))
+    for section, following in zip(sections, [*sections[1:], None], strict=True):
+        covered = following is not None and following.path[: len(section.path)] == section.path
+        if section.blocks or covered:
+            continue
+        if section.levels:
+            section.blocks.append(_heading_body(section.path[-1], section.level, _page_before(sections, section)))
+        elif skipped is not None:  # a document that is its title heading and nothing else
+            section.blocks.append(_heading_body(skipped.text, skipped.level, skipped.page))
     return sections
+
+
+def _heading_body(text: str, level: int, page: int | None) -> Block:
+    return Block("heading_body", f"{'#' * level} {text}", page)
+
+
+def _page_before(sections: list[_Section], section: _Section) -> int | None:
+    """The page of the nearest block before an empty section (PDF text has no headings, so mostly None)."""
+    index = sections.index(section)
+    for earlier in reversed(sections[:index]):
+        if earlier.blocks:
+            return earlier.blocks[-1].page
+    return None
 
 
 def _same(a: str, b: str) -> bool:
@@ -142,7 +169,9 @@ def _merged_draft(group: list[_Section]) -> _Draft:
     parts: list[_Part] = []
     shown = list(prefix)
     for section in group:
-        for depth in range(len(prefix), len(section.path)):
+        heading_only = [b.kind for b in section.blocks] == ["heading_body"]
+        last = len(section.path) - 1 if heading_only else len(section.path)
+        for depth in range(len(prefix), last):
             if shown[: depth + 1] != section.path[: depth + 1]:
                 heading = "#" * section.levels[depth - 1] + " " + section.path[depth]
                 parts.append(_Part(heading, section.blocks[0].page, unit=False))
@@ -217,7 +246,8 @@ def _split_block(block: Block, fits: Fits) -> list[str]:
     if block.kind == "list":
         items = _list_items(block.text)
         if len(items) > 1:
-            return _pack(items, "\n", fits)
+            # A loose list keeps its blank lines between items, but no piece ends with one.
+            return [piece.rstrip("\n") for piece in _pack(items, "\n", fits)]
     return split_text(block.text, fits)
 
 
@@ -305,6 +335,9 @@ def _split_code(text: str, fits: Fits) -> list[str]:
     """A fenced block cut at line ends; every piece is a closed fence, later ones marked as continued."""
     lines = text.split("\n")
     opened = fence_of(lines[0])
+    if opened is None:
+        # Indented code has no fence to reopen: cut it at line ends, each line kept exactly as written.
+        return _pack(lines, "\n", fits)
     indent = lines[0][: len(lines[0]) - len(lines[0].lstrip())]
     fence = opened[0] if opened else "```"
     head = lines[0]

@@ -1,13 +1,22 @@
-"""Markdown as a flat list of blocks (headings, paragraphs, lists, tables, fenced code), with PDF page numbers.
+"""Markdown as a flat list of blocks (headings, paragraphs, lists, tables, code), with PDF page numbers.
 
 Only the structure that matters for cutting text is parsed: where a heading starts a section, and which runs of
-lines must stay together (a fenced code block, a table, a list item and its indented continuation).
+lines must stay together (a code block, a table, a list item and its continuation). Markdown is read by a
+CommonMark parser (markdown-it-py, with GFM tables), so code, setext headings, block quotes and lazy
+continuation lines mean what they mean on the rendered page; every block keeps its source lines verbatim.
+Plain text and PDF text (`headings=False`) are read by simple line rules, since nothing in them is markup.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -64,6 +73,94 @@ def is_table_row(line: str) -> bool:
 
 def parse_blocks(text: str, *, headings: bool = True) -> list[Block]:
     """Split text into blocks; a form feed starts a new PDF page; `headings=False` for plain text."""
+    if headings and "\f" not in text:
+        return markdown_blocks(text)
+    return _line_blocks(text, headings=headings)
+
+
+@cache
+def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"maxNesting": 40}).enable("table").disable(["inline", "text_join"])
+
+
+def markdown_blocks(text: str) -> list[Block]:
+    """Markdown's top-level blocks as the CommonMark parser reads them, each with its source lines."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    tokens = _parser().parse(text)
+    blocks: list[Block] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        end = _closing(tokens, i)
+        if token.type == "heading_open":
+            title = heading_text(tokens[i + 1].content) if i + 1 < len(tokens) else ""
+            if title:
+                blocks.append(Block("heading", title, level=int(token.tag[1:])))
+        elif token.type == "blockquote_open" and any(t.type == "heading_open" for t in tokens[i:end]):
+            blocks.extend(_quote_blocks(tokens[i + 1 : end], lines))
+        elif token.type == "paragraph_open":
+            blocks.extend(_paragraph_blocks(_source(lines, token), None))
+        elif token.type != "hr" and token.map:
+            source = _source(lines, token)
+            if source:
+                blocks.append(Block(_KINDS.get(token.type, "para"), "\n".join(source)))
+        i = end + 1
+    _glue_continuations(blocks)
+    return blocks
+
+
+_KINDS = {
+    "fence": "code",
+    "code_block": "code",
+    "table_open": "table",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+}
+
+
+def _closing(tokens: list[Token], i: int) -> int:
+    """The index of the token that closes `tokens[i]` (itself for a self-contained token)."""
+    if tokens[i].nesting != 1:
+        return i
+    depth = 0
+    for j in range(i, len(tokens)):
+        depth += tokens[j].nesting
+        if depth == 0:
+            return j
+    return len(tokens) - 1
+
+
+def _source(lines: list[str], token: Token) -> list[str]:
+    start, end = token.map or (0, 0)
+    source = lines[start:end]
+    while source and not source[-1].strip():
+        source.pop()
+    return source
+
+
+def _quote_blocks(inner: list[Token], lines: list[str]) -> list[Block]:
+    """A block quote that holds headings: its headings start sections, the rest stays quoted as written."""
+    blocks: list[Block] = []
+    i = 0
+    while i < len(inner):
+        token = inner[i]
+        end = _closing(inner, i)
+        if token.level == 1 and token.type == "heading_open":
+            title = heading_text(inner[i + 1].content) if i + 1 < len(inner) else ""
+            if title:
+                blocks.append(Block("heading", title, level=int(token.tag[1:])))
+        elif token.level == 1 and token.map and token.type != "hr":
+            source = _source(lines, token)
+            if source:
+                blocks.append(Block("code" if token.type in ("fence", "code_block") else "para", "\n".join(source)))
+        i = end + 1
+    return blocks
+
+
+def _line_blocks(text: str, *, headings: bool) -> list[Block]:
     paged = "\f" in text
     page = 1 if paged else None
     blocks: list[Block] = []

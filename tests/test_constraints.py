@@ -379,3 +379,67 @@ def test_a_very_long_question_is_scanned_quickly_and_safely() -> None:
     found = extract(question, now=NOW)
     assert found.tickets == ["PLAT-1"]
     assert found.time is not None and found.time.start == datetime(2026, 5, 3, tzinfo=UTC)
+
+
+# -- ranges, ordinal words and weekday phrases (NOW is Monday 15 June 2026) -----------------------------------
+
+RANGE_CASES = [
+    ("what happened from 13 to 15 May", "2026-05-13T00:00", "2026-05-16T00:00"),
+    ("from the 13th to the 15th of May", "2026-05-13T00:00", "2026-05-16T00:00"),
+    ("what happened 1-8 june", "2026-06-01T00:00", "2026-06-09T00:00"),
+    ("between 3 and 5 April", "2026-04-03T00:00", "2026-04-06T00:00"),
+    ("from the first to the third of March", "2026-03-01T00:00", "2026-03-04T00:00"),
+    ("20-25 December", "2025-12-20T00:00", "2025-12-26T00:00"),  # not in the future: last year's
+    ("July 13-15 2025", "2025-07-13T00:00", "2025-07-16T00:00"),
+    ("May 13th to the 15th", "2026-05-13T00:00", "2026-05-16T00:00"),
+    ("what shipped on march first", "2026-03-01T00:00", "2026-03-02T00:00"),
+    ("the first of march", "2026-03-01T00:00", "2026-03-02T00:00"),
+    ("on March the twenty-first", "2026-03-21T00:00", "2026-03-22T00:00"),
+    ("2 thursdays ago", "2026-06-04T00:00", "2026-06-05T00:00"),
+    ("two mondays ago", "2026-06-01T00:00", "2026-06-02T00:00"),  # today is a Monday: not today
+    ("on Friday of last week", "2026-06-12T00:00", "2026-06-13T00:00"),
+    ("last week's Tuesday", "2026-06-09T00:00", "2026-06-10T00:00"),
+    ("Wednesday of this week", "2026-06-17T00:00", "2026-06-18T00:00"),
+]
+
+
+@pytest.mark.parametrize(("question", "start", "end"), RANGE_CASES, ids=[c[0] for c in RANGE_CASES])
+def test_ranges_and_spelled_out_days(question: str, start: str, end: str) -> None:
+    found = extract(question, now=NOW)
+    assert window(question) == (start, end)
+    assert found.time is not None and not found.time.note
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Version: 1.10.30 release notes",
+        "what broke in 2.4.12",
+        "upgrade to v1.2.2026",
+        "we march first to the hall, then present",
+    ],
+)
+def test_versions_and_verbs_are_not_dates(question: str) -> None:
+    assert window(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        ("from the start of the project to 15 May", "15 May"),
+        ("from 13 May to the end of term", "13 May"),
+        ("between the offsite and 15 May", "15 May"),
+    ],
+)
+def test_a_range_read_in_part_says_so(question: str, read: str) -> None:
+    found = extract(question, now=NOW)
+    assert found.time is not None and found.time.label == read
+    assert read in found.time.note and "may be wider" in found.time.note
+    assert found.to_json()["time"]["note"] == found.time.note
+    assert Constraints.from_json(found.to_json()).time == found.time
+
+
+def test_a_fully_read_range_has_no_note() -> None:
+    found = extract("what happened between 3 and 5 April", now=NOW)
+    assert found.time is not None and found.time.note == ""
+    assert "note" not in found.to_json()["time"]

@@ -264,7 +264,11 @@ class _Renderer:
             return self.mention(node)
         if tag == "time":
             return node.attrs.get("datetime", "")
-        if tag in ("ac:image", "ac:emoticon", "ac:parameter", "ac:placeholder", "colgroup"):
+        if tag == "ac:image":
+            return self.image(node)
+        if tag == "ac:emoticon":
+            return _emoticon(node)
+        if tag in ("ac:parameter", "ac:placeholder", "colgroup"):
             return ""
         if tag == "ac:structured-macro":
             return self.inline_macro(node)
@@ -303,6 +307,16 @@ class _Renderer:
             return f"[{label}]({href})" if label else href
         return label
 
+    def image(self, node: _Node) -> str:
+        """An image as its words: alt text (else title), then its caption, as `(image: alt: caption)`."""
+        alt = _clean_inline(node.attrs.get("ac:alt") or node.attrs.get("ac:title") or "").replace("\n", " ")
+        caption_node = node.find("ac:caption")
+        caption = ""
+        if caption_node is not None:
+            caption = _clean_inline(" ".join(self.blocks(caption_node))).replace("\n", " ")
+        words = [w for w in dict.fromkeys((alt, caption)) if w]
+        return f" (image: {': '.join(words)}) " if words else ""
+
     def mention(self, node: _Node) -> str:
         for key in ("ri:account-id", "ri:userkey", "ri:username"):
             ident = node.attrs.get(key)
@@ -321,6 +335,16 @@ def _descendants(node: _Node, tag: str) -> list[_Node]:
             elif child.tag != "table":  # a nested table's rows belong to that table
                 found.extend(_descendants(child, tag))
     return found
+
+
+def _emoticon(node: _Node) -> str:
+    """What Confluence shows for an emoticon: its emoji (the fallback), else its short name."""
+    for key in ("ac:emoji-fallback", "ac:emoji-shortname"):
+        value = node.attrs.get(key, "").strip()
+        if value:
+            return value
+    name = node.attrs.get("ac:name", "").strip()
+    return f":{name}:" if name else ""
 
 
 def _clean_inline(text: str) -> str:
@@ -356,5 +380,24 @@ def storage_to_markdown(storage: str, users: Mapping[str, str] | None = None) ->
     builder = _TreeBuilder()
     builder.feed(source)
     builder.close()
-    blocks = _Renderer(users or {}).blocks(builder.root)
+    try:
+        blocks = _Renderer(users or {}).blocks(builder.root)
+    except RecursionError:
+        # Nesting deeper than any editor produces (hostile or broken markup): keep the words, lose the layout.
+        return _flat_text(builder.root)
     return "\n\n".join(block for block in blocks if block.strip()).strip()
+
+
+def _flat_text(root: _Node) -> str:
+    """The text of every node in document order, without recursion; block elements break lines."""
+    parts: list[str] = []
+    stack: list[_Node | str] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        if node.tag in _BLOCK_TAGS or node.tag in _VOID:
+            parts.append("\n")
+        stack.extend(reversed(node.children))
+    return _clean_inline("".join(parts))

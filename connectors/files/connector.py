@@ -28,7 +28,7 @@ from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, RawRecord
 from briefing.registry import SourceContext
 from connectors.files import FilesSource
-from connectors.files.markdown import clean_markdown, split_front_matter
+from connectors.files.markdown import clean_markdown, first_h1, split_front_matter
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,6 @@ FORMATS = {".md": "markdown", ".mdx": "markdown", ".markdown": "markdown", ".txt
 _BATCH_FILES = 200
 _BATCH_CHARS = 20_000_000
 _DATED_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_]|$)")
-_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 
 
 class FilesCursor(Cursor):
@@ -343,8 +342,11 @@ def _looks_binary(raw: bytes, sample: int = 65_536) -> bool:
 
 
 def _pdf_pages(raw: bytes) -> tuple[list[str], str | None]:
+    import struct
+    import zlib
+
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import PyPdfError
 
     # pypdf logs every recoverable oddity of a damaged file as a warning; the Failure says what matters.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -360,7 +362,20 @@ def _pdf_pages(raw: bytes) -> tuple[list[str], str | None]:
         pages = [page.extract_text() or "" for page in reader.pages]
     except _Unreadable:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+    # A damaged file can fail anywhere in pypdf (found by fuzzing: LimitReachedError, struct and zlib errors).
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        OSError,
+        ArithmeticError,
+        RecursionError,
+        struct.error,
+        zlib.error,
+    ) as exc:
         raise _Unreadable(f"PDF cannot be parsed (corrupt or not a PDF): {exc}") from None
     title = None
     try:
@@ -389,11 +404,10 @@ def file_document(record: RawRecord) -> Document:
         title = data.get("title") or stem
     elif fmt == "markdown":
         front, body, error = split_front_matter(data.get("content", ""))
-        text = clean_markdown(body)
+        text = clean_markdown(body, mdx=True if rel.lower().endswith(".mdx") else None)
         if error:
             metadata["front_matter_error"] = error
-        h1 = _H1.search(text)
-        title = _text_value(front.get("title")) or (h1.group(1).strip() if h1 else "") or stem
+        title = _text_value(front.get("title")) or first_h1(text) or stem
     else:
         text = data.get("content", "").replace("\r\n", "\n")
         title = stem

@@ -1,27 +1,38 @@
 """Markdown/MDX clean-up for the files source: front matter, MDX statements, JSX and HTML markup.
 
 The goal is the prose a reader sees on the rendered page, still as Markdown (headings, lists, tables, code), so
-the document chunker can cut it along its structure. Fenced code is kept verbatim.
+the document chunker can cut it along its structure. A CommonMark parser (markdown-it-py) finds the code, fenced
+or indented and at any depth (lists, quotes), and code is kept byte for byte (Mermaid labels lose `<br/>`): markup
+rules apply to prose only.
+HTML comments, `<script>` and `<style>` are not prose and are dropped. MDX does not know indented code, so a
+`.mdx` file, or a Markdown file written like one (ESM statements, JSX components), is read as MDX reads it:
+only fences are code, and a JSX tag line does not swallow the lines after it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from connectors.files import frontmatter
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ESM = re.compile(
     r"^(?:import\s+(?:['\"]|[\w*{][^\n]*\bfrom\s+['\"])|export\s+(?:const|let|var|default|function|async|class|\{|\*))"
 )
 # A line that starts with an HTML/JSX tag: `<Name ...`, `</Name>`, `<Name/>`, `<Name>`.
 _TAG_START = re.compile(r"^\s*</?[A-Za-z][\w.:-]*(?=[\s/>]|$)")
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+# Script and style bodies are code for the browser, not words on the page; an unclosed one runs to the end.
+_SCRIPT_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE)
+_JSX_COMPONENT = re.compile(r"^</?[A-Z][\w.]*(?=[\s/>]|$)")
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _ADMONITION = re.compile(r"^ {0,3}:::\s*(\w+)?\s*(.*)$")
 _HEADING_ANCHOR = re.compile(r"^(#{1,6}\s.*?)\s*\{#[\w.-]+\}\s*$")
@@ -53,6 +64,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
         return {}, body, f"front matter ignored: {exc}"
     except yaml.YAMLError as exc:
         return {}, body, f"front matter is not valid YAML: {str(exc).splitlines()[0]}"
+    except (ValueError, TypeError, AttributeError, OverflowError, RecursionError) as exc:  # 2026-13-45, a bad tag
+        return {}, body, f"front matter has a value YAML cannot read: {str(exc).splitlines()[0] if str(exc) else exc!r}"
     if not isinstance(parsed, dict):
         return {}, body, None
     return parsed, body, None
@@ -71,32 +84,99 @@ def json_safe(value: Any) -> Any:
     return str(value)
 
 
-def clean_markdown(body: str) -> str:
-    """The body's Markdown without MDX statements, JSX/HTML markup and comments."""
-    body = _MDX_COMMENT.sub("", _HTML_COMMENT.sub("", body.replace("\r\n", "\n")))
+@cache
+def _parser(mdx: bool) -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"maxNesting": 40}).enable("table").disable(["inline", "text_join"])
+    # MDX has no indented code, and a JSX tag is an element of its own, not an HTML block that swallows the
+    # lines up to the next blank one (a fence right after `<TabItem>` is code).
+    return parser.disable(["code", "html_block"]) if mdx else parser
+
+
+def looks_like_mdx(body: str) -> bool:
+    """Whether Markdown is written as MDX: an import/export statement or a JSX component starting a line that is
+    not code (as CommonMark reads it: a JavaScript example in a fence is no sign)."""
+    return _mdx_signs(body, _code_ranges(body, mdx=False))
+
+
+def _mdx_signs(body: str, code_ranges: list[tuple[int, int, str]]) -> bool:
+    code = {n for start, end, _ in code_ranges for n in range(start, end)}
+    lines = body.split("\n")
+    return any((_ESM.match(line) or _JSX_COMPONENT.match(line)) and n not in code for n, line in enumerate(lines))
+
+
+def _code_ranges(body: str, mdx: bool) -> list[tuple[int, int, str]]:
+    """(first line, end line, language) of every code block, as the CommonMark parser reads the document."""
+    ranges: list[tuple[int, int, str]] = []
+    for token in _parser(mdx).parse(body):
+        if token.type in ("fence", "code_block") and token.map:
+            start, end = token.map
+            if not ranges or start >= ranges[-1][1]:
+                ranges.append((start, end, token.info.strip().split(" ")[0].lower() if token.info else ""))
+    return ranges
+
+
+def first_h1(text: str) -> str:
+    """The text of the document's first top-level H1 (ATX or setext); `#` lines inside code do not count."""
+    tokens = _parser(False).parse(text)  # cleaned text: MDX statements and components are gone
+    for token, inline in zip(tokens, tokens[1:], strict=False):
+        if token.type == "heading_open" and token.tag == "h1" and token.level == 0:
+            return " ".join(inline.content.split())
+    return ""
+
+
+def clean_markdown(body: str, *, mdx: bool | None = None) -> str:
+    """The body's Markdown without MDX statements, JSX/HTML markup and comments; code is left exactly as written.
+
+    `mdx`: the file is MDX (no indented code); None decides from the text (`looks_like_mdx`).
+    """
+    # The parser counts a lone CR as a line break too; so must the line numbers its code ranges refer to.
+    body = body.replace("\r\n", "\n").replace("\r", "\n")
+    ranges = _code_ranges(body, mdx=bool(mdx))
+    if mdx is None and _mdx_signs(body, ranges):
+        ranges = _code_ranges(body, mdx=True)
     lines = body.split("\n")
     out: list[str] = []
-    fence: str | None = None
-    fence_lang = ""
+    done = 0
+    for start, end, language in ranges:
+        out.extend(_clean_prose(lines[done:start]))
+        code = lines[start:end]
+        if language == "mermaid":
+            # In diagram labels `<br/>` is a line break; the words matter, the markup does not.
+            code = [code[0], *(_BR.sub(" ", line) for line in code[1:])]
+        out.extend(code)
+        done = end
+    out.extend(_clean_prose(lines[done:]))
+    while out and not out[0].strip():
+        out.pop(0)
+    while out and not out[-1].strip():
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def _drop_markup_comments(text: str) -> str:
+    """Prose without HTML/MDX comments, scripts and styles; inline code spans keep theirs."""
+    codes: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        codes.append(match.group(0))
+        return f"\x00{len(codes) - 1}\x00"
+
+    hidden = _INLINE_CODE.sub(hide, text.replace("\x00", ""))
+    hidden = _SCRIPT_STYLE.sub("", _MDX_COMMENT.sub("", _HTML_COMMENT.sub("", hidden)))
+    return re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], hidden)
+
+
+def _clean_prose(segment: list[str]) -> list[str]:
+    """Prose lines (no code among them) cleaned of MDX statements and markup, blank runs collapsed to one."""
+    if not segment:
+        return []
+    lines = _drop_markup_comments("\n".join(segment)).split("\n")
+    out: list[str] = []
     i = 0
     while i < len(lines):
         line = lines[i]
-        if fence is not None:
-            stripped = line.strip()
-            if stripped.startswith(fence[0] * len(fence)) and stripped.strip(fence[0]) == "":
-                fence = None
-            elif fence_lang == "mermaid":
-                # In diagram labels `<br/>` is a line break; the words matter, the markup does not.
-                line = _BR.sub(" ", line)
-            out.append(line)
-            i += 1
-            continue
-        opened = _FENCE.match(line)
-        if opened:
-            fence, fence_lang = opened.group(1), opened.group(2).strip().split(" ")[0].lower()
-            out.append(line)
-            i += 1
-            continue
         if _ESM.match(line):
             # An MDX import/export statement runs to the next blank line.
             while i < len(lines) and lines[i].strip():
@@ -115,8 +195,11 @@ def clean_markdown(body: str) -> str:
             continue
         out.append(_clean_inline(line) if line.strip() else "")
         i += 1
-    text = "\n".join(out)
-    return re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
+    collapsed: list[str] = []
+    for line in out:
+        if line.strip() or not collapsed or collapsed[-1].strip():
+            collapsed.append(line if line.strip() else "")
+    return collapsed
 
 
 def _clean_inline(line: str) -> str:

@@ -20,7 +20,11 @@ def adf_to_text(node: Any) -> str:
         return node.strip()
     if not isinstance(node, dict):
         return str(node)
-    text = _block(node, depth=0)
+    try:
+        text = _block(node, depth=0)
+    except RecursionError:
+        # Nesting deeper than any editor produces (hostile or broken JSON): keep the words, lose the layout.
+        text = _flat_text(node)
     # Collapse the blank lines that nested blocks leave behind.
     lines = [line.rstrip() for line in text.splitlines()]
     out: list[str] = []
@@ -29,6 +33,28 @@ def adf_to_text(node: Any) -> str:
             continue
         out.append(line)
     return "\n".join(out).strip()
+
+
+def _int(value: Any, default: int) -> int:
+    """An integer attribute (heading level, list start); a malformed one takes the default."""
+    try:
+        return int(value) if value not in (None, "") else default
+    except (TypeError, ValueError, OverflowError):
+        return default
+
+
+def _flat_text(root: dict[str, Any]) -> str:
+    """Every text node's text in document order, without recursion."""
+    words: list[str] = []
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if node.get("type") == "text" and isinstance(node.get("text"), str):
+            words.append(node["text"])
+        stack.extend(reversed(_children(node)))
+    return " ".join(words)
 
 
 def _children(node: dict[str, Any]) -> list[dict[str, Any]]:
@@ -48,19 +74,19 @@ def _blocks(nodes: list[dict[str, Any]], depth: int) -> str:
 
 def _block(node: dict[str, Any], depth: int) -> str:
     kind = node.get("type")
-    if kind in ("doc", "blockquote", "panel", "layoutSection", "layoutColumn", "nestedExpand", "bodiedExtension"):
+    if kind in ("doc", "blockquote", "panel", "layoutSection", "layoutColumn", "bodiedExtension"):
         inner = _blocks(_children(node), depth)
         if kind == "blockquote":
             return "\n".join(f"> {line}" if line else ">" for line in inner.splitlines())
         return inner
-    if kind == "expand":
+    if kind in ("expand", "nestedExpand"):  # nestedExpand: an expand inside a table cell
         title = str(_attrs(node).get("title") or "").strip()
         inner = _blocks(_children(node), depth)
         return f"{title}\n{inner}" if title else inner
     if kind == "paragraph":
         return _inline(_children(node))
     if kind == "heading":
-        level = int(_attrs(node).get("level") or 1)
+        level = _int(_attrs(node).get("level"), 1)
         return "#" * max(1, min(level, 6)) + " " + _inline(_children(node))
     if kind in ("bulletList", "orderedList", "taskList", "decisionList"):
         return _list(node, depth)
@@ -73,8 +99,12 @@ def _block(node: dict[str, Any], depth: int) -> str:
     if kind == "table":
         return "\n".join(_table_row(row) for row in _children(node))
     if kind in ("mediaSingle", "mediaGroup"):
-        names = [str(_attrs(m).get("alt") or _attrs(m).get("id") or "") for m in _children(node)]
-        return "[attachment" + (": " + ", ".join(n for n in names if n) if any(names) else "") + "]"
+        media = [m for m in _children(node) if m.get("type") != "caption"]
+        names = [str(_attrs(m).get("alt") or _attrs(m).get("id") or "") for m in media]
+        label = "[attachment" + (": " + ", ".join(n for n in names if n) if any(names) else "") + "]"
+        # mediaSingle's caption is what the page shows under the image.
+        captions = [_inline(_children(c)).strip() for c in _children(node) if c.get("type") == "caption"]
+        return " ".join([label, *(c for c in captions if c)])
     if kind in ("blockCard", "embedCard"):
         return str(_attrs(node).get("url") or "")
     if kind in ("text", "mention", "emoji", "hardBreak", "inlineCard", "status", "date"):
@@ -88,7 +118,7 @@ def _block(node: dict[str, Any], depth: int) -> str:
 
 def _list(node: dict[str, Any], depth: int) -> str:
     kind = node.get("type")
-    start = int(_attrs(node).get("order") or 1)
+    start = _int(_attrs(node).get("order"), 1)
     indent = "  " * depth
     lines: list[str] = []
     for n, item in enumerate(_children(node)):
@@ -146,7 +176,7 @@ def _inline_text(node: dict[str, Any]) -> str:
     if kind == "date":
         try:
             stamp = datetime.fromtimestamp(int(str(attrs.get("timestamp"))) / 1000, tz=UTC)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError, OSError):
             return ""
         return stamp.date().isoformat()
     if kind == "placeholder":

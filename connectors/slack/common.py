@@ -39,9 +39,14 @@ _PLACEHOLDER_TEXTS = frozenset({"This content can't be displayed.", "This messag
 _ANGLE = re.compile(r"<([^<>\n]+)>")
 _WORKSPACE = re.compile(r"^(https://[a-z0-9-]+(?:\.enterprise)?\.slack\.com/)")
 _TITLE_WORDS = 8
-# *bold*, _italic_ and ~strike~ markers around a phrase; `code` is kept. Underscores inside identifiers
-# (snake_case) are not emphasis, hence the word-boundary guards.
-_EMPHASIS = re.compile(r"(?<![\w*_~])[*_~]([^*_~\n]+?)[*_~](?![\w*_~])")
+# *bold*, _italic_ and ~strike~ around a phrase, as Slack reads them: the same marker on both sides, the opening
+# one followed and the closing one preceded by a non-space ("foo * bar * baz" is plain text), neither glued to
+# a word (snake_case and 2*3*4 are not emphasis). Markers may nest ("*bold _and italic_*").
+_EMPHASIS = re.compile(r"(?<![\w*_~])([*_~])(?![\s*_~])((?:(?!\1)[^\n])*?[^\s*_~])\1(?!\w)")
+# What emphasis never touches: ```preformatted``` blocks, `code` spans and <...> entities (links, mentions),
+# whose labels are cleaned on their own and whose addresses may hold underscores.
+_PROTECTED = re.compile(r"```.*?```|`[^`\n]+`|<[^<>\n]+>", re.DOTALL)
+_SLOT = re.compile("\ue000(\\d+)\ue001")
 _LINK_TARGET = re.compile(r"\s*\(https?://[^)\s]+\)")  # the "(url)" after a link label, noise in a title
 
 
@@ -132,12 +137,14 @@ def channel_problem(channel: Any) -> str | None:
 
 
 def render_mrkdwn(text: str, users: Mapping[str, str] | None = None, channels: Mapping[str, str] | None = None) -> str:
-    """Slack mrkdwn as readable text: `<@U1>` -> `@Name`, `<#C1|x>` -> `#x`, `<url|label>` -> `label (url)`."""
+    """Slack mrkdwn as readable text: `<@U1>` -> `@Name`, `<#C1|x>` -> `#x`, `<url|label>` -> `label (url)`.
+
+    Emphasis markers are removed from prose and link labels only; code spans and blocks keep every character.
+    """
     users = users or {}
     channels = channels or {}
 
-    def replace(match: re.Match[str]) -> str:
-        body = match.group(1)
+    def entity(body: str) -> str:
         target, _, label = body.partition("|")
         if target.startswith("@"):
             uid = target[1:]
@@ -147,9 +154,31 @@ def render_mrkdwn(text: str, users: Mapping[str, str] | None = None, channels: M
             return "#" + (label or channels.get(cid) or cid)
         if target.startswith("!"):
             return _special(target[1:], label)
-        return _link(html.unescape(target), html.unescape(label))
+        return _link(html.unescape(target), strip_emphasis(html.unescape(label)))
 
-    return html.unescape(_EMPHASIS.sub(r"\1", _ANGLE.sub(replace, text)))
+    slots: list[str] = []
+
+    def protect(match: re.Match[str]) -> str:
+        piece = match.group(0)
+        if piece.startswith("<"):
+            slots.append(entity(piece[1:-1]))
+        else:  # code: entities inside still stand for names and links (Slack encodes them there too)
+            slots.append(_ANGLE.sub(lambda m: entity(m.group(1)), piece))
+        return f"\ue000{len(slots) - 1}\ue001"
+
+    hidden = _PROTECTED.sub(protect, text)
+    prose = strip_emphasis(hidden)
+    return html.unescape(_SLOT.sub(lambda m: slots[int(m.group(1))], prose))
+
+
+def strip_emphasis(text: str) -> str:
+    """`text` without Slack's *bold*, _italic_ and ~strike~ markers; other asterisks and underscores stay."""
+    for _ in range(4):  # one pass per nesting level; real messages nest two deep at most
+        stripped = _EMPHASIS.sub(r"\2", text)
+        if stripped == text:
+            break
+        text = stripped
+    return text
 
 
 def _special(command: str, label: str) -> str:
@@ -172,52 +201,71 @@ def _link(url: str, label: str) -> str:
     return f"{label} ({url})"
 
 
-def _inline(
-    elements: Iterable[JSON], users: Mapping[str, str], channels: Mapping[str, str]
-) -> str:  # rich_text_section elements
+def _dicts(value: Any) -> list[JSON]:
+    """The objects in a list-valued field; anything else in it (or a non-list) is no content."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str:
+    """A text field's value; numbers are shown as written, other shapes are no text."""
+    if isinstance(value, str):
+        return value
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else ""
+
+
+def _count(value: Any) -> int:
+    """A small non-negative count (list indent, start offset); a malformed one counts as 0."""
+    try:
+        number = int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return min(max(number, 0), 1000)
+
+
+def _inline(elements: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:  # rich_text_section elements
     parts: list[str] = []
-    for el in elements:
+    for el in _dicts(elements):
         kind = el.get("type")
         if kind == "text":
-            parts.append(el.get("text", ""))
+            parts.append(_str(el.get("text")))
         elif kind == "link":
-            parts.append(_link(el.get("url", ""), el.get("text", "")))
+            parts.append(_link(_str(el.get("url")), _str(el.get("text"))))
         elif kind == "user":
-            uid = el.get("user_id", "")
+            uid = _str(el.get("user_id"))
             parts.append("@" + (users.get(uid) or uid))
         elif kind == "channel":
-            cid = el.get("channel_id", "")
+            cid = _str(el.get("channel_id"))
             parts.append("#" + (channels.get(cid) or cid))
         elif kind == "usergroup":
-            parts.append("@" + el.get("usergroup_id", ""))
+            parts.append("@" + _str(el.get("usergroup_id")))
         elif kind == "broadcast":
-            parts.append("@" + el.get("range", "here"))
+            parts.append("@" + (_str(el.get("range")) or "here"))
         elif kind == "emoji":
-            parts.append(f":{el.get('name', '')}:")
+            parts.append(f":{_str(el.get('name'))}:")
         elif kind == "date":
-            parts.append(el.get("fallback") or str(el.get("timestamp", "")))
+            parts.append(_str(el.get("fallback")) or _str(el.get("timestamp")))
         elif kind in ("color", "team"):
-            parts.append(str(el.get("value") or el.get("team_id") or ""))
+            parts.append(_str(el.get("value")) or _str(el.get("team_id")))
     return "".join(parts)
 
 
 def _rich_text(block: JSON, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     out: list[str] = []
-    for el in block.get("elements") or []:
+    for el in _dicts(block.get("elements")):
         kind = el.get("type")
         if kind == "rich_text_section":
-            out.append(_inline(el.get("elements") or [], users, channels))
+            out.append(_inline(el.get("elements"), users, channels))
         elif kind == "rich_text_list":
-            indent = "  " * int(el.get("indent") or 0)
-            start = int(el.get("offset") or 0) + 1
-            for n, item in enumerate(el.get("elements") or [], start=start):
+            indent = "  " * min(_count(el.get("indent")), 8)
+            start = _count(el.get("offset")) + 1
+            for n, item in enumerate(_dicts(el.get("elements")), start=start):
                 marker = f"{n}." if el.get("style") == "ordered" else "-"
-                out.append(f"{indent}{marker} {_inline(item.get('elements') or [], users, channels)}")
+                out.append(f"{indent}{marker} {_inline(item.get('elements'), users, channels)}")
         elif kind == "rich_text_quote":
-            quoted = _inline(el.get("elements") or [], users, channels)
+            quoted = _inline(el.get("elements"), users, channels)
             out.append("\n".join("> " + line for line in quoted.split("\n")))
         elif kind == "rich_text_preformatted":
-            out.append("```\n" + _inline(el.get("elements") or [], users, channels).strip("\n") + "\n```")
+            out.append("```\n" + _inline(el.get("elements"), users, channels).strip("\n") + "\n```")
     # Sections often end with their own newline; avoid doubling it when joining.
     return "\n".join(part.rstrip("\n") for part in out)
 
@@ -225,27 +273,23 @@ def _rich_text(block: JSON, users: Mapping[str, str], channels: Mapping[str, str
 def _text_object(obj: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     if not isinstance(obj, dict):
         return ""
-    text = obj.get("text") or ""
+    text = _str(obj.get("text"))
     return render_mrkdwn(text, users, channels) if obj.get("type") == "mrkdwn" else text
 
 
 def render_blocks(blocks: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     """The readable text of a message's `blocks` (rich text, sections, headers, context)."""
     out: list[str] = []
-    for block in blocks or []:
-        if not isinstance(block, dict):
-            continue
+    for block in _dicts(blocks):
         kind = block.get("type")
         if kind == "rich_text":
             out.append(_rich_text(block, users, channels))
         elif kind in ("section", "header"):
             out.append(_text_object(block.get("text"), users, channels))
-            out.extend(_text_object(field, users, channels) for field in block.get("fields") or [])
+            out.extend(_text_object(field, users, channels) for field in _dicts(block.get("fields")))
         elif kind == "context":
             out.extend(
-                _text_object(el, users, channels) or el.get("alt_text", "")
-                for el in block.get("elements") or []
-                if isinstance(el, dict)
+                _text_object(el, users, channels) or _str(el.get("alt_text")) for el in _dicts(block.get("elements"))
             )
     return "\n".join(part for part in out if part.strip())
 
@@ -253,30 +297,27 @@ def render_blocks(blocks: Any, users: Mapping[str, str], channels: Mapping[str, 
 def render_attachments(attachments: Any, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     """Legacy attachments: pretext, title, text and fields, else the fallback."""
     out: list[str] = []
-    for att in attachments or []:
-        if not isinstance(att, dict):
-            continue
-        parts = [att.get("pretext"), att.get("title"), att.get("text")]
-        parts += [f"{f.get('title', '')}: {f.get('value', '')}" for f in att.get("fields") or [] if isinstance(f, dict)]
+    for att in _dicts(attachments):
+        parts = [_str(att.get("pretext")), _str(att.get("title")), _str(att.get("text"))]
+        parts += [f"{_str(f.get('title'))}: {_str(f.get('value'))}" for f in _dicts(att.get("fields"))]
         body = "\n".join(render_mrkdwn(p, users, channels) for p in parts if p)
-        out.append(body or render_mrkdwn(att.get("fallback") or "", users, channels))
+        out.append(body or render_mrkdwn(_str(att.get("fallback")), users, channels))
     return "\n".join(part for part in out if part.strip())
 
 
 def file_names(message: JSON) -> list[str]:
     """Names (titles where set) of the files a message shares."""
     names: list[str] = []
-    for f in message.get("files") or []:
-        if isinstance(f, dict):
-            name = f.get("title") or f.get("name") or f.get("id")
-            if name:
-                names.append(str(name))
+    for f in _dicts(message.get("files")):
+        name = _str(f.get("title")) or _str(f.get("name")) or _str(f.get("id"))
+        if name:
+            names.append(name)
     return names
 
 
 def message_text(message: JSON, users: Mapping[str, str], channels: Mapping[str, str]) -> str:
     """A message's readable text: `text`, else its blocks, else its attachments, else its files."""
-    raw = message.get("text") or ""
+    raw = _str(message.get("text"))
     if raw.strip() and raw.strip() not in _PLACEHOLDER_TEXTS:
         return render_mrkdwn(raw, users, channels).strip()
     for text in (
@@ -312,16 +353,32 @@ def user_to_person(user: JSON) -> Person:
 
 
 def message_author(message: JSON, users: Mapping[str, str]) -> str | None:
-    """The resolved author; bots by their username or profile name."""
-    uid = message.get("user")
-    is_bot = message.get("subtype") == "bot_message" or (message.get("bot_id") and not uid)
-    if is_bot:
-        profile = message.get("bot_profile") or {}
-        return message.get("username") or profile.get("name") or message.get("bot_id")
-    if uid:
-        profile = message.get("user_profile") or {}
-        return users.get(uid) or profile.get("real_name") or profile.get("display_name") or uid
-    return message.get("username")
+    """The resolved author: a known user, else the message's own profile, else the bot's name, else the id.
+
+    Bots post with a `bot_id` (and often a bot user's id that users.list does not resolve); their name is in
+    `username` or `bot_profile.name`. A legacy `file_comment` names its author in `comment.user`.
+    """
+    comment = message.get("comment")
+    uid = _str(message.get("user")) or (_str(comment.get("user")) if isinstance(comment, dict) else "")
+    bot = message.get("bot_profile")
+    bot_name = _str(bot.get("name")) if isinstance(bot, dict) else ""
+    username, bot_id = _str(message.get("username")), _str(message.get("bot_id"))
+    if message.get("subtype") == "bot_message" or (bot_id and not uid):
+        found = username or bot_name or bot_id
+    elif uid:
+        profile = message.get("user_profile")
+        profile = profile if isinstance(profile, dict) else {}
+        found = (
+            users.get(uid)
+            or _str(profile.get("real_name"))
+            or _str(profile.get("display_name"))
+            or bot_name
+            or (username if bot_id else "")
+            or uid
+        )
+    else:
+        found = username
+    return found or None
 
 
 # --------------------------------------------------------------------------------------------- messages

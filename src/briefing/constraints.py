@@ -158,6 +158,7 @@ class Constraints:
                 datetime.fromisoformat(time["end"]),
                 Span(span["start"], span["end"], span["text"]) if span else None,
                 time.get("label", ""),
+                time.get("note", ""),
             )
         return cls(
             time=window,

@@ -27,6 +27,16 @@ NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "few": 3, "several": 5,
 }  # fmt: skip
+ORDINALS = {
+    word: n
+    for n, word in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+        "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(),
+        start=1,
+    )
+}
+ORDINALS.update({f"twenty{sep}{word}": 20 + n for word, n in list(ORDINALS.items())[:9] for sep in ("-", " ")})
+ORDINALS.update({"thirtieth": 30, "thirty-first": 31, "thirty first": 31})
 # Questions predate this epoch never; it stands in for "the beginning" in "before May 1".
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 RECENT_DAYS = 14
@@ -37,6 +47,10 @@ _NUM = r"(?:\d{1,3}|a\s+few|a\s+couple(?:\s+of)?|couple(?:\s+of)?|" + "|".join(N
 _UNIT = r"(?:hour|day|week|fortnight|month|quarter|year)s?"
 _ORD = r"(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d\d"
+_ORDWORD = r"(?:" + "|".join(w.replace(" ", r"\s+") for w in sorted(ORDINALS, key=len, reverse=True)) + r")"
+# A day of the month as digits ("13", "13th") or as an ordinal word ("the thirteenth").
+_DAYNUM = rf"(?:\d{{1,2}}{_ORD}|{_ORDWORD})"
+_DAY_GAP = r"\s*(?:-|–|—|to|until|till|through|thru|and)\s*(?:the\s+)?"
 # A bare month or year ("June", "2025") is only a date after one of these words; "May we ship" is not.
 _CONTEXT = re.compile(
     r"\b(?:in|during|since|from|between|and|to|until|till|through|thru|before|after|by|of|early|mid|late|"
@@ -49,6 +63,9 @@ _STRONG_CONTEXT = re.compile(
 )
 # A bare year needs a date preposition; "to", "and" and "-" only count right after another year ("2024 to
 # 2025"), so "scale to 2000 users" and "a batch of 2000 rows" are not years.
+_DAY_CONTEXT = re.compile(
+    r"\b(?:on|by|since|from|between|and|to|until|till|before|after|of|for|around|about)\s+$", re.IGNORECASE
+)
 _YEAR_CONTEXT = re.compile(
     r"\b(?:in|during|since|from|between|until|till|before|after)\s+$|"
     r"\b(?:19|20)\d\d\s*(?:to|and|through|thru|until|till|-|–)\s*$",
@@ -60,9 +77,17 @@ _RANGE_PREFIX = re.compile(
 _RANGE_GAP = re.compile(r"\s*(?:-|–|—|to|until|till|through|thru)\s*", re.IGNORECASE)
 _AND_GAP = re.compile(r"\s+and\s+", re.IGNORECASE)
 _DAY_TAIL = re.compile(
-    rf"\s*(?:-|–|—|to|until|till|through|thru|and)\s*(\d{{1,2}}){_ORD}\b(?!\s*(?:{_MONTH}\b|[:.]\d))",
+    rf"\s*(?:-|–|—|to|until|till|through|thru|and)\s*(?:the\s+)?(\d{{1,2}}){_ORD}\b(?!\s*(?:{_MONTH}\b|[:.]\d))",
     re.IGNORECASE,
 )
+# Range words left over next to a window that did not take them: "from 13 to" before "15 July" (when the first
+# day is not read) or "to the end of term" after "from 13 July". The window is then narrower than the question.
+_UNREAD_BEFORE = re.compile(
+    r"\b(?:from|between)\b[^.?!;\n]{0,60}?\s(?:-|–|—|to|until|till|through|thru|and)\s+(?:the\s+)?$|"
+    r"(?<![\w-])\d{1,2}(?:st|nd|rd|th)?\s*(?:-|–|—)\s*$",
+    re.IGNORECASE,
+)
+_UNREAD_AFTER = re.compile(r"^\s*(?:-|–|—|to|until|till|through|thru)\s+(?:the\s+)?[\w.]+(?:\s+[\w.]+)?", re.I)
 
 
 @dataclass(frozen=True)
@@ -85,6 +110,8 @@ class TimeWindow:
     end: datetime
     span: Span | None
     label: str
+    # Set when the question's words say more than the window holds (a range read only in part).
+    note: str = ""
 
     def contains(self, at: datetime) -> bool:
         return self.start <= at < self.end
@@ -95,6 +122,7 @@ class TimeWindow:
             "end": self.end.isoformat(),
             "label": self.label,
             "span": self.span.to_json("time") if self.span else None,
+            **({"note": self.note} if self.note else {}),
         }
 
 
@@ -372,6 +400,59 @@ def _weekday(m: re.Match[str], cal: Calendar) -> Range | None:
     return cal.days(found.date()) if found else None
 
 
+def _day_of(word: str) -> int:
+    word = " ".join(word.lower().split()).removeprefix("the ")
+    digits = re.match(r"\d+", word)
+    return int(digits[0]) if digits else ORDINALS[word]
+
+
+def _past_day(cal: Calendar, year_text: str | None, month: int, day: int) -> date | None:
+    """A day of a month; without a year, the latest one that is not in the future."""
+    if year_text:
+        year = int(year_text)
+    else:
+        year = cal.today.year - (1 if (month, day) > (cal.today.month, cal.today.day) else 0)
+    if not 1 <= day <= _days_in_month(year, month):
+        return None
+    return date(year, month, day)
+
+
+def _day_range(m: re.Match[str], cal: Calendar) -> Range | None:
+    # "13 to 15 July", "1-8 september", "between the 3rd and the 5th of August"
+    month = MONTHS[m["month"].lower()]
+    first, last = _day_of(m["d1"]), _day_of(m["d2"])
+    start = _past_day(cal, m["year"], month, first)
+    if start is None or not first < last <= _days_in_month(start.year, month):
+        return None
+    return cal.at(start), cal.at(start.replace(day=last) + timedelta(days=1))
+
+
+def _day_words(m: re.Match[str], cal: Calendar) -> Range | None:
+    # "march first", "the first of March", "March the twenty-first"
+    month = MONTHS[(m["month"] or m["month2"]).lower()]
+    day = _past_day(cal, m["year"], month, _day_of(m["d1"] or m["d2"]))
+    return cal.days(day) if day else None
+
+
+def _weekdays_ago(m: re.Match[str], cal: Calendar) -> Range | None:
+    # "2 thursdays ago": the Thursday before the last one (the last one is the latest strictly before today).
+    count = _number(m["n"])
+    if count <= 0:
+        return None
+    target = WEEKDAYS.index(m["day"].lower())
+    back = (cal.today.weekday() - target - 1) % 7 + 1
+    return cal.days(cal.today - timedelta(days=back + 7 * (count - 1)))
+
+
+def _weekday_of_week(m: re.Match[str], cal: Calendar) -> Range | None:
+    # "Friday of last week", "last week's Friday": one day, not the week.
+    which = (m["which"] or m["which2"]).lower()
+    offset = {"this": 0, "current": 0, "last": -1, "previous": -1, "next": 1}[which]
+    first = cal.local_date(cal.week_of(cal.today)[0]) + timedelta(weeks=offset)
+    target = WEEKDAYS.index((m["day"] or m["day2"]).lower())
+    return cal.days(first + timedelta(days=(target - first.weekday()) % 7))
+
+
 def _rule(name: str, pattern: str, handler: Handler) -> _Rule:
     # "-" before or after a word means a key or a compound ("PLAT-Q3", "Q3-planning"); "May 1-15" is allowed.
     return _Rule(name, re.compile(rf"(?<![\w-])(?:{pattern})(?!\w|-[^\W\d])", re.IGNORECASE), handler)
@@ -405,6 +486,13 @@ RULES: tuple[_Rule, ...] = (
     _rule("day_date", _DAY_DATE, _day_date),
     _rule("week_of", rf"(?:the\s+)?week\s+of\s+{_DAY_DATE}", _week_of),
     _rule("weekday", rf"(?:(?P<which>last|this|past|next)\s+)?(?P<day>{_WEEKDAY})", _weekday),
+    _rule("day_range", rf"(?:the\s+)?(?P<d1>{_DAYNUM}){_DAY_GAP}(?P<d2>{_DAYNUM})\s+(?:of\s+)?(?P<month>{_MONTH})\.?"
+          rf"(?:,?\s+(?P<year>{_YEAR}))?", _day_range),
+    _rule("day_words", rf"(?:(?:the\s+)?(?P<d1>{_ORDWORD})\s+(?:of\s+)?(?P<month>{_MONTH})|(?P<month2>{_MONTH})\.?\s+"
+          rf"(?:the\s+)?(?P<d2>{_ORDWORD}))(?:,?\s+(?P<year>{_YEAR}))?", _day_words),
+    _rule("weekdays_ago", rf"(?P<n>{_NUM})\s+(?P<day>{_WEEKDAY})s\s+ago", _weekdays_ago),
+    _rule("weekday_of_week", rf"(?P<day>{_WEEKDAY})\s+(?:of\s+|in\s+)?(?:the\s+)?(?P<which>last|previous|this|current|"
+          rf"next)\s+week|(?P<which2>last|previous|this|next)\s+week'?s\s+(?P<day2>{_WEEKDAY})", _weekday_of_week),
 )  # fmt: skip
 
 
@@ -421,13 +509,16 @@ def _acceptable(rule: str, m: re.Match[str], text: str, names: frozenset[str]) -
     before = text[: m.start()]
     if rule == "year" and not m[0].lower().startswith("the year"):
         return bool(_YEAR_CONTEXT.search(before))
-    if rule not in ("month", "day_date", "week_of"):
+    if rule not in ("month", "day_date", "week_of", "day_words"):
         return True
-    month = re.search(_MONTH, m[0], re.IGNORECASE)
+    month = re.search(rf"\b{_MONTH}\b", m[0], re.IGNORECASE)
     if month is None:  # an ISO date
         return True
     if month[0] == "may" and not _STRONG_CONTEXT.search(before):
         return False
+    if rule == "day_words" and month[0].islower() and not m[0].lower().startswith("the"):
+        # "we march first to the hall" is no date; "on march first" is.
+        return bool(_DAY_CONTEXT.search(before))
     if rule == "month" and not m["year"] and not m["part"]:
         # A bare month needs a preposition; a lowercase one ("to march") or a person's name ("Alice and
         # June") a strong one.
@@ -457,9 +548,9 @@ def _atoms(text: str, cal: Calendar, taken: Sequence[Span], names: frozenset[str
     return sorted(chosen, key=lambda a: a.start)
 
 
-def _window(text: str, start: int, end: int, rng: Range) -> TimeWindow:
+def _window(text: str, start: int, end: int, rng: Range, note: str = "") -> TimeWindow:
     words = text[start:end]
-    return TimeWindow(rng[0], rng[1], Span(start, end, words), " ".join(words.split()))
+    return TimeWindow(rng[0], rng[1], Span(start, end, words), " ".join(words.split()), note)
 
 
 def _join(text: str, atoms: list[_Atom], cal: Calendar) -> list[TimeWindow]:
@@ -487,6 +578,7 @@ def _join(text: str, atoms: list[_Atom], cal: Calendar) -> list[TimeWindow]:
                 i += 1
                 continue
         rng: Range | None = atom.range
+        note = ""
         if word == "since":
             rng = (atom.range[0], cal.now) if atom.range[0] < cal.now else None
         elif word == "after":
@@ -496,11 +588,26 @@ def _join(text: str, atoms: list[_Atom], cal: Calendar) -> list[TimeWindow]:
         elif word in ("until", "till", "up to"):
             rng = (EPOCH, atom.range[1])
         else:
-            start = atom.start
+            note = _unread_range(text, prefix.start() if prefix else atom.start, atom.start, atom.end, word)
+            if not (atom.rule == "day_range" and word in ("from", "between")):
+                start = atom.start
         if rng is not None:
-            windows.append(_window(text, start, atom.end, rng))
+            windows.append(_window(text, start, atom.end, rng, note))
         i += 1
     return windows
+
+
+def _unread_range(text: str, prefix_start: int, start: int, end: int, word: str) -> str:
+    """A note when range words next to a window were not read, so the window may be narrower than asked."""
+    before = _UNREAD_BEFORE.search(text[:start])
+    after = _UNREAD_AFTER.match(text[end:]) if word in ("from", "between") else None
+    if not before and not after:
+        return ""
+    lo = min(before.start() if before else start, prefix_start)
+    hi = end + (after.end() if after else 0)
+    words = " ".join(text[lo:hi].split())
+    label = " ".join(text[start:end].split())
+    return f"only '{label}' of '{words}' was read as a time: the range asked for may be wider"
 
 
 def _span_range(first: Range, last: Range, cal: Calendar) -> Range:
@@ -512,11 +619,14 @@ def _span_range(first: Range, last: Range, cal: Calendar) -> Range:
 
 
 # dateparser's search also reads "May we" and "second" as dates: keep a find only with one of these in it.
+# Dotted numbers are versions ("1.10.30") unless one part is a four-digit year ("01.10.2026").
 _FALLBACK_ANCHOR = re.compile(
-    rf"\b(?:ago|yesterday|today|tomorrow|fortnight|{_WEEKDAY})\b|\b\d{{1,4}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b|"
-    rf"\b{_MONTH}\b.*\d|\d.*\b{_MONTH}\b",
+    rf"\b(?:ago|yesterday|today|tomorrow|fortnight|{_WEEKDAY})\b|"
+    rf"(?<![\w.])(?:\d{{1,4}}[/-]\d{{1,2}}[/-]\d{{2,4}}|\d{{1,2}}\.\d{{1,2}}\.{_YEAR}|{_YEAR}\.\d{{1,2}}\.\d{{1,2}})"
+    rf"(?![\w]|\.\d)|\b{_MONTH}\b.*\d|\d.*\b{_MONTH}\b",
     re.IGNORECASE,
 )
+_VERSION_BEFORE = re.compile(r"(?:\bv|\b(?:version|release|build|tag|rev)\s*:?\s*)$", re.IGNORECASE)
 
 
 def _fallback(text: str, cal: Calendar, taken: Sequence[Span]) -> list[TimeWindow]:
@@ -538,11 +648,12 @@ def _fallback(text: str, cal: Calendar, taken: Sequence[Span]) -> list[TimeWindo
             continue
         cursor = at + len(words)
         start, end = _trim(rest, at, at + len(words), cal)
-        if end <= start or not _FALLBACK_ANCHOR.search(rest[start:end]):
+        if end <= start or not _FALLBACK_ANCHOR.search(rest[start:end]) or _VERSION_BEFORE.search(rest[:start]):
             continue
         parsed = cal.parse(rest[start:end])
         if parsed is not None:
-            windows.append(_window(text, start, end, cal.days(parsed.date())))
+            note = _unread_range(text, start, start, end, "")
+            windows.append(_window(text, start, end, cal.days(parsed.date()), note))
     return windows
 
 
@@ -587,4 +698,5 @@ def merge(windows: Sequence[TimeWindow]) -> TimeWindow | None:
     if len(distinct) == 1:
         return distinct[0]
     labels = list(dict.fromkeys(w.label for w in distinct))
-    return TimeWindow(min(w.start for w in distinct), max(w.end for w in distinct), None, " + ".join(labels))
+    notes = "; ".join(dict.fromkeys(w.note for w in distinct if w.note))
+    return TimeWindow(min(w.start for w in distinct), max(w.end for w in distinct), None, " + ".join(labels), notes)

@@ -234,3 +234,55 @@ def test_setext_headings_are_sections() -> None:
     text = "Overview\n========\n\nWhat it is.\n\nDetails\n-------\n\nHow it works."
     (chunk,) = chunk_document(doc(text, title="Spec"), limits=ChunkLimits())
     assert chunk.text == "Spec > Overview\n\nWhat it is.\n\n## Details\n\nHow it works."
+
+
+# -- CommonMark structure -------------------------------------------------------------------------------------
+
+
+def texts(text: str, title: str = "Guide") -> list[str]:
+    return [c.text for c in chunk_document(doc(text, title=title), limits=ChunkLimits())]
+
+
+def test_a_heading_without_a_body_keeps_its_words() -> None:
+    (chunk,) = chunk_document(doc("# Guide\n\nIntro.\n\n## Install\n\nRun it.\n\n## Roadmap\n"), limits=ChunkLimits())
+    assert "Roadmap" in chunk.text
+    assert "## Roadmap" in [u.text for u in chunk.units]
+
+
+def test_a_file_of_headings_only_has_chunks() -> None:
+    chunks = chunk_document(doc("## Install\n\n## Upgrade\n\n## Uninstall\n"), limits=ChunkLimits())
+    joined = "\n".join(c.text for c in chunks)
+    assert all(word in joined for word in ("Install", "Upgrade", "Uninstall"))
+    assert texts("# Guide\n") == ["Guide\n\n# Guide"]
+
+
+def test_hash_comment_in_a_fenced_bash_block_is_code() -> None:
+    (chunk,) = chunk_document(doc("```bash\n# install\npip install x\n```\n"), limits=ChunkLimits())
+    assert chunk.title == "Guide"
+    assert chunk.text == "Guide\n\n```bash\n# install\npip install x\n```"
+
+
+def test_setext_underline_after_a_block_quote_is_a_thematic_break() -> None:
+    # "Settings" continues the quote lazily; `---` then cannot underline it.
+    assert texts("> quoted line\nSettings\n---\n\nBody.") == ["Guide\n\n> quoted line\nSettings\n\nBody."]
+
+
+def test_setext_heading_after_indented_code() -> None:
+    assert texts("    make all\nBuild\n=====\n\nHow to build.") == ["Guide\n\n    make all\n\n# Build\n\nHow to build."]
+
+
+def test_multi_line_setext_heading_is_one_heading() -> None:
+    assert texts("Release notes\nfor June\n=========\n\nBody text.") == ["Guide > Release notes for June\n\nBody text."]
+
+
+def test_heading_inside_a_block_quote_is_a_heading() -> None:
+    chunks = chunk_document(doc("Intro.\n\n> ## Warning\n> Do not run in prod.\n"), limits=ChunkLimits())
+    assert chunks[0].text == "Guide\n\nIntro.\n\n## Warning\n\n> Do not run in prod."
+    assert "> ## Warning" not in chunks[0].text
+
+
+def test_oversized_indented_code_is_cut_at_lines_unchanged() -> None:
+    code = "\n".join(f"    step_{i}()  # keeps its <tag> and *stars*" for i in range(60))
+    chunks = chunk_document(doc(f"Run:\n\n{code}\n"), limits=ChunkLimits(max_chars=600))
+    lines = [line for c in chunks for line in body(c).split("\n") if line.startswith("    step_")]
+    assert lines == code.split("\n")

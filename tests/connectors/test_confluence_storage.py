@@ -70,3 +70,25 @@ def test_panels_and_unknown_macros_keep_their_text_and_tasks_their_state() -> No
     assert storage_to_markdown(storage) == (
         "> **Warning**\n>\n> Never restart at 02:00.\n\nKept text.\n\n- [x] write doc\n- [ ] review"
     )
+
+
+def test_image_keeps_its_alt_text_and_caption() -> None:
+    storage = (
+        '<p>Overview:</p><ac:image ac:align="center" ac:alt="Deploy pipeline diagram">'
+        '<ri:attachment ri:filename="pipeline.png"/><ac:caption><p>Stages from <strong>build</strong> to prod</p>'
+        "</ac:caption></ac:image>"
+        '<p><ac:image ac:title="Grafana panel"><ri:url ri:value="https://x.test/p.png"/></ac:image></p>'
+        '<p><ac:image><ri:attachment ri:filename="bare.png"/></ac:image></p>'
+    )
+    assert storage_to_markdown(storage) == (
+        "Overview:\n\n(image: Deploy pipeline diagram: Stages from **build** to prod)\n\n(image: Grafana panel)"
+    )
+
+
+def test_emoticons_keep_their_emoji_fallback_or_name() -> None:
+    storage = (
+        '<p>Shipped <ac:emoticon ac:name="tick" ac:emoji-shortname=":check_mark:" ac:emoji-id="2714" '
+        'ac:emoji-fallback="\u2714\ufe0f"/> and <ac:emoticon ac:name="blue-star" ac:emoji-shortname=":rocket:"/> '
+        'then <ac:emoticon ac:name="smile"/></p>'
+    )
+    assert storage_to_markdown(storage) == "Shipped \u2714\ufe0f and :rocket: then :smile:"

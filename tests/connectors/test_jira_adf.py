@@ -77,3 +77,49 @@ def test_plain_strings_and_empty_values_pass_through() -> None:
     assert adf_to_text("h2. Wiki markup stays") == "h2. Wiki markup stays"
     assert adf_to_text(None) == ""
     assert adf_to_text(doc()) == ""
+
+
+def test_media_single_keeps_its_caption() -> None:
+    media = {
+        "type": "mediaSingle",
+        "attrs": {"layout": "center"},
+        "content": [
+            {"type": "media", "attrs": {"type": "file", "id": "f-1", "collection": "c", "alt": "latency.png"}},
+            {
+                "type": "caption",
+                "content": [
+                    text("p99 latency after the "),
+                    {"type": "text", "text": "cache", "marks": [{"type": "code"}]},
+                    text(" fix"),
+                ],
+            },
+        ],
+    }
+    assert adf_to_text(doc(para(text("Before and after:")), media)) == (
+        "Before and after:\n\n[attachment: latency.png] p99 latency after the `cache` fix"
+    )
+
+
+def test_nested_expand_in_a_table_keeps_its_title() -> None:
+    cell = {
+        "type": "tableCell",
+        "content": [
+            {
+                "type": "nestedExpand",
+                "attrs": {"title": "Rollback steps"},
+                "content": [para(text("Revert the flag"))],
+            }
+        ],
+    }
+    table = {
+        "type": "table",
+        "content": [{"type": "tableRow", "content": [{"type": "tableCell", "content": [para(text("Plan"))]}, cell]}],
+    }
+    assert adf_to_text(doc(table)) == "| Plan | Rollback steps Revert the flag |"
+
+
+def test_malformed_attributes_fall_back_instead_of_failing_the_issue() -> None:
+    heading = {"type": "heading", "attrs": {"level": "big"}, "content": [text("Plan")]}
+    listing = {"type": "orderedList", "attrs": {"order": float("inf")}, "content": [item(para(text("one")))]}
+    date = {"type": "date", "attrs": {"timestamp": "9" * 30}}
+    assert adf_to_text(doc(heading, listing, para(text("due "), date))) == "# Plan\n\n1. one\n\ndue"
