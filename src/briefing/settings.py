@@ -62,7 +62,8 @@ class EmbeddingSettings(_Strict):
     query_prefix: str = ""
     passage_prefix: str = ""
     max_tokens: int = 256
-    batch_size: int = 32
+    # 8, not fastembed's 32: the same speed on two cores at a third of the peak memory (docs/performance.md).
+    batch_size: int = 8
     threads: int | None = None
 
 
