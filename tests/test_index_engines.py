@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from briefing.embed import SparseVec
 from briefing.errors import ConfigError, IndexError_
-from briefing.index import ClientIndex, Filter, Index
+from briefing.index import PAYLOAD_INDEXES, ClientIndex, Filter, Index
 from briefing.index_edge import EdgeIndex
 from briefing.model import Chunk, Unit
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings, load_settings
@@ -240,3 +241,47 @@ def test_bad_index_settings_name_the_key(tmp_path: Path) -> None:
     config.write_text("[qdrant]\nshards = 0\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"qdrant\.shards"):
         load_settings(config)
+
+
+@pytest.mark.parametrize("quantization", ["scalar", "binary"])
+def test_hnsw_and_quantisation_settings_build_a_working_collection(tmp_path: Path, quantization: str) -> None:
+    for engine in ("edge", "local"):
+        q = QdrantSettings(
+            path=tmp_path / f"{engine}-{quantization}",
+            engine="local" if engine == "local" else "edge",
+            hnsw_m=8,
+            hnsw_ef_construct=32,
+            quantization=quantization,  # type: ignore[arg-type]
+            upsert_batch=2,  # several upsert requests for four chunks
+        )
+        with Index.open(Settings(workspace=WorkspaceSettings(name="q"), qdrant=q)) as index:
+            _write(index, CHUNKS)
+            assert index.count() == 4
+            hits = index.search_dense(_dense(2), limit=1, flt=Filter(as_of=T0 + timedelta(days=40)))
+            assert hits[0].chunk.chunk_id == "slack:general:2"
+
+
+SERVER = os.environ.get("QDRANT_TEST_URL")
+
+
+@pytest.mark.skipif(not SERVER, reason="set QDRANT_TEST_URL=http://localhost:6333 to run against a Qdrant server")
+def test_a_server_collection_has_its_payload_indexes_and_cluster_settings_up_front() -> None:
+    settings = Settings(
+        workspace=WorkspaceSettings(name=f"test-{os.getpid()}"),
+        qdrant=QdrantSettings(url=SERVER, shards=2, replicas=1, hnsw_m=16, quantization="scalar"),
+    )
+    with Index.open(settings) as index:
+        assert isinstance(index, ClientIndex) and index.server
+        index.drop()
+        try:
+            _write(index, CHUNKS)
+            info = index.client.get_collection(index.collection)
+            assert set(PAYLOAD_INDEXES) <= set(info.payload_schema)
+            assert info.config.params.shard_number == 2
+            assert info.config.quantization_config is not None
+            now = T0 + timedelta(days=3)
+            assert index.search_sparse(_sparse("migration rollback"), limit=1, flt=Filter(as_of=now))[
+                0
+            ].chunk.chunk_id == ("slack:general:2")
+        finally:
+            index.drop()
