@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -285,3 +286,28 @@ def test_a_server_collection_has_its_payload_indexes_and_cluster_settings_up_fro
             ].chunk.chunk_id == ("slack:general:2")
         finally:
             index.drop()
+
+
+def test_the_optimizer_runs_once_enough_was_written_not_per_write(tmp_path: Path) -> None:
+    q = QdrantSettings(path=tmp_path / "opt", optimize_min_points=6)
+    settings = Settings(workspace=WorkspaceSettings(name="opt"), qdrant=q)
+    runs: list[int] = []
+
+    def since() -> int:
+        meta = json.loads(
+            (tmp_path / "opt" / "generations" / _current(tmp_path / "opt") / "brief-index.json").read_text()
+        )
+        return int(meta["since_optimize"])
+
+    for _ in range(3):
+        with Index.open(settings) as index:
+            _write(index, CHUNKS[:3])  # 3 points written per ingest
+        runs.append(since())
+    # 3, then 6 -> optimized at that publish (back to 0), then 3 again.
+    assert runs == [3, 0, 3]
+    with Index.open(settings) as index:
+        assert index.count() == 3
+
+
+def _current(root: Path) -> str:
+    return (root / "CURRENT").read_text().strip()

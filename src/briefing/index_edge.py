@@ -335,17 +335,33 @@ class EdgeIndex(Index):
         self._close_reader()
 
     def _maybe_optimize(self) -> None:
-        info = self._writer.info()
-        plain = int(info.points_count) - int(info.indexed_vectors_count)
-        if self.qdrant.optimize_min_points and plain >= self.qdrant.optimize_min_points:
+        """Let the engine's optimizer run once enough was written since it last ran (never per upsert).
+
+        The optimizer itself decides what to do (build HNSW over segments past its indexing threshold, merge,
+        vacuum deletions); a few hundred new points in an appendable segment are searched by brute force faster
+        than a rebuild would pay back, so small ingests publish at once.
+        """
+        meta = self._writer_meta
+        assert meta is not None and self._writer_gen is not None
+        threshold = self.qdrant.optimize_min_points
+        if threshold and int(meta.get("since_optimize", 0)) >= threshold:
             started = time.perf_counter()
             self._writer.optimize()
-            log.info("built the HNSW graph over %d points in %.0f s", plain, time.perf_counter() - started)
+            log.info("optimized the index in %.1f s", time.perf_counter() - started)
+            meta["since_optimize"] = 0
+        (self._writer_gen / _META).write_text(json.dumps(meta), encoding="utf-8")
+
+    def _wrote(self, points: int) -> None:
+        if self._writer_meta is not None:
+            self._writer_meta["since_optimize"] = int(self._writer_meta.get("since_optimize", 0)) + points
 
     def optimize(self) -> bool:
-        """Build the HNSW graph now (in the writer's generation; published by the next commit)."""
+        """Run the optimizer now (in the writer's generation; published by the next commit)."""
         self._begin()
-        return bool(self._writer.optimize()) if self._writer is not None else False
+        if self._writer is None or self._writer_meta is None:
+            return False
+        self._writer_meta["since_optimize"] = 0
+        return bool(self._writer.optimize())
 
     def _release_writer(self) -> None:
         if self._writer_lock is not None:
@@ -429,6 +445,7 @@ class EdgeIndex(Index):
                 for chunk, dvec, svec in rows[start : start + step]
             ]
             self._writer.update(qe.UpdateOperation.upsert_points(points))
+        self._wrote(len(rows))
 
     def delete_ids(self, chunk_ids: Iterable[str]) -> None:
         import qdrant_edge as qe
@@ -441,6 +458,7 @@ class EdgeIndex(Index):
             return
         for start in range(0, len(ids), 512):
             self._writer.update(qe.UpdateOperation.delete_points(ids[start : start + 512]))
+        self._wrote(len(ids))
 
     # -- reads ------------------------------------------------------------------------------------------------
     def _scroll_raw(

@@ -83,8 +83,9 @@ class QdrantSettings(_Strict):
     upsert_batch: int = Field(default=256, ge=1, le=10_000)
     # A second writer (ingest/reindex) waits at most this long for the first, then says so and exits 9.
     writer_wait_s: float = Field(default=2.0, ge=0, le=600)
-    # Embedded engine: build the HNSW graph when a commit leaves at least this many points in plain segments.
-    optimize_min_points: int = Field(default=150_000, ge=0)
+    # Embedded engine: run the optimizer (HNSW graph, merges) when a publish follows at least this many points
+    # written since it last ran; 0 never runs it automatically.
+    optimize_min_points: int = Field(default=5_000, ge=0)
     # HNSW and quantisation (server collections and the embedded engine's graph).
     hnsw_m: int | None = Field(default=None, ge=4, le=128)
     hnsw_ef_construct: int | None = Field(default=None, ge=4, le=1000)
