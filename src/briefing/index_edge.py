@@ -193,7 +193,10 @@ class EdgeIndex(Index):
                 continue
             if gen.is_dir() and (gen / _META).is_file():
                 try:
-                    self._reader = qe.EdgeShard.load(str(gen))
+                    # Loading rewrites a few of the shard's own files (same content); one load at a time.
+                    with (self.generations / f"{gen.name}.open").open("a") as opening:
+                        fcntl.flock(opening, fcntl.LOCK_EX)
+                        self._reader = qe.EdgeShard.load(str(gen))
                 except Exception as exc:
                     lock.release()
                     raise IndexError_(
@@ -306,6 +309,7 @@ class EdgeIndex(Index):
                 continue  # a reader still has it open
             shutil.rmtree(gen, ignore_errors=True)
             lock_path.unlink(missing_ok=True)
+            gen.with_suffix(".open").unlink(missing_ok=True)
             lock.release()
         for gen in self.generations.iterdir():  # a crashed writer's generation has no lock file yet
             if gen.is_dir() and gen != current and gen != self._writer_gen and not gen.with_suffix(".lock").exists():
