@@ -131,7 +131,11 @@ class _Lock:
 
 
 class EdgeIndex(Index):
-    """The workspace's embedded index; reads see the generation published when it was opened."""
+    """The workspace's embedded index; each read sees the latest published generation, whole.
+
+    A reader keeps its generation open (and locked against collection) while it is the published one, and moves
+    to a newer one at its next read after a writer publishes.
+    """
 
     engine = "qdrant-edge"
 
@@ -156,6 +160,7 @@ class EdgeIndex(Index):
         self._reader: Any = None
         self._reader_lock: _Lock | None = None
         self._reader_meta: dict[str, Any] | None = None
+        self._reader_gen: Path | None = None
         self._writer: Any = None
         self._writer_lock: _Lock | None = None
         self._writer_gen: Path | None = None
@@ -204,6 +209,7 @@ class EdgeIndex(Index):
                         "from the raw cache"
                     ) from None
                 self._reader_lock = lock
+                self._reader_gen = gen
                 self._reader_meta = json.loads((gen / _META).read_text(encoding="utf-8"))
                 return
             lock.release()
@@ -214,6 +220,9 @@ class EdgeIndex(Index):
         """Where reads go: this process's unpublished writes if it has any, else the published generation."""
         if self._writer is not None:
             return self._writer
+        if self._opened and self.published() != self._reader_gen:
+            # A long-lived reader (the MCP server, a watch) moves to what a writer published since.
+            self._close_reader()
         self._open_reader()
         if self._reader is None and self._legacy is not None:
             raise IndexError_(
@@ -381,6 +390,7 @@ class EdgeIndex(Index):
             self._reader_lock.release()
             self._reader_lock = None
         self._reader_meta = None
+        self._reader_gen = None
         self._opened = False
 
     def close(self) -> None:
