@@ -283,11 +283,14 @@ def test_a_pickle_cache_from_an_older_version_is_not_read(tmp_path: Path) -> Non
         RawStore(legacy)
 
 
-def test_a_damaged_index_names_the_repair_and_reindex_full_rebuilds_it(tmp_path: Path) -> None:
+def test_a_damaged_index_names_the_repair_and_reindex_full_rebuilds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from typer.testing import CliRunner
 
     from briefing.cli.app import app
 
+    monkeypatch.setenv("BRIEF_QDRANT__ENGINE", "local")  # qdrant-client's local folder (meta.json + sqlite)
     ws, _ = _docs(tmp_path)
     ws.run()
     (ws.settings.workspace_home / "qdrant" / "meta.json").write_text("", encoding="utf-8")

@@ -1,11 +1,13 @@
 """The Qdrant index: one collection per workspace, named dense + sparse vectors, payload indexes.
 
-Embedded local mode (`path=` under BRIEF_HOME) by default; `[qdrant] url` for a server, through the same code.
-Point ids are uuid5 of the chunk id, so re-ingestion is idempotent; the payload keeps a content hash so
-unchanged chunks are not re-embedded.
+One interface, two engines. By default the embedded engine (qdrant-edge-py, `briefing.index_edge`) under
+BRIEF_HOME, chosen by measurement (docs/performance.md); `[qdrant] url` talks to a Qdrant server or cluster
+through qdrant-client (`ClientIndex`), and `[qdrant] engine = "local"` keeps qdrant-client's local mode (small
+indexes, one process at a time). Point ids are uuid5 of the chunk id, so re-ingestion is idempotent; the payload
+keeps a content hash so unchanged chunks are not re-embedded.
 
-This module owns every Qdrant type: callers describe what they want with `Filter` and get `IndexHit`s, `Chunk`s
-or `Record`s back. A filter with `as_of` sees the index as of that instant (see `briefing.asof`).
+This module and `index_edge` own every Qdrant type: callers describe what they want with `Filter` and get
+`IndexHit`s, `Chunk`s or `Record`s back. A filter with `as_of` sees the index as of that instant (`briefing.asof`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -26,7 +28,7 @@ from briefing.asof import visible
 from briefing.embed import SparseVec
 from briefing.errors import IndexError_, StateError
 from briefing.model import Chunk, Unit
-from briefing.settings import Settings, secret
+from briefing.settings import QdrantSettings, Settings, secret
 
 DENSE = "dense"
 SPARSE = "bm25"
@@ -210,45 +212,23 @@ def _dt(value: str) -> datetime:
 
 
 class Index:
-    """The workspace's collection. Open it with `Index.open(settings)`; close it when done (local mode locks)."""
+    """The workspace's index. Open it with `Index.open(settings)`; close it when done (a writer publishes then).
 
-    def __init__(self, client: Any, collection: str, location: str) -> None:
-        self.client = client
-        self.collection = collection
-        self.location = location
+    Engines implement the primitives (`_scroll_raw`, `_query`, writes); the typed reads are shared here.
+    """
+
+    engine: ClassVar[str] = ""
+    collection: str
+    location: str
 
     @classmethod
     def open(cls, settings: Settings) -> Index:
-        from qdrant_client import QdrantClient
+        """The engine the settings choose: a server (`url`), qdrant-client local mode, or the embedded default."""
+        if settings.qdrant.url or settings.qdrant.engine == "local":
+            return ClientIndex.connect(settings)
+        from briefing.index_edge import EdgeIndex
 
-        collection = f"brief_{settings.workspace.name}"
-        if settings.qdrant.url:
-            api_key = (
-                secret(settings.qdrant.api_key_env, setting="qdrant.api_key_env").get_secret_value()
-                if settings.qdrant.api_key_env
-                else None
-            )
-            client = QdrantClient(url=settings.qdrant.url, api_key=api_key)
-            return cls(client, collection, settings.qdrant.url)
-        path = settings.qdrant.path or (settings.workspace_home / "qdrant")
-        path = settings.resolve(Path(path))
-        path.mkdir(parents=True, exist_ok=True)
-        try:
-            client = QdrantClient(path=str(path))
-        except RuntimeError as exc:
-            if "already accessed" in str(exc) or "lock" in str(exc).lower():
-                raise IndexError_(
-                    f"the index at {path} is in use by another brief process: wait for it to finish, "
-                    "or run a Qdrant server and set [qdrant] url"
-                ) from None
-            raise
-        except (ValueError, KeyError, TypeError, sqlite3.DatabaseError) as exc:
-            # An emptied meta.json, a truncated storage file: the raw cache still holds everything.
-            raise StateError(
-                f"the index at {path} is damaged ({type(exc).__name__}: {str(exc)[:120]}): run "
-                "`brief reindex --full` to rebuild it from the raw cache (nothing is re-fetched)"
-            ) from None
-        return cls(client, collection, str(path))
+        return EdgeIndex.connect(settings)
 
     @classmethod
     def retire_damaged(cls, settings: Settings) -> Path | None:
@@ -265,16 +245,169 @@ class Index:
             return aside
 
     def close(self) -> None:
-        try:
-            self.client.close()
-        except Exception:  # closing twice or at interpreter exit is harmless
-            pass
+        """Release the engine; a writer publishes what it wrote first."""
+
+    def commit(self) -> None:
+        """Make what was written visible to other processes (engines that write in place do nothing)."""
 
     def __enter__(self) -> Index:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- schema and writes (per engine) -----------------------------------------------------------------------
+    def exists(self) -> bool:
+        raise NotImplementedError
+
+    def ensure(self, dim: int, model: str) -> None:
+        raise NotImplementedError
+
+    def drop(self) -> None:
+        raise NotImplementedError
+
+    def upsert(
+        self,
+        chunks: Sequence[Chunk],
+        dense: Sequence[Sequence[float]] | np.ndarray,
+        sparse: Sequence[SparseVec],
+        model: str,
+    ) -> None:
+        raise NotImplementedError
+
+    def delete_ids(self, chunk_ids: Iterable[str]) -> None:
+        raise NotImplementedError
+
+    def count(self, flt: Filter | None = None) -> int:
+        raise NotImplementedError
+
+    def _scroll_raw(
+        self, flt: Filter | None, should: Sequence[Filter], fields: Sequence[str] | bool, batch: int
+    ) -> Iterator[Record]:
+        raise NotImplementedError
+
+    def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
+        """(payload, score) of the best `limit` points by one named vector, inside `flt`'s stored-time bounds."""
+        raise NotImplementedError
+
+    # -- reads ------------------------------------------------------------------------------------------------
+    def scroll(
+        self, flt: Filter | None = None, *, fields: Sequence[str] | bool = True, batch: int = 512
+    ) -> Iterator[Record]:
+        """Stored payloads as they are (no as-of cut: for writers and checks that look at the index itself)."""
+        yield from self._scroll_raw(flt, (), fields, batch)
+
+    def chunks(self, flt: Filter) -> list[Chunk]:
+        """Every chunk that matches, as `flt.as_of` sees it."""
+        return self._kept(self._scroll_raw(flt, (), True, 512), flt)
+
+    def fetch(
+        self,
+        *,
+        refs: Sequence[str] = (),
+        doc_keys: Sequence[str] = (),
+        doc_ids: Sequence[str] = (),
+        tickets: Sequence[str] = (),
+        within: Filter | None = None,
+        whole_documents: bool = False,
+    ) -> list[Chunk]:
+        """Chunks by key (any of the keys given), inside `within`; `whole_documents` brings every chunk of their
+        documents too, so a ref inside a thread or page brings the conversation around it."""
+        within = within or Filter()
+        keys = [
+            Filter(refs=tuple(refs)) if refs else None,
+            Filter(doc_keys=tuple(doc_keys)) if doc_keys else None,
+            Filter(doc_ids=tuple(doc_ids)) if doc_ids else None,
+            Filter(tickets=tuple(tickets)) if tickets else None,
+        ]
+        should = [k for k in keys if k is not None]
+        if not should:
+            return []
+        found = [c for c in self._kept(self._scroll_raw(within, should, True, 512), within) if _any_key(c, should)]
+        if whole_documents and found:
+            docs = tuple(sorted({c.doc_key for c in found}))
+            found = self.chunks(replace(within, doc_keys=docs))
+        unique = {c.chunk_id: c for c in found}
+        return sorted(unique.values(), key=lambda c: (c.doc_key, c.start, c.chunk_id))
+
+    @staticmethod
+    def _kept(records: Iterable[Record], flt: Filter) -> list[Chunk]:
+        out = []
+        for record in records:
+            chunk = flt.keep(payload_to_chunk(record.payload))
+            if chunk is not None:
+                out.append(chunk)
+        return out
+
+    def search_dense(self, vector: Sequence[float], *, limit: int, flt: Filter) -> list[IndexHit]:
+        return self._hits(self._query(DENSE, list(map(float, vector)), limit=limit, flt=flt), flt)
+
+    def search_sparse(self, vector: SparseVec, *, limit: int, flt: Filter) -> list[IndexHit]:
+        if not vector.indices:
+            return []
+        return self._hits(self._query(SPARSE, vector, limit=limit, flt=flt), flt)
+
+    @staticmethod
+    def _hits(points: Iterable[tuple[dict[str, Any], float]], flt: Filter) -> list[IndexHit]:
+        out = []
+        for payload, score in points:
+            stored = payload_to_chunk(payload)
+            chunk = flt.keep(stored)
+            if chunk is not None:
+                cut = stored if chunk is not stored else None
+                out.append(IndexHit(chunk=chunk, score=float(score), stored=cut))
+        return out
+
+
+class ClientIndex(Index):
+    """qdrant-client: a Qdrant server or cluster (`[qdrant] url`), or local mode (`engine = "local"`)."""
+
+    engine = "qdrant-client"
+
+    def __init__(self, client: Any, collection: str, location: str, settings: QdrantSettings | None = None) -> None:
+        self.client = client
+        self.collection = collection
+        self.location = location
+        self.qdrant = settings or QdrantSettings()
+
+    @property
+    def server(self) -> bool:
+        return self.location.startswith(("http://", "https://"))
+
+    @classmethod
+    def connect(cls, settings: Settings) -> ClientIndex:
+        from qdrant_client import QdrantClient
+
+        collection = f"brief_{settings.workspace.name}"
+        q = settings.qdrant
+        if q.url:
+            api_key = secret(q.api_key_env, setting="qdrant.api_key_env").get_secret_value() if q.api_key_env else None
+            client = QdrantClient(url=q.url, api_key=api_key, timeout=int(q.timeout_s))
+            return cls(client, collection, q.url, q)
+        path = settings.resolve(Path(q.path)) if q.path else settings.workspace_home / "qdrant"
+        path.mkdir(parents=True, exist_ok=True)
+        try:
+            client = QdrantClient(path=str(path))
+        except RuntimeError as exc:
+            if "already accessed" in str(exc) or "lock" in str(exc).lower():
+                raise IndexError_(
+                    f'the index at {path} is in use by another brief process ([qdrant] engine = "local" allows one '
+                    'at a time): wait for it to finish, or remove engine = "local" to use the embedded engine'
+                ) from None
+            raise
+        except (ValueError, KeyError, TypeError, sqlite3.DatabaseError) as exc:
+            # An emptied meta.json, a truncated storage file: the raw cache still holds everything.
+            raise StateError(
+                f"the index at {path} is damaged ({type(exc).__name__}: {str(exc)[:120]}): run "
+                "`brief reindex --full` to rebuild it from the raw cache (nothing is re-fetched)"
+            ) from None
+        return cls(client, collection, str(path), q)
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        except Exception:  # closing twice or at interpreter exit is harmless
+            pass
 
     # -- schema -----------------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -294,19 +427,42 @@ class Index:
                 )
             self._backfill_doc_id()
             return
+        q = self.qdrant
+        hnsw = models.HnswConfigDiff(m=q.hnsw_m, ef_construct=q.hnsw_ef_construct, on_disk=q.on_disk or None)
+        quantization: Any = None
+        if q.quantization == "scalar":
+            quantization = models.ScalarQuantization(
+                scalar=models.ScalarQuantizationConfig(type=models.ScalarType.INT8, quantile=0.99, always_ram=True)
+            )
+        elif q.quantization == "binary":
+            quantization = models.BinaryQuantization(binary=models.BinaryQuantizationConfig(always_ram=True))
+        extra: dict[str, Any] = {}
+        if self.server:  # local mode rejects cluster settings
+            extra = {
+                "shard_number": q.shards,
+                "replication_factor": q.replicas,
+                "write_consistency_factor": q.write_consistency,
+                "on_disk_payload": q.on_disk_payload,
+            }
         self.client.create_collection(
             self.collection,
-            vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
-            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            vectors_config={
+                DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE, on_disk=q.on_disk or None)
+            },
+            sparse_vectors_config={
+                SPARSE: models.SparseVectorParams(
+                    modifier=models.Modifier.IDF, index=models.SparseIndexParams(on_disk=q.on_disk or None)
+                )
+            },
+            hnsw_config=hnsw,
+            quantization_config=quantization,
+            **extra,
         )
-        if not self.location.startswith(("http://", "https://")):
+        if not self.server:
             return  # local mode ignores payload indexes (and warns); a server needs them for filtered search
         schema = {"keyword": models.PayloadSchemaType.KEYWORD, "float": models.PayloadSchemaType.FLOAT}
         for field, kind in PAYLOAD_INDEXES.items():
-            try:
-                self.client.create_payload_index(self.collection, field, field_schema=schema[kind])
-            except Exception:  # local mode accepts and ignores payload indexes on some versions
-                pass
+            self.client.create_payload_index(self.collection, field, field_schema=schema[kind], wait=True)
 
     def _backfill_doc_id(self) -> None:
         """Indexes written before `doc_id` existed get it from `doc_key`, without re-embedding anything."""
@@ -336,19 +492,22 @@ class Index:
     ) -> None:
         from qdrant_client import models
 
-        points = [
-            models.PointStruct(
-                id=point_id(chunk.chunk_id),
-                vector={
-                    DENSE: list(map(float, dvec)),
-                    SPARSE: models.SparseVector(indices=svec.indices, values=svec.values),
-                },
-                payload=chunk_to_payload(chunk, content_hash(chunk, model)),
-            )
-            for chunk, dvec, svec in zip(chunks, dense, sparse, strict=True)
-        ]
-        for start in range(0, len(points), 256):
-            self.client.upsert(self.collection, points=points[start : start + 256], wait=True)
+        step = self.qdrant.upsert_batch
+        rows = list(zip(chunks, dense, sparse, strict=True))
+        # Points are built one batch at a time, so memory stays at one batch of payloads whatever the input.
+        for start in range(0, len(rows), step):
+            points = [
+                models.PointStruct(
+                    id=point_id(chunk.chunk_id),
+                    vector={
+                        DENSE: list(map(float, dvec)),
+                        SPARSE: models.SparseVector(indices=svec.indices, values=svec.values),
+                    },
+                    payload=chunk_to_payload(chunk, content_hash(chunk, model)),
+                )
+                for chunk, dvec, svec in rows[start : start + step]
+            ]
+            self.client.upsert(self.collection, points=points, wait=True)
 
     def delete_ids(self, chunk_ids: Iterable[str]) -> None:
         from qdrant_client import models
@@ -362,11 +521,10 @@ class Index:
             )
 
     # -- reads ------------------------------------------------------------------------------------------------
-    def scroll(
-        self, flt: Filter | None = None, *, fields: Sequence[str] | bool = True, batch: int = 512
+    def _scroll_raw(
+        self, flt: Filter | None, should: Sequence[Filter], fields: Sequence[str] | bool, batch: int
     ) -> Iterator[Record]:
-        """Stored payloads as they are (no as-of cut: for writers and checks that look at the index itself)."""
-        yield from self._scroll(_qdrant(flt), fields, batch)
+        yield from self._scroll(_qdrant(flt, should), fields, batch)
 
     def _scroll(self, qflt: Any, fields: Sequence[str] | bool = True, batch: int = 512) -> Iterator[Record]:
         if not self.exists():
@@ -381,86 +539,16 @@ class Index:
             if offset is None:
                 break
 
-    def chunks(self, flt: Filter) -> list[Chunk]:
-        """Every chunk that matches, as `flt.as_of` sees it."""
-        return self._kept(self._scroll(_qdrant(flt)), flt)
-
-    def fetch(
-        self,
-        *,
-        refs: Sequence[str] = (),
-        doc_keys: Sequence[str] = (),
-        doc_ids: Sequence[str] = (),
-        tickets: Sequence[str] = (),
-        within: Filter | None = None,
-        whole_documents: bool = False,
-    ) -> list[Chunk]:
-        """Chunks by key (any of the keys given), inside `within`; `whole_documents` brings every chunk of their
-        documents too, so a ref inside a thread or page brings the conversation around it."""
-        within = within or Filter()
-        keys = [
-            Filter(refs=tuple(refs)) if refs else None,
-            Filter(doc_keys=tuple(doc_keys)) if doc_keys else None,
-            Filter(doc_ids=tuple(doc_ids)) if doc_ids else None,
-            Filter(tickets=tuple(tickets)) if tickets else None,
-        ]
-        should = [k for k in keys if k is not None]
-        if not should:
-            return []
-        found = [c for c in self._kept(self._scroll(_qdrant(within, should)), within) if _any_key(c, should)]
-        if whole_documents and found:
-            docs = tuple(sorted({c.doc_key for c in found}))
-            found = self.chunks(replace(within, doc_keys=docs))
-        unique = {c.chunk_id: c for c in found}
-        return sorted(unique.values(), key=lambda c: (c.doc_key, c.start, c.chunk_id))
-
-    @staticmethod
-    def _kept(records: Iterable[Record], flt: Filter) -> list[Chunk]:
-        out = []
-        for record in records:
-            chunk = flt.keep(payload_to_chunk(record.payload))
-            if chunk is not None:
-                out.append(chunk)
-        return out
-
     def count(self, flt: Filter | None = None) -> int:
         if not self.exists():
             return 0
         return int(self.client.count(self.collection, count_filter=_qdrant(flt), exact=True).count)
 
-    def search_dense(self, vector: Sequence[float], *, limit: int, flt: Filter) -> list[IndexHit]:
-        result = self.client.query_points(
-            self.collection,
-            query=list(map(float, vector)),
-            using=DENSE,
-            limit=limit,
-            query_filter=_qdrant(flt),
-            with_payload=True,
-        )
-        return self._hits(result.points, flt)
-
-    def search_sparse(self, vector: SparseVec, *, limit: int, flt: Filter) -> list[IndexHit]:
+    def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
         from qdrant_client import models
 
-        if not vector.indices:
-            return []
+        query = models.SparseVector(indices=vector.indices, values=vector.values) if using == SPARSE else vector
         result = self.client.query_points(
-            self.collection,
-            query=models.SparseVector(indices=vector.indices, values=vector.values),
-            using=SPARSE,
-            limit=limit,
-            query_filter=_qdrant(flt),
-            with_payload=True,
+            self.collection, query=query, using=using, limit=limit, query_filter=_qdrant(flt), with_payload=True
         )
-        return self._hits(result.points, flt)
-
-    @staticmethod
-    def _hits(points: Iterable[Any], flt: Filter) -> list[IndexHit]:
-        out = []
-        for point in points:
-            stored = payload_to_chunk(point.payload)
-            chunk = flt.keep(stored)
-            if chunk is not None:
-                cut = stored if chunk is not stored else None
-                out.append(IndexHit(chunk=chunk, score=float(point.score), stored=cut))
-        return out
+        return [(dict(p.payload or {}), float(p.score)) for p in result.points]

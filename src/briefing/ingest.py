@@ -169,12 +169,21 @@ def _topic_split(kind_name: str) -> bool:
         return False  # an unknown kind fails later, in chunking, as a counted failure
 
 
+# A topic shift compares consecutive items, so a document of one item (most Slack threads, a ticket without
+# comments) can never split on topic and needs no per-item vector. Chunkers that also wait for two items in the
+# open chunk (chunkers.similarity.topic_shift) could skip more, but not every chunker does.
+TOPIC_SPLIT_MIN_ITEMS = 2
+
+
 def item_vectors(documents: Sequence[Document], embedder: Embedder) -> dict[str, list[float]]:
-    """Embeddings of single items (messages, comments) for topic-shift splits; cached on disk by text."""
+    """Embeddings of single items (messages, comments) for topic-shift splits; cached on disk by text.
+
+    Only documents that can split on topic (two items or more) get them.
+    """
     refs: list[str] = []
     texts: list[str] = []
     for doc in documents:
-        if _topic_split(doc.kind):
+        if len(doc.items) >= TOPIC_SPLIT_MIN_ITEMS and _topic_split(doc.kind):
             for item in doc.items:
                 refs.append(item.ref)
                 texts.append(item.text)
@@ -248,7 +257,7 @@ def process(
     todo = [c for c in chunks if existing.get(c.chunk_id) != content_hash(c, embedder.name)]
     report.unchanged = len(chunks) - len(todo)
     todo.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
-    step = max(settings.embedding.batch_size, 16)
+    step = max(settings.embedding.batch_size, 64)  # chunks per embed+upsert round: bounded memory, few writes
     for start in range(0, len(todo), step):
         part = todo[start : start + step]
         dense = embedder.dense([c.text for c in part])

@@ -82,17 +82,21 @@ def run(
     collect_first: bool = True,
     options: FetchOptions | None = None,
     progress: ProgressCallback | None = None,
+    rebuild: bool = False,
 ) -> RunSummary:
     """Collect (optionally) and index each named source.
 
     A source that cannot be read at all (missing folder, rejected credentials, rate limited) does not stop the
     others: its error is kept in its `SourceRun`. Model and index errors are raised, since every source would
-    fail the same way.
+    fail the same way. Each source's chunks become visible to readers when it is done; with `rebuild` the index
+    starts empty and readers keep the old one until every source is in.
     """
     options = options or FetchOptions()
     summary = RunSummary(dry_run=options.dry_run)
     embedder = Embedder(settings.embedding, settings.home)
     index = None if options.dry_run else Index.open(settings)
+    if index is not None and rebuild:
+        index.drop()
     try:
         for name in names:
             try:
@@ -107,6 +111,8 @@ def run(
                         progress=progress,
                     )
                 )
+                if index is not None and not rebuild:
+                    index.commit()
             except (ModelError, IndexError_):
                 raise
             except BriefError as exc:

@@ -91,14 +91,40 @@ class EmbeddingSettings(_Strict):
     query_prefix: str = ""
     passage_prefix: str = ""
     max_tokens: int = 256
-    batch_size: int = 32
+    # 8, not fastembed's 32: the same speed on two cores at a third of the peak memory (docs/performance.md).
+    batch_size: int = 8
     threads: int | None = None
 
 
 class QdrantSettings(_Strict):
+    """Where the index lives and how it is built (docs/scaling.md, docs/performance.md)."""
+
+    # A Qdrant server or cluster; empty means the embedded engine under BRIEF_HOME.
     url: str | None = None
     api_key_env: str | None = None
+    # The embedded index's folder (default $BRIEF_HOME/workspaces/<name>/index, or .../qdrant for "local").
     path: Path | None = None
+    # "edge": qdrant-edge-py, the default (readers never wait on a writer); "local": qdrant-client local mode
+    # (brute force in Python, one process at a time; for small indexes and tests of the client path).
+    engine: Literal["edge", "local"] = "edge"
+    timeout_s: float = Field(default=10.0, gt=0)
+    # Points per upsert request: memory stays at one batch of payloads.
+    upsert_batch: int = Field(default=256, ge=1, le=10_000)
+    # A second writer (ingest/reindex) waits at most this long for the first, then says so and exits 9.
+    writer_wait_s: float = Field(default=2.0, ge=0, le=600)
+    # Embedded engine: run the optimizer (HNSW graph, merges) when a publish follows at least this many points
+    # written since it last ran; 0 never runs it automatically.
+    optimize_min_points: int = Field(default=5_000, ge=0)
+    # HNSW and quantisation (server collections and the embedded engine's graph).
+    hnsw_m: int | None = Field(default=None, ge=4, le=128)
+    hnsw_ef_construct: int | None = Field(default=None, ge=4, le=1000)
+    quantization: Literal["none", "scalar", "binary"] = "none"
+    on_disk: bool = False
+    on_disk_payload: bool = True
+    # Per workspace collection on a server or cluster.
+    shards: int = Field(default=1, ge=1, le=1000)
+    replicas: int = Field(default=1, ge=1, le=16)
+    write_consistency: int = Field(default=1, ge=1, le=16)
 
 
 class ChunkingSettings(_Strict):

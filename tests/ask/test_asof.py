@@ -138,13 +138,3 @@ def test_index_reads_see_the_index_as_of_now(thread_index: Index) -> None:
     # A window that starts after the visible part ends does not match a chunk cut to before it.
     assert thread_index.chunks(Filter(as_of=now, start=T0 + timedelta(minutes=30), source_types=("slack",))) == []
     assert thread_index.chunks(Filter(doc_ids=("C01PLAT/1778076001.000100",)))[0].chunk_id == chunk.chunk_id
-
-
-def test_an_index_written_before_doc_id_gets_it_on_the_next_ensure(thread_index: Index, embedder: Embedder) -> None:
-    by_id = Filter(doc_ids=("C01PLAT/1778076001.000100",))
-    thread_index.client.delete_payload(
-        thread_index.collection, keys=["doc_id"], points=[r.id for r in thread_index.scroll()]
-    )
-    assert thread_index.chunks(by_id) == []
-    thread_index.ensure(embedder.dim, embedder.name)
-    assert [c.doc_key for c in thread_index.chunks(by_id)] == ["slack:C01PLAT/1778076001.000100"]

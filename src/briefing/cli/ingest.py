@@ -116,7 +116,7 @@ def summary_table(summary: RunSummary) -> Table:
     return table
 
 
-def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options: Any) -> int:
+def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options: Any, rebuild: bool = False) -> int:
     """Run the pipeline with progress bars, print its results, and return the number of failed items.
 
     A source that could not be read does not stop the others; its error is raised after the table is printed.
@@ -124,7 +124,9 @@ def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options:
     from briefing import pipeline
 
     with ProgressBars() as bars:
-        summary = pipeline.run(settings, names, collect_first=collect_first, options=options, progress=bars)
+        summary = pipeline.run(
+            settings, names, collect_first=collect_first, options=options, progress=bars, rebuild=rebuild
+        )
     print_skipped(summary)
     out.print(summary_table(summary))
     if summary.dry_run:
@@ -211,7 +213,14 @@ def register(app: typer.Typer) -> None:
     @cli_errors
     def reindex(
         sources: SourcesArg = None,
-        full: Annotated[bool, typer.Option("--full", help="Drop the index and rebuild it from the cache.")] = False,
+        full: Annotated[
+            bool,
+            typer.Option(
+                "--full",
+                help="Rebuild the index from the raw cache (also migrates an index from an older engine); "
+                "asks keep using the old index until the new one is complete.",
+            ),
+        ] = False,
     ) -> None:
         """Re-chunk and re-embed from the raw cache, without contacting any source.
 
@@ -226,9 +235,8 @@ def register(app: typer.Typer) -> None:
             aside = Index.retire_damaged(settings)
             if aside is not None:
                 err.print(f"[yellow]note[/] the damaged index was moved to {escape(aside)}; rebuilding it")
-            with Index.open(settings) as index:
-                index.drop()
-        run_ingest(settings, names, collect_first=False, options=FetchOptions())
+            err.print("rebuilding the index from the raw cache (no source is contacted)")
+        run_ingest(settings, names, collect_first=False, options=FetchOptions(), rebuild=full)
 
     @app.command()
     @cli_errors

@@ -1,0 +1,155 @@
+"""Ingest throughput against fastembed alone on the same texts (a script, not a timed test).
+
+    nice -n 10 python bench/ingest_bench.py --messages 2000 --out bench/results/ingest.json
+
+Writes a deterministic synthetic Slack export (channels x days, threads, English-like sentences), then in fresh
+processes: `brief ingest` through the real pipeline (collect, process: normalise, chunk, embed, upsert, publish)
+with its items/s, chunks/s and peak RSS; fastembed alone (the same model, batch and threads) on the chunk texts
+the pipeline indexed, for the ratio; and a no-op re-ingest, which must embed nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+
+WORDS = (
+    "deploy rollback migration database replica latency alert incident customer ledger payment queue retry "
+    "timeout release freeze review approve merge branch config flag cache shard index budget roadmap hiring "
+    "oncall handover dashboard metric error spike cutover window vendor contract security audit backup restore"
+).split()
+GLUE = "the a we to is on for with after before and but then so if it this that our".split()
+
+
+def sentence(rng: random.Random) -> str:
+    words = [rng.choice(WORDS if rng.random() < 0.45 else GLUE) for _ in range(rng.randint(6, 22))]
+    return " ".join(words).capitalize() + rng.choice([".", ".", "?", "!"])
+
+
+def write_export(root: Path, messages: int, seed: int = 11) -> None:
+    rng = random.Random(seed)
+    channels = [f"chan-{i:02d}" for i in range(max(2, messages // 2000 + 2))]
+    users = [{"id": f"U{i:04d}", "name": f"user{i}", "real_name": f"User {i}", "profile": {}} for i in range(30)]
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "users.json").write_text(json.dumps(users))
+    (root / "channels.json").write_text(
+        json.dumps([{"id": f"C{i:05d}", "name": name, "created": 1700000000} for i, name in enumerate(channels)])
+    )
+    start = datetime(2026, 1, 5, 9, tzinfo=UTC)
+    per_day = 40
+    by_file: dict[Path, list[dict[str, Any]]] = {}
+    for n in range(messages):
+        channel = channels[n % len(channels)]
+        at = start + timedelta(days=n // (per_day * len(channels)), minutes=(n // len(channels)) % per_day * 7)
+        ts = f"{at.timestamp():.0f}.{n:06d}"
+        text = " ".join(sentence(rng) for _ in range(rng.randint(1, 4)))
+        msg: dict[str, Any] = {"type": "message", "user": rng.choice(users)["id"], "text": text, "ts": ts}
+        if n % 5 and n > len(channels) * 3 and rng.random() < 0.3:
+            msg["thread_ts"] = by_file.get(root / channel / f"{at:%Y-%m-%d}.json", [{"ts": ts}])[0]["ts"]
+        by_file.setdefault(root / channel / f"{at:%Y-%m-%d}.json", []).append(msg)
+    for path, items in by_file.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(items))
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def step_ingest(config: Path) -> dict[str, Any]:
+    from briefing import pipeline
+    from briefing.settings import load_settings
+
+    settings = load_settings(config)
+    t = time.perf_counter()
+    summary = pipeline.run(settings, list(settings.sources))
+    run = summary.sources[0]
+    assert run.collected is not None and run.processed is not None
+    total = time.perf_counter() - t
+    return {
+        "seconds": round(total, 1),
+        "collect_s": round(run.collected.seconds, 1),
+        "process_s": round(run.processed.seconds, 1),
+        "items": run.collected.fetched,
+        "chunks": run.processed.chunks,
+        "embedded": run.processed.embedded,
+        "chunks_per_s": round(run.processed.chunks / total, 2),
+        "items_per_s": round(run.collected.fetched / total, 1),
+        "peak_rss_mb": round(peak_mb()),
+    }
+
+
+def step_fastembed(config: Path) -> dict[str, Any]:
+    from briefing.embed import Embedder
+    from briefing.index import Index
+    from briefing.settings import load_settings
+
+    settings = load_settings(config)
+    with Index.open(settings) as index:
+        texts = [r.payload["text"] for r in index.scroll(fields=["text"])]
+    texts.sort(key=len)  # what the pipeline does too
+    embedder = Embedder(settings.embedding, settings.home)
+    embedder.dense(["warm up"])
+    t = time.perf_counter()
+    for start in range(0, len(texts), 64):
+        embedder.dense(texts[start : start + 64])
+    dense = time.perf_counter() - t
+    return {"texts": len(texts), "seconds": round(dense, 1), "chunks_per_s": round(len(texts) / dense, 2)}
+
+
+def child(step: str, config: Path, home: Path) -> dict[str, Any]:
+    env = {**os.environ, "BRIEF_HOME": str(home), "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    out = subprocess.run(
+        [sys.executable, __file__, "--step", step, str(config)], env=env, check=True, capture_output=True, text=True
+    ).stdout
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=2000)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/brief-ingest-bench"))
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--step", nargs=2, default=None, help=argparse.SUPPRESS)
+    ns = parser.parse_args()
+    if ns.step:
+        fn = {"ingest": step_ingest, "fastembed": step_fastembed}[ns.step[0]]
+        print(json.dumps(fn(Path(ns.step[1]))))
+        return
+    import shutil
+
+    shutil.rmtree(ns.work, ignore_errors=True)
+    write_export(ns.work / "export", ns.messages)
+    config = ns.work / "brief.toml"
+    config.write_text('[workspace]\nname = "bench"\n\n[sources.slack]\ntype = "slack_export"\npath = "export"\n')
+    home = ns.work / "home"
+    # Model files assembled and the per-item vector cache empty, so the first ingest pays for every embedding.
+    result: dict[str, Any] = {"messages": ns.messages, "load_before": os.getloadavg()}
+    result["ingest"] = child("ingest", config, home)
+    result["fastembed_alone"] = child("fastembed", config, home)
+    result["ratio_to_fastembed"] = round(
+        result["ingest"]["chunks_per_s"] / result["fastembed_alone"]["chunks_per_s"], 2
+    )
+    result["noop_reingest"] = child("ingest", config, home)
+    result["load_after"] = os.getloadavg()
+    print(json.dumps(result, indent=2))
+    if ns.out:
+        ns.out.parent.mkdir(parents=True, exist_ok=True)
+        ns.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

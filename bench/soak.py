@@ -1,0 +1,119 @@
+"""Soak: asks every second while an ingest loops, counting failed asks (a script, not a test).
+
+    nice -n 10 python bench/soak.py --seconds 600 --out bench/results/soak.json
+
+A small files workspace; one process re-ingests in a loop (each round edits a document, so every ingest writes
+and publishes a generation); this process asks every second the way `brief search` does (open the index,
+search, close) and records every failure with its message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+
+LOOP = """
+import sys, time
+from pathlib import Path
+from briefing import pipeline
+from briefing.settings import load_settings
+config, doc, until = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
+n = 0
+failed = 0
+while time.time() < until:
+    n += 1
+    doc.write_text(f"# Status {n}\\n\\nThe migration status update number {n}: cutover rehearsal went fine.\\n")
+    try:
+        summary = pipeline.run(load_settings(config), ["handbook"])
+        failed += bool(summary.broken)
+    except Exception as exc:
+        failed += 1
+        print("ingest failed:", exc, file=sys.stderr, flush=True)
+print(n, failed, flush=True)
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=600)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/brief-soak"))
+    parser.add_argument("--out", type=Path, default=None)
+    ns = parser.parse_args()
+    import shutil
+
+    shutil.rmtree(ns.work, ignore_errors=True)
+    docs = ns.work / "docs"
+    docs.mkdir(parents=True)
+    (docs / "runbook.md").write_text("# Failover runbook\n\nPromote the replica, then repoint PgBouncer.\n")
+    config = ns.work / "brief.toml"
+    config.write_text('[workspace]\nname = "soak"\n\n[sources.handbook]\ntype = "files"\npath = "docs"\n')
+    os.environ["BRIEF_HOME"] = str(ns.work / "home")
+    from briefing import pipeline
+    from briefing.service import Brief
+    from briefing.settings import load_settings
+
+    settings = load_settings(config)
+    pipeline.run(settings, ["handbook"])
+    until = time.time() + ns.seconds
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    writer = subprocess.Popen(
+        [sys.executable, "-c", LOOP, str(config), str(docs / "status.md"), str(until)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    asks = 0
+    failures: list[str] = []
+    latencies: list[float] = []
+    load = os.getloadavg()[0]
+    while time.time() < until:
+        started = time.perf_counter()
+        asks += 1
+        try:
+            with Brief(load_settings(config)) as brief:
+                result = brief.search("how do we fail over the database?", now=_now(), k=3)
+                if not result.hits:
+                    failures.append("no hits")
+        except Exception as exc:
+            failures.append(f"{type(exc).__name__}: {exc}")
+        took = time.perf_counter() - started
+        latencies.append(took)
+        time.sleep(max(0.0, 1.0 - took))
+    out, _ = writer.communicate(timeout=600)
+    ingests, ingest_failures = (int(x) for x in out.split())
+    latencies.sort()
+    result_json: dict[str, Any] = {
+        "seconds": ns.seconds,
+        "asks": asks,
+        "failed_asks": len(failures),
+        "failures": failures[:20],
+        "ingests": ingests,
+        "failed_ingests": ingest_failures,
+        "ask_p50_s": round(latencies[len(latencies) // 2], 2),
+        "ask_p95_s": round(latencies[int(len(latencies) * 0.95)], 2),
+        "load_start": load,
+        "load_end": os.getloadavg()[0],
+    }
+    print(json.dumps(result_json, indent=2))
+    if ns.out:
+        ns.out.parent.mkdir(parents=True, exist_ok=True)
+        ns.out.write_text(json.dumps(result_json, indent=2) + "\n")
+
+
+def _now() -> Any:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,523 @@
+"""The embedded engine: qdrant-edge-py shards in published generations, so readers never wait on a writer.
+
+Layout under the index folder (`$BRIEF_HOME/workspaces/<name>/index` unless `[qdrant] path` says otherwise):
+
+    CURRENT              the name of the published generation (replaced atomically)
+    generations/g-<n>/   one shard each (no write-ahead log: a published generation is never written again)
+    generations/g-<n>.lock   readers hold a shared lock on the generation they have open
+    writer.lock          one writer at a time (ingest, reindex); a second waits `writer_wait_s`, then says so
+
+A reader opens the published generation and keeps it for its whole command. A writer copies the published
+generation into a new one on its first write (or starts an empty one for `drop`), writes there, builds the HNSW
+graph when enough points sit in plain segments, and publishes by replacing CURRENT. Generations nobody reads
+any more are removed by the next writer. A crash leaves CURRENT as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from briefing.embed import SparseVec
+from briefing.errors import IndexError_
+from briefing.index import (
+    DENSE,
+    PAYLOAD_INDEXES,
+    SPARSE,
+    Filter,
+    Index,
+    Record,
+    chunk_to_payload,
+    content_hash,
+    point_id,
+)
+from briefing.model import Chunk
+from briefing.settings import QdrantSettings, Settings
+
+log = logging.getLogger(__name__)
+FORMAT = 1
+_META = "brief-index.json"
+
+
+def _conditions(flt: Filter) -> list[Any]:
+    import qdrant_edge as qe
+
+    must: list[Any] = []
+    if flt.as_of is not None:
+        must.append(qe.FieldCondition(key="start_ts", range=qe.RangeFloat(lte=flt.as_of.timestamp())))
+    for key, values in (
+        ("source_name", flt.source_names),
+        ("source_type", flt.source_types),
+        ("container", flt.containers),
+        ("authors", flt.authors),
+        ("tickets", flt.tickets),
+        ("doc_key", flt.doc_keys),
+        ("doc_id", flt.doc_ids),
+        ("refs", flt.refs),
+    ):
+        if values:
+            must.append(qe.FieldCondition(key=key, match=qe.MatchAny(any=list(values))))
+    if flt.start is not None:
+        must.append(qe.FieldCondition(key="end_ts", range=qe.RangeFloat(gte=flt.start.timestamp())))
+    if flt.end is not None:
+        must.append(qe.FieldCondition(key="start_ts", range=qe.RangeFloat(lt=flt.end.timestamp())))
+    return must
+
+
+def edge_filter(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
+    """Our `Filter` (AND of fields, OR within one) as a qdrant-edge filter; `should` adds an OR of filters."""
+    import qdrant_edge as qe
+
+    must = _conditions(flt) if flt is not None else []
+    any_of: list[Any] = [qe.Filter(must=_conditions(f)) for f in should]
+    if not must and not any_of:
+        return None
+    return qe.Filter(must=must or None, should=any_of or None)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    """Copy a generation keeping its sparse files sparse (the engine preallocates 32 MB pages per segment)."""
+    cp = shutil.which("cp")
+    if cp is not None:
+        done = subprocess.run(
+            [cp, "-a", "--reflink=auto", "--sparse=always", str(source), str(target)], capture_output=True, text=True
+        )
+        if done.returncode == 0:
+            return
+        shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target)
+
+
+class _Lock:
+    """An advisory `flock` on a file, held until `release` (or process exit: the kernel drops it)."""
+
+    def __init__(self, path: Path, handle: IO[str]) -> None:
+        self.path = path
+        self.handle = handle
+
+    @classmethod
+    def try_take(cls, path: Path, *, exclusive: bool) -> _Lock | None:
+        handle = path.open("a")
+        try:
+            fcntl.flock(handle, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return None
+        return cls(path, handle)
+
+    def release(self) -> None:
+        with contextlib.suppress(OSError):
+            fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
+
+
+class EdgeIndex(Index):
+    """The workspace's embedded index; each read sees the latest published generation, whole.
+
+    A reader keeps its generation open (and locked against collection) while it is the published one, and moves
+    to a newer one at its next read after a writer publishes.
+    """
+
+    engine = "qdrant-edge"
+
+    def __init__(
+        self,
+        root: Path,
+        qdrant: QdrantSettings,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        pause: Callable[[float], None] = time.sleep,
+        legacy: Path | None = None,
+    ) -> None:
+        self.root = root
+        self.collection = root.name
+        self.location = str(root)
+        self.qdrant = qdrant
+        self.generations = root / "generations"
+        self.generations.mkdir(parents=True, exist_ok=True)
+        self._clock = clock
+        self._pause = pause
+        self._legacy = legacy
+        self._reader: Any = None
+        self._reader_lock: _Lock | None = None
+        self._reader_meta: dict[str, Any] | None = None
+        self._reader_gen: Path | None = None
+        self._writer: Any = None
+        self._writer_lock: _Lock | None = None
+        self._writer_gen: Path | None = None
+        self._writer_meta: dict[str, Any] | None = None
+        self._opened = False
+
+    @classmethod
+    def connect(cls, settings: Settings) -> EdgeIndex:
+        q = settings.qdrant
+        root = settings.resolve(Path(q.path)) if q.path else settings.workspace_home / "index"
+        legacy = settings.workspace_home / "qdrant" / "collection" / f"brief_{settings.workspace.name}"
+        return cls(root, q, legacy=legacy if legacy.is_dir() else None)
+
+    # -- generations ------------------------------------------------------------------------------------------
+    def published(self) -> Path | None:
+        """The published generation's folder, or None before the first commit."""
+        try:
+            name = (self.root / "CURRENT").read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return None
+        return self.generations / name if name else None
+
+    def _open_reader(self) -> None:
+        if self._opened:
+            return
+        self._opened = True
+        import qdrant_edge as qe
+
+        for _ in range(5):  # a writer may publish and collect between reading CURRENT and locking it
+            gen = self.published()
+            if gen is None:
+                return
+            lock = _Lock.try_take(gen.with_suffix(".lock"), exclusive=False)
+            if lock is None:  # being collected right now: CURRENT has moved on
+                continue
+            if gen.is_dir() and (gen / _META).is_file():
+                try:
+                    # Loading rewrites a few of the shard's own files (same content); one load at a time.
+                    with (self.generations / f"{gen.name}.open").open("a") as opening:
+                        fcntl.flock(opening, fcntl.LOCK_EX)
+                        self._reader = qe.EdgeShard.load(str(gen))
+                except Exception as exc:
+                    lock.release()
+                    raise IndexError_(
+                        f"the index at {gen} could not be opened ({exc}): run `brief reindex --full` to rebuild it "
+                        "from the raw cache"
+                    ) from None
+                self._reader_lock = lock
+                self._reader_gen = gen
+                self._reader_meta = json.loads((gen / _META).read_text(encoding="utf-8"))
+                return
+            lock.release()
+        raise IndexError_(f"the index at {self.root} kept changing while it was opened: run the command again")
+
+    @property
+    def _shard(self) -> Any:
+        """Where reads go: this process's unpublished writes if it has any, else the published generation."""
+        if self._writer is not None:
+            return self._writer
+        if self._opened and self.published() != self._reader_gen:
+            # A long-lived reader (the MCP server, a watch) moves to what a writer published since.
+            self._close_reader()
+        self._open_reader()
+        if self._reader is None and self._legacy is not None:
+            raise IndexError_(
+                f"the index at {self._legacy.parent.parent} was built by qdrant-client local mode, which brief no "
+                "longer uses by default: run `brief reindex --full` to rebuild it with the embedded engine (from "
+                'the raw cache; no source is contacted), or set [qdrant] engine = "local" to keep using it'
+            )
+        return self._reader
+
+    def _meta(self) -> dict[str, Any] | None:
+        if self._writer is not None:
+            return self._writer_meta
+        self._open_reader()
+        return self._reader_meta
+
+    def _take_writer_lock(self) -> _Lock:
+        wait = self.qdrant.writer_wait_s
+        deadline = self._clock() + wait
+        while True:
+            lock = _Lock.try_take(self.root / "writer.lock", exclusive=True)
+            if lock is not None:
+                return lock
+            if self._clock() >= deadline:
+                raise IndexError_(
+                    f"another brief ingest or reindex is writing the index at {self.root} (waited {wait:g} s): "
+                    "asks and searches keep working; run this one again when that one has finished"
+                )
+            self._pause(0.05)
+
+    def _begin(self, *, empty: bool = False, dim: int | None = None, model: str | None = None) -> None:
+        """Start writing: a new generation, copied from the published one unless `empty`."""
+        if self._writer is not None and not empty:
+            return
+        import qdrant_edge as qe
+
+        if self._writer_lock is None:
+            self._writer_lock = self._take_writer_lock()
+        self._collect()
+        if self._writer is not None:  # drop while writing: start over from nothing
+            self._writer.close()
+            self._writer = None
+            if self._writer_gen is not None:
+                shutil.rmtree(self._writer_gen, ignore_errors=True)
+        gen = self.generations / f"g-{time.time_ns():x}-{os.getpid()}"
+        source = None if empty else self.published()
+        if source is not None and source.is_dir():
+            _copy_tree(source, gen)
+            self._writer_meta = json.loads((gen / _META).read_text(encoding="utf-8"))
+            self._writer = qe.EdgeShard.load(str(gen))
+        else:
+            if dim is None or model is None:
+                self._writer_gen = None
+                return  # nothing published and nothing to create yet (a drop before any ensure)
+            self._writer_meta = {"format": FORMAT, "dim": dim, "model": model}
+            self._writer = qe.EdgeShard.create(str(gen), self._config(dim))
+            for field, kind in PAYLOAD_INDEXES.items():
+                schema = qe.PayloadSchemaType.Keyword if kind == "keyword" else qe.PayloadSchemaType.Float
+                self._writer.update(qe.UpdateOperation.create_field_index(field, schema))
+            (gen / _META).write_text(json.dumps(self._writer_meta), encoding="utf-8")
+        self._writer_gen = gen
+
+    def _config(self, dim: int) -> Any:
+        import qdrant_edge as qe
+
+        q = self.qdrant
+        hnsw = None
+        if q.hnsw_m is not None or q.hnsw_ef_construct is not None:
+            hnsw = qe.HnswIndexConfig(
+                m=q.hnsw_m or 16, ef_construct=q.hnsw_ef_construct or 100, full_scan_threshold=10_000
+            )
+        quantization: Any = None
+        if q.quantization == "scalar":
+            quantization = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quantile=0.99)
+        elif q.quantization == "binary":
+            quantization = qe.BinaryQuantizationConfig()
+        return qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, on_disk=q.on_disk or None)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            hnsw_config=hnsw,
+            quantization_config=quantization,
+            wal_enabled=False,  # a generation is written by one process and durable once flushed and published
+        )
+
+    def _collect(self) -> None:
+        """Remove generations that are neither published nor open in any reader (the writer lock is held)."""
+        current = self.published()
+        for lock_path in sorted(self.generations.glob("*.lock")):
+            gen = lock_path.with_suffix("")
+            if gen == current or gen == self._writer_gen:
+                continue
+            lock = _Lock.try_take(lock_path, exclusive=True)
+            if lock is None:
+                continue  # a reader still has it open
+            shutil.rmtree(gen, ignore_errors=True)
+            lock_path.unlink(missing_ok=True)
+            gen.with_suffix(".open").unlink(missing_ok=True)
+            lock.release()
+        for gen in self.generations.iterdir():  # a crashed writer's generation has no lock file yet
+            if gen.is_dir() and gen != current and gen != self._writer_gen and not gen.with_suffix(".lock").exists():
+                shutil.rmtree(gen, ignore_errors=True)
+
+    def commit(self) -> None:
+        """Publish what this writer wrote; readers opened from now on see it, open ones keep their generation."""
+        if self._writer is None or self._writer_gen is None:
+            self._release_writer()
+            return
+        gen = self._writer_gen
+        self._maybe_optimize()
+        self._writer.flush()
+        self._writer.close()
+        self._writer = None
+        gen.with_suffix(".lock").touch()
+        tmp = self.root / f".CURRENT.{os.getpid()}"
+        tmp.write_text(gen.name, encoding="utf-8")
+        with tmp.open("a") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.root / "CURRENT")
+        _fsync_dir(self.root)
+        self._writer_gen = None
+        self._collect()
+        self._release_writer()
+        # This object's next reads see what it just published.
+        self._close_reader()
+
+    def _maybe_optimize(self) -> None:
+        """Let the engine's optimizer run once enough was written since it last ran (never per upsert).
+
+        The optimizer itself decides what to do (build HNSW over segments past its indexing threshold, merge,
+        vacuum deletions); a few hundred new points in an appendable segment are searched by brute force faster
+        than a rebuild would pay back, so small ingests publish at once.
+        """
+        meta = self._writer_meta
+        assert meta is not None and self._writer_gen is not None
+        threshold = self.qdrant.optimize_min_points
+        if threshold and int(meta.get("since_optimize", 0)) >= threshold:
+            started = time.perf_counter()
+            self._writer.optimize()
+            log.info("optimized the index in %.1f s", time.perf_counter() - started)
+            meta["since_optimize"] = 0
+        (self._writer_gen / _META).write_text(json.dumps(meta), encoding="utf-8")
+
+    def _wrote(self, points: int) -> None:
+        if self._writer_meta is not None:
+            self._writer_meta["since_optimize"] = int(self._writer_meta.get("since_optimize", 0)) + points
+
+    def optimize(self) -> bool:
+        """Run the optimizer now (in the writer's generation; published by the next commit)."""
+        self._begin()
+        if self._writer is None or self._writer_meta is None:
+            return False
+        self._writer_meta["since_optimize"] = 0
+        return bool(self._writer.optimize())
+
+    def _release_writer(self) -> None:
+        if self._writer_lock is not None:
+            self._writer_lock.release()
+            self._writer_lock = None
+
+    def _close_reader(self) -> None:
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                self._reader.close()
+            self._reader = None
+        if self._reader_lock is not None:
+            self._reader_lock.release()
+            self._reader_lock = None
+        self._reader_meta = None
+        self._reader_gen = None
+        self._opened = False
+
+    def close(self) -> None:
+        try:
+            self.commit()
+        finally:
+            if self._writer is not None:  # commit failed: the unpublished generation is collected later
+                with contextlib.suppress(Exception):
+                    self._writer.close()
+                self._writer = None
+            self._release_writer()
+            self._close_reader()
+
+    # -- schema -----------------------------------------------------------------------------------------------
+    def exists(self) -> bool:
+        return self._shard is not None
+
+    def ensure(self, dim: int, model: str) -> None:
+        self._legacy = None  # a writer rebuilds from the raw cache, which migrates an old local-mode index
+        meta = self._meta() if self._shard is not None else None
+        if meta is None:
+            self._begin(empty=True, dim=dim, model=model)
+            return
+        if int(meta["dim"]) != dim:
+            raise IndexError_(
+                f"the index was built with {meta['dim']}-d vectors but [embedding] model '{model}' gives {dim}-d: "
+                "run `brief reindex --full` to rebuild it"
+            )
+
+    def drop(self) -> None:
+        """Start an empty generation; what is published stays visible until this writer commits."""
+        self._legacy = None
+        meta = self._meta()
+        if meta is not None:
+            self._begin(empty=True, dim=int(meta["dim"]), model=str(meta["model"]))
+        else:
+            self._writer_lock = self._writer_lock or self._take_writer_lock()
+            self._writer_gen = None
+        self._legacy = None
+
+    # -- writes -----------------------------------------------------------------------------------------------
+    def upsert(
+        self,
+        chunks: Sequence[Chunk],
+        dense: Sequence[Sequence[float]] | np.ndarray,
+        sparse: Sequence[SparseVec],
+        model: str,
+    ) -> None:
+        import qdrant_edge as qe
+
+        self._begin()
+        if self._writer is None:
+            raise IndexError_(f"the index at {self.root} has no collection yet: ingest a source first")
+        step = self.qdrant.upsert_batch
+        rows = list(zip(chunks, dense, sparse, strict=True))
+        for start in range(0, len(rows), step):
+            points = [
+                qe.Point(
+                    id=point_id(chunk.chunk_id),
+                    vector={
+                        DENSE: dvec.tolist() if isinstance(dvec, np.ndarray) else [float(x) for x in dvec],
+                        SPARSE: qe.SparseVector(indices=list(svec.indices), values=list(svec.values)),
+                    },
+                    payload=chunk_to_payload(chunk, content_hash(chunk, model)),
+                )
+                for chunk, dvec, svec in rows[start : start + step]
+            ]
+            self._writer.update(qe.UpdateOperation.upsert_points(points))
+        self._wrote(len(rows))
+
+    def delete_ids(self, chunk_ids: Iterable[str]) -> None:
+        import qdrant_edge as qe
+
+        ids: list[Any] = [point_id(c) for c in chunk_ids]
+        if not ids:
+            return
+        self._begin()
+        if self._writer is None:
+            return
+        for start in range(0, len(ids), 512):
+            self._writer.update(qe.UpdateOperation.delete_points(ids[start : start + 512]))
+        self._wrote(len(ids))
+
+    # -- reads ------------------------------------------------------------------------------------------------
+    def _scroll_raw(
+        self, flt: Filter | None, should: Sequence[Filter], fields: Sequence[str] | bool, batch: int
+    ) -> Iterator[Record]:
+        import qdrant_edge as qe
+
+        shard = self._shard
+        if shard is None:
+            return
+        qflt = edge_filter(flt, should)
+        with_payload = list(fields) if not isinstance(fields, bool) else fields
+        offset = None
+        while True:
+            points, offset = shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=batch, filter=qflt, with_payload=with_payload, with_vector=False)
+            )
+            for point in points:
+                yield Record(id=str(point.id), payload=dict(point.payload or {}))
+            if offset is None:
+                break
+
+    def count(self, flt: Filter | None = None) -> int:
+        import qdrant_edge as qe
+
+        shard = self._shard
+        if shard is None:
+            return 0
+        return int(shard.count(qe.CountRequest(exact=True, filter=edge_filter(flt))))
+
+    def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
+        import qdrant_edge as qe
+
+        shard = self._shard
+        if shard is None:
+            return []
+        if using == SPARSE:
+            vector = qe.SparseVector(indices=list(vector.indices), values=list(vector.values))
+        points = shard.query(
+            qe.QueryRequest(
+                limit=limit,
+                query=qe.Query.Nearest(vector, using=using),
+                filter=edge_filter(flt),
+                with_payload=True,
+                with_vector=False,
+            )
+        )
+        return [(dict(p.payload or {}), float(p.score)) for p in points]
