@@ -16,6 +16,7 @@ from briefing.errors import BriefError, IndexError_, ModelError
 from briefing.index import Index
 from briefing.ingest import CollectReport, ProcessReport, collect, make_connector, process, run_report
 from briefing.model import Connector, Failure
+from briefing.ops import hooks, metrics
 from briefing.registry import FetchOptions
 from briefing.settings import Settings
 from briefing.store import SourceState
@@ -88,30 +89,34 @@ def run(
     """
     options = options or FetchOptions()
     summary = RunSummary(dry_run=options.dry_run)
-    embedder = Embedder(settings.embedding, settings.home)
-    index = None if options.dry_run else Index.open(settings)
-    try:
-        for name in names:
-            try:
-                summary.sources.append(
-                    run_source(
-                        settings,
-                        name,
-                        index,
-                        embedder,
-                        collect_first=collect_first,
-                        options=options,
-                        progress=progress,
+    command = "ingest" if collect_first else "reindex"
+    # The workspace lock, the run's id, its log line, metrics and watches (briefing.ops.hooks).
+    with hooks.ingest_run(settings, command, dry_run=options.dry_run) as observed:
+        embedder = Embedder(settings.embedding, settings.home)
+        index = None if options.dry_run else Index.open(settings)
+        try:
+            for name in names:
+                try:
+                    summary.sources.append(
+                        run_source(
+                            settings,
+                            name,
+                            index,
+                            embedder,
+                            collect_first=collect_first,
+                            options=options,
+                            progress=progress,
+                        )
                     )
-                )
-            except (ModelError, IndexError_):
-                raise
-            except BriefError as exc:
-                summary.sources.append(SourceRun(name=name, error=exc))
-    finally:
-        if index is not None:
-            index.close()
-        embedder.close()
+                except (ModelError, IndexError_):
+                    raise
+                except BriefError as exc:
+                    summary.sources.append(SourceRun(name=name, error=exc))
+        finally:
+            if index is not None:
+                index.close()
+            embedder.close()
+        observed.summary = summary
     return summary
 
 
@@ -148,7 +153,8 @@ def run_source(
     connector = connector or make_connector(settings, name, options)
     result = SourceRun(name=name, notices=unsupported_options(settings, name, options) if collect_first else [])
     if collect_first:
-        result.collected = collect(settings, name, options, connector)
+        with metrics.counting_calls(name):
+            result.collected = collect(settings, name, options, connector)
     if options.dry_run or index is None:
         return result
     if progress:

@@ -40,6 +40,9 @@ def main_callback(
         ),
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log diagnostics to stderr.")] = False,
+    log_format: Annotated[
+        str, typer.Option("--log-format", help="Diagnostics on stderr as text or json (one object a line).")
+    ] = "text",
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
@@ -47,7 +50,14 @@ def main_callback(
     """Briefings with citations over your team's Slack, docs, tickets and code."""
     state.config = config
     state.verbose = verbose
-    if verbose:
+    if log_format not in ("text", "json"):
+        err.print(f"[bold red]error:[/] --log-format '{log_format}': use text or json")
+        raise typer.Exit(10)
+    if log_format == "json":
+        from briefing.ops.runlog import json_handler
+
+        logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[json_handler()], force=True)
+    elif verbose:
         from rich.logging import RichHandler
 
         logging.basicConfig(level=logging.INFO, handlers=[RichHandler(console=err, show_path=False)], force=True)
@@ -56,11 +66,12 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import demo, ingest, query
+    from briefing.cli import demo, ingest, ops, query
 
     ingest.register(app)
     query.register(app)
     demo.register(app)
+    ops.register(app)
     try:
         from briefing.cli import evaluate
     except ImportError:
