@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.markup import escape
 from rich.table import Table
@@ -29,9 +28,9 @@ def _tabfile(settings: Any, tabfile: Path | None) -> Path | None:
     return settings.resolve(configured) if configured else None
 
 
-def _brief_command(ctx: typer.Context, name: str) -> click.Command:
-    root = ctx.find_root().command
-    assert isinstance(root, click.Group)
+def _brief_command(ctx: typer.Context, name: str) -> Any:
+    # Typer ships its own click; the root group is duck-typed rather than checked against one click's classes.
+    root: Any = ctx.find_root().command
     command = root.get_command(ctx, name)
     if command is None or name in ("schedule", "demo"):
         known = ", ".join(sorted(n for n in root.list_commands(ctx) if n not in ("schedule", "demo")))
@@ -39,8 +38,8 @@ def _brief_command(ctx: typer.Context, name: str) -> click.Command:
     return command
 
 
-def _has_option(command: click.Command, flag: str) -> bool:
-    return any(isinstance(p, click.Option) and flag in p.opts for p in command.params)
+def _has_option(command: Any, flag: str) -> bool:
+    return any(flag in getattr(p, "opts", ()) for p in command.params)
 
 
 schedule_app = typer.Typer(help="Run brief from cron: add, list, remove and run schedules.", no_args_is_help=True)

@@ -263,7 +263,7 @@ class SlackFake:
                 "ts": ts,
             }
             self.messages.setdefault(channel, []).append(message)
-            self.posted.append({"channel": channel, **params, "ts": ts})
+            self.posted.append({**params, "channel": channel, "ts": ts})
         return {"ok": True, "channel": channel, "ts": ts, "message": message}
 
     def _replies(self, params: dict[str, str]) -> JSON:
