@@ -135,9 +135,8 @@ class LLMSettings(_Strict):
 
 
 class LoggingSettings(_Strict):
-    """Run logs under BRIEF_HOME/logs/ (one JSON line per run) and the format of diagnostics on stderr."""
+    """Run logs under BRIEF_HOME/logs/ (one JSON line per run in runs.jsonl, rotated)."""
 
-    format: Literal["text", "json"] = "text"
     max_bytes: int = Field(default=5_000_000, gt=0)  # rotate runs.jsonl past this size
     backups: int = Field(default=5, ge=0)  # rotated files kept
 

@@ -53,6 +53,7 @@ def main_callback(
     if log_format not in ("text", "json"):
         err.print(f"[bold red]error:[/] --log-format '{log_format}': use text or json")
         raise typer.Exit(10)
+    state.log_format = log_format
     if log_format == "json":
         from briefing.ops.runlog import json_handler
 

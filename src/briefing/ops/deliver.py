@@ -56,10 +56,9 @@ class StreamTarget:
 
 
 class FileTarget:
-    name = "file"
-
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, name: str = "file") -> None:
         self.path = path
+        self.name = name
 
     def send(self, message: Message) -> None:
         try:
@@ -78,11 +77,10 @@ def _message_id(key: str) -> str:
 
 
 class EmailTarget:
-    name = "email"
-
-    def __init__(self, config: EmailDelivery, resolve: Callable[[Path], Path]) -> None:
+    def __init__(self, config: EmailDelivery, resolve: Callable[[Path], Path], name: str) -> None:
         self.config = config
         self.resolve = resolve
+        self.name = name
 
     def _context(self) -> ssl.SSLContext:
         cafile = str(self.resolve(self.config.ca_file)) if self.config.ca_file else None
@@ -98,7 +96,7 @@ class EmailTarget:
         # Stable per notification: a resend after a crash is recognisably the same message.
         mail["Message-ID"] = _message_id(message.key)
         mail.set_content(neutralise(message.text))
-        where = f"delivery.email {cfg.host}:{cfg.port}"
+        where = f"delivery.{self.name} {cfg.host}:{cfg.port}"
         try:
             smtp: smtplib.SMTP
             if cfg.tls == "ssl":
@@ -111,8 +109,8 @@ class EmailTarget:
                     smtp.starttls(context=self._context())
                     smtp.ehlo()
                 if cfg.password_env:
-                    user = secret(cfg.user_env, setting="delivery.email.user_env").get_secret_value()
-                    password = secret(cfg.password_env, setting="delivery.email.password_env").get_secret_value()
+                    user = secret(cfg.user_env, setting=f"delivery.{self.name}.user_env").get_secret_value()
+                    password = secret(cfg.password_env, setting=f"delivery.{self.name}.password_env").get_secret_value()
                     smtp.login(user, password)
                 smtp.send_message(mail)
         except smtplib.SMTPAuthenticationError:
@@ -120,7 +118,7 @@ class EmailTarget:
                 f"{where} rejected the login from {cfg.user_env} / {cfg.password_env}: export valid credentials"
             ) from None
         except smtplib.SMTPNotSupportedError:
-            raise DeliveryError(f'{where} does not offer STARTTLS: set delivery.email.tls = "ssl" (port 465)') from None
+            raise DeliveryError(f'{where} does not offer STARTTLS: set delivery.{self.name}.tls = "ssl" (port 465)') from None
         except ssl.SSLError as exc:
             raise DeliveryError(
                 f"{where}: TLS failed ({exc.reason}): check the port, tls, or ca_file for a private certificate"
@@ -164,28 +162,29 @@ class ChatTarget:
             raise DeliveryError(f"delivery.{self.name}: the API could not be reached ({exc})") from None
 
 
+def _kind(annotation: Any) -> type | None:
+    """The delivery class a `[delivery]` field holds (its annotation without `| None`)."""
+    for option in getattr(annotation, "__args__", (annotation,)):
+        if option in (EmailDelivery, ChatDelivery, Path, bool):
+            return option  # type: ignore[no-any-return]
+    return None
+
+
 def targets(settings: Settings, *, stream: TextIO | None = None) -> list[Target]:
-    """The configured delivery targets, in a fixed order; stdout alone when none is configured."""
+    """The configured delivery targets, named by their `[delivery]` key, in its order; stdout when none is set."""
     delivery = settings.delivery
     found: list[Target] = []
-    if delivery.stdout:
-        found.append(StreamTarget(stream))
-    if delivery.file is not None:
-        found.append(FileTarget(settings.resolve(delivery.file)))
-    if delivery.email is not None:
-        found.append(EmailTarget(delivery.email, settings.resolve))
-    for name in _chat_fields(delivery):
-        found.append(ChatTarget(getattr(delivery, name), name))
+    for name, info in type(delivery).model_fields.items():
+        value = getattr(delivery, name)
+        kind = _kind(info.annotation)
+        if value is None or value is False:
+            continue
+        if kind is bool:
+            found.append(StreamTarget(stream, name=name))
+        elif kind is Path:
+            found.append(FileTarget(settings.resolve(value), name=name))
+        elif kind is EmailDelivery:
+            found.append(EmailTarget(value, settings.resolve, name=name))
+        elif kind is ChatDelivery:
+            found.append(ChatTarget(value, name=name))
     return found or [StreamTarget(stream)]
-
-
-def _chat_fields(delivery: Any) -> list[str]:
-    return [
-        name
-        for name, info in type(delivery).model_fields.items()
-        if getattr(delivery, name) is not None and _is_chat(info.annotation)
-    ]
-
-
-def _is_chat(annotation: Any) -> bool:
-    return annotation is not None and ChatDelivery in getattr(annotation, "__args__", (annotation,))

@@ -202,11 +202,16 @@ class WatchStore:
         return [Watch.from_json(w) for w in self.load()["watches"]]
 
 
+# Every notification opens with this, so that one posted to a channel brief also ingests never notifies again.
+MARKER = "[brief] watch"
+
+
 def _units(chunks: Iterable[Chunk]) -> Iterable[tuple[Chunk, Unit]]:
     for chunk in chunks:
         units = chunk.units or [Unit(ref=ref, text=chunk.text) for ref in chunk.refs[:1]]
         for unit in units:
-            yield chunk, unit
+            if MARKER not in unit.text[:200]:
+                yield chunk, unit
 
 
 def _scan(settings: Settings, index: Any, watch: Watch, now: datetime) -> list[tuple[Chunk, Unit]]:
@@ -280,7 +285,7 @@ def render(settings: Settings, watch: Watch, chunk: Chunk, unit: Unit) -> Messag
     place = chunk.container or chunk.title
     where = f"{_label(settings, chunk)} {place}".strip()
     who = unit.author or ", ".join(chunk.authors[:1]) or "someone"
-    subject = f"[brief] watch {watch.label()}: {one_line(chunk.title or place, 80)}"
+    subject = f"{MARKER} {watch.label()}: {one_line(chunk.title or place, 80)}"
     lines = [
         f"New item matching watch {watch.label()} ({watch.id}), {where}:",
         f"{who}, {when}: {one_line(unit.text, 600)} [1]",
