@@ -44,7 +44,12 @@ def test_next_runs_follow_the_cron_calendar() -> None:
     monday_7am = datetime(2026, 12, 7, 7, 0, tzinfo=UTC)
     runs = next_runs("0 8 * * MON-FRI", 6, now=monday_7am)
     assert [r.astimezone(UTC).strftime("%a %H:%M") for r in runs] == [
-        "Mon 08:00", "Tue 08:00", "Wed 08:00", "Thu 08:00", "Fri 08:00", "Mon 08:00",
+        "Mon 08:00",
+        "Tue 08:00",
+        "Wed 08:00",
+        "Thu 08:00",
+        "Fri 08:00",
+        "Mon 08:00",
     ]
 
 
@@ -56,7 +61,10 @@ def test_the_systemd_timer_fires_when_cron_would(expression: str) -> None:
     spec = cron_to_oncalendar(expression)
     result = subprocess.run(
         ["systemd-analyze", "calendar", "--iterations=3", f"--base-time={start:%Y-%m-%d %H:%M:%S} UTC", spec + " UTC"],
-        capture_output=True, text=True, check=True, env={"TZ": "UTC", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"TZ": "UTC", "PATH": "/usr/bin:/bin"},
     )
     lines = result.stdout.splitlines()
     elapses = [line.split(": ", 1)[1].strip() for line in lines if "Next elapse" in line or "Iter. #" in line]
@@ -103,7 +111,8 @@ def test_without_a_crontab_command_it_says_how_to_install_cron(config: Path, mon
 
 def test_systemd_option_prints_a_service_and_a_timer(config: Path) -> None:
     result = runner.invoke(
-        app, ["--config", str(config), "schedule", "add", "ingest", "--cron", "0 8 * * MON-FRI", "--systemd", "--id", "am"]
+        app,
+        ["--config", str(config), "schedule", "add", "ingest", "--cron", "0 8 * * MON-FRI", "--systemd", "--id", "am"],
     )
     assert result.exit_code == 0, result.output
     assert "OnCalendar=Mon..Fri *-*-* 08:00:00" in result.stdout

@@ -112,7 +112,18 @@ def test_scheduled_runs_lock_log_metrics_watch_delivery_and_doctor(
     # Two schedules into the crontab file; the user's own lines stay as they were.
     _cli(config, "schedule", "add", "ingest", "--every", "30m", "--id", "ingest-main", "--env-file", str(env_file))
     # `brief digest` is being built on another branch; the weekday-morning schedule runs an ingest-like command.
-    _cli(config, "schedule", "add", "reindex", "--cron", "0 8 * * MON-FRI", "--id", "morning", "--env-file", str(env_file))
+    _cli(
+        config,
+        "schedule",
+        "add",
+        "reindex",
+        "--cron",
+        "0 8 * * MON-FRI",
+        "--id",
+        "morning",
+        "--env-file",
+        str(env_file),
+    )
     tab = tabfile.read_text(encoding="utf-8")
     assert "17 3 * * * /usr/local/bin/backup --nightly" in tab and "MAILTO=ops@example.com" in tab
     assert "*/30 * * * * " in tab and "0 8 * * MON-FRI " in tab
@@ -135,7 +146,9 @@ def test_scheduled_runs_lock_log_metrics_watch_delivery_and_doctor(
     fetched_first = runs[0]["sources"]["team-slack"]["fetched"]
 
     # A watch on a query, limited to Slack; the fixture has no outage yet, so nothing is already matching.
-    added = json.loads(_cli(config, "watch", "add", "--query", "outage OR incident", "--source", "team-slack", "--json"))
+    added = json.loads(
+        _cli(config, "watch", "add", "--query", "outage OR incident", "--source", "team-slack", "--json")
+    )
     assert added["already_matching"] == 0
 
     # A run that finds the lock held does nothing, says so in one line, and exits with its own code.
@@ -150,7 +163,13 @@ def test_scheduled_runs_lock_log_metrics_watch_delivery_and_doctor(
 
     # Someone reports an outage in Slack; the next scheduled ingest notifies once per target.
     slack_fake.post(
-        "C01PLAT", {"type": "message", "user": "U02BOB", "text": "eu-west outage: payments API answers 502", "ts": "1778300000.000100"}
+        "C01PLAT",
+        {
+            "type": "message",
+            "user": "U02BOB",
+            "text": "eu-west outage: payments API answers 502",
+            "ts": "1778300000.000100",
+        },
     )
     second = _as_cron(ingest_line, tmp_path)
     assert second.returncode == 0, (brief_home / "logs" / "schedule-ingest-main.out").read_text()

@@ -41,7 +41,12 @@ def cli_errors(func: F) -> F:
             if state.log_format == "json":
                 import json
 
-                record = {"level": "error", "error": type(exc).__name__, "exit_code": exc.exit_code, "message": str(exc)}
+                record = {
+                    "level": "error",
+                    "error": type(exc).__name__,
+                    "exit_code": exc.exit_code,
+                    "message": str(exc),
+                }
                 print(json.dumps(record), file=sys.stderr)
             else:
                 err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)

@@ -111,20 +111,37 @@ class EmailTarget:
                 if cfg.password_env:
                     user = secret(cfg.user_env, setting=f"delivery.{self.name}.user_env").get_secret_value()
                     password = secret(cfg.password_env, setting=f"delivery.{self.name}.password_env").get_secret_value()
-                    smtp.login(user, password)
+                    _login(smtp, user, password)
                 smtp.send_message(mail)
         except smtplib.SMTPAuthenticationError:
             raise AuthError(
                 f"{where} rejected the login from {cfg.user_env} / {cfg.password_env}: export valid credentials"
             ) from None
         except smtplib.SMTPNotSupportedError:
-            raise DeliveryError(f'{where} does not offer STARTTLS: set delivery.{self.name}.tls = "ssl" (port 465)') from None
+            raise DeliveryError(
+                f'{where} does not offer STARTTLS: set delivery.{self.name}.tls = "ssl" (port 465)'
+            ) from None
         except ssl.SSLError as exc:
             raise DeliveryError(
                 f"{where}: TLS failed ({exc.reason}): check the port, tls, or ca_file for a private certificate"
             ) from None
         except (smtplib.SMTPException, OSError) as exc:
             raise DeliveryError(f"{where}: {type(exc).__name__}: {exc}; the message stays queued") from None
+
+
+def _login(smtp: smtplib.SMTP, user: str, password: str) -> None:
+    """AUTH PLAIN when offered (one round trip, over TLS), else smtplib's own choice among the offered mechanisms.
+
+    smtplib's `login` falls through to the next mechanism after a rejection; some servers then wait for a
+    LOGIN continuation, which turns a wrong password into a timeout instead of a clear rejection.
+    """
+    smtp.ehlo_or_helo_if_needed()
+    offered = str(smtp.esmtp_features.get("auth", "")).upper().split()
+    if "PLAIN" in offered:
+        smtp.user, smtp.password = user, password
+        smtp.auth("PLAIN", smtp.auth_plain)
+    else:
+        smtp.login(user, password)
 
 
 def chat_escape(text: str) -> str:

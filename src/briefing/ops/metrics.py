@@ -98,8 +98,8 @@ def _check(name: str, table: dict[str, tuple[str, tuple[str, ...]]], labels: dic
 def inc(name: str, amount: float = 1.0, **labels: str) -> None:
     """Add `amount` to a counter (declared in COUNTERS, without its `_total` suffix)."""
     _check(name, COUNTERS, labels)
-    if amount <= 0:
-        return
+    if amount < 0:
+        return  # counters never go down; 0 still creates the series, so "none yet" reads as 0, not as absent
     key = (name, _labels(labels))
     with _RECORDER.lock:
         _RECORDER.counters[key] = _RECORDER.counters.get(key, 0.0) + amount
