@@ -118,3 +118,14 @@ def test_systemd_option_prints_a_service_and_a_timer(config: Path) -> None:
     assert "OnCalendar=Mon..Fri *-*-* 08:00:00" in result.stdout
     assert "ExecStart=/bin/sh -c" in result.stdout and str(config.resolve()) in result.stdout
     assert "systemctl --user enable --now brief-am.timer" in result.stdout
+
+
+def test_schedule_run_runs_the_line_cron_would_run(config: Path, tmp_path: Path) -> None:
+    tab = ["--tabfile", str(tmp_path / "tab")]
+    added = runner.invoke(
+        app, ["--config", str(config), "schedule", "add", "sources", "--every", "1h", "--id", "s1", *tab]
+    )
+    assert added.exit_code == 0, added.output
+    result = runner.invoke(app, ["--config", str(config), "schedule", "run", "s1", *tab])
+    assert result.exit_code == 0, result.output
+    assert "workspace sched" in result.stderr and "handbook" in result.stderr

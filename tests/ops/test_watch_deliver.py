@@ -238,3 +238,45 @@ def test_doctor_on_a_workspace_never_ingested_says_what_to_run(tmp_path: Path) -
     assert by_check["index"]["severity"] == "warning" and by_check["index"]["fix"] == "run `brief ingest`"
     assert by_check["model"]["severity"] == "ok" and "sha256" in by_check["model"]["message"]
     assert load_settings(config).workspace.name == "fresh"
+
+
+def test_rate_limit_waits_and_api_calls_are_counted_per_source(
+    tmp_path: Path, slack_fake: SlackFake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from slack_sdk.http_retry import builtin_handlers
+
+    class Clock:  # the SDK sleeps Retry-After plus jitter; record instead of spending it
+        @staticmethod
+        def sleep(seconds: float) -> None:
+            return None
+
+    monkeypatch.setattr(builtin_handlers, "time", Clock)
+    monkeypatch.setenv("SLACK_TOKEN", TOKEN)
+    slack_fake.rate_limit, slack_fake.retry_after = 2, 3
+    ws = Workspace(
+        tmp_path / "ws",
+        {"chat": {"type": "slack", "token_env": "SLACK_TOKEN", "base_url": slack_fake.url, "channels": ["random"]}},
+        name="limits",
+    )
+    metrics.discard()
+    ws.run()
+    text = metrics.textfile_path(ws.settings.home, "limits").read_text()
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+    labels = (("source", "chat"), ("workspace", "limits"))
+    assert samples[("brief_rate_limit_waits_total", labels)] == 2
+    assert samples[("brief_rate_limit_wait_seconds_total", labels)] == 6
+    assert samples[("brief_api_calls_total", labels)] == len(slack_fake.log)
+
+
+def test_deliver_sends_a_file_through_the_configured_targets(tmp_path: Path) -> None:
+    config = tmp_path / "brief.toml"
+    config.write_text('[delivery]\nfile = "out/notes.md"\n')
+    digest = tmp_path / "digest.md"
+    digest.write_text("Monday: the cutover \x1b[2Jfinished.\n")
+    result = runner.invoke(app, ["--config", str(config), "deliver", str(digest), "--subject", "Weekly"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "notes.md").read_text() == "## Weekly\n\nMonday: the cutover finished.\n\n\n"

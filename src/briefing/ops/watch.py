@@ -15,6 +15,7 @@ and the state write that follows can repeat that one message (its Message-ID is 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -138,7 +139,12 @@ class Watch:
     def matches(self, unit: Unit) -> bool:
         if self.ticket:
             return _mentions_key(unit, self.ticket)
-        return Query.parse(self.query).matches(unit.text)
+        return _parsed(self.query).matches(unit.text)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> Query:
+    return Query.parse(text)
 
 
 def check_sources(settings: Settings, sources: Iterable[str]) -> tuple[str, ...]:
@@ -214,11 +220,15 @@ def _units(chunks: Iterable[Chunk]) -> Iterable[tuple[Chunk, Unit]]:
                 yield chunk, unit
 
 
-def _scan(settings: Settings, index: Any, watch: Watch, now: datetime) -> list[tuple[Chunk, Unit]]:
+def _visible(index: Any, now: datetime) -> list[Chunk]:
     from briefing.index import Filter
 
+    return list(index.chunks(Filter(as_of=now)))
+
+
+def _scan(settings: Settings, chunks: list[Chunk], watch: Watch) -> list[tuple[Chunk, Unit]]:
     found: dict[str, tuple[Chunk, Unit]] = {}
-    for chunk, unit in _units(index.chunks(Filter(as_of=now))):
+    for chunk, unit in _units(chunks):
         if unit.ref not in found and watch.wants_chunk(chunk, settings) and watch.matches(unit):
             found[unit.ref] = (chunk, unit)
     return sorted(found.values(), key=lambda cu: (cu[1].at or cu[0].start, cu[1].ref))
@@ -247,7 +257,7 @@ def add_watch(
     )
     store = WatchStore.for_settings(settings)
     with Index.open(settings) as index:
-        existing = [unit.ref for _, unit in _scan(settings, index, watch, now or datetime.now(UTC))]
+        existing = [unit.ref for _, unit in _scan(settings, _visible(index, now or datetime.now(UTC)), watch)]
     with store.lock:
         data = store.load()
         data["watches"].append(watch.to_json())
@@ -314,29 +324,30 @@ def run_watches(
         watches = [Watch.from_json(w) for w in data["watches"]]
         if watches:
             with Index.open(settings) as index:
-                for watch in watches:
-                    seen = set(data["seen"].get(watch.id, []))
-                    for chunk, unit in _scan(settings, index, watch, now or datetime.now(UTC)):
-                        if unit.ref in seen:
-                            continue
-                        seen.add(unit.ref)
-                        message = render(settings, watch, chunk, unit)
-                        for outlet in outlets:
-                            data["outbox"].append(
-                                {
-                                    "id": f"{message.key}>{outlet.name}",
-                                    "watch": watch.id,
-                                    "ref": unit.ref,
-                                    "target": outlet.name,
-                                    "subject": message.subject,
-                                    "text": message.text,
-                                    "key": message.key,
-                                    "run_id": run_id,
-                                    "attempts": 0,
-                                }
-                            )
-                        counts["new"] += 1
-                    data["seen"][watch.id] = sorted(seen)
+                chunks = _visible(index, now or datetime.now(UTC))  # read once for every watch
+            for watch in watches:
+                seen = set(data["seen"].get(watch.id, []))
+                for chunk, unit in _scan(settings, chunks, watch):
+                    if unit.ref in seen:
+                        continue
+                    seen.add(unit.ref)
+                    message = render(settings, watch, chunk, unit)
+                    for outlet in outlets:
+                        data["outbox"].append(
+                            {
+                                "id": f"{message.key}>{outlet.name}",
+                                "watch": watch.id,
+                                "ref": unit.ref,
+                                "target": outlet.name,
+                                "subject": message.subject,
+                                "text": message.text,
+                                "key": message.key,
+                                "run_id": run_id,
+                                "attempts": 0,
+                            }
+                        )
+                    counts["new"] += 1
+                data["seen"][watch.id] = sorted(seen)
             # Matches are queued and marked seen in one atomic write, before anything is sent.
             store.save(data)
         by_name = {o.name: o for o in outlets}
