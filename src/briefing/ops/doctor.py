@@ -321,7 +321,7 @@ def check_schedules(report: Report, settings: Settings, tabfile: Path | None, no
     now = now or datetime.now(UTC)
     for entry in entries:
         check = f"schedule {entry.id}"
-        executable = entry.command.split(" --config ")[0].split()[-1] if " --config " in entry.command else ""
+        executable = _executable(entry.command)
         if executable and not Path(executable).exists():
             report.add(
                 check,
@@ -361,6 +361,22 @@ def check_schedules(report: Report, settings: Settings, tabfile: Path | None, no
             report.add(check, "warning", summary, "see the failures in BRIEF_HOME/logs/runs.jsonl")
         else:
             report.add(check, "ok", summary)
+
+
+def _executable(command: str) -> str:
+    """The `brief` executable a line of ours starts: the word before `--config` (or before `-m briefing`)."""
+    import shlex
+
+    try:
+        words = shlex.split(command.replace(r"\%", "%"))
+    except ValueError:
+        return ""
+    if "--config" not in words:
+        return ""
+    at = words.index("--config")
+    if at >= 3 and words[at - 2 : at] == ["-m", "briefing"]:
+        return words[at - 3]  # the interpreter of `python -m briefing`
+    return words[at - 1] if at >= 1 else ""
 
 
 def run_checks(
