@@ -129,3 +129,34 @@ def test_schedule_run_runs_the_line_cron_would_run(config: Path, tmp_path: Path)
     result = runner.invoke(app, ["--config", str(config), "schedule", "run", "s1", *tab])
     assert result.exit_code == 0, result.output
     assert "workspace sched" in result.stderr and "handbook" in result.stderr
+
+
+def test_doctor_reports_a_failed_last_run_and_a_vanished_executable(config: Path, tmp_path: Path) -> None:
+    from briefing.ops import runlog
+
+    tab = tmp_path / "tab"
+    line = f"BRIEF_SCHEDULE_ID=old /gone/venv/bin/brief --config {config} --log-format json ingest"
+    tab.write_text(f"*/30 * * * * {line} # brief:old\n")
+    runlog.write_run(
+        load_home(),
+        {
+            "ts": datetime.now(UTC).isoformat(),
+            "schedule": "old",
+            "status": "failed",
+            "run_id": "r",
+            "error": "environment variable SLACK_TOKEN is empty or unset",
+            "exit_code": 5,
+        },
+    )
+    result = runner.invoke(app, ["--config", str(config), "doctor", "--json", "--offline", "--tabfile", str(tab)])
+    findings = [f for f in json.loads(result.stdout)["findings"] if f["check"] == "schedule old"]
+    assert {f["severity"] for f in findings} == {"error"}
+    messages = " ".join(f["message"] for f in findings)
+    assert "/gone/venv/bin/brief no longer exists" in messages and "SLACK_TOKEN is empty" in messages
+    assert result.exit_code == 5  # the most specific error's code: the credentials of the failed run
+
+
+def load_home() -> Path:
+    from briefing.settings import brief_home
+
+    return brief_home()

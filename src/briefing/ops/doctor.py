@@ -60,7 +60,9 @@ class Report:
         worst = max((SEVERITY[f.severity] for f in self.findings), default=0)
         if worst < SEVERITY["warning"]:
             return 0
-        return next(f.exit_code for f in self.findings if SEVERITY[f.severity] == worst) or 1
+        worst_codes = [f.exit_code for f in self.findings if SEVERITY[f.severity] == worst]
+        # The first error that has its own family's code (5 credentials, 2 config, ...) says most.
+        return next((code for code in worst_codes if code > 1), 1)
 
     def to_json(self) -> dict[str, Any]:
         counts = {s: sum(f.severity == s for f in self.findings) for s in SEVERITY}
