@@ -160,3 +160,26 @@ def load_home() -> Path:
     from briefing.settings import brief_home
 
     return brief_home()
+
+
+def test_doctor_warns_about_a_token_file_others_can_read_and_a_missing_source_path(
+    config: Path, tmp_path: Path
+) -> None:
+    env = tmp_path / "brief.env"
+    env.write_text("SLACK_TOKEN=xoxb-secret\n")
+    env.chmod(0o644)
+    tab = ["--tabfile", str(tmp_path / "tab")]
+    add = ["--config", str(config), "schedule", "add", "ingest", "--every", "30m", "--id", "e", "--env-file", str(env)]
+    assert runner.invoke(app, [*add, *tab]).exit_code == 0
+    (tmp_path / "docs").rmdir()
+    result = runner.invoke(app, ["--config", str(config), "doctor", "--json", "--offline", *tab])
+    by_check: dict[str, list[dict[str, str]]] = {}
+    for finding in json.loads(result.stdout)["findings"]:
+        by_check.setdefault(finding["check"], []).append(finding)
+    assert any(f["fix"] == f"chmod 600 {env}" for f in by_check["schedule e"])
+    assert (
+        by_check["source handbook"][0]["severity"] == "error"
+        and "does not exist" in by_check["source handbook"][0]["message"]
+    )
+    assert result.exit_code == 4
+    assert "xoxb-secret" not in result.stdout

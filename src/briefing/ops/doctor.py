@@ -9,6 +9,7 @@ the last run of each. The exit code is the worst finding's: 0 when everything is
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -88,6 +89,29 @@ def check_config(report: Report, settings: Settings) -> None:
         return
     enabled = [n for n, c in settings.sources.items() if c.enabled]
     report.add("config", "ok", f"{where}: {len(settings.sources)} sources ({len(enabled)} enabled)")
+
+
+def check_paths(report: Report, settings: Settings) -> None:
+    """Sources read from a local path (exports, folders, repositories, mailboxes): the path must be there."""
+    for name, config in settings.sources.items():
+        value = getattr(config, "path", None)
+        if not config.enabled or not isinstance(value, str | Path):
+            continue
+        path = settings.resolve(Path(value))
+        if not path.exists():
+            report.add(
+                f"source {name}",
+                "error",
+                f"sources.{name}.path {path} does not exist",
+                "fix the path (relative paths resolve against the config file's folder)",
+                SourceError.exit_code,
+            )
+        elif not os.access(path, os.R_OK):
+            report.add(
+                f"source {name}", "error", f"{path} is not readable", "fix its permissions", SourceError.exit_code
+            )
+        else:
+            report.add(f"source {name}", "ok", f"{path} is readable")
 
 
 def check_credentials(report: Report, settings: Settings, probe: Callable[[Settings, str], None] | None = None) -> None:
@@ -331,6 +355,22 @@ def check_schedules(report: Report, settings: Settings, tabfile: Path | None, no
                 f"its brief executable {executable} no longer exists",
                 f"brief schedule remove {entry.id}, then add it again from the current install",
             )
+        env_file = _env_file(entry.command)
+        if env_file is not None and env_file.exists() and env_file.stat().st_mode & 0o077:
+            report.add(
+                check,
+                "warning",
+                f"its environment file {env_file} (tokens) is readable by others",
+                f"chmod 600 {env_file}",
+            )
+        elif env_file is not None and not env_file.exists():
+            report.add(
+                check,
+                "error",
+                f"its environment file {env_file} does not exist, so cron runs lack the tokens",
+                "recreate it with the VAR=value lines the config names",
+                5,
+            )
         if not entry.enabled:
             report.add(check, "info", f"disabled in {tab.where}")
             continue
@@ -365,6 +405,21 @@ def check_schedules(report: Report, settings: Settings, tabfile: Path | None, no
             report.add(check, "ok", summary)
 
 
+def _env_file(command: str) -> Path | None:
+    """The file a line of ours loads with `set -a; . FILE; set +a`, if any."""
+    import shlex
+
+    marker = "set -a; . "
+    if marker not in command:
+        return None
+    rest = command.split(marker, 1)[1].split("; set +a", 1)[0]
+    try:
+        words = shlex.split(rest)
+    except ValueError:
+        return None
+    return Path(words[0]) if words else None
+
+
 def _executable(command: str) -> str:
     """The `brief` executable a line of ours starts: the word before `--config` (or before `-m briefing`)."""
     import shlex
@@ -390,6 +445,7 @@ def run_checks(
 ) -> Report:
     report = Report()
     check_config(report, settings)
+    check_paths(report, settings)
     if online:
         check_credentials(report, settings, probe)
     check_models(report, settings)
