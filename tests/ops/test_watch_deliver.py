@@ -280,3 +280,25 @@ def test_deliver_sends_a_file_through_the_configured_targets(tmp_path: Path) -> 
     result = runner.invoke(app, ["--config", str(config), "deliver", str(digest), "--subject", "Weekly"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out" / "notes.md").read_text() == "## Weekly\n\nMonday: the cutover finished.\n\n\n"
+
+
+def test_a_target_that_is_down_is_tried_once_per_run_and_keeps_its_queue(workspace: Workspace) -> None:
+    settings = workspace.settings
+    watch.add_watch(settings, target=None, query="incident", sources=[])
+    _report(workspace, "# One\n\nFirst incident today.\n", "one.md")
+    _report(workspace, "# Two\n\nSecond incident today.\n", "two.md")
+    workspace.ingest("handbook")
+    target = Recorder()
+    target.fail_next = 5
+    assert watch.run_watches(settings, run_id="a", chosen=[target]) == {
+        "new": 2,
+        "delivered": 0,
+        "failed": 1,
+        "queued": 2,
+    }
+    target.fail_next = 0
+    assert watch.run_watches(settings, run_id="b", chosen=[target])["delivered"] == 2
+    assert sorted(m.text.splitlines()[1].split(": ", 1)[1] for m in target.sent) == [
+        "First incident today. [1]",
+        "Second incident today. [1]",
+    ]

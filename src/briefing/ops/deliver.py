@@ -159,11 +159,14 @@ class ChatTarget:
     def send(self, message: Message) -> None:
         from slack_sdk import WebClient
         from slack_sdk.errors import SlackApiError, SlackClientError
+        from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
         cfg = self.config
         setting = f"delivery.{self.name}.token_env"
         token = secret(cfg.token_env, setting=setting).get_secret_value()
         client = WebClient(token=token, base_url=cfg.base_url) if cfg.base_url else WebClient(token=token)
+        # chat.postMessage allows about one message a second per channel: wait as asked rather than drop one.
+        client.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=3))
         text = f"*{chat_escape(message.subject)}*\n{chat_escape(message.text)}"
         try:
             client.chat_postMessage(channel=cfg.channel, text=text, unfurl_links=False, unfurl_media=False)

@@ -351,10 +351,11 @@ def run_watches(
             # Matches are queued and marked seen in one atomic write, before anything is sent.
             store.save(data)
         by_name = {o.name: o for o in outlets}
+        down: set[str] = set()  # a target that failed once this run is not retried until the next run
         for entry in list(data["outbox"]):
             found = by_name.get(entry["target"])
-            if found is None:
-                continue  # its target was removed from the config; kept until it returns or the watch goes
+            if found is None or entry["target"] in down:
+                continue  # target removed from the config, or down: kept queued for a later run
             outlet = found
             try:
                 outlet.send(Message(subject=entry["subject"], text=entry["text"], key=entry["key"]))
@@ -362,6 +363,7 @@ def run_watches(
                 entry["attempts"] = int(entry.get("attempts", 0)) + 1
                 entry["last_error"] = str(exc)
                 counts["failed"] += 1
+                down.add(outlet.name)
                 metrics.inc("brief_notifications", target=outlet.name, status="failed")
                 log.warning("watch notification %s via %s failed: %s", entry["ref"], outlet.name, exc)
                 store.save(data)
