@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from briefing.errors import BriefError
 
@@ -49,7 +50,8 @@ def cli_errors(func: F) -> F:
                 }
                 print(json.dumps(record), file=sys.stderr)
             else:
-                err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+                # Escaped: messages name config sections ("[qdrant] url"), which Rich would take for markup.
+                err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             err.print("interrupted: nothing cached so far was lost; run the command again to resume")
