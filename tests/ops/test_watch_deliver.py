@@ -184,7 +184,7 @@ def test_a_held_lock_stops_an_ingest_with_its_own_exit_code_and_one_json_line(wo
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1
     error = json.loads(lines[0])
-    assert error["exit_code"] == 11 and "is locked by `brief ingest`" in error["message"]
+    assert error["level"] == "error" and "is locked by `brief ingest`" in error["message"]
     assert list(runlog.read_runs(workspace.settings.home))[-1]["status"] == "locked"
 
 

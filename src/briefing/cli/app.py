@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated, cast
 
 import typer
 
@@ -53,10 +53,13 @@ def main_callback(
     if log_format not in ("text", "json"):
         err.print(f"[bold red]error:[/] --log-format '{log_format}': use text or json")
         raise typer.Exit(10)
-    state.log_format = log_format
+    err.file = None  # type: ignore[assignment]  # the process's stderr (tests run many invocations in one process)
     if log_format == "json":
-        from briefing.ops.runlog import json_handler
+        from briefing.ops.runlog import JsonLines, json_handler
 
+        # Everything the commands print on stderr (errors, skipped items, notes) becomes one JSON object a line.
+        err.file = cast(IO[str], JsonLines(sys.stderr))
+        err.soft_wrap = True
         logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[json_handler()], force=True)
     elif verbose:
         from rich.logging import RichHandler

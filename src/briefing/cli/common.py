@@ -6,14 +6,12 @@ Kept apart from `app.py` so command modules can be imported on their own (no imp
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from briefing.errors import BriefError
 
@@ -25,7 +23,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 class State:
     config: Path | None = None
     verbose: bool = False
-    log_format: str = "text"  # --log-format: "json" prints errors as one JSON object on stderr
 
 
 state = State()
@@ -39,19 +36,7 @@ def cli_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except BriefError as exc:
-            if state.log_format == "json":
-                import json
-
-                record = {
-                    "level": "error",
-                    "error": type(exc).__name__,
-                    "exit_code": exc.exit_code,
-                    "message": str(exc),
-                }
-                print(json.dumps(record), file=sys.stderr)
-            else:
-                # Escaped: messages name config sections ("[qdrant] url"), which Rich would take for markup.
-                err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True)
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             err.print("interrupted: nothing cached so far was lost; run the command again to resume")

@@ -93,6 +93,48 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(data, default=str)
 
 
+class JsonLines:
+    """A text stream that turns every line written to it into one JSON object (for the CLI's stderr console).
+
+    With `--log-format json`, whatever the commands print as diagnostics (errors, skipped items, notes) becomes
+    `{"ts", "level", "message"}` lines, without each command knowing about the format.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.split("\n")
+        for line in lines:
+            self._emit(line)
+        return len(text)
+
+    def _emit(self, line: str) -> None:
+        message = neutralise(line).strip()
+        if not message:
+            return
+        level = "info"
+        for prefix, name in (("error:", "error"), ("skipped", "warning"), ("note", "warning"), ("warning", "warning")):
+            if message.lower().startswith(prefix):
+                level = name
+                if prefix.endswith(":"):
+                    message = message[len(prefix) :].strip()
+                break
+        ts = datetime.now(UTC).isoformat(timespec="milliseconds")
+        self.stream.write(json.dumps({"ts": ts, "level": level, "message": message}) + "\n")
+
+    def flush(self) -> None:
+        if self._pending:
+            self._emit(self._pending)
+            self._pending = ""
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
 def json_handler() -> logging.Handler:
     import sys
 
