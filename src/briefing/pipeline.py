@@ -88,35 +88,46 @@ def run(
     fail the same way.
     """
     options = options or FetchOptions()
-    summary = RunSummary(dry_run=options.dry_run)
-    command = "ingest" if collect_first else "reindex"
     # The workspace lock, the run's id, its log line, metrics and watches (briefing.ops.hooks).
-    with hooks.ingest_run(settings, command, dry_run=options.dry_run) as observed:
-        embedder = Embedder(settings.embedding, settings.home)
-        index = None if options.dry_run else Index.open(settings)
-        try:
-            for name in names:
-                try:
-                    summary.sources.append(
-                        run_source(
-                            settings,
-                            name,
-                            index,
-                            embedder,
-                            collect_first=collect_first,
-                            options=options,
-                            progress=progress,
-                        )
-                    )
-                except (ModelError, IndexError_):
-                    raise
-                except BriefError as exc:
-                    summary.sources.append(SourceRun(name=name, error=exc))
-        finally:
-            if index is not None:
-                index.close()
-            embedder.close()
+    with hooks.ingest_run(settings, "ingest" if collect_first else "reindex", dry_run=options.dry_run) as observed:
+        summary = _run(settings, names, collect_first=collect_first, options=options, progress=progress)
         observed.summary = summary
+    return summary
+
+
+def _run(
+    settings: Settings,
+    names: Sequence[str],
+    *,
+    collect_first: bool,
+    options: FetchOptions,
+    progress: ProgressCallback | None,
+) -> RunSummary:
+    summary = RunSummary(dry_run=options.dry_run)
+    embedder = Embedder(settings.embedding, settings.home)
+    index = None if options.dry_run else Index.open(settings)
+    try:
+        for name in names:
+            try:
+                summary.sources.append(
+                    run_source(
+                        settings,
+                        name,
+                        index,
+                        embedder,
+                        collect_first=collect_first,
+                        options=options,
+                        progress=progress,
+                    )
+                )
+            except (ModelError, IndexError_):
+                raise
+            except BriefError as exc:
+                summary.sources.append(SourceRun(name=name, error=exc))
+    finally:
+        if index is not None:
+            index.close()
+        embedder.close()
     return summary
 
 
