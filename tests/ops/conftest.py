@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 import ssl
 from collections.abc import Iterator
@@ -53,6 +54,10 @@ def _free_port() -> int:
 @pytest.fixture
 def smtp_server(tmp_path: Path) -> Iterator[SmtpServer]:
     """STARTTLS required, with a certificate from a throwaway CA the client is told to trust; AUTH after TLS."""
+    # The server logs the handshakes the tests make fail on purpose (an untrusted CA); that is not news.
+    server_log = logging.getLogger("mail.log")
+    level = server_log.level
+    server_log.setLevel(logging.CRITICAL)
     ca = trustme.CA()
     cert = ca.issue_cert("127.0.0.1", "localhost")
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -82,6 +87,7 @@ def smtp_server(tmp_path: Path) -> Iterator[SmtpServer]:
     controller.start()
     yield SmtpServer("127.0.0.1", port, ca_file, inbox)
     controller.stop()
+    server_log.setLevel(level)
 
 
 @pytest.fixture
