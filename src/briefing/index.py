@@ -263,6 +263,10 @@ class Index:
     def ensure(self, dim: int, model: str) -> None:
         raise NotImplementedError
 
+    def dense_size(self) -> int | None:
+        """The stored dense vectors' dimension (None when the index holds no collection yet)."""
+        raise NotImplementedError
+
     def drop(self) -> None:
         raise NotImplementedError
 
@@ -412,6 +416,12 @@ class ClientIndex(Index):
     # -- schema -----------------------------------------------------------------------------------------------
     def exists(self) -> bool:
         return bool(self.client.collection_exists(self.collection))
+
+    def dense_size(self) -> int | None:
+        if not self.exists():
+            return None
+        vectors = self.client.get_collection(self.collection).config.params.vectors
+        return vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else None
 
     def ensure(self, dim: int, model: str) -> None:
         from qdrant_client import models

@@ -408,6 +408,10 @@ class EdgeIndex(Index):
     def exists(self) -> bool:
         return self._shard is not None
 
+    def dense_size(self) -> int | None:
+        meta = self._meta() if self._shard is not None else None
+        return int(meta["dim"]) if meta is not None else None
+
     def ensure(self, dim: int, model: str) -> None:
         self._legacy = None  # a writer rebuilds from the raw cache, which migrates an old local-mode index
         meta = self._meta() if self._shard is not None else None

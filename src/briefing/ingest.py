@@ -50,6 +50,8 @@ class ProcessReport:
     over_limit: int = 0
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
+    embed_seconds: float = 0.0  # computing dense and sparse vectors
+    index_seconds: float = 0.0  # reading existing hashes, deleting stale chunks, upserting
 
 
 def make_connector(settings: Settings, name: str, options: FetchOptions | None = None) -> Connector:
@@ -245,6 +247,7 @@ def process(
     limit = settings.embedding.max_tokens
     report.over_limit = sum(embedder.count_tokens(c.text) > limit for c in chunks)
 
+    index_started = time.perf_counter()
     index.ensure(embedder.dim, embedder.name)
     flt = Filter(source_names=(name,))
     existing = {p.payload["chunk_id"]: p.payload.get("hash") for p in index.scroll(flt, fields=["chunk_id", "hash"])}
@@ -253,6 +256,7 @@ def process(
     if stale:
         index.delete_ids(stale)
     report.removed = len(stale)
+    report.index_seconds += time.perf_counter() - index_started
 
     todo = [c for c in chunks if existing.get(c.chunk_id) != content_hash(c, embedder.name)]
     report.unchanged = len(chunks) - len(todo)
@@ -260,9 +264,13 @@ def process(
     step = max(settings.embedding.batch_size, 64)  # chunks per embed+upsert round: bounded memory, few writes
     for start in range(0, len(todo), step):
         part = todo[start : start + step]
+        embed_started = time.perf_counter()
         dense = embedder.dense([c.text for c in part])
         sparse = embedder.sparse([c.text for c in part])
+        upsert_started = time.perf_counter()
+        report.embed_seconds += upsert_started - embed_started
         index.upsert(part, dense, sparse, embedder.name)
+        report.index_seconds += time.perf_counter() - upsert_started
         report.embedded += len(part)
         if progress:
             progress(name, report.embedded, len(todo))

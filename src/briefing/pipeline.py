@@ -17,6 +17,7 @@ from briefing.errors import BriefError, IndexError_, ModelError, SourceError
 from briefing.index import Index
 from briefing.ingest import CollectReport, ProcessReport, collect, make_connector, process, run_report
 from briefing.model import Connector, Failure
+from briefing.ops import hooks, metrics
 from briefing.registry import FetchOptions
 from briefing.settings import Settings
 from briefing.sources import redact
@@ -92,6 +93,24 @@ def run(
     starts empty and readers keep the old one until every source is in.
     """
     options = options or FetchOptions()
+    # The workspace lock, the run's id, its log line, metrics and watches (briefing.ops.hooks).
+    with hooks.ingest_run(settings, "ingest" if collect_first else "reindex", dry_run=options.dry_run) as observed:
+        summary = _run(
+            settings, names, collect_first=collect_first, options=options, progress=progress, rebuild=rebuild
+        )
+        observed.summary = summary
+    return summary
+
+
+def _run(
+    settings: Settings,
+    names: Sequence[str],
+    *,
+    collect_first: bool,
+    options: FetchOptions,
+    progress: ProgressCallback | None,
+    rebuild: bool = False,
+) -> RunSummary:
     summary = RunSummary(dry_run=options.dry_run)
     embedder = Embedder(settings.embedding, settings.home)
     index = None if options.dry_run else Index.open(settings)
@@ -182,7 +201,8 @@ def run_source(
     connector = connector or make_connector(settings, name, options)
     result = SourceRun(name=name, notices=unsupported_options(settings, name, options) if collect_first else [])
     if collect_first:
-        result.collected = collect(settings, name, options, connector)
+        with metrics.counting_calls(name):
+            result.collected = collect(settings, name, options, connector)
         _redact_failures(result.collected)
     if options.dry_run or index is None:
         return result

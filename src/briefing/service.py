@@ -16,6 +16,7 @@ from briefing.embed import Embedder
 from briefing.errors import IndexError_, InputError
 from briefing.index import Index
 from briefing.model import Person
+from briefing.ops import hooks
 from briefing.results import AskResult, SearchResult, hit_json
 from briefing.settings import Settings
 from briefing.store import SourceState
@@ -122,7 +123,7 @@ class Brief:
         retrieval = Retriever(self.settings.retrieval, self.index, self.embedder).retrieve(
             SearchQuery(question, now=now, constraints=constraints, k=k)
         )
-        return SearchResult(
+        result = SearchResult(
             question=question,
             now=now,
             constraints=constraints,
@@ -141,6 +142,8 @@ class Brief:
             },
             retrieval=retrieval,
         )
+        hooks.record_question(self.settings, "search", result)
+        return result
 
     def ask(
         self,
@@ -155,4 +158,6 @@ class Brief:
 
         question = check_question(question)
         self._require_index()
-        return answer(build_deps(self, on_token), question, now=now, k=k)
+        result = answer(build_deps(self, on_token), question, now=now, k=k)
+        hooks.record_question(self.settings, "ask", result)
+        return result

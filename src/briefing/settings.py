@@ -189,6 +189,58 @@ class LLMSettings(_Strict):
     router_max_steps: int = 4
 
 
+class LoggingSettings(_Strict):
+    """Run logs under BRIEF_HOME/logs/ (one JSON line per run in runs.jsonl, rotated)."""
+
+    max_bytes: int = Field(default=5_000_000, gt=0)  # rotate runs.jsonl past this size
+    backups: int = Field(default=5, ge=0)  # rotated files kept
+
+
+class MetricsSettings(_Strict):
+    """Prometheus metrics: the node_exporter textfile under BRIEF_HOME/metrics/ after each run."""
+
+    enabled: bool = True
+    port: int = 9464  # `brief metrics serve` when --port is not given
+    addr: str = "127.0.0.1"
+
+
+class ScheduleSettings(_Strict):
+    """Where `brief schedule` writes: the user's crontab by default, or a crontab file (`tabfile`)."""
+
+    tabfile: Path | None = None
+
+
+class EmailDelivery(_Strict):
+    """E-mail over SMTP; the password comes from the environment variable `password_env` names."""
+
+    host: str
+    port: int = 587
+    tls: Literal["starttls", "ssl", "none"] = "starttls"
+    user_env: str | None = None
+    password_env: str | None = None
+    sender: str
+    to: list[str] = Field(min_length=1)
+    ca_file: Path | None = None  # a private CA or self-signed server certificate to trust
+    timeout_s: float = 30.0
+
+
+class ChatDelivery(_Strict):
+    """A chat message through the Web API's chat.postMessage, to a channel id, a #name or a user id (DM)."""
+
+    token_env: str
+    channel: str
+    base_url: str | None = None
+
+
+class DeliverySettings(_Strict):
+    """Where digests and watch notifications go; several targets may be set, stdout when none is."""
+
+    stdout: bool = False
+    file: Path | None = None  # appended to, one notification per block
+    email: EmailDelivery | None = None
+    slack: ChatDelivery | None = None
+
+
 # The parsed config file for the settings source below; set by `load_settings` for the model's construction.
 _FILE_DATA: ContextVar[dict[str, Any] | None] = ContextVar("brief_config_file", default=None)
 
@@ -223,6 +275,10 @@ class Settings(BaseSettings):
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     sync: SyncSettings = Field(default_factory=SyncSettings)
+    logging: LoggingSettings = Field(default_factory=LoggingSettings)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+    schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
+    delivery: DeliverySettings = Field(default_factory=DeliverySettings)
 
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.
     config_path: Path | None = Field(default=None, exclude=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated, cast
 
 import typer
 
@@ -40,6 +40,9 @@ def main_callback(
         ),
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log diagnostics to stderr.")] = False,
+    log_format: Annotated[
+        str, typer.Option("--log-format", help="Diagnostics on stderr as text or json (one object a line).")
+    ] = "text",
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
@@ -47,7 +50,18 @@ def main_callback(
     """Briefings with citations over your team's Slack, docs, tickets and code."""
     state.config = config
     state.verbose = verbose
-    if verbose:
+    if log_format not in ("text", "json"):
+        err.print(f"[bold red]error:[/] --log-format '{log_format}': use text or json")
+        raise typer.Exit(10)
+    err.file = None  # type: ignore[assignment]  # the process's stderr (tests run many invocations in one process)
+    if log_format == "json":
+        from briefing.ops.runlog import JsonLines, json_handler
+
+        # Everything the commands print on stderr (errors, skipped items, notes) becomes one JSON object a line.
+        err.file = cast(IO[str], JsonLines(sys.stderr))
+        err.soft_wrap = True
+        logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[json_handler()], force=True)
+    elif verbose:
         from rich.logging import RichHandler
 
         logging.basicConfig(level=logging.INFO, handlers=[RichHandler(console=err, show_path=False)], force=True)
@@ -56,7 +70,7 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import config, demo, ingest, init, mcp, query
+    from briefing.cli import config, demo, ingest, init, mcp, ops, query
 
     ingest.register(app)
     query.register(app)
@@ -64,6 +78,7 @@ def _register() -> None:
     mcp.register(app)
     config.register(app)
     init.register(app)
+    ops.register(app)
     try:
         from briefing.cli import evaluate
     except ImportError:

@@ -1,11 +1,12 @@
-"""A local Slack Web API for tests and `brief demo`: auth.test, users.list, conversations.list/history/replies.
+"""A local Slack Web API for tests and `brief demo`: auth.test, users.list, conversations.list/history/replies,
+chat.postMessage.
 
 Messages are stored flat per channel (roots, replies, broadcasts), as an export holds them; the server derives
 `reply_count`, `latest_reply` and `reply_users` for roots, hides plain replies from the history as Slack does
 (broadcasts stay), pages every list with `response_metadata.next_cursor`, and answers `invalid_auth` for any
 token but its own. Switches for failure tests: `rate_limit` (how many calls answer HTTP 429 with `Retry-After`
 before it recovers) and `broken` (channel ids whose history comes back with one message missing its `ts`).
-Every request lands in `log`.
+Every request lands in `log`; every message posted through chat.postMessage also lands in `posted`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class SlackFake:
     retry_after: int = 0
     broken: set[str] = field(default_factory=set)
     log: list[Request] = field(default_factory=list)
+    posted: list[JSON] = field(default_factory=list)
     url: str = ""
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -158,6 +160,7 @@ class SlackFake:
             "conversations.list": self._conversations_list,
             "conversations.history": self._history,
             "conversations.replies": self._replies,
+            "chat.postMessage": self._post_message,
         }.get(method)
         if handler is None:
             return 404, {"ok": False, "error": "unknown_method"}, {}
@@ -228,6 +231,40 @@ class SlackFake:
         if channel in self.broken and top:
             top[0] = {k: v for k, v in top[0].items() if k != "ts"}
         return self._page(top, params, "messages", pin_count=0)
+
+    def _post_message(self, params: dict[str, str]) -> JSON:
+        """As Slack: `channel` is an id, a `#name` or a user id (a DM opens); `text` or `blocks` is required."""
+        target = params.get("channel", "")
+        if not target:
+            return {"ok": False, "error": "channel_not_found"}
+        if not (params.get("text") or params.get("blocks") or params.get("attachments")):
+            return {"ok": False, "error": "no_text"}
+        by_name = {c.get("name"): c["id"] for c in self.channels}
+        if target.startswith("#"):
+            if target[1:] not in by_name:
+                return {"ok": False, "error": "channel_not_found"}
+            channel = by_name[target[1:]]
+        elif target.startswith(("U", "W")):
+            if not any(u.get("id") == target for u in self.users):
+                return {"ok": False, "error": "channel_not_found"}
+            channel = "D" + target[1:]
+        elif target in self.messages or any(c["id"] == target for c in self.channels):
+            channel = target
+        else:
+            return {"ok": False, "error": "channel_not_found"}
+        with self._lock:
+            newest = max((float(m["ts"]) for ms in self.messages.values() for m in ms if "ts" in m), default=1.7e9)
+            ts = f"{int(newest) + 1}.000100"
+            message = {
+                "type": "message",
+                "user": "U0BRIEF",
+                "bot_id": "B0BRIEF",
+                "text": params.get("text", ""),
+                "ts": ts,
+            }
+            self.messages.setdefault(channel, []).append(message)
+            self.posted.append({**params, "channel": channel, "ts": ts})
+        return {"ok": True, "channel": channel, "ts": ts, "message": message}
 
     def _replies(self, params: dict[str, str]) -> JSON:
         channel, ts = params.get("channel", ""), params.get("ts", "")
