@@ -138,7 +138,7 @@ def item_vectors(documents: Sequence[Document], embedder: Embedder) -> dict[str,
 def chunk_documents(
     settings: Settings, documents: Sequence[Document], embedder: Embedder, source_name: str
 ) -> tuple[list[Chunk], list[Failure]]:
-    vectors = item_vectors(documents, embedder)
+    vectors = item_vectors(documents, embedder.for_model(settings.chunking.similarity_model))
     chunks: list[Chunk] = []
     failures: list[Failure] = []
     for doc in documents:

@@ -41,7 +41,7 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
         retriever=Retriever(settings.retrieval, brief.index, brief.embedder),
         directory=brief.directory(),
         extractive=ExtractiveAnswerer(
-            brief.embedder,
+            brief.embedder.for_model(settings.answer.sentence_model),
             min_evidence=settings.answer.min_evidence,
             max_sentences=settings.answer.max_sentences,
         ),
