@@ -34,8 +34,9 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
         answer_lm = build_lm(settings.llm)
         if answer_lm is not None:
             from briefing.ask.answer import LLMAnswerer
+            from briefing.ask.tune import load_program, program_path
 
-            answerer = LLMAnswerer(answer_lm)
+            answerer = LLMAnswerer(answer_lm, load_program(program_path(settings)))
     return AskDeps(
         settings=settings,
         retriever=Retriever(settings.retrieval, brief.index, brief.embedder),

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from briefing.errors import BriefError
 
@@ -36,7 +37,8 @@ def cli_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except BriefError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            # escaped: messages name settings as "[llm] model", which Rich would otherwise take for markup
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             err.print("interrupted: nothing cached so far was lost; run the command again to resume")
