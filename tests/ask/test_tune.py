@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import dspy
+import pytest
 from dspy.utils import DummyLM
 from typer.testing import CliRunner
 
@@ -15,6 +17,9 @@ from briefing.ask.tune import answer_score, load_program, program_path, to_examp
 from briefing.evaluation.cases import Case
 from briefing.settings import Settings, WorkspaceSettings
 from tests.ask.conftest import NOW, workspace_chunks
+from tests.conftest import SampleIndex
+
+SUBSET = Path(__file__).resolve().parents[2] / "eval" / "ci_subset.jsonl"
 
 QUESTIONS = {
     "q1": ("When is the Aurora cutover?", [["june 12"]]),
@@ -117,3 +122,48 @@ def test_tune_without_an_llm_says_what_to_configure(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["--config", str(config), "tune", str(cases)])
     assert result.exit_code == 3, result.output
     assert "[llm] model" in result.output and str(config) in result.output
+
+
+def test_brief_tune_over_http_then_ask_uses_the_tuned_program(
+    sample_index: SampleIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole path: `brief tune` retrieves from a real index, BootstrapFewShot calls a real LiteLLM LM over
+    HTTP, the program is saved under BRIEF_HOME, and the next `brief ask` sends its demo to the model."""
+    from briefing.cli.app import app
+    from tests.fakes.openai_server import Reply, chat_fields, scripted_llm
+
+    home, workspace = tmp_path / "home", tmp_path / "workspace"
+    shutil.copytree(sample_index.home, home)  # a private copy: tuning writes under BRIEF_HOME
+    shutil.copytree(sample_index.config.parent, workspace)
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    monkeypatch.setenv("BRIEF_TEST_LLM_KEY", "sk-test-tune-0123456789")
+    cases = tmp_path / "cases.jsonl"
+    lines = [json.loads(line) for line in SUBSET.read_text().splitlines()[:2]]
+    cases.write_text("\n".join(json.dumps(c) for c in lines) + "\n")
+    first, second = lines
+    facts = " ".join(group[0] for case in lines for group in case["answer_keywords"])
+    right = chat_fields(answer=f"{facts} [1].", sufficient=True)  # right for both cases, whichever is held out
+    # dev score before (1 case), the bootstrap on the training case, dev score after, then one ask
+    # (the ask also routes with the same model: that reply does not parse as a tool step, so the router falls back)
+    with scripted_llm(*[Reply(content=right) for _ in range(12)]) as (url, fake):
+        config = workspace / "brief.toml"
+        config.write_text(
+            config.read_text()
+            + f'\n[llm]\nmodel = "openai/scripted"\napi_base = "{url}"\napi_key_env = "BRIEF_TEST_LLM_KEY"\n'
+        )
+        runner = CliRunner()
+        tuned = runner.invoke(app, ["--config", str(config), "tune", str(cases), "--dev-fraction", "0.5", "--json"])
+        assert tuned.exit_code == 0, tuned.output
+        report = json.loads(tuned.stdout.strip().splitlines()[-1])
+        assert (report["train"], report["dev"], report["demos"]) == (1, 1, 1)
+        assert report["dev_score_after"] == 1.0
+        saved = Path(report["path"])
+        assert saved.is_relative_to(home) and saved.is_file()
+        assert len(fake.requests) == 3  # dev before, bootstrap, dev after: no retries, no extra calls
+        asked = runner.invoke(app, ["--config", str(config), "ask", first["question"], "--now", first["now"], "--json"])
+        assert asked.exit_code == 0, asked.output
+    assert json.loads(asked.stdout)["answer"].startswith(facts)
+    demo_question = json.loads(saved.read_text())["demos"][0]["question"]
+    assert demo_question in {first["question"], second["question"]}
+    answer_calls = [r for r in fake.requests[3:] if "`evidence`" in r["messages"][0]["content"]]
+    assert answer_calls and demo_question in json.dumps(answer_calls[-1]["messages"])  # the tuned demo was sent
