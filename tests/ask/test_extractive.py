@@ -13,7 +13,8 @@ from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.settings import AnswerSettings, EmbeddingSettings
 
-LINE = re.compile(r"^- (?P<attribution>.+?): \"(?P<text>.+)\" \[(?P<n>\d+)\]$")
+# A quoted line: "- who/where/when: "text" [n]", or the answer line "VALUE — who/where/when: "text" [n]".
+LINE = re.compile(r"^(?:- |As of [^:]+: |(?P<head>[^\"]+?) — )?(?P<attribution>.+?): \"(?P<text>.+)\" \[(?P<n>\d+)\]$")
 
 
 @pytest.fixture(scope="module")
@@ -87,18 +88,24 @@ CONTEXT = [INCIDENT, POSTMORTEM]
 
 
 def lines(answer: ExtractiveAnswer) -> list[re.Match[str]]:
-    body = answer.text.splitlines()[1:]
+    """Every quoted line (a lead such as "In time order:" is skipped)."""
+    body = [line for line in answer.text.splitlines() if not line.endswith(":")]
     matches = [LINE.match(line) for line in body]
     assert all(matches), f"every answer line is '- who/where/when: text [n]': {answer.text}"
     return [m for m in matches if m]
 
 
 def assert_citations_valid(answer: ExtractiveAnswer, context: list[Chunk]) -> None:
-    shown = {int(m["n"]) for m in lines(answer)}
+    shown = {int(n) for n in re.findall(r"\[(\d+)\]", answer.text)}
     assert shown == set(answer.cited), "every [n] in the text is a citation and every citation is shown"
-    for n, refs in answer.cited.items():
-        assert 1 <= n <= len(context), f"[{n}] points outside the context"
-        assert refs and set(refs) <= {u.ref for u in context[n - 1].units}, "refs are the cited chunk's own units"
+    texts: dict[str, str] = {}
+    for unit in (u for c in context for u in c.units):
+        texts[unit.ref] = texts.get(unit.ref, "") + " " + " ".join(unit.text.split())
+    for refs in answer.cited.values():
+        assert len(refs) == 1 and refs[0] in texts, "each marker cites one unit of the context"
+    for m in lines(answer):
+        # The marker's unit is the one whose text is quoted on that line.
+        assert m["text"].rstrip(" …")[:40] in texts[answer.cited[int(m["n"])][0]]
 
 
 # -- refusal ----------------------------------------------------------------------------------------------------
@@ -239,7 +246,7 @@ def test_in_a_help_thread_the_reply_with_the_fix_is_quoted_not_the_report(answer
     shown = lines(answer)
     assert [m["attribution"].split(" in ")[0] for m in shown] == ["Omar Haddad"], answer.text
     assert "EXPORT_TMP_DIR" in shown[0]["text"]
-    assert answer.cited == {2: [chunks[1].units[0].ref]}
+    assert answer.cited == {1: [chunks[1].units[0].ref]}
 
 
 def test_an_announcement_thread_keeps_its_starter_first(answerer: ExtractiveAnswerer) -> None:
@@ -275,7 +282,7 @@ def test_injected_instructions_are_quoted_evidence_not_structure(answerer: Extra
     context = [notes, INCIDENT]
     answer = answerer.answer("What pool size does PgBouncer run with?", context)
     assert not answer.no_answer
-    assert answer.text.startswith("From the sources:")
+    assert answer.text.splitlines()[0].startswith("60 — ")
     assert_citations_valid(answer, context)
     assert "[7]" not in answer.text, "bracketed numbers inside evidence never read as citations"
     assert all(line.startswith("- ") for line in answer.text.splitlines()[1:])
