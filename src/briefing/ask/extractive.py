@@ -110,7 +110,7 @@ def missing_terms(question: str, context: Sequence[Chunk]) -> list[str]:
     return [t for t in named_terms(question) if not re.search(rf"(?<![A-Za-z0-9]){re.escape(t)}", text, re.I)]
 
 
-_ASKS_VERSION = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:version|release)s?\b|\bversion\s+(?:of|is)\b", re.I)
+_ASKS_VERSION = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,5}?(?:version|release)s?\b|\bversion\s+(?:of|is)\b", re.I)
 _ASKS_SETTING = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:setting|flag|property|option|parameter|config(?:uration)?\s+key|"
     r"key|variable|field|env(?:ironment)?\s+var\w*)s?\b",
@@ -303,6 +303,14 @@ class ExtractiveAnswerer:
         best = evidence[0].score if evidence else 0.0
         conf = confidence(features) if evidence else 0.0
         features["confidence"] = conf
+        broad = intent in {"what_happened", "summary"}
+        parts = [] if broad or not evidence else question_parts(question)
+        split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
+        if len(parts) > 1:
+            # A two-part question is answered part by part; it is refused only when no part is covered.
+            split = self._parts(parts, evidence, context, intent=intent, window=window, people=people)
+            if split[0]:
+                conf = max(conf, self.hedge_below)
         if not evidence or conf < self.min_evidence:
             return ExtractiveAnswer(
                 text=refusal(scope),
@@ -313,20 +321,18 @@ class ExtractiveAnswerer:
                 features=features,
             )
         hedged = conf < self.hedge_below
-        broad = intent in {"what_happened", "summary"}
         kind = answer_kind(question, intent)
-        parts = [] if broad or hedged else question_parts(question)
         head: list[tuple[str, Evidence | None]] = []
-        if hedged:
+        if split is not None:
+            chosen, head = split
+            lead = ""
+        elif hedged:
             chosen = self._select(evidence, broad=broad, hedged=hedged)
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
             chosen = self._select(evidence, broad=True, hedged=False)
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
-        elif len(parts) > 1:
-            chosen, head = self._parts(parts, evidence, context, intent=intent, window=window, people=people)
-            lead = ""
         elif intent == "latest" or _ASKS_LATEST.search(question):
             chosen = self._latest(evidence, kind)
             newest = chosen[0]
