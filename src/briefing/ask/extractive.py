@@ -153,6 +153,16 @@ class Evidence:
     words: set[str] = field(default_factory=set)
     url: str = ""  # opens the unit itself (falls back to the chunk's link for indexes built before unit links)
     person: float = 0.0  # by, replying to or mentioning a person the question names
+    follow: str = ""  # the sentences after this one in its unit: a short sentence is quoted with them
+
+    @property
+    def quote(self) -> str:
+        """What the answer shows: the sentence, continued within its own unit while it is short ("... 1. ..."
+        with the list after it, "The failure is caused by oversized footer metadata." with the cause after it)."""
+        text = self.text
+        if len(text) < QUOTE_MIN and self.follow:
+            text = f"{text} {self.follow}"
+        return text
 
 
 @dataclass
@@ -177,6 +187,8 @@ CALIBRATION: dict[str, float] = {
     "best_dense": 4.11,
     "coverage": 1.64,
 }
+# A quoted sentence shorter than this continues with the next sentences of its unit (cut at 320 characters).
+QUOTE_MIN = 160
 # Below this confidence (and above `min_evidence`) the answer is worded as "closest evidence".
 HEDGE_BELOW = 0.6
 WINDOW_BONUS = 0.1
@@ -216,8 +228,11 @@ class ExtractiveAnswerer:
             for i, unit in enumerate(chunk.units):
                 at = (unit.at or chunk.start).isoformat()
                 url = unit.url or chunk.url
-                for sent in sentences(unit.text, whole_below=self.whole_below):
-                    out.append(Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url))
+                pieces = sentences(unit.text, whole_below=self.whole_below)
+                for j, sent in enumerate(pieces):
+                    ev = Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url)
+                    ev.follow = " ".join(pieces[j + 1 : j + 3])
+                    out.append(ev)
             if not chunk.units and chunk.refs:
                 for sent in sentences(chunk.text):
                     out.append(Evidence(n, chunk.refs[0], sent, None, chunk.start.isoformat(), chunk, url=chunk.url))
@@ -270,7 +285,12 @@ class ExtractiveAnswerer:
         _answers_inherit(evidence)
         _people_first(evidence, people)
         best = max(evidence, key=lambda e: e.score, default=None)
+        # One chunk holding most of the question (an answer) vs the words spread over several (a near miss).
+        chunk_cover = max((sum(weight[w] for w in q_words & words) / total for words in chunk_words), default=0.0)
+        top = sorted(evidence, key=lambda e: -e.score)[:5]
         return {
+            "chunk_cover": chunk_cover if q_words else 0.0,
+            "typed_top": float(any(e.typed for e in top)) if kind else 1.0,
             "best_score": best.score if best else 0.0,
             "best_dense": max((e.dense for e in evidence), default=0.0),
             "best_lexical": max((e.lexical for e in evidence), default=0.0),
@@ -339,7 +359,7 @@ class ExtractiveAnswerer:
             at = _when(newest)
             span = answer_span(question, kind, newest, context)
             stated = f"As of {at}: " if at else ""
-            quote = f'{_attribution(newest)}: "{_clean(newest.text)}"'
+            quote = f'{_attribution(newest)}: "{_clean(newest.quote)}"'
             head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
             lead = ""
         else:
@@ -474,7 +494,17 @@ def question_parts(question: str) -> list[str]:
     """The parts of a two-part question ("who reported it and how was it fixed?"), or the question alone."""
     parts = [p.strip(" ?,;") for p in _PART_SPLIT.split(question.strip())]
     parts = [p for p in parts if content_words(p) and len(p.split()) >= 2]
-    return parts[:3] if len(parts) > 1 else [question]
+    # Both sides must ask something: "A user got an error ...; which setting ..." is one question with a preamble.
+    if len(parts) < 2 or not all(_QUESTION_START.match(p) for p in parts):
+        return [question]
+    return parts[:3]
+
+
+_QUESTION_START = re.compile(
+    r"^\W*(?:who|whom|whose|what|when|where|why|how|which|did|does|do|is|was|were|are|has|have|can|could|will|"
+    r"would|should)\b",
+    re.I,
+)
 
 
 def _label(part: str) -> str:
@@ -839,17 +869,17 @@ def _render(
         else:
             attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
             joiner = " " if text.endswith(":") else " — "
-            lines.append(f'{text}{joiner}{attribution}: "{_clean(ev.text)}" [{marker(ev)}]')
+            lines.append(f'{text}{joiner}{attribution}: "{_clean(ev.quote)}" [{marker(ev)}]')
     shown = {id(ev) for _, ev in head if ev is not None}
     for ev in chosen:
         if id(ev) in shown:
             continue
         attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
         # Quoted: the evidence is shown as what a source said, never as the answer's own words.
-        lines.append(f'- {attribution}: "{_clean(ev.text)}" [{marker(ev)}]')
+        lines.append(f'- {attribution}: "{_clean(ev.quote)}" [{marker(ev)}]')
     return lines, cited, urls
 
 
 def _quoted_in_head(text: str, ev: Evidence) -> bool:
     """A head line that already quotes its evidence (the "As of ...: <quote>" form)."""
-    return text.endswith('"') and _clean(ev.text) in text
+    return text.endswith('"') and _clean(ev.quote) in text
