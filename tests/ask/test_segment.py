@@ -56,3 +56,9 @@ def test_code_lines_are_evidence_and_never_split() -> None:
 
 def test_slack_emphasis_and_emoji_are_removed_from_the_quote() -> None:
     assert clean("*Released* _v0.9.3_ today :tada: with ~the~ fixes [2]") == "Released v0.9.3 today with the fixes (2)"
+
+
+def test_image_captions_are_not_evidence() -> None:
+    assert sentences("(image: OLake Go Schema Evolution Iceberg)\n\nColumns are matched by field id, not by name.") == [
+        "Columns are matched by field id, not by name."
+    ]

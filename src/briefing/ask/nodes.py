@@ -50,7 +50,9 @@ def _calendar(state: AskState, deps: AskDeps) -> Calendar:
 
 def describe_search(constraints: Constraints | None, configured: list[str], timezone: str = "UTC") -> str:
     """What was searched, in words, for refusals: sources, time window, channels/projects, people."""
-    sources = (constraints.sources if constraints else []) or configured
+    # Only sources that are configured were searched: "PRs" in a question does not mean GitHub was.
+    asked = [s for s in (constraints.sources if constraints else []) if not configured or s in configured]
+    sources = asked or configured
     parts = [", ".join(sources)] if sources else []
     if constraints is None:
         return "; ".join(parts)

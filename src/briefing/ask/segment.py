@@ -182,4 +182,8 @@ def _sentences(text: str, whole_below: int) -> tuple[str, ...]:
             piece = f"{piece} {pieces[i]}"
             i += 1
         merged.append(piece)
-    return tuple(p for p in merged if len(clean(p)) >= 12)
+    return tuple(p for p in merged if len(clean(p)) >= 12 and not _IMAGE_ONLY.match(clean(p)))
+
+
+# "(image: OLake Go Schema Evolution Iceberg)": an image's alt text is a caption, not evidence.
+_IMAGE_ONLY = re.compile(r"^\(?(?:image|img|figure|fig\.?\s*\d*)\s*:[^()]*\)?\.?$", re.I)
