@@ -145,7 +145,12 @@ def _body_drafts(document: Document, head: str, limits: ChunkLimits) -> list[_Dr
     if body is None:
         return []
     attributes = [
-        _Line(text, Unit(ref=body.ref, text=text, author=body.author, at=body.occurred_at, url=body.url), body, attribute=True)
+        _Line(
+            text,
+            Unit(ref=body.ref, text=text, author=body.author, at=body.occurred_at, url=body.url),
+            body,
+            attribute=True,
+        )
         for text in _attributes(document)
     ]
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body.text) if p.strip()]

@@ -69,7 +69,9 @@ def chunk_issue(
         if link_lines:
             header = f"{name} (links)"
             at = body.occurred_at
-            entries = _presplit([_Entry(Unit(body.ref, line, body.author, at, _unit_url(body))) for line in link_lines], header, fits)
+            entries = _presplit(
+                [_Entry(Unit(body.ref, line, body.author, at, _unit_url(body))) for line in link_lines], header, fits
+            )
             sections.append(_Section("links", header, "\n", _pack(header, entries, "\n", limits, fits)))
     if changes:
         header = f"{name} (history)"
@@ -328,7 +330,9 @@ def _presplit(entries: list[_Entry], header: str, fits: Callable[[str], bool]) -
 
         pieces = _split_text(entry.unit.text, piece_fits)
         for piece in pieces:
-            out.append(_Entry(Unit(entry.unit.ref, piece, entry.unit.author, entry.unit.at, entry.unit.url), entry.prefix))
+            out.append(
+                _Entry(Unit(entry.unit.ref, piece, entry.unit.author, entry.unit.at, entry.unit.url), entry.prefix)
+            )
     return out
 
 
