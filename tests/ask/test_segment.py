@@ -62,3 +62,7 @@ def test_image_captions_are_not_evidence() -> None:
     assert sentences("(image: OLake Go Schema Evolution Iceberg)\n\nColumns are matched by field id, not by name.") == [
         "Columns are matched by field id, not by name."
     ]
+    long_caption = "(image: " + "one atomic commit writes data files and the marker together, " * 6 + "all or nothing)"
+    assert sentences(long_caption + "\n\nThe marker is read first on the next run.") == [
+        "The marker is read first on the next run."
+    ]

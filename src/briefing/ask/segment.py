@@ -182,7 +182,7 @@ def _sentences(text: str, whole_below: int) -> tuple[str, ...]:
             piece = f"{piece} {pieces[i]}"
             i += 1
         merged.append(piece)
-    return tuple(p for p in merged if len(clean(p)) >= 12 and not _IMAGE_ONLY.match(clean(p)))
+    return tuple(p for p in merged if len(clean(p)) >= 12 and not _IMAGE_ONLY.match(clean(p, limit=100_000)))
 
 
 # "(image: OLake Go Schema Evolution Iceberg)": an image's alt text is a caption, not evidence.
