@@ -442,7 +442,7 @@ def _make_chunk(
         url=item.url or document.url,
         container=document.container,
         tickets=_tickets(code),
-        units=[Unit(ref=item.ref, text=text, author=item.author, at=item.occurred_at)],
+        units=[Unit(ref=item.ref, text=text, author=item.author, at=item.occurred_at, url=item.url or document.url)],
         metadata={
             "path": path,
             "language": language,

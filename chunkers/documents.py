@@ -40,6 +40,8 @@ class _Part:
     text: str
     page: int | None
     unit: bool = True
+    # The heading the paragraph sits under ("" directly under the title): its citation opens that section.
+    section: str = ""
 
 
 @dataclass
@@ -176,7 +178,7 @@ def _merged_draft(group: list[_Section]) -> _Draft:
                 heading = "#" * section.levels[depth - 1] + " " + section.path[depth]
                 parts.append(_Part(heading, section.blocks[0].page, unit=False))
         shown = list(section.path)
-        parts.extend(_Part(b.text, b.page) for b in section.blocks)
+        parts.extend(_Part(b.text, b.page, section=_heading(section.path)) for b in section.blocks)
     level = group[0].levels[len(prefix) - 2] if len(prefix) >= 2 else 0
     return _Draft(prefix, level, parts)
 
@@ -187,7 +189,8 @@ def _flush(group: list[_Section], limits: ChunkLimits) -> list[_Draft]:
     if len(group) > 1:
         return [_merged_draft(group)]
     section = group[0]
-    whole = _Draft(section.path, section.level, [_Part(b.text, b.page) for b in section.blocks])
+    here = _heading(section.path)
+    whole = _Draft(section.path, section.level, [_Part(b.text, b.page, section=here) for b in section.blocks])
     if _fits(_render(whole, limits), limits):
         return [whole]
     return _split_section(section, limits)
@@ -195,6 +198,7 @@ def _flush(group: list[_Section], limits: ChunkLimits) -> list[_Draft]:
 
 def _split_section(section: _Section, limits: ChunkLimits) -> list[_Draft]:
     header = _path_line(section.path, limits)
+    here = _heading(section.path)
 
     def fits_body(body: str) -> bool:
         return _fits(f"{header}\n\n{body}", limits)
@@ -204,13 +208,13 @@ def _split_section(section: _Section, limits: ChunkLimits) -> list[_Draft]:
     for run in _glued_runs(section.blocks):
         joined = "\n\n".join(b.text for b in run)
         if fits_body(joined):
-            atoms.append([_Part(b.text, b.page) for b in run])
+            atoms.append([_Part(b.text, b.page, section=here) for b in run])
             continue
         for block in run:
             if fits_body(block.text):
-                atoms.append([_Part(block.text, block.page)])
+                atoms.append([_Part(block.text, block.page, section=here)])
             else:
-                atoms.extend([_Part(piece, block.page)] for piece in _split_block(block, fits_body))
+                atoms.extend([_Part(piece, block.page, section=here)] for piece in _split_block(block, fits_body))
     drafts: list[_Draft] = []
     current: list[_Part] = []
     for atom in atoms:
@@ -450,6 +454,26 @@ def _render(draft: _Draft, limits: ChunkLimits) -> str:
     return f"{_path_line(draft.path, limits)}\n\n{body}"
 
 
+def _heading(path: list[str]) -> str:
+    return path[-1] if len(path) > 1 else ""
+
+
+def anchor(heading: str) -> str:
+    """The fragment Markdown renderers (GitHub, Docusaurus, MkDocs) give a heading: "What's New?" -> "whats-new"."""
+    slug = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return slug.replace(" ", "-")
+
+
+def _part_url(item: Item, document: Document, part: _Part) -> str:
+    """The paragraph's own link: the document (its URL, else its `file:` ref) plus its section or page anchor."""
+    base = item.url or document.url or item.ref
+    if part.section:
+        return f"{base}#{anchor(part.section)}"
+    if part.page is not None:
+        return f"{base}#page={part.page}"
+    return base
+
+
 def _tickets(text: str) -> list[str]:
     found = find_ticket_keys(text)
     for match in ISSUE_URL.finditer(text):
@@ -487,6 +511,10 @@ def _chunk(document: Document, item: Item, draft: _Draft, n: int, limits: ChunkL
         url=item.url or document.url,
         container=document.container or item.container,
         tickets=_tickets(text),
-        units=[Unit(ref=item.ref, text=p.text, author=item.author, at=item.occurred_at) for p in draft.parts if p.unit],
+        units=[
+            Unit(ref=item.ref, text=p.text, author=item.author, at=item.occurred_at, url=_part_url(item, document, p))
+            for p in draft.parts
+            if p.unit
+        ],
         metadata=metadata,
     )

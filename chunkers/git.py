@@ -103,7 +103,9 @@ def chunk_commits(
             current = _Open()
         current.blocks.append(block)
         current.items.append(item)
-        current.units.append(Unit(ref=item.ref, text=block, author=item.author, at=item.occurred_at))
+        current.units.append(
+            Unit(ref=item.ref, text=block, author=item.author, at=item.occurred_at, url=item.url or document.url)
+        )
         current.truncated = current.truncated or cut
         previous = item
     if current.items:

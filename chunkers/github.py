@@ -145,7 +145,12 @@ def _body_drafts(document: Document, head: str, limits: ChunkLimits) -> list[_Dr
     if body is None:
         return []
     attributes = [
-        _Line(text, Unit(ref=body.ref, text=text, author=body.author, at=body.occurred_at), body, attribute=True)
+        _Line(
+            text,
+            Unit(ref=body.ref, text=text, author=body.author, at=body.occurred_at, url=body.url),
+            body,
+            attribute=True,
+        )
         for text in _attributes(document)
     ]
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body.text) if p.strip()]
@@ -165,7 +170,7 @@ def _body_drafts(document: Document, head: str, limits: ChunkLimits) -> list[_Dr
 
 
 def _line(text: str, item: Item) -> _Line:
-    return _Line(text, Unit(ref=item.ref, text=text, author=item.author, at=item.occurred_at), item)
+    return _Line(text, Unit(ref=item.ref, text=text, author=item.author, at=item.occurred_at, url=item.url), item)
 
 
 def _discussion_line(item: Item) -> str:

@@ -60,16 +60,18 @@ def chunk_issue(
     sections: list[_Section] = []
     if body is not None:
         header = name
-        entries = [_Entry(Unit(body.ref, _attribute_block(meta), body.author, body.occurred_at))]
+        entries = [_Entry(Unit(body.ref, _attribute_block(meta), body.author, body.occurred_at, _unit_url(body)))]
         for paragraph in _paragraphs(body.text):
-            entries.append(_Entry(Unit(body.ref, paragraph, body.author, body.occurred_at)))
+            entries.append(_Entry(Unit(body.ref, paragraph, body.author, body.occurred_at, _unit_url(body))))
         entries = _presplit(entries, header, fits)
         sections.append(_Section("body", header, "\n\n", _pack(header, entries, "\n\n", limits, fits)))
         link_lines = _relationship_lines(key, meta)
         if link_lines:
             header = f"{name} (links)"
             at = body.occurred_at
-            entries = _presplit([_Entry(Unit(body.ref, line, body.author, at)) for line in link_lines], header, fits)
+            entries = _presplit(
+                [_Entry(Unit(body.ref, line, body.author, at, _unit_url(body))) for line in link_lines], header, fits
+            )
             sections.append(_Section("links", header, "\n", _pack(header, entries, "\n", limits, fits)))
     if changes:
         header = f"{name} (history)"
@@ -198,7 +200,20 @@ def _dated(item: Item, *, changed: bool) -> _Entry:
     """`2026-05-06 Alice Chen changed status: ...` for a change, `2026-05-06 Alice Chen: ...` for a comment."""
     who = item.author or "someone"
     prefix = f"{item.occurred_at.date().isoformat()} {who}" + (" " if changed else ": ")
-    return _Entry(Unit(item.ref, item.text, item.author, item.occurred_at), prefix)
+    return _Entry(Unit(item.ref, item.text, item.author, item.occurred_at, _unit_url(item)), prefix)
+
+
+def _unit_url(item: Item) -> str:
+    """The link that opens this item itself: a comment's permalink, a history entry in the history tab."""
+    if not item.url:
+        return ""
+    if item.kind == "comment" and item.metadata.get("comment_id"):
+        cid = item.metadata["comment_id"]
+        return f"{item.url}?focusedCommentId={cid}#comment-{cid}"
+    if item.kind == "change" and item.metadata.get("change_id"):
+        tab = "com.atlassian.jira.plugin.system.issuetabpanels:changehistory-tabpanel"
+        return f"{item.url}?page={tab}#changehistory-{item.metadata['change_id']}"
+    return item.url
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -315,7 +330,9 @@ def _presplit(entries: list[_Entry], header: str, fits: Callable[[str], bool]) -
 
         pieces = _split_text(entry.unit.text, piece_fits)
         for piece in pieces:
-            out.append(_Entry(Unit(entry.unit.ref, piece, entry.unit.author, entry.unit.at), entry.prefix))
+            out.append(
+                _Entry(Unit(entry.unit.ref, piece, entry.unit.author, entry.unit.at, entry.unit.url), entry.prefix)
+            )
     return out
 
 

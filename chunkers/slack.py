@@ -159,12 +159,12 @@ def chunk_messages(
                 close()
         if _fits(head, [*current.lines, line], len(current.items) + 1, limits):
             current.lines.append(line)
-            current.units.append(Unit(item.ref, flatten(item.text), item.author, item.occurred_at))
+            current.units.append(Unit(item.ref, flatten(item.text), item.author, item.occurred_at, item.url))
             current.items.append(item)
         elif _fits(head, [line], 1, limits):
             close()
             current.lines.append(line)
-            current.units.append(Unit(item.ref, flatten(item.text), item.author, item.occurred_at))
+            current.units.append(Unit(item.ref, flatten(item.text), item.author, item.occurred_at, item.url))
             current.items.append(item)
         else:
             close()
@@ -172,7 +172,7 @@ def chunk_messages(
                 done.append(
                     _Open(
                         lines=[message_line(item, piece)],
-                        units=[Unit(item.ref, flatten(piece), item.author, item.occurred_at)],
+                        units=[Unit(item.ref, flatten(piece), item.author, item.occurred_at, item.url)],
                         items=[item],
                         truncated=cut,
                     )

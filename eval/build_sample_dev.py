@@ -575,6 +575,18 @@ none("What did the finance team say about the Q2 budget overrun?")
 none("What was the customer impact of the ledger incident on 2 June?")
 none("What discount did AWS offer on the RDS Proxy itself?")
 none("What is the phone number for the platform on-call bridge?")
+# Added for the refusal recalibration (docs/answering.md): s107-s111 near misses that reuse the data's
+# vocabulary, s112-s116 off-topic.
+none("What did the Aurora Serverless v2 trial cost per month?")
+none("Which GraphQL gateway sits in front of ledger-api?")
+none("What retry rate did payout-worker show in staging after PLAT-120?")
+none("Where does ledger-api keep its HashiCorp Vault secrets for the Aurora cluster?")
+none("Which Okta group grants access to the RDS Proxy dashboards?")
+none("What is a good recipe for sourdough bread?")
+none("Who is the current prime minister of Japan?")
+none("How do I reset my home wifi router?")
+none("What is the weather forecast for Berlin tomorrow?")
+none("Which film won the best picture award last year?")
 
 
 def main() -> None:

@@ -172,7 +172,7 @@ def chunk_to_payload(chunk: Chunk, digest: str) -> dict[str, Any]:
     payload["start_ts"] = chunk.start.timestamp()
     payload["end_ts"] = chunk.end.timestamp()
     payload["units"] = [
-        {"ref": u.ref, "text": u.text, "author": u.author, "at": u.at.isoformat() if u.at else None}
+        {"ref": u.ref, "text": u.text, "author": u.author, "at": u.at.isoformat() if u.at else None, "url": u.url}
         for u in chunk.units
     ]
     payload["hash"] = digest
@@ -182,7 +182,13 @@ def chunk_to_payload(chunk: Chunk, digest: str) -> dict[str, Any]:
 
 def payload_to_chunk(payload: dict[str, Any]) -> Chunk:
     units = [
-        Unit(ref=u["ref"], text=u["text"], author=u.get("author"), at=_dt(u["at"]) if u.get("at") else None)
+        Unit(
+            ref=u["ref"],
+            text=u["text"],
+            author=u.get("author"),
+            at=_dt(u["at"]) if u.get("at") else None,
+            url=u.get("url") or "",
+        )
         for u in payload.get("units", [])
     ]
     return Chunk(

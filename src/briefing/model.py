@@ -121,6 +121,8 @@ class Unit:
     text: str
     author: str | None = None
     at: datetime | None = None
+    # Opens this unit itself (the message permalink, the comment, the document section), not its chunk's first item.
+    url: str = ""
 
 
 @dataclass

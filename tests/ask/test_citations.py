@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from briefing.ask.citations import check, normalise_markers, uncited_claims
-from briefing.model import Chunk
+from briefing.model import Chunk, Unit
 
 
 def _ctx(n: int) -> list[Chunk]:
@@ -87,3 +87,27 @@ def test_uncited_factual_sentences_are_flagged() -> None:
     checked = check(text, _ctx(1), sufficient=True, scope="files")
     assert checked.uncited == ["The pipeline also runs smoke tests nightly."]
     assert not checked.no_answer
+
+
+def _thread() -> Chunk:
+    at = datetime(2026, 7, 2, 9, tzinfo=UTC)
+    units = [
+        Unit("slack:CHELP:1782982800.000100", "The sync keeps crashing after we doubled the pod memory.", "Priya",
+             at, "https://team.slack.com/archives/CHELP/p1782982800000100"),
+        Unit("slack:CHELP:1782983000.000200", "Lower max_threads to 4 and give the pod 8 GB of RAM; it stays up.",
+             "Omar", at, "https://team.slack.com/archives/CHELP/p1782983000000200"),
+    ]  # fmt: skip
+    return Chunk("slack:CHELP/1::0", "slack:CHELP/1", "slack", "slack_thread", "#help thread", "...",
+                 [u.ref for u in units], at, at, url=units[0].url, units=units)  # fmt: skip
+
+
+def test_a_model_citation_opens_the_message_its_sentence_quotes_not_the_chunks_first() -> None:
+    thread = _thread()
+    checked = check("Lower max_threads to 4 and give the pod 8 GB of RAM [1].", [thread], sufficient=True, scope="")
+    assert checked.citations == [{"n": 1, "refs": [thread.units[1].ref], "url": thread.units[1].url}]
+
+
+def test_a_citation_that_matches_no_single_message_keeps_the_whole_chunk() -> None:
+    thread = _thread()
+    checked = check("The team discussed it [1].", [thread], sufficient=True, scope="")
+    assert checked.citations == [{"n": 1, "refs": thread.refs, "url": thread.url}]

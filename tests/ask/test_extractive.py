@@ -13,7 +13,8 @@ from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.settings import AnswerSettings, EmbeddingSettings
 
-LINE = re.compile(r"^- (?P<attribution>.+?): \"(?P<text>.+)\" \[(?P<n>\d+)\]$")
+# A quoted line: "- who/where/when: "text" [n]", or the answer line "VALUE — who/where/when: "text" [n]".
+LINE = re.compile(r"^(?:- |As of [^:]+: |(?P<head>[^\"]+?) — )?(?P<attribution>.+?): \"(?P<text>.+)\" \[(?P<n>\d+)\]$")
 
 
 @pytest.fixture(scope="module")
@@ -87,18 +88,24 @@ CONTEXT = [INCIDENT, POSTMORTEM]
 
 
 def lines(answer: ExtractiveAnswer) -> list[re.Match[str]]:
-    body = answer.text.splitlines()[1:]
+    """Every quoted line (a lead such as "In time order:" is skipped)."""
+    body = [line for line in answer.text.splitlines() if not line.endswith(":")]
     matches = [LINE.match(line) for line in body]
     assert all(matches), f"every answer line is '- who/where/when: text [n]': {answer.text}"
     return [m for m in matches if m]
 
 
 def assert_citations_valid(answer: ExtractiveAnswer, context: list[Chunk]) -> None:
-    shown = {int(m["n"]) for m in lines(answer)}
+    shown = {int(n) for n in re.findall(r"\[(\d+)\]", answer.text)}
     assert shown == set(answer.cited), "every [n] in the text is a citation and every citation is shown"
-    for n, refs in answer.cited.items():
-        assert 1 <= n <= len(context), f"[{n}] points outside the context"
-        assert refs and set(refs) <= {u.ref for u in context[n - 1].units}, "refs are the cited chunk's own units"
+    texts: dict[str, str] = {}
+    for unit in (u for c in context for u in c.units):
+        texts[unit.ref] = texts.get(unit.ref, "") + " " + " ".join(unit.text.split())
+    for refs in answer.cited.values():
+        assert len(refs) == 1 and refs[0] in texts, "each marker cites one unit of the context"
+    for m in lines(answer):
+        # The marker's unit is the one whose text is quoted on that line.
+        assert m["text"].rstrip(" …")[:40] in texts[answer.cited[int(m["n"])][0]]
 
 
 # -- refusal ----------------------------------------------------------------------------------------------------
@@ -239,7 +246,7 @@ def test_in_a_help_thread_the_reply_with_the_fix_is_quoted_not_the_report(answer
     shown = lines(answer)
     assert [m["attribution"].split(" in ")[0] for m in shown] == ["Omar Haddad"], answer.text
     assert "EXPORT_TMP_DIR" in shown[0]["text"]
-    assert answer.cited == {2: [chunks[1].units[0].ref]}
+    assert answer.cited == {1: [chunks[1].units[0].ref]}
 
 
 def test_an_announcement_thread_keeps_its_starter_first(answerer: ExtractiveAnswerer) -> None:
@@ -275,7 +282,7 @@ def test_injected_instructions_are_quoted_evidence_not_structure(answerer: Extra
     context = [notes, INCIDENT]
     answer = answerer.answer("What pool size does PgBouncer run with?", context)
     assert not answer.no_answer
-    assert answer.text.startswith("From the sources:")
+    assert answer.text.splitlines()[0].startswith("60 — ")
     assert_citations_valid(answer, context)
     assert "[7]" not in answer.text, "bracketed numbers inside evidence never read as citations"
     assert all(line.startswith("- ") for line in answer.text.splitlines()[1:])
@@ -309,3 +316,104 @@ def test_a_short_message_stays_whole() -> None:
     message = "One pod was OOM-killed during a reload. Raised the memory limit from 512 Mi to 768 Mi."
     assert sentences(message, whole_below=300) == [message]
     assert len(sentences(message)) == 2
+
+
+# -- the answer first ------------------------------------------------------------------------------------------------
+RELEASES = slack(
+    "slack:CRELEASES::0",
+    "releases",
+    ("Nayan Joshi", "OLake Go v0.9.1 is out: fixes for oversized writer requests.", at(7, 1, 9)),
+    ("Nayan Joshi", "OLake Go v0.9.3 is out: faster Postgres full loads and a new retry policy.", at(8, 12, 9)),
+    ("Nayan Joshi", "OLake Go v0.9.2 is out: MySQL binlog fixes.", at(7, 20, 9)),
+)
+SETTINGS_DOC = doc(
+    "docs/writer.md",
+    "Writer > Commit markers",
+    "Docs Team",
+    at(7, 13),
+    "The writer stores its commit progress under the olake_2pc table property, so a restarted sync resumes "
+    "without writing a file twice.",
+    "A failed chunk of a full load is retried after a first pause of 60 seconds, then with a longer backoff.",
+)
+
+
+def first_line(answer: ExtractiveAnswer) -> str:
+    return answer.text.splitlines()[0]
+
+
+def test_a_setting_question_leads_with_the_setting(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("Under which table property does the writer keep its commit progress?", [SETTINGS_DOC])
+    assert first_line(answer).startswith("olake_2pc — "), answer.text
+    assert_citations_valid(answer, [SETTINGS_DOC])
+
+
+def test_a_number_question_leads_with_the_number_near_its_words(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("How long is the first pause before a failed chunk is retried?", [SETTINGS_DOC])
+    assert first_line(answer).startswith("60 seconds — "), answer.text
+
+
+def test_a_latest_state_question_takes_the_newest_statement_and_says_when(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("What is the newest OLake Go version?", [RELEASES], intent="latest")
+    head = first_line(answer)
+    assert head.startswith("As of Wed 12 Aug 2026: v0.9.3 — Nayan Joshi in #releases"), answer.text
+    assert answer.cited[1] == [RELEASES.units[1].ref]
+
+
+def test_a_who_question_leads_with_the_person(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("Who raised the PgBouncer pool size during the outage?", CONTEXT, intent="who")
+    assert first_line(answer).startswith("Lena Vogt — "), answer.text
+
+
+def test_a_when_question_leads_with_the_date(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("When was OLake Go v0.9.2 released?", [RELEASES], intent="when")
+    assert first_line(answer).startswith("Mon 20 Jul 2026 (the date of the message) — "), answer.text
+
+
+def test_a_yes_no_question_leads_with_yes_or_no(answerer: ExtractiveAnswerer) -> None:
+    worker = slack(
+        "slack:CHELP::9",
+        "help",
+        ("Ravi Kumar", "Can the worker run on ECS Fargate without a Docker socket?", at(7, 3, 9)),
+        ("Hana Ito", "Running the worker on Fargate without a Docker socket is not supported; use Helm.", at(7, 3, 10)),
+    )
+    answer = answerer.answer("Is running the worker on Fargate without a Docker socket supported?", [worker])
+    assert first_line(answer).startswith("No — Hana Ito in #help"), answer.text
+
+
+def test_each_part_of_a_two_part_question_is_answered(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer(
+        "Who raised the pool size during the outage, and how many transfer requests failed?", CONTEXT
+    )
+    rows = answer.text.splitlines()
+    assert rows[0].startswith("Who raised the pool size during the outage: Lena Vogt — Lena Vogt in #incidents")
+    assert rows[1].startswith("How many transfer requests failed: 3,912 — "), answer.text
+    assert_citations_valid(answer, CONTEXT)
+
+
+def test_a_part_the_sources_do_not_cover_is_named(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("How many transfer requests failed, and which Kafka topic did the retries go to?", CONTEXT)
+    assert not answer.no_answer
+    assert "Which Kafka topic did the retries go to: the sources do not say." in answer.text.splitlines(), answer.text
+    assert "3,912" in answer.text
+
+
+def test_messages_by_the_person_asked_about_come_first(answerer: ExtractiveAnswerer) -> None:
+    channel = slack(
+        "slack:CDEV::0",
+        "dev",
+        ("Aiko Tanaka", "I worked on the retry policy for failed full-load chunks this week.", at(7, 6, 9)),
+        ("Krishanu Das", "This week I worked on the state handling tests for the Postgres driver.", at(7, 6, 10)),
+    )
+    answer = answerer.answer("What did Krishanu work on this week?", [channel], people=["Krishanu Das"])
+    assert lines(answer)[0]["attribution"].startswith("Krishanu Das in #dev"), answer.text
+
+
+def test_each_citation_opens_the_message_it_quotes(answerer: ExtractiveAnswerer) -> None:
+    units = [
+        Unit(u.ref, u.text, u.author, u.at, f"https://team.slack.com/archives/CINCIDENTS/p{i}")
+        for i, u in enumerate(INCIDENT.units)
+    ]
+    linked = Chunk(**{**INCIDENT.__dict__, "units": units, "url": units[0].url})
+    answer = answerer.answer("What did Lena change in PgBouncer to stop the errors?", [linked])
+    quoted = next(n for n, refs in answer.cited.items() if refs == [units[2].ref])
+    assert answer.urls[quoted] == units[2].url != linked.url

@@ -187,7 +187,9 @@ def test_llm_answer_citations_are_validated(make_deps) -> None:  # type: ignore[
     result = run_ask(make_deps(answerer=LLMAnswerer(lm)), "when is the aurora cutover?", now=NOW, k=5)
     assert result["answer"] == "Alice Chen moved the cutover to June 12 [1]; budget approved."
     assert [c["n"] for c in result["citations"]] == [1]
-    assert result["citations"][0]["refs"] == result["trace"]["context"][0]["refs"]
+    # [1] is narrowed to the message of context chunk 1 that the sentence quotes (the cutover move).
+    cited = result["citations"][0]["refs"]
+    assert len(cited) == 1 and set(cited) < set(result["trace"]["context"][0]["refs"])
     size = len(result["trace"]["context"])
     reasons = [r["reason"] for r in result["trace"]["removed_citations"]]
     assert reasons == [f"not in the context (1..{size})", "duplicate of the marker before it"]

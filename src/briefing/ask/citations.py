@@ -121,5 +121,39 @@ def check(text: str, context: Sequence[Chunk], *, sufficient: bool, scope: str) 
             no_answer=True,
             note="the answer kept no valid citation; replaced by a refusal",
         )
-    citations = [{"n": n, "refs": list(context[n - 1].refs), "url": context[n - 1].url} for n in sorted(cited)]
+    citations = [resolve(n, cleaned, context[n - 1]) for n in sorted(cited)]
     return Checked(cleaned, citations=citations, removed=removed, uncited=uncited_claims(cleaned))
+
+
+def _claims_citing(text: str, n: int) -> list[str]:
+    """The sentences (or answer lines) that end in marker `[n]`."""
+    return [s for s in _SENTENCE.split(text) if f"[{n}]" in s]
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text) if len(w) > 2} | set(re.findall(r"\d[\w.]*", text))
+
+
+def resolve(n: int, text: str, chunk: Chunk) -> dict[str, Any]:
+    """Citation `[n]` narrowed to the units of chunk n that the sentences citing it draw on.
+
+    A unit is kept when it shares at least half of its best match's words with a citing sentence (and at least
+    three); its own link then replaces the chunk's, so `[n]` opens the message, comment or section quoted. With
+    no clear match the citation keeps the whole chunk's refs and link.
+    """
+    units = [u for u in chunk.units if u.text.strip()]
+    claims = _claims_citing(text, n)
+    if not units or not claims:
+        return {"n": n, "refs": list(chunk.refs), "url": chunk.url}
+    overlap: dict[int, int] = {}
+    for claim in claims:
+        words = _words(claim)
+        for i, unit in enumerate(units):
+            overlap[i] = max(overlap.get(i, 0), len(words & _words(unit.text)))
+    top = max(overlap.values(), default=0)
+    if top < 3:
+        return {"n": n, "refs": list(chunk.refs), "url": chunk.url}
+    keep = [units[i] for i, v in overlap.items() if v >= max(3, top // 2 + 1)]
+    refs = list(dict.fromkeys(u.ref for u in keep))
+    best = units[max(overlap, key=lambda i: (overlap[i], -i))]
+    return {"n": n, "refs": refs, "url": best.url or chunk.url}

@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from briefing import registry
+from briefing.ask.segment import clean, sentences
 from briefing.embed import Embedder
 from briefing.errors import BriefError
 from briefing.model import Chunk
@@ -38,119 +39,9 @@ _GENERIC = frozenset(
     right wrong bad good worst best""".split()
 )
 
-# --- segmentation ---------------------------------------------------------------------------------------------
-_BLOCK_START = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+|\||#{1,6}\s|>|```)")
-_ABBREVIATIONS = frozenset(
-    "e.g i.e etc vs approx cf incl est min max mr mrs ms dr no nr fig jan feb mar apr jun jul aug sep sept oct "
-    "nov dec mon tue wed thu fri sat sun".split()
-)
-_BOUNDARY = re.compile(r"[.!?][\"')\]*_]*\s+(?=[A-Z0-9\"'(\[*`@#:_])")
-
-
-def _blocks(text: str) -> list[str]:
-    """Paragraphs, list items and table rows, with hard-wrapped lines joined back into one line."""
-    out: list[str] = []
-    current: list[str] = []
-    header: list[str] = []
-    in_code = False
-
-    def flush() -> None:
-        if current:
-            out.append(" ".join(current))
-            current.clear()
-
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("```"):
-            flush()
-            in_code = not in_code
-            continue
-        if in_code:
-            # Commands and config are evidence too ("which flag sets read-only?"), one line each.
-            if line:
-                out.append(line)
-            continue
-        if not line:
-            flush()
-            header = []
-            continue
-        if line.startswith("|"):
-            flush()
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if any(cells) and all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-                continue
-            if not header:
-                header = cells
-                continue
-            pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c]
-            out.append("; ".join(pairs))
-            continue
-        if line.startswith("#"):
-            flush()
-            continue  # headings are already in the chunk title
-        if _BLOCK_START.match(line):
-            flush()
-        current.append(line.lstrip(">").strip() if line.startswith(">") else line)
-    flush()
-    return out
-
-
-def split_sentences(block: str) -> list[str]:
-    """Sentence boundaries that survive "e.g.", "v2.5.0", "05:30 UTC." and initials."""
-    out: list[str] = []
-    start = 0
-    for m in _BOUNDARY.finditer(block):
-        before = block[start : m.start() + 1].rstrip(".!?\"')]*_")
-        last = before.rsplit(None, 1)[-1].lower() if before.split() else ""
-        if last.rstrip(".") in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
-            continue
-        out.append(block[start : m.end()].strip())
-        start = m.end()
-    out.append(block[start:].strip())
-    return [s for s in out if s]
-
-
-def sentences(text: str, *, whole_below: int = 0) -> list[str]:
-    """Evidence-sized pieces of a unit's text; fragments ("moved from", "Impact:") join their successor.
-
-    A unit of plain prose shorter than `whole_below` characters stays whole: a short message reads better, and
-    cites the same ref, as one piece ("OOM-killed ... Raised the limit to 768 Mi.").
-    """
-    blocks = _blocks(text)
-    if whole_below and blocks and not _STRUCTURED.search(text):
-        joined = " ".join(blocks)
-        if len(_clean(joined)) <= whole_below:
-            return [joined] if len(_clean(joined)) >= 12 else []
-    pieces = [s for block in blocks for s in split_sentences(block)]
-    merged: list[str] = []
-    carry = ""
-    for i, piece in enumerate(pieces):
-        piece = carry + " " + piece if carry else piece
-        carry = ""
-        if (len(piece) < 25 or piece.endswith(":")) and i < len(pieces) - 1:
-            carry = piece
-            continue
-        merged.append(piece)
-    if carry:
-        merged.append(carry)
-    return [p for p in merged if len(_clean(p)) >= 12]
-
-
-_STRUCTURED = re.compile(r"^\s*(?:\||```)", re.MULTILINE)
+# --- segmentation: briefing.ask.segment (pysbd over masked blocks) ----------------------------------------
 _EMOJI = re.compile(r"(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])")
-_FAKE_CITATION = re.compile(r"\[(\d+)\]")
-
-
-def _clean(text: str, limit: int = 320) -> str:
-    """The sentence as shown: one line, no emoji codes or emphasis markers, no bracket numbers to mistake for a
-    citation; cut at a word boundary when long."""
-    text = _EMOJI.sub("", text).replace("**", "").replace("<br>", " ")
-    text = re.sub(r"(?<!\w)\*(\S[^*]*\S|\S)\*(?!\w)", r"\1", text)
-    text = _FAKE_CITATION.sub(r"(\1)", text)
-    text = " ".join(text.split()).strip(" -")
-    if len(text) > limit:
-        text = text[:limit].rsplit(" ", 1)[0] + " …"
-    return text
+_clean = clean
 
 
 # --- words ----------------------------------------------------------------------------------------------------
@@ -182,8 +73,9 @@ _TIME = re.compile(
 )
 _PERSON = re.compile(r"@\w|\b[A-Z][a-z]+ [A-Z][a-z]+\b")
 _ASKS_NUMBER = re.compile(
-    r"\bhow\s+(?:many|much|long|big|large|fast|slow|often|bad|high|low|far)\b|\bwhat\s+(?:percentage|size|"
-    r"number|limit|version|rate|latency)\b|\bby\s+how\b",
+    r"\bhow\s+(?:many|much|long|big|large|fast|slow|often|bad|high|low|far)\b|\b(?:what|which)\s+(?:[\w-]+\s+)?"
+    r"(?:percentage|size|number|limit|rate|latency|count|timeout|interval|factor|threshold|amount|cost|price)\b"
+    r"|\bby\s+how\b|\bby\s+(?:roughly\s+)?what\s+factor\b",
     re.I,
 )
 _ASKS_TIME = re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b", re.I)
@@ -218,7 +110,23 @@ def missing_terms(question: str, context: Sequence[Chunk]) -> list[str]:
     return [t for t in named_terms(question) if not re.search(rf"(?<![A-Za-z0-9]){re.escape(t)}", text, re.I)]
 
 
+_ASKS_VERSION = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,5}?(?:version|release)s?\b|\bversion\s+(?:of|is)\b", re.I)
+_ASKS_SETTING = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:setting|flag|property|option|parameter|config(?:uration)?\s+key|"
+    r"key|variable|field|env(?:ironment)?\s+var\w*)s?\b",
+    re.I,
+)
+_ASKS_POLAR = re.compile(
+    r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had)\b(?!.*\b(?:or)\b)", re.I
+)
+
+
 def answer_type(question: str, intent: str) -> str:
+    """What the answer is: a version, a setting, a number, a time, a person, or (empty) a statement."""
+    if _ASKS_VERSION.search(question):
+        return "version"
+    if _ASKS_SETTING.search(question):
+        return "setting"
     if _ASKS_NUMBER.search(question):
         return "number"
     if intent == "when" or _ASKS_TIME.search(question):
@@ -243,6 +151,18 @@ class Evidence:
     typed: float = 0.0
     unit: int = 0  # index of the unit in its chunk, to find the neighbouring message
     words: set[str] = field(default_factory=set)
+    url: str = ""  # opens the unit itself (falls back to the chunk's link for indexes built before unit links)
+    person: float = 0.0  # by, replying to or mentioning a person the question names
+    follow: str = ""  # the sentences after this one in its unit: a short sentence is quoted with them
+
+    @property
+    def quote(self) -> str:
+        """What the answer shows: the sentence, continued within its own unit while it is short ("... 1. ..."
+        with the list after it, "The failure is caused by oversized footer metadata." with the cause after it)."""
+        text = self.text
+        if len(text) < QUOTE_MIN and self.follow:
+            text = f"{text} {self.follow}"
+        return text
 
 
 @dataclass
@@ -250,6 +170,7 @@ class ExtractiveAnswer:
     text: str
     no_answer: bool
     cited: dict[int, list[str]] = field(default_factory=dict)
+    urls: dict[int, str] = field(default_factory=dict)
     evidence: list[Evidence] = field(default_factory=list)
     best_score: float = 0.0
     confidence: float = 0.0
@@ -266,6 +187,8 @@ CALIBRATION: dict[str, float] = {
     "best_dense": 4.11,
     "coverage": 1.64,
 }
+# A quoted sentence shorter than this continues with the next sentences of its unit (cut at 320 characters).
+QUOTE_MIN = 160
 # Below this confidence (and above `min_evidence`) the answer is worded as "closest evidence".
 HEDGE_BELOW = 0.6
 WINDOW_BONUS = 0.1
@@ -304,11 +227,15 @@ class ExtractiveAnswerer:
         for n, chunk in enumerate(context, 1):
             for i, unit in enumerate(chunk.units):
                 at = (unit.at or chunk.start).isoformat()
-                for sent in sentences(unit.text, whole_below=self.whole_below):
-                    out.append(Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i))
+                url = unit.url or chunk.url
+                pieces = sentences(unit.text, whole_below=self.whole_below)
+                for j, sent in enumerate(pieces):
+                    ev = Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url)
+                    ev.follow = " ".join(pieces[j + 1 : j + 3])
+                    out.append(ev)
             if not chunk.units and chunk.refs:
                 for sent in sentences(chunk.text):
-                    out.append(Evidence(n, chunk.refs[0], sent, None, chunk.start.isoformat(), chunk))
+                    out.append(Evidence(n, chunk.refs[0], sent, None, chunk.start.isoformat(), chunk, url=chunk.url))
         return out
 
     def score(
@@ -319,6 +246,7 @@ class ExtractiveAnswerer:
         *,
         intent: str,
         window: tuple[datetime, datetime] | None = None,
+        people: Sequence[str] = (),
     ) -> dict[str, float]:
         """Score every sentence; return the question-level features the confidence is computed from."""
         q_words = content_words(question)
@@ -355,8 +283,14 @@ class ExtractiveAnswerer:
                 ev.score += WINDOW_BONUS if inside else -WINDOW_BONUS / 2
         _discount_reports(evidence, kind)
         _answers_inherit(evidence)
+        _people_first(evidence, people)
         best = max(evidence, key=lambda e: e.score, default=None)
+        # One chunk holding most of the question (an answer) vs the words spread over several (a near miss).
+        chunk_cover = max((sum(weight[w] for w in q_words & words) / total for words in chunk_words), default=0.0)
+        top = sorted(evidence, key=lambda e: -e.score)[:5]
         return {
+            "chunk_cover": chunk_cover if q_words else 0.0,
+            "typed_top": float(any(e.typed for e in top)) if kind else 1.0,
             "best_score": best.score if best else 0.0,
             "best_dense": max((e.dense for e in evidence), default=0.0),
             "best_lexical": max((e.lexical for e in evidence), default=0.0),
@@ -375,15 +309,28 @@ class ExtractiveAnswerer:
         intent: str = "fact",
         scope: str = "",
         window: tuple[datetime, datetime] | None = None,
+        people: Sequence[str] = (),
     ) -> ExtractiveAnswer:
-        """Answer `question` from `context` (rank order); `window` is the question's time range, if any."""
+        """Answer `question` from `context` (rank order); `window` is the question's time range, if any, and
+        `people` the directory names it mentions (their messages, the replies to them and mentions of them
+        count before similarity)."""
         evidence = self.candidates(context)
         window = window or _window_from_scope(scope)
-        features = self.score(question, evidence, context, intent=intent, window=window) if evidence else {}
+        features = (
+            self.score(question, evidence, context, intent=intent, window=window, people=people) if evidence else {}
+        )
         evidence.sort(key=lambda e: (-e.score, e.n))
         best = evidence[0].score if evidence else 0.0
         conf = confidence(features) if evidence else 0.0
         features["confidence"] = conf
+        broad = intent in {"what_happened", "summary"}
+        parts = [] if broad or not evidence else question_parts(question)
+        split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
+        if len(parts) > 1:
+            # A two-part question is answered part by part; it is refused only when no part is covered.
+            split = self._parts(parts, evidence, context, intent=intent, window=window, people=people)
+            if split[0]:
+                conf = max(conf, self.hedge_below)
         if not evidence or conf < self.min_evidence:
             return ExtractiveAnswer(
                 text=refusal(scope),
@@ -394,23 +341,41 @@ class ExtractiveAnswerer:
                 features=features,
             )
         hedged = conf < self.hedge_below
-        broad = intent in {"what_happened", "summary"}
-        chosen = self._select(evidence, broad=broad, hedged=hedged)
-        if broad or intent == "latest":
-            chosen.sort(key=lambda e: e.at_iso or "", reverse=(intent == "latest"))
-        lines, cited = _render(chosen)
-        if hedged:
+        kind = answer_kind(question, intent)
+        head: list[tuple[str, Evidence | None]] = []
+        if split is not None:
+            chosen, head = split
+            lead = ""
+        elif hedged:
+            chosen = self._select(evidence, broad=broad, hedged=hedged)
             lead = "The sources do not answer this directly; the closest evidence:"
-        elif intent == "latest":
-            lead = "Most recent first:"
         elif broad:
+            chosen = self._select(evidence, broad=True, hedged=False)
+            chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
+        elif intent == "latest" or _ASKS_LATEST.search(question):
+            chosen = self._latest(evidence, kind)
+            newest = chosen[0]
+            at = _when(newest)
+            span = answer_span(question, kind, newest, context)
+            stated = f"As of {at}: " if at else ""
+            quote = f'{_attribution(newest)}: "{_clean(newest.quote)}"'
+            head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
+            lead = ""
         else:
-            lead = "From the sources:"
+            chosen = self._select(evidence, broad=False, hedged=False)
+            top = chosen[0]
+            span = answer_span(question, kind, top, context)
+            if span:
+                head = [(span, top)]
+            lead = ""
+        lines, cited, urls = _render(chosen, head)
+        text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
-            text=lead + "\n" + "\n".join(lines),
+            text=text,
             no_answer=False,
             cited=cited,
+            urls=urls,
             evidence=chosen,
             best_score=best,
             confidence=conf,
@@ -428,12 +393,132 @@ class ExtractiveAnswerer:
         for ev in ranked:
             if len(chosen) >= limit or ev.score < cutoff:
                 break
-            if any(len(ev.words & c.words) / max(len(ev.words | c.words), 1) > 0.6 for c in chosen):
+            if _redundant(ev, chosen):
                 continue
-            if any(c.n == ev.n and c.unit == ev.unit for c in chosen):
-                continue  # one line per message or paragraph keeps the answer short
             chosen.append(ev)
         return chosen
+
+    def _latest(self, ranked: list[Evidence], kind: str) -> list[Evidence]:
+        """Newest first among the lines that state the state: close to the best score and, when the question asks
+        for a value (a version, a number), holding one."""
+        best = ranked[0].score
+        pool = [e for e in ranked if e.score >= best * LATEST_CUTOFF and e.lexical > 0]
+        if kind:
+            pool = [e for e in pool if e.typed] or pool
+        pool = pool or ranked[:1]
+        pool.sort(key=lambda e: (e.at_iso or "", e.score), reverse=True)
+        chosen: list[Evidence] = []
+        for ev in pool:
+            if len(chosen) >= FACT_LINES:
+                break
+            if not _redundant(ev, chosen):
+                chosen.append(ev)
+        return chosen
+
+    def _parts(
+        self,
+        parts: list[str],
+        evidence: list[Evidence],
+        context: Sequence[Chunk],
+        *,
+        intent: str,
+        window: tuple[datetime, datetime] | None,
+        people: Sequence[str],
+    ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]]]:
+        """One answer line per part of a two-part question, or a line saying the sources do not cover that part."""
+        chosen: list[Evidence] = []
+        head: list[tuple[str, Evidence | None]] = []
+        topic = " ".join(sorted(content_words(parts[0]) - _GENERIC))
+        for i, part in enumerate(parts):
+            # "how was it fixed" says "it": the first part's topic words come along for scoring.
+            query = part if i == 0 or len(content_words(part)) >= 3 else f"{part} ({topic})"
+            scored = [replace(e) for e in evidence]
+            features = self.score(query, scored, context, intent=_intent_of(part, intent), window=window, people=people)
+            scored.sort(key=lambda e: (-e.score, e.n))
+            label = _label(part)
+            if not scored or confidence(features) < self.min_evidence:
+                head.append((f"{label}: the sources do not say.", None))
+                continue
+            top = next((e for e in scored if not _redundant(e, chosen)), scored[0])
+            span = answer_span(part, answer_kind(part, _intent_of(part, intent)), top, context)
+            head.append((f"{label}: {span}" if span else f"{label}:", top))
+            if not any(c.ref == top.ref and c.text == top.text for c in chosen):
+                chosen.append(top)
+        return chosen, head
+
+
+def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
+    if any(len(ev.words & c.words) / max(len(ev.words | c.words), 1) > 0.6 for c in chosen):
+        return True
+    return any(c.n == ev.n and c.unit == ev.unit for c in chosen)  # one line per message or paragraph
+
+
+# "Latest state" questions that the constraint extractor files under another intent ("the newest version").
+_ASKS_LATEST = re.compile(r"\b(?:newest|latest|most\s+recent|current(?:ly)?|now|still|stand(?:s)?\s+now)\b", re.I)
+LATEST_CUTOFF = 0.8
+PERSON_AUTHOR = 0.15
+PERSON_NEAR = 0.08
+
+
+def _people_first(evidence: list[Evidence], people: Sequence[str]) -> None:
+    """Messages by a person the question names, replies to them and mentions of them outrank the rest."""
+    if not people:
+        return
+    names = [p for p in people if p]
+    firsts = {p.split()[0].lower() for p in names}
+    full = {p.lower() for p in names}
+
+    def by(author: str | None) -> bool:
+        return bool(author) and (author.lower() in full or author.split()[0].lower() in firsts)  # type: ignore[union-attr]
+
+    authors_at: dict[tuple[int, int], str | None] = {(e.n, e.unit): e.author for e in evidence}
+    for ev in evidence:
+        low = ev.text.lower()
+        if by(ev.author):
+            ev.person = PERSON_AUTHOR
+        elif any(re.search(rf"(?<![\w]){re.escape(f)}\b", low) for f in firsts | full):
+            ev.person = PERSON_NEAR
+        elif by(authors_at.get((ev.n, ev.unit - 1))):
+            ev.person = PERSON_NEAR
+        ev.score += ev.person
+
+
+_PART_SPLIT = re.compile(
+    r"\?\s+(?=\w)|;\s*(?=\w)|,?\s+and\s+(?=(?:who|whom|what|when|where|why|how|which)\b)"
+    r"|,\s+and\s+(?=(?:did|does|do|is|was|were|are|has|have|can|will|should)\b)",
+    re.I,
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a two-part question ("who reported it and how was it fixed?"), or the question alone."""
+    parts = [p.strip(" ?,;") for p in _PART_SPLIT.split(question.strip())]
+    parts = [p for p in parts if content_words(p) and len(p.split()) >= 2]
+    # Both sides must ask something: "A user got an error ...; which setting ..." is one question with a preamble.
+    if len(parts) < 2 or not all(_QUESTION_START.match(p) for p in parts):
+        return [question]
+    return parts[:3]
+
+
+_QUESTION_START = re.compile(
+    r"^\W*(?:who|whom|whose|what|when|where|why|how|which|did|does|do|is|was|were|are|has|have|can|could|will|"
+    r"would|should)\b",
+    re.I,
+)
+
+
+def _label(part: str) -> str:
+    words = part.split()
+    label = " ".join(words[:8]) + (" …" if len(words) > 8 else "")
+    return label[:1].upper() + label[1:]
+
+
+def _intent_of(part: str, intent: str) -> str:
+    if _ASKS_PERSON.search(part):
+        return "who"
+    if _ASKS_TIME.search(part):
+        return "when"
+    return "fact" if intent in {"who", "when"} else intent
 
 
 _ASKS = re.compile(r"\?(?:\s|$)")
@@ -577,6 +662,10 @@ def _prior(n: int, n_chunks: int) -> float:
 
 
 def _typed(kind: str, text: str, names: set[str]) -> float:
+    if kind == "version":
+        return 1.0 if _VERSION.search(text) else 0.0
+    if kind == "setting":
+        return 1.0 if _SETTING.search(text) else 0.0
     if kind == "number":
         return 1.0 if _NUMBER.search(_EMOJI.sub("", text)) else 0.0
     if kind == "time":
@@ -584,6 +673,117 @@ def _typed(kind: str, text: str, names: set[str]) -> float:
     if kind == "person":
         return 1.0 if _PERSON.search(text) or any(re.search(rf"\b{re.escape(n)}\b", text) for n in names) else 0.0
     return 0.0
+
+
+# --- the answer itself: a span of the best sentence ---------------------------------------------------------
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:-[a-z0-9.]+)?(?![\w.]*\d)", re.I)
+_SETTING = re.compile(
+    r"`([^`\n]{2,60})`|(?<![\w-])(--?[a-z][\w-]+(?:=\S+)?)|(?<![\w.])([a-z][a-z0-9]*(?:[_.][a-z0-9]+)+(?:\s*[:=]\s*[\w.\"-]+)?)",
+)
+_QUANTITY = re.compile(
+    r"(?<![\w.])[~≈]?\d[\d,]*(?:\.\d+)?\s?(?:%|×|x\b|k\b|m\b|(?:gb|mb|kb|tb|gib|mib|mi|gi|ms|s|sec|secs|seconds?|"
+    r"min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|rows?|records?|times|threads?|cores?|"
+    r"nodes?|pods?|files?|tables?|rps|ops|mbps|gbps)\b)?(?:/s\b|\s+per\s+\w+)?",
+    re.I,
+)
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|cannot|can't|can’t|isn't|isn’t|doesn't|doesn’t|don't|don’t|won't|won’t|aren't|wasn't|"
+    r"weren't|haven't|hasn't|unsupported|impossible|no\s+longer)\b",
+    re.I,
+)
+_RESOLVED = re.compile(r"\b(?:fixed|resolved|no\s+longer|removed|solved)\b", re.I)
+_DATE_IN_TEXT = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+    r"(?:\s+\d{4})?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
+    r"(?:,?\s+\d{4})?\b",
+    re.I,
+)
+
+
+def answer_kind(question: str, intent: str) -> str:
+    """`answer_type`, or "yesno" for a polar question ("Does the UI need internet access ...?")."""
+    kind = answer_type(question, intent)
+    if not kind and _ASKS_POLAR.search(question):
+        return "yesno"
+    return kind
+
+
+def _near(text: str, matches: list[re.Match[str]], q_words: set[str]) -> re.Match[str] | None:
+    """The match with most of the question's words around it ("pool size of 60"), then the closest one; the
+    first match when no question word occurs. A bare "(7)" is a reference, not a value."""
+    matches = [
+        m for m in matches if not (text[max(m.start() - 1, 0) : m.start()] == "(" and text[m.end() :][:1] == ")")
+    ]
+    if not matches:
+        return None
+    spots = [(m.start(), _stem(m[0].strip(".-"))) for m in _TOKEN.finditer(text.lower())]
+    spots = [(at, w) for at, w in spots if w in q_words]
+    if not spots:
+        return matches[0]
+
+    def rank(m: re.Match[str]) -> tuple[int, int, int]:
+        around = {w for at, w in spots if -48 <= at - m.start() <= 24}
+        return (-len(around), min(abs(m.start() - at) for at, _ in spots), m.start())
+
+    return min(matches, key=rank)
+
+
+def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]) -> str:
+    """The value the question asks for, taken from the evidence sentence (its version, number, setting, name,
+    date, or yes / no); empty when the sentence has none, so the sentence itself leads the answer."""
+    text = _clean(ev.text, limit=2000)
+    q_low = question.lower()
+    q_words = content_words(question)
+    if kind == "version":
+        found = [m for m in _VERSION.finditer(text) if m[0].lower().lstrip("v") not in q_low]
+        hit = _near(text, found, q_words)
+        return hit[0] if hit else ""
+    if kind == "setting":
+        found = [m for m in _SETTING.finditer(text) if (m[1] or m[2] or m[3] or "").lower() not in q_low]
+        found = [m for m in found if not _VERSION.fullmatch(m[0]) and "://" not in m[0] and "/" not in m[0]]
+        hit = _near(text, found, q_words)
+        return (hit[1] or hit[2] or hit[3]).strip() if hit else ""
+    if kind == "number":
+        found = [
+            m
+            for m in _QUANTITY.finditer(text)
+            if m[0].strip() and m[0].strip().lower() not in q_low and not _VERSION.fullmatch(m[0].strip())
+        ]
+        hit = _near(text, found, q_words)
+        return hit[0].strip() if hit else ""
+    if kind == "time":
+        dates = [m for m in _DATE_IN_TEXT.finditer(text) if m[0].lower() not in q_low]
+        hit = _near(text, dates, q_words)
+        if hit:
+            return hit[0]
+        return f"{_when(ev, year=True)} (the date of the message)" if ev.at_iso else ""
+    if kind == "person":
+        return _person_in(question, ev, context)
+    if kind == "yesno" and ev.lexical >= 0.3:
+        negated = bool(_NEGATION.search(text)) != bool(_NEGATION.search(question))
+        if re.search(r"\bstill\b", q_low) and _RESOLVED.search(text):
+            negated = not negated
+        return "No" if negated else "Yes"
+    return ""
+
+
+def _person_in(question: str, ev: Evidence, context: Sequence[Chunk]) -> str:
+    """A person the sentence names (a known author or an @mention) that the question does not, else its author."""
+    q_low = question.lower()
+    known = {a for c in context for a in c.authors if a and " " in a}
+    for name in sorted(known, key=lambda a: ev.text.find(a) if a in ev.text else 1 << 30):
+        if name in ev.text and name.lower() not in q_low and name.split()[0].lower() not in q_low:
+            return name
+    mention = re.search(r"@([A-Z][\w.-]*(?: [A-Z][\w-]*)?)", ev.text)
+    if mention and mention[1].lower() not in q_low:
+        return mention[1]
+    return ev.author or ""
+
+
+def _when(ev: Evidence, *, year: bool = True) -> str:
+    if not ev.at_iso:
+        return ""
+    return _day(datetime.fromisoformat(ev.at_iso), with_time=False, with_year=year)
 
 
 # --- rendering ------------------------------------------------------------------------------------------------
@@ -623,7 +823,7 @@ def _where(chunk: Chunk) -> str:
     return f"{place}, {section}" if section else place
 
 
-def _attribution(ev: Evidence, *, with_time: bool, with_year: bool) -> str:
+def _attribution(ev: Evidence, *, with_time: bool = False, with_year: bool = False) -> str:
     at = datetime.fromisoformat(ev.at_iso) if ev.at_iso else None
     shown = _presentation(ev.chunk)
     when = _day(at, with_time=with_time and shown.time_of_day, with_year=with_year) if at else ""
@@ -636,17 +836,50 @@ def _attribution(ev: Evidence, *, with_time: bool, with_year: bool) -> str:
     return f"{where} ({detail})" if detail else where
 
 
-def _render(chosen: list[Evidence]) -> tuple[list[str], dict[int, list[str]]]:
+def _render(
+    chosen: list[Evidence], head: Sequence[tuple[str, Evidence | None]] = ()
+) -> tuple[list[str], dict[int, list[str]], dict[int, str]]:
+    """Answer lines first (`head`: the value or a part's answer, each cited), then one quoted line per piece.
+
+    Markers number the quoted units themselves (a message, a comment, a section), in order of appearance, so
+    that each `[n]` opens exactly the unit it quotes.
+    """
     days = [e.at_iso[:10] for e in chosen if e.at_iso]
     years = {d[:4] for d in days}
     with_time = len(days) != len(set(days))  # same-day lines need the time to read as a timeline
     lines: list[str] = []
     cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    numbers: dict[tuple[str, str], int] = {}
+
+    def marker(ev: Evidence) -> int:
+        key = (ev.ref, ev.url)
+        if key not in numbers:
+            numbers[key] = len(numbers) + 1
+            cited[numbers[key]] = [ev.ref]
+            urls[numbers[key]] = ev.url
+        return numbers[key]
+
+    quoted = {id(ev) for _, ev in head if ev is not None and _quoted_in_head(_, ev)}
+    for text, ev in head:
+        if ev is None:
+            lines.append(text)
+        elif id(ev) in quoted:
+            lines.append(f"{text} [{marker(ev)}]")
+        else:
+            attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
+            joiner = " " if text.endswith(":") else " — "
+            lines.append(f'{text}{joiner}{attribution}: "{_clean(ev.quote)}" [{marker(ev)}]')
+    shown = {id(ev) for _, ev in head if ev is not None}
     for ev in chosen:
+        if id(ev) in shown:
+            continue
         attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
         # Quoted: the evidence is shown as what a source said, never as the answer's own words.
-        lines.append(f'- {attribution}: "{_clean(ev.text)}" [{ev.n}]')
-        refs = cited.setdefault(ev.n, [])
-        if ev.ref not in refs:
-            refs.append(ev.ref)
-    return lines, cited
+        lines.append(f'- {attribution}: "{_clean(ev.quote)}" [{marker(ev)}]')
+    return lines, cited, urls
+
+
+def _quoted_in_head(text: str, ev: Evidence) -> bool:
+    """A head line that already quotes its evidence (the "As of ...: <quote>" form)."""
+    return text.endswith('"') and _clean(ev.quote) in text

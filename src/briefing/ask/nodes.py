@@ -50,7 +50,9 @@ def _calendar(state: AskState, deps: AskDeps) -> Calendar:
 
 def describe_search(constraints: Constraints | None, configured: list[str], timezone: str = "UTC") -> str:
     """What was searched, in words, for refusals: sources, time window, channels/projects, people."""
-    sources = (constraints.sources if constraints else []) or configured
+    # Only sources that are configured were searched: "PRs" in a question does not mean GitHub was.
+    asked = [s for s in (constraints.sources if constraints else []) if not configured or s in configured]
+    sources = asked or configured
     parts = [", ".join(sources)] if sources else []
     if constraints is None:
         return "; ".join(parts)
@@ -175,8 +177,10 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         intent=intent,
         scope=scope,
         window=(window.start, window.end) if window is not None else None,
+        people=state.constraints.people if state.constraints else (),
     )
-    citations = [{"n": n, "refs": refs, "url": context[n - 1].url} for n, refs in sorted(answer.cited.items())]
+    # Each marker numbers one quoted unit, and its link opens that unit (the message, comment or section).
+    citations = [{"n": n, "refs": refs, "url": answer.urls.get(n, "")} for n, refs in sorted(answer.cited.items())]
     if deps.on_token is not None:
         deps.on_token(answer.text)
     return {
@@ -197,6 +201,8 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
                 for e in answer.evidence
             ],
             "best_evidence_score": round(answer.best_score, 4),
+            "confidence": round(answer.confidence, 4),
+            "features": {k: round(v, 4) for k, v in answer.features.items()},
             "threshold": deps.extractive.min_evidence,
         },
         "timings_ms": {"answer": _ms(t0)},

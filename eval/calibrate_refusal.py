@@ -1,0 +1,133 @@
+"""Refit the extractive answerer's refusal model (docs/answering.md) on the development sets.
+
+Each set is `CONFIG:HOME:CASES` (a brief.toml, the BRIEF_HOME its index lives in, the cases). Every question is
+asked through the production path (`Brief.ask`, each case's `now`) and the answerer's question-level features are
+read from the trace and cached in `--features`; the fit then needs no index. L2-regularised logistic regression,
+repeated stratified 5-fold cross-validation; the ROC and the threshold table use out-of-fold predictions only.
+
+    python eval/calibrate_refusal.py --set src/briefing/sample/brief.toml:/tmp/smp:eval/sample_dev.jsonl \
+        --set /tmp/olk/brief.toml:/tmp/olk/home:eval/olake_dev.jsonl --features /tmp/refusal-features.json
+    python eval/calibrate_refusal.py --features /tmp/refusal-features.json     # fit only, from the cache
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FEATURES = ("missing_named", "window_empty", "best_dense", "coverage", "chunk_cover", "best_lexical", "typed_top")
+
+
+def collect(spec: str) -> list[dict[str, Any]]:
+    config, home, cases_path = spec.split(":")
+    os.environ["BRIEF_HOME"] = home
+    from briefing.evaluation.cases import load_cases
+    from briefing.service import Brief, parse_now
+    from briefing.settings import load_settings
+
+    rows = []
+    with Brief(load_settings(Path(config))) as brief:
+        for case in load_cases(Path(cases_path)):
+            result = brief.ask(case.question, now=parse_now(case.now), k=10)
+            features = result.trace.get("features") or {}
+            rows.append({"set": Path(cases_path).stem, "id": case.id, "no_answer": case.no_answer, **features})
+            print(case.id, round(features.get("confidence", 0.0), 3), file=sys.stderr)
+    return rows
+
+
+def fit(x: np.ndarray, y: np.ndarray, lam: float = 0.1, steps: int = 50) -> np.ndarray:
+    """Newton's method for L2-regularised logistic regression (the bias is not penalised)."""
+    xb = np.hstack([np.ones((len(x), 1)), x])
+    w = np.zeros(xb.shape[1])
+    penalty = np.eye(xb.shape[1]) * lam
+    penalty[0, 0] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-xb @ w))
+        grad = xb.T @ (p - y) + penalty @ w
+        hess = (xb * (p * (1 - p))[:, None]).T @ xb + penalty
+        w -= np.linalg.solve(hess, grad)
+    return w
+
+
+def predict(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.asarray(1.0 / (1.0 + np.exp(-(w[0] + x @ w[1:]))))
+
+
+def out_of_fold(x: np.ndarray, y: np.ndarray, repeats: int = 20, folds: int = 5) -> np.ndarray:
+    """Mean out-of-fold P(answerable) over repeated stratified k-fold splits."""
+    rng = np.random.default_rng(0)
+    total = np.zeros(len(y))
+    for _ in range(repeats):
+        fold = np.empty(len(y), dtype=int)
+        for label in (0, 1):
+            idx = np.flatnonzero(y == label)
+            rng.shuffle(idx)
+            fold[idx] = np.arange(len(idx)) % folds
+        for k in range(folds):
+            test = fold == k
+            total[test] += predict(fit(x[~test], y[~test]), x[test])
+    return total / repeats
+
+
+def auc(score: np.ndarray, y: np.ndarray) -> float:
+    pos, neg = score[y == 1], score[y == 0]
+    return float(
+        ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
+    )
+
+
+def table(p: np.ndarray, y: np.ndarray, sets: np.ndarray) -> list[dict[str, float]]:
+    rows = []
+    for t in np.round(np.arange(0.05, 0.96, 0.05), 2):
+        refused = p < t
+        row: dict[str, float] = {"threshold": float(t)}
+        row["refusal_recall"] = float(refused[y == 0].mean())
+        row["false_refusals"] = float(refused[y == 1].mean())
+        row["balanced_accuracy"] = (row["refusal_recall"] + 1 - row["false_refusals"]) / 2
+        for name in sorted(set(sets)):
+            m = sets == name
+            row[f"{name}_recall"] = float(refused[m & (y == 0)].mean())
+            row[f"{name}_false"] = float(refused[m & (y == 1)].mean())
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--set", action="append", default=[], help="CONFIG:HOME:CASES")
+    parser.add_argument("--features", type=Path, required=True, help="feature cache (written when --set is given)")
+    parser.add_argument("--use", default=",".join(FEATURES), help="comma-separated features to fit")
+    args = parser.parse_args()
+    if args.set:
+        rows = [row for spec in args.set for row in collect(spec)]
+        args.features.write_text(json.dumps(rows, indent=1))
+    rows = json.loads(args.features.read_text())
+    use = args.use.split(",")
+    x = np.array([[float(r.get(f, 0.0)) for f in use] for r in rows])
+    y = np.array([0 if r["no_answer"] else 1 for r in rows])
+    sets = np.array([r["set"] for r in rows])
+    p = out_of_fold(x, y)
+    w = fit(x, y)
+    result = {
+        "cases": len(y),
+        "unanswerable": int((y == 0).sum()),
+        "features": use,
+        "weights": {"bias": round(float(w[0]), 2), **{f: round(float(v), 2) for f, v in zip(use, w[1:], strict=True)}},
+        "auc_cv": round(auc(p, y), 3),
+        "auc_in_sample": round(auc(predict(w, x), y), 3),
+        "auc_single": {f: round(auc(x[:, i], y), 3) for i, f in enumerate(use)},
+        "table": [{k: round(v, 3) for k, v in row.items()} for row in table(p, y, sets)],
+        "out_of_fold": {r["id"]: round(float(v), 3) for r, v in zip(rows, p, strict=True)},
+    }
+    print(json.dumps({k: v for k, v in result.items() if k != "out_of_fold"}, indent=1))
+    args.features.with_suffix(".fit.json").write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
