@@ -134,6 +134,12 @@ class LLMSettings(_Strict):
     router_max_steps: int = 4
 
 
+class DigestSettings(_Strict):
+    """Briefings (`brief digest`, "what happened" questions): lines shown before "and N more"."""
+
+    max_lines: int = 40
+
+
 # The parsed config file for the settings source below; set by `load_settings` for the model's construction.
 _FILE_DATA: ContextVar[dict[str, Any] | None] = ContextVar("brief_config_file", default=None)
 
@@ -167,6 +173,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    digest: DigestSettings = Field(default_factory=DigestSettings)
 
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.
     config_path: Path | None = Field(default=None, exclude=True)

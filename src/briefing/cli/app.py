@@ -56,10 +56,11 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import demo, ingest, query
+    from briefing.cli import demo, digest, ingest, query
 
     ingest.register(app)
     query.register(app)
+    digest.register(app)
     demo.register(app)
     try:
         from briefing.cli import evaluate
