@@ -138,6 +138,8 @@ class DigestSettings(_Strict):
     """Briefings (`brief digest`, "what happened" questions): lines shown before "and N more"."""
 
     max_lines: int = 40
+    # A channel's top-level posts further apart than this are separate conversations (bursts).
+    burst_minutes: float = 30
 
 
 # The parsed config file for the settings source below; set by `load_settings` for the model's construction.

@@ -71,7 +71,12 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         topic=topic_of(state.question, constraints),
     )
     settings = deps.settings
-    briefer = Briefer(deps.retriever.index, timezone=settings.workspace.timezone, max_lines=settings.digest.max_lines)
+    briefer = Briefer(
+        deps.retriever.index,
+        timezone=settings.workspace.timezone,
+        max_lines=settings.digest.max_lines,
+        burst_minutes=settings.digest.burst_minutes,
+    )
     shown = places(scope, deps.directory)
     digest = briefer.digest(
         start,

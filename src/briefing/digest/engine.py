@@ -126,8 +126,9 @@ def _dedupe(seen: Iterable[Seen]) -> list[Seen]:
 class Briefer:
     """Builds digests over one index; `max_lines` caps the lines shown, the rest is listed under `more`."""
 
-    def __init__(self, index: Index, *, timezone: str = "UTC", max_lines: int = 40) -> None:
+    def __init__(self, index: Index, *, timezone: str = "UTC", max_lines: int = 40, burst_minutes: float = 30) -> None:
         self.index = index
+        self.burst_gap = timedelta(minutes=burst_minutes)
         self.timezone = timezone
         self.zone = ZoneInfo(timezone)
         self.max_lines = max_lines
@@ -184,12 +185,37 @@ class Briefer:
             conv.units = [s for s in every if start <= s.at < end]
             conv.earlier = [s for s in every if s.at < start]
             if conv.units:
-                out.append(conv)
+                out.extend(self._bursts(conv) if conv.stream else [conv])
         if scope.people:
             people = {p.lower() for p in scope.people}
             out = [c for c in out if any((s.unit.author or "").lower() in people for s in c.units)]
         terms = topic_terms(scope.topic)
         return [c for c in out if matches_topic(c, terms)]
+
+    def _bursts(self, conv: Conversation) -> list[Conversation]:
+        """A stream chunk split where its posts are more than `burst_gap` apart: each burst is a conversation."""
+        groups: list[list[Seen]] = [[]]
+        for seen in conv.units:
+            if groups[-1] and seen.at - groups[-1][-1].at > self.burst_gap:
+                groups.append([])
+            groups[-1].append(seen)
+        if len(groups) == 1:
+            return [conv]
+        return [
+            Conversation(
+                key=f"{conv.key}@{group[0].unit.ref}",
+                doc_key=conv.doc_key,
+                source_type=conv.source_type,
+                kind=conv.kind,
+                container=conv.container,
+                title=conv.title,
+                units=group,
+                tickets=conv.tickets,
+                threaded=conv.threaded,
+                stream=True,
+            )
+            for group in groups
+        ]
 
     # -- rank ---------------------------------------------------------------------------------------------------
     @staticmethod

@@ -96,7 +96,10 @@ def run(
 ) -> Digest:
     brief._require_index()
     briefer = Briefer(
-        brief.index, timezone=brief.settings.workspace.timezone, max_lines=brief.settings.digest.max_lines
+        brief.index,
+        timezone=brief.settings.workspace.timezone,
+        max_lines=brief.settings.digest.max_lines,
+        burst_minutes=brief.settings.digest.burst_minutes,
     )
     shown = places(scope, brief.directory())
     configured = sorted({registry.descriptor(c.type).family for c in brief.settings.sources.values()})
