@@ -53,7 +53,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.digest import render
     from briefing.digest.engine import Briefer
     from briefing.digest.model import Scope
-    from briefing.digest.service import places
+    from briefing.digest.service import channel_scope, places
     from briefing.retrieve import Hit
 
     t0 = time.perf_counter()
@@ -70,6 +70,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         tickets=tuple(constraints.tickets),
         topic=topic_of(state.question, constraints),
     )
+    scope = channel_scope(scope, deps.directory)
     settings = deps.settings
     briefer = Briefer(
         deps.retriever.index,

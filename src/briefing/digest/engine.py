@@ -221,7 +221,10 @@ class Briefer:
     @staticmethod
     def score(conv: Conversation) -> float:
         units = conv.units
-        texts = " ".join(s.unit.text for s in units)
+        if _presentation(conv.source_type).conversational or conv.stream:
+            texts = " ".join(s.unit.text for s in units)
+        else:  # a page mentions everything somewhere: what it is about is its title and its opening
+            texts = " ".join([conv.title, units[0].unit.text])
         found = tx.signals(texts)
         people = len(conv.people())
         # A page's sections are not activity: a document counts once, a conversation by its messages.
@@ -272,11 +275,11 @@ class Briefer:
                 sentence, value = tx.best_sentence(best.unit.text)
                 status = "updated" if conv.earlier else ("added" if not conv.stream else "posted")
                 if conv.stream:
-                    status = "posted"
+                    status = self._post_status(units)
                 if best is opener or value <= 0:
                     return None, "", status
                 return best, sentence, status
-            status = "open, no reply yet" if tx.is_question(opener.unit.text) else "posted"
+            status = "open, no reply yet" if tx.is_question(opener.unit.text) else self._post_status(units)
             return None, "", status
         n = len(replies)
         ranked = []
@@ -298,6 +301,15 @@ class Briefer:
             if status in late:
                 return best, sentence, status
         return best, sentence, self._open_status(conv)
+
+    @staticmethod
+    def _post_status(units: Sequence[Seen]) -> str:
+        """A post or a burst of posts: what it announces (a decision, a release, an incident), else "posted"."""
+        found = tx.signals(" ".join(s.unit.text for s in units))
+        for status in ("decided", "released", "merged", "resolved", "incident"):
+            if status in found:
+                return status
+        return "posted"
 
     @staticmethod
     def _open_status(conv: Conversation) -> str:
@@ -344,7 +356,10 @@ class Briefer:
         when = self._when(conv.units[0].at, conv.units[-1].at)
         meta = "; ".join(p for p in (shown, when, f"{count} {noun}{'s' if count != 1 else ''}") if p)
         body = f"{head} — {status}"
-        if best is not None and sentence:
+        if best is not None and sentence and not _presentation(conv.source_type).conversational and not conv.stream:
+            by = f" by {best.unit.author}" if best.unit.author else ""
+            body += f'{by}: "{sentence}" {cite(best)}'
+        elif best is not None and sentence:
             who = best.unit.author or "unknown"
             body += f': {who}: "{sentence}" {cite(best)}'
         elif not cites:

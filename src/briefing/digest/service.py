@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -79,6 +80,16 @@ def resolve_sources(names: Sequence[str], configured: dict[str, str]) -> tuple[s
     return tuple(dict.fromkeys(out))
 
 
+def channel_scope(scope: Scope, directory: Directory) -> Scope:
+    """Channels named without a source mean the sources whose containers are channels: a docs folder that happens
+    to share a channel's name ("releases") is not that channel."""
+    channels = {c.lower() for c in directory.channels}
+    if scope.sources or not scope.containers or not all(c.lower() in channels for c in scope.containers):
+        return scope
+    families = tuple(dict.fromkeys(d.family for d in registry.descriptors() if d.container_is_channel))
+    return replace(scope, sources=families)
+
+
 def places(scope: Scope, directory: Directory) -> list[str]:
     """How the scope's containers read in an answer: "#help" for channels, the name for projects."""
     channels = {c.lower() for c in directory.channels}
@@ -95,15 +106,17 @@ def run(
     max_lines: int | None = None,
 ) -> Digest:
     brief._require_index()
+    directory = brief.directory()
+    wanted = channel_scope(scope, directory)
     briefer = Briefer(
         brief.index,
         timezone=brief.settings.workspace.timezone,
         max_lines=brief.settings.digest.max_lines,
         burst_minutes=brief.settings.digest.burst_minutes,
     )
-    shown = places(scope, brief.directory())
+    shown = places(scope, directory)
     configured = sorted({registry.descriptor(c.type).family for c in brief.settings.sources.values()})
-    searched = briefer.describe(start, min(end, now), scope, shown, configured)
-    digest = briefer.digest(start, end, now=now, scope=scope, max_lines=max_lines, searched=searched)
+    searched = briefer.describe(start, min(end, now), wanted, shown, configured)
+    digest = briefer.digest(start, end, now=now, scope=wanted, max_lines=max_lines, searched=searched)
     digest.places = shown
     return digest

@@ -25,7 +25,7 @@ SIGNALS: dict[str, re.Pattern[str]] = {
         r"supersedes|adr-?\d+)\b",
         re.I,
     ),
-    "released": re.compile(r"\b(?:released|release[ds]?\s+v?\d|shipped|deployed|v\d+\.\d+(?:\.\d+)?\b)", re.I),
+    "released": re.compile(r"\b(?:released|shipped|deployed\s+to\s+production|is\s+(?:live|out)|went\s+out)\b", re.I),
     "merged": re.compile(r"\b(?:merged|merge[ds]?\s+(?:the\s+)?(?:pr|pull)|landed)\b", re.I),
     "resolved": re.compile(
         r"\b(?:fixed|resolved|solved|works?\s+now|working\s+now|it\s+worked|that\s+worked|done\b|closed|"
