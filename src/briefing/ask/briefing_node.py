@@ -108,7 +108,22 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     for line in digest.lines():
         for chunk in line.chunks:
             chunks.setdefault(chunk.chunk_id, (chunk, line.score))
-    hits = [Hit(chunk=c, score=round(score, 4), origin="briefing") for c, score in chunks.values()][: max(state.k, 1)]
+    # Most important conversations first; every cited chunk is the context, the first k are the hits.
+    evidence = [
+        Hit(chunk=c, score=round(score, 4), origin="briefing")
+        for c, score in sorted(chunks.values(), key=lambda cs: -cs[1])
+    ]
+    # The hits: the cited chunks, then the rest of the window's conversations, k in all.
+    cited_ids = {h.chunk.chunk_id for h in evidence}
+    rest = [Hit(chunk=c, score=0.0, origin="briefing-window") for c in digest.evidence if c.chunk_id not in cited_ids]
+    hits = (evidence + rest)[: state.k]
+    if len(hits) < state.k:
+        # A quiet window: the remaining hits come from the one retrieval path, so `-k` still means k hits.
+        from briefing.retrieve import SearchQuery
+
+        seen = {h.chunk.chunk_id for h in hits}
+        found = deps.retriever.retrieve(SearchQuery(state.question, now=now, constraints=constraints, k=state.k))
+        hits += [h for h in found.hits if h.chunk.chunk_id not in seen][: state.k - len(hits)]
     if deps.on_token is not None:
         deps.on_token(answer)
     return {
@@ -116,9 +131,14 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         "no_answer": False,
         "citations": citations,
         "hits": hits,
-        "evidence": [h.chunk for h in hits],
+        "evidence": [h.chunk for h in evidence],
         "trace": {
             "answerer": "briefing engine (every conversation in the window, by time)",
+            "candidates": [h.to_trace() for h in evidence],
+            "context": [
+                {"n": i, "chunk_id": h.chunk.chunk_id, "title": h.chunk.title, "refs": h.chunk.refs}
+                for i, h in enumerate(evidence, 1)
+            ],
             "briefing": {
                 "window": [digest.start.isoformat(), digest.end.isoformat()],
                 "scope": digest.scope.to_json(),

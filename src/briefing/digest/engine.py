@@ -106,7 +106,10 @@ def matches_topic(conversation: Conversation, terms: set[str]) -> bool:
     """Most of the topic's words occur in the conversation (all of them for a one- or two-word topic)."""
     if not terms:
         return True
-    have = {_stem(w.strip(".-")) for w in _TOKEN.findall(conversation.text().lower())}
+    tokens = _TOKEN.findall(conversation.text().lower())
+    # "ledger-api#431" and "kestrelpay/ledger-api" also name "ledger-api".
+    parts = [p for t in tokens for p in re.split(r"[#/.:]", t) if p]
+    have = {_stem(w.strip(".-")) for w in (*tokens, *parts)}
     found = len(terms & have)
     return found == len(terms) if len(terms) <= 2 else found / len(terms) >= 0.6
 
@@ -409,6 +412,7 @@ class Briefer:
                 section.lines.append(made)
             sections.append(section)
         more = [f"{self.section_title(c)}: {self.about(c)}" for c in rest]
+        evidence = list({s.chunk.chunk_id: s.chunk for c in ranked for s in c.units}.values())
         return Digest(
             start=start,
             end=min(end, now),
@@ -419,6 +423,7 @@ class Briefer:
             searched=searched or self.describe(start, min(end, now), scope),
             conversations=len(convs),
             timezone=self.timezone,
+            evidence=evidence,
             timings_ms={
                 "enumerate": round((t1 - t0) * 1000, 1),
                 "write": round((time.perf_counter() - t1) * 1000, 1),

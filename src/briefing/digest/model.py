@@ -109,6 +109,8 @@ class Digest:
     conversations: int
     timezone: str = "UTC"
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # Every chunk the window's conversations were read from, most important conversation first (not serialised).
+    evidence: list[Chunk] = field(default_factory=list)
     places: list[str] = field(default_factory=list)  # the scope's containers as an answer names them ("#help")
 
     @property

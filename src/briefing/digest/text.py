@@ -16,7 +16,7 @@ _MENTION = re.compile(r"^(?:@[\w.-]+[\s,:]*)+")
 
 SIGNALS: dict[str, re.Pattern[str]] = {
     "incident": re.compile(
-        r"\b(?:incident|outage|sev\s?[0-3]|postmortem|post-mortem|paged|pager|rollback|rolled\s+back|5xx|"
+        r"(?<![\w-])(?:incident|outage|sev\s?[0-3]|postmortem|post-mortem|paged|pager|rollback|rolled\s+back|5xx|"
         r"degraded|downtime|alert(?:ing|s)?|firing)\b|\[(?:low|high|critical)\]",
         re.I,
     ),
@@ -32,8 +32,11 @@ SIGNALS: dict[str, re.Pattern[str]] = {
         r"found\s+it|root\s+cause|the\s+(?:fix|issue|problem)\s+(?:was|is)|turned\s+out|was\s+caused\s+by)",
         re.I,
     ),
+    # A ticket's status transition as its history states it ("In Progress -> Done", "status: Blocked").
     "status": re.compile(
-        r"\b(?:to\s+do|in\s+progress|in\s+review|blocked|won't\s+do|reopened)\b\s*(?:→|->|to\b)?", re.I
+        r"(?:\bstatus\s*(?:changed\s*)?(?:to|:)|\bmoved\s+to|→|->)\s*['\"]?"
+        r"(?:to\s+do|in\s+progress|in\s+review|blocked|done|won't\s+do|reopened)\b",
+        re.I,
     ),
 }
 _FILLER = re.compile(
