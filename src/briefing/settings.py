@@ -250,6 +250,14 @@ class DeliverySettings(_Strict):
     slack: ChatDelivery | None = None
 
 
+class DigestSettings(_Strict):
+    """Briefings (`brief digest`, "what happened" questions): lines shown before "and N more"."""
+
+    max_lines: int = 40
+    # A channel's top-level posts further apart than this are separate conversations (bursts).
+    burst_minutes: float = 30
+
+
 # The parsed config file for the settings source below; set by `load_settings` for the model's construction.
 _FILE_DATA: ContextVar[dict[str, Any] | None] = ContextVar("brief_config_file", default=None)
 
@@ -288,6 +296,8 @@ class Settings(BaseSettings):
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
     schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
     delivery: DeliverySettings = Field(default_factory=DeliverySettings)
+
+    digest: DigestSettings = Field(default_factory=DigestSettings)
 
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.
     config_path: Path | None = Field(default=None, exclude=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -105,6 +105,9 @@ class DocumentKind:
     threaded: bool = False
     # Limit field -> the `[chunking]` key that overrides it for this kind (kept for existing configs).
     config_keys: Mapping[str, str] = field(default_factory=dict)
+    # A stream of unrelated posts (a channel's top-level messages) rather than one conversation: briefings take
+    # each chunk (the chunker's burst of consecutive messages) as a conversation instead of the whole document.
+    stream: bool = False
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,8 @@ class SourceDescriptor:
     supports: frozenset[Capability] = frozenset()
     # The chunks' containers are channels (a question's "#name" or "in name" finds them) rather than projects.
     container_is_channel: bool = False
+    # (chunk url, unit ref) -> the link that opens that one unit (a message, a comment); None: the chunk's url.
+    unit_url: Callable[[str, str], str] | None = None
 
     def owns_ref(self, ref: str) -> bool:
         return any(re.fullmatch(p, ref) for p in self.ref_patterns)

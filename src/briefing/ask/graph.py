@@ -1,4 +1,5 @@
-"""Wiring of the ask flow: extract -> route (LLM only) -> retrieve -> answer (DSPy or extractive) -> validate."""
+"""Wiring of the ask flow: extract -> route (LLM only) -> retrieve -> answer (DSPy or extractive) -> validate,
+or extract -> route -> briefing for "what happened" questions over a window."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from briefing.ask import nodes
+from briefing.ask import briefing_node, nodes
 from briefing.ask.nodes import AskDeps
 from briefing.ask.state import AskState
 
@@ -18,13 +19,16 @@ def build_graph(deps: AskDeps) -> Any:
     graph.add_node("extract", partial(nodes.extract_node, deps=deps))
     graph.add_node("retrieve", partial(nodes.retrieve_node, deps=deps))
     graph.add_node("extractive", partial(nodes.extractive_node, deps=deps))
+    graph.add_node("briefing", partial(briefing_node.briefing_node, deps=deps))
     graph.add_edge(START, "extract")
+    # "What happened / what changed / any updates" over a window: the briefing engine, not top-k retrieval.
     if deps.router is not None:
         graph.add_node("route", partial(nodes.route_node, deps=deps))
         graph.add_edge("extract", "route")
-        graph.add_edge("route", "retrieve")
+        graph.add_conditional_edges("route", briefing_node.route, ["briefing", "retrieve"])
     else:
-        graph.add_edge("extract", "retrieve")
+        graph.add_conditional_edges("extract", briefing_node.route, ["briefing", "retrieve"])
+    graph.add_edge("briefing", END)
     if deps.answerer is not None:
         graph.add_node("answer", partial(nodes.llm_answer_node, deps=deps))
         graph.add_node("validate", partial(nodes.validate_node, deps=deps))

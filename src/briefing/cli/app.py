@@ -70,10 +70,11 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import config, demo, ingest, init, mcp, ops, query, tune
+    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, query, tune
 
     ingest.register(app)
     query.register(app)
+    digest.register(app)
     demo.register(app)
     mcp.register(app)
     config.register(app)

@@ -1,0 +1,155 @@
+"""The ask flow's briefing branch: "what happened / what changed / what's new / any updates / recap" over a window.
+
+Such questions go to the briefing engine (every conversation in the window, by time) instead of top-k
+retrieval. A window with activity is always answered; an empty one gets "Nothing in #x between A and B", which
+is an answer (with what was searched), not a refusal.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from briefing.ask.state import AskState
+from briefing.constraints import Constraints
+from briefing.model import Chunk
+
+if TYPE_CHECKING:
+    from briefing.ask.nodes import AskDeps
+
+_BRIEFING = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|new|going\s+on|been\s+going\s+on)\b|"
+    r"\bwhat\s+went\s+on\b|\bany\s+(?:updates?|news|changes)\b|^\W*(?:updates?|news)\b|\brecap\b|"
+    r"\bcatch\s+me\s+up\b|\bbrief\s+me\b|\bdigest\b|"
+    r"\bsummar(?:y|ise|ize)\s+(?:of\s+)?(?:what\s+happened\s+)?(?:in\s+\S+\s+)?(?:the\s+)?"
+    r"(?:last|this|past|previous|yesterday|today)\b",
+    re.IGNORECASE,
+)
+DEFAULT_DAYS = 7
+
+
+def topic_of(question: str, constraints: Constraints) -> str:
+    from briefing.retrieve import residual_query
+
+    return residual_query(question, constraints)
+
+
+def wants_briefing(question: str, constraints: Constraints | None) -> bool:
+    """A "what happened" question over a window (or "what's new" / "any updates" with no topic at all)."""
+    if constraints is None or not _BRIEFING.search(question):
+        return False
+    if constraints.time is not None:
+        return True
+    return not topic_of(question, constraints) and not constraints.tickets and not constraints.prs
+
+
+def route(state: AskState) -> str:
+    return "briefing" if wants_briefing(state.question, state.constraints) else "retrieve"
+
+
+def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    from briefing.digest import render
+    from briefing.digest.engine import Briefer
+    from briefing.digest.model import Scope
+    from briefing.digest.service import channel_scope, places
+    from briefing.retrieve import Hit
+
+    t0 = time.perf_counter()
+    constraints = state.constraints or Constraints()
+    now = state.now
+    if constraints.time is not None:
+        start, end = constraints.time.start, constraints.time.end
+    else:
+        start, end = now - timedelta(days=DEFAULT_DAYS), now
+    scope = Scope(
+        sources=tuple(constraints.sources),
+        containers=tuple(dict.fromkeys([*constraints.channels, *constraints.projects])),
+        people=tuple(constraints.people),
+        tickets=tuple(constraints.tickets),
+        topic=topic_of(state.question, constraints),
+    )
+    scope = channel_scope(scope, deps.directory)
+    settings = deps.settings
+    briefer = Briefer(
+        deps.retriever.index,
+        timezone=settings.workspace.timezone,
+        max_lines=settings.digest.max_lines,
+        burst_minutes=settings.digest.burst_minutes,
+    )
+    shown = places(scope, deps.directory)
+    digest = briefer.digest(
+        start,
+        end,
+        now=now,
+        scope=scope,
+        searched=briefer.describe(start, min(end, now), scope, shown, deps.source_types),
+    )
+    note = ""
+    if digest.empty and scope.topic:
+        # The topic is what is left of the question after its constraints; when it matches nothing, the window's
+        # activity is still the answer, said as such.
+        broad = Scope(scope.sources, scope.containers, scope.people, scope.tickets)
+        wider = briefer.digest(
+            start,
+            end,
+            now=now,
+            scope=broad,
+            searched=briefer.describe(start, min(end, now), broad, shown, deps.source_types),
+        )
+        if not wider.empty:
+            note = f'Nothing mentions "{scope.topic}"; everything in the window instead.\n'
+            digest = wider
+    digest.places = shown
+    answer = note + render.answer_text(digest)
+    citations = [c.to_json() for c in digest.citations()]
+    chunks: dict[str, tuple[Chunk, float]] = {}
+    for line in digest.lines():
+        for chunk in line.chunks:
+            chunks.setdefault(chunk.chunk_id, (chunk, line.score))
+    # Most important conversations first; every cited chunk is the context, the first k are the hits.
+    evidence = [
+        Hit(chunk=c, score=round(score, 4), origin="briefing")
+        for c, score in sorted(chunks.values(), key=lambda cs: -cs[1])
+    ]
+    # The hits: the cited chunks, then the rest of the window's conversations, k in all.
+    cited_ids = {h.chunk.chunk_id for h in evidence}
+    rest = [Hit(chunk=c, score=0.0, origin="briefing-window") for c in digest.evidence if c.chunk_id not in cited_ids]
+    hits = (evidence + rest)[: state.k]
+    if len(hits) < state.k:
+        # A quiet window: the remaining hits come from the one retrieval path, so `-k` still means k hits.
+        from briefing.retrieve import SearchQuery
+
+        seen = {h.chunk.chunk_id for h in hits}
+        found = deps.retriever.retrieve(SearchQuery(state.question, now=now, constraints=constraints, k=state.k))
+        hits += [h for h in found.hits if h.chunk.chunk_id not in seen][: state.k - len(hits)]
+    if deps.on_token is not None:
+        deps.on_token(answer)
+    return {
+        "answer": answer,
+        "no_answer": False,
+        "citations": citations,
+        "hits": hits,
+        "evidence": [h.chunk for h in evidence],
+        "trace": {
+            "answerer": "briefing engine (every conversation in the window, by time)",
+            "candidates": [h.to_trace() for h in evidence],
+            "context": [
+                {"n": i, "chunk_id": h.chunk.chunk_id, "title": h.chunk.title, "refs": h.chunk.refs}
+                for i, h in enumerate(evidence, 1)
+            ],
+            "briefing": {
+                "window": [digest.start.isoformat(), digest.end.isoformat()],
+                "scope": digest.scope.to_json(),
+                "conversations": digest.conversations,
+                "shown": len(digest.lines()),
+                "more": len(digest.more),
+                "searched": digest.searched,
+            },
+        },
+        "timings_ms": {
+            "retrieve": digest.timings_ms.get("enumerate", 0.0),
+            "answer": round((time.perf_counter() - t0) * 1000, 1),
+        },
+    }

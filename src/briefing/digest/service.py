@@ -1,0 +1,122 @@
+"""Briefings for the CLI and the ask flow: names from the command line resolved, then the engine run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from briefing import registry
+from briefing.digest.engine import Briefer
+from briefing.digest.model import Digest, Scope
+from briefing.errors import InputError
+
+if TYPE_CHECKING:
+    from briefing.constraints import Directory
+    from briefing.service import Brief
+
+
+def _known(values: Sequence[str]) -> str:
+    shown = ", ".join(values[:12])
+    return shown + (", ..." if len(values) > 12 else "") if values else "none indexed yet"
+
+
+def resolve_people(names: Sequence[str], directory: Directory) -> tuple[str, ...]:
+    """Display names for `--person` values: a full name, a first name, a handle or an email."""
+    out = []
+    for raw in names:
+        wanted = raw.strip().lstrip("@").lower()
+        match = next(
+            (
+                p.name
+                for p in directory.people
+                if wanted in {p.name.lower(), p.name.split()[0].lower() if p.name.split() else ""}
+                or wanted in {h.lstrip("@").lower() for h in p.handles}
+                or wanted in {e.lower() for e in p.emails}
+            ),
+            None,
+        )
+        if match is None:
+            raise InputError(
+                f"--person '{raw}' names nobody in the indexed sources (known: "
+                f"{_known(sorted(p.name for p in directory.people))}): use a name, first name, handle or email"
+            )
+        out.append(match)
+    return tuple(dict.fromkeys(out))
+
+
+def resolve_containers(names: Sequence[str], directory: Directory) -> tuple[str, ...]:
+    """`--channel` values (with or without "#") as the channel or project names chunks carry."""
+    known = [*directory.channels, *directory.projects]
+    by_lower = {k.lower(): k for k in known}
+    out = []
+    for raw in names:
+        name = raw.strip().lstrip("#")
+        found = by_lower.get(name.lower())
+        if found is None:
+            raise InputError(f"--channel '{raw}' is not a channel or project in the index (known: {_known(known)})")
+        out.append(found)
+    return tuple(dict.fromkeys(out))
+
+
+def resolve_sources(names: Sequence[str], configured: dict[str, str]) -> tuple[str, ...]:
+    """`--source` values (a configured source name, a type, or a family such as "slack") as chunk families."""
+    families = registry.families()
+    out = []
+    for raw in names:
+        value = raw.strip()
+        if value in configured:
+            out.append(registry.descriptor(configured[value]).family)
+        elif value in registry.source_types():
+            out.append(registry.descriptor(value).family)
+        elif value in families:
+            out.append(value)
+        else:
+            choices = sorted({*configured, *families})
+            raise InputError(
+                f"--source '{raw}' is not a configured source or a source type (use one of: {', '.join(choices)})"
+            )
+    return tuple(dict.fromkeys(out))
+
+
+def channel_scope(scope: Scope, directory: Directory) -> Scope:
+    """Channels named without a source mean the sources whose containers are channels: a docs folder that happens
+    to share a channel's name ("releases") is not that channel."""
+    channels = {c.lower() for c in directory.channels}
+    if scope.sources or not scope.containers or not all(c.lower() in channels for c in scope.containers):
+        return scope
+    families = tuple(dict.fromkeys(d.family for d in registry.descriptors() if d.container_is_channel))
+    return replace(scope, sources=families)
+
+
+def places(scope: Scope, directory: Directory) -> list[str]:
+    """How the scope's containers read in an answer: "#help" for channels, the name for projects."""
+    channels = {c.lower() for c in directory.channels}
+    return [f"#{c}" if c.lower() in channels else c for c in scope.containers]
+
+
+def run(
+    brief: Brief,
+    *,
+    start: datetime,
+    end: datetime,
+    now: datetime,
+    scope: Scope,
+    max_lines: int | None = None,
+) -> Digest:
+    brief._require_index()
+    directory = brief.directory()
+    wanted = channel_scope(scope, directory)
+    briefer = Briefer(
+        brief.index,
+        timezone=brief.settings.workspace.timezone,
+        max_lines=brief.settings.digest.max_lines,
+        burst_minutes=brief.settings.digest.burst_minutes,
+    )
+    shown = places(scope, directory)
+    configured = sorted({registry.descriptor(c.type).family for c in brief.settings.sources.values()})
+    searched = briefer.describe(start, min(end, now), wanted, shown, configured)
+    digest = briefer.digest(start, end, now=now, scope=wanted, max_lines=max_lines, searched=searched)
+    digest.places = shown
+    return digest
