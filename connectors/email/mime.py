@@ -237,6 +237,10 @@ _ORIGINAL = re.compile(
 )
 _WROTE = re.compile(r"^(?:On .{0,200}|.{0,120}\b(?:wrote|writes|a écrit|schrieb|escribió|ha scritto)):?\s*$")
 _SIGNATURE = re.compile(r"^-- ?$")
+_CLOSING = re.compile(
+    r"^(?:thanks|thank you|many thanks|cheers|regards|best|br|kind regards|best regards|thx|ta)\b[\s,.!]*\w*[,.!]?$",
+    re.IGNORECASE,
+)
 _DIFF_START = re.compile(r"^diff --git |^Index: |^--- a/", re.MULTILINE)
 _MAX_DIFF_CHARS = 600
 
@@ -282,7 +286,7 @@ def clean_body(text: str) -> str:
             continue
         if _ORIGINAL.match("\n".join(lines[index : index + 5])) and out:
             break  # top-posting: everything below is the quoted history
-        if stripped and quoted:
+        if stripped and quoted and not _CLOSING.match(stripped):
             context = next((q for q in reversed(quoted) if q.lstrip("> ").strip()), "")
             if context:
                 out.append(context[:200])
