@@ -66,6 +66,12 @@ class EmbeddingSettings(_Strict):
     threads: int | None = None
 
 
+class PeopleSettings(_Strict):
+    """`[people.aliases]`: a person's name -> other names, handles or addresses they go by in some source."""
+
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+
+
 class QdrantSettings(_Strict):
     url: str | None = None
     api_key_env: str | None = None
@@ -167,6 +173,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    people: PeopleSettings = Field(default_factory=PeopleSettings)
 
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.
     config_path: Path | None = Field(default=None, exclude=True)

@@ -56,11 +56,12 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import demo, ingest, query
+    from briefing.cli import demo, ingest, people, query
 
     ingest.register(app)
     query.register(app)
     demo.register(app)
+    people.register(app)
     try:
         from briefing.cli import evaluate
     except ImportError:
