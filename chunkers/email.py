@@ -10,7 +10,7 @@ sentences, then words; each piece repeats the message's envelope line.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
@@ -65,15 +65,15 @@ def _fits(head: str, blocks: Sequence[str], n: int, limits: ChunkLimits) -> bool
     return len(text) <= limits.max_chars and n <= limits.max_items and limits.count_tokens(text) <= limits.max_tokens
 
 
-def _split(text: str, ok: object, level: int = 0) -> list[tuple[str, bool]]:
-    check = ok if callable(ok) else (lambda _t: True)
+def _split(text: str, check: Callable[[str], bool], level: int = 0) -> list[tuple[str, bool]]:
+    """Pieces of `text` that each pass `check`, cut at paragraphs, lines, sentences, then words; True: mid-word."""
     if check(text):
         return [(text, False)]
     if level >= len(_SEPARATORS):
         return _hard_cut(text, check)
     parts = [p for p in _SEPARATORS[level].split(text) if p.strip()]
     if len(parts) <= 1:
-        return _split(text, ok, level + 1)
+        return _split(text, check, level + 1)
     joiner = "\n\n" if level == 0 else ("\n" if level == 1 else " ")
     out: list[tuple[str, bool]] = []
     current = ""
@@ -87,15 +87,14 @@ def _split(text: str, ok: object, level: int = 0) -> list[tuple[str, bool]]:
         if check(part):
             current = part
         else:
-            out += _split(part, ok, level + 1)
+            out += _split(part, check, level + 1)
             current = ""
     if current:
         out.append((current, False))
     return out
 
 
-def _hard_cut(text: str, check: object) -> list[tuple[str, bool]]:
-    fits = check if callable(check) else (lambda _t: True)
+def _hard_cut(text: str, fits: Callable[[str], bool]) -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     rest = text
     while rest:

@@ -56,7 +56,9 @@ def test_chunks_carry_person_ids_and_the_persons_name() -> None:
     dana = next(r for r in records if r.name == "Dana Levi")
     sam = next(r for r in records if r.name == "Sam Ortiz")
     at = datetime(2026, 5, 4, tzinfo=UTC)
-    chunk = Chunk("c", "d", "github", "pr", "t", "Reviewed with Sam Ortiz.", ["github:a/b#1"], at, at, authors=["dlevi"])
+    chunk = Chunk(
+        "c", "d", "github", "pr", "t", "Reviewed with Sam Ortiz.", ["github:a/b#1"], at, at, authors=["dlevi"]
+    )
     annotate([chunk], records)
     assert chunk.metadata["people"] == [dana.id] and chunk.metadata["mentions"] == [sam.id]
     assert chunk.authors == ["dlevi", "Dana Levi"]

@@ -179,7 +179,7 @@ class IcsConnector:
         calendar = icalendar.Calendar.from_ical(record.data["ics"])
         zone = self._zone(calendar)
         cal_name = str(calendar.get("X-WR-CALNAME", "") or "") or Path(str(record.data.get("path", ""))).stem
-        events = [c for c in calendar.walk("VEVENT")]
+        events = list(calendar.walk("VEVENT"))
         if not events:
             return []
         master = next((e for e in events if e.get("RECURRENCE-ID") is None), events[0])
@@ -384,12 +384,16 @@ def build(ctx: SourceContext) -> IcsConnector:
                 f"sources.{ctx.name}.timezone: unknown time zone '{config.timezone}': use an IANA name such as "
                 "Europe/Berlin"
             ) from None
-    clock = (lambda: ctx.now) if ctx.now is not None else (lambda: datetime.now(UTC))
+    fixed = ctx.now
+
+    def clock() -> datetime:
+        return fixed if fixed is not None else datetime.now(UTC)
+
     return IcsConnector(
         ctx.name,
         ctx.resolve(Path(config.path)),
         expand_days=config.expand_days,
         timezone=config.timezone,
         full=ctx.options.full,
-        clock=clock,  # type: ignore[arg-type]
+        clock=clock,
     )

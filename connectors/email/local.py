@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from briefing.errors import SourceError
-from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
+from briefing.errors import NotConfiguredError, SourceError
+from briefing.model import JSON, Batch, Connector, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import SourceContext
 from connectors.email import EmailSource
 from connectors.email.mime import fallback_id, message_id_of, raw_to_data
@@ -122,7 +122,9 @@ class LocalMailConnector:
             keys: list[str] = []
             for key, raw in self._messages(rel, path, fmt, batch):
                 keys.append(key)
-                batch.records.append(RawRecord(key=key, kind="message", data={**raw_to_data(raw), "folder": self._folder(rel)}))
+                batch.records.append(
+                    RawRecord(key=key, kind="message", data={**raw_to_data(raw), "folder": self._folder(rel)})
+                )
             state[rel] = (stat.st_mtime, stat.st_size, keys)
             if not batch.complete and len(batch.records) >= _BATCH:
                 yield batch
@@ -178,11 +180,17 @@ def _maildir_sub(parent: str, name: str) -> bool:
     return (Path(parent) / name / "cur").is_dir()
 
 
-def build(ctx: SourceContext) -> LocalMailConnector:
-    """The registry's factory for `type = "email"` with `path`."""
+def build(ctx: SourceContext) -> Connector:
+    """The registry's factory for `type = "email"`: a local mailbox for `path`, IMAP for `host`."""
     config: EmailSource = ctx.config
     if config.path is None:
-        from connectors.email.imap import build as build_imap
-
-        return build_imap(ctx)  # type: ignore[return-value]
+        try:
+            from connectors.email.imap import build as build_imap
+        except ImportError:
+            raise NotConfiguredError(
+                f"source '{ctx.name}': IMAP (sources.{ctx.name}.host) has no connector in this version of brief yet: "
+                "export the mailbox to an mbox file or Maildir and set `path`"
+            ) from None
+        imap: Connector = build_imap(ctx)
+        return imap
     return LocalMailConnector(ctx.name, ctx.resolve(Path(config.path)), full=ctx.options.full)

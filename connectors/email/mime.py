@@ -141,7 +141,7 @@ def decode_part(part: Message) -> tuple[str, str | None]:
 def html_to_text(html: str) -> str:
     from inscriptis import get_text
 
-    return get_text(html)
+    return str(get_text(html))
 
 
 @dataclass

@@ -208,7 +208,7 @@ def _document(thread: list[Parsed], data: dict[str, JSON], source_type: str) -> 
     for m in thread:
         info = series_info(m.subject)
         text = m.body
-        listed = [a for a in m.attachments]
+        listed = list(m.attachments)
         for attachment in listed:
             text += f"\n[attachment {attachment['name']} ({attachment['type']})]"
             if attachment.get("text"):

@@ -106,7 +106,9 @@ class Corrections:
             return cls()
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(merges=[(str(a), str(b)) for a, b in data.get("merges", [])], splits=list(data.get("splits", [])))
+            return cls(
+                merges=[(str(a), str(b)) for a, b in data.get("merges", [])], splits=list(data.get("splits", []))
+            )
         except (OSError, ValueError, TypeError) as exc:
             raise InputError(f"{path}: the people corrections file is unreadable ({exc}): fix or delete it") from None
 
@@ -222,7 +224,7 @@ def _record(members: list[Identity], aliases: Mapping[str, Sequence[str]]) -> Pe
 
 
 def _display(name: str) -> str:
-    """"Levi, Dana" as "Dana Levi"."""
+    """ "Levi, Dana" as "Dana Levi"."""
     last, comma, first = name.partition(",")
     return f"{first.strip()} {last.strip()}" if comma and first.strip() and " " not in last.strip() else name
 
@@ -249,11 +251,11 @@ def split(corrections: Corrections, identity: Identity, person: PersonRecord) ->
     if identity.key not in corrections.splits:
         corrections.splits.append(identity.key)
     stays = next((i.key for i in person.identities if i.key != identity.key), None)
-    merges = []
+    merges: list[tuple[str, str]] = []
     for a, b in corrections.merges:
-        a, b = (stays if a == identity.key else a), (stays if b == identity.key else b)
-        if a is not None and b is not None and a != b:
-            merges.append((a, b))
+        left, right = (stays if a == identity.key else a), (stays if b == identity.key else b)
+        if left is not None and right is not None and left != right:
+            merges.append((left, right))
     corrections.merges = merges
 
 
@@ -294,7 +296,8 @@ def annotate(chunks: Sequence[Chunk], records: Sequence[PersonRecord]) -> None:
                 if term:
                     lookup.setdefault(term.lower().lstrip("@"), record)
     spoken = sorted(
-        {(n, r.id) for r in records for n in r.names if full_name_key(n)} | {(e, r.id) for r in records for e in r.emails},
+        {(n, r.id) for r in records for n in r.names if full_name_key(n)}
+        | {(e, r.id) for r in records for e in r.emails},
         key=lambda t: -len(t[0]),
     )
     pattern = (

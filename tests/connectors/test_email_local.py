@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import mailbox
 import os
+from datetime import UTC, datetime, timedelta
 from email.header import Header
 from email.message import EmailMessage, Message
 from email.mime.image import MIMEImage
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.utils import format_datetime
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -83,12 +83,24 @@ def test_thread_with_reply_to_missing_parent_and_cleaned_reply(tmp_path: Path) -
         box,
         [
             message("root@x", "Webhook retries", "We retry the webhook three times." + FOOTER),
-            message("r1@x", "Re: Webhook retries", review, sender="Sam Ortiz <sam@example.com>", minutes=30,
-                    reply_to="root@x"),
+            message(
+                "r1@x",
+                "Re: Webhook retries",
+                review,
+                sender="Sam Ortiz <sam@example.com>",
+                minutes=30,
+                reply_to="root@x",
+            ),
             # Both reply to a message older than the mailbox: they are still one thread.
             message("o1@x", "Re: Q2 budget", "Agreed on the budget.", minutes=60, reply_to="old@x"),
-            message("o2@x", "Re: Q2 budget", "Budget signed off.", minutes=90, reply_to="old@x",
-                    sender="Priya Raman <priya@example.com>"),
+            message(
+                "o2@x",
+                "Re: Q2 budget",
+                "Budget signed off.",
+                minutes=90,
+                reply_to="old@x",
+                sender="Priya Raman <priya@example.com>",
+            ),
         ],
     )
     runner, _ = run(box)
@@ -136,8 +148,11 @@ def test_charsets_encodings_html_and_attachments(tmp_path: Path) -> None:
     )
 
     html = MIMEMultipart("alternative")
-    html.attach(MIMEText("<html><body><p>The <b>rollout</b> is paused.</p><ul><li>EU first</li></ul></body></html>",
-                         "html", "utf-8"))
+    html.attach(
+        MIMEText(
+            "<html><body><p>The <b>rollout</b> is paused.</p><ul><li>EU first</li></ul></body></html>", "html", "utf-8"
+        )
+    )
     html["Subject"] = "Rollout"
     html["From"] = "ops@example.com"
     html["Message-ID"] = "<html@x>"
@@ -177,11 +192,18 @@ def test_charsets_encodings_html_and_attachments(tmp_path: Path) -> None:
 def test_patch_series_groups_under_cover_letter_without_threading_headers(tmp_path: Path) -> None:
     msgs = [message("c0@x", "[PATCH v2 0/2] ledger: faster reconciliation", "Cover letter.")]
     msgs += [
-        message(f"p{n}@x", f"[PATCH v2 {n}/2] ledger: step {n}", f"Step {n} of the series.", minutes=n)
-        for n in (2, 1)
+        message(f"p{n}@x", f"[PATCH v2 {n}/2] ledger: step {n}", f"Step {n} of the series.", minutes=n) for n in (2, 1)
     ]
-    msgs.append(message("rv@x", "Re: [PATCH v2 1/2] ledger: step 1", "Reviewed-by: Sam", minutes=9,
-                        reply_to="p1@x", sender="Sam Ortiz <sam@example.com>"))
+    msgs.append(
+        message(
+            "rv@x",
+            "Re: [PATCH v2 1/2] ledger: step 1",
+            "Reviewed-by: Sam",
+            minutes=9,
+            reply_to="p1@x",
+            sender="Sam Ortiz <sam@example.com>",
+        )
+    )
     box = tmp_path / "s.mbox"
     write_mbox(box, msgs)
     runner, _ = run(box)

@@ -74,7 +74,9 @@ def register(app: typer.Typer) -> None:
     @people_app.command("split")
     @cli_errors
     def split_person(
-        identity: Annotated[str, typer.Argument(help="The identity to detach: its key (see `brief people`), address or handle.")],
+        identity: Annotated[
+            str, typer.Argument(help="The identity to detach: its key (see `brief people`), address or handle.")
+        ],
     ) -> None:
         """Detach one identity from the person it was matched to (kept across re-ingests)."""
         from briefing import people
@@ -84,9 +86,7 @@ def register(app: typer.Typer) -> None:
         records = brief.person_records()
         found = people.find_identity(records, identity)
         if found is None:
-            raise InputError(
-                f"'{identity}' names no single identity: use an identity key as `brief people` lists it"
-            )
+            raise InputError(f"'{identity}' names no single identity: use an identity key as `brief people` lists it")
         corrections = people.Corrections.load(brief.people_file)
         owner = next(r for r in records if found in r.identities)
         people.split(corrections, found, owner)
