@@ -1,4 +1,4 @@
-"""Email: local mailboxes (mbox, Maildir, .eml folders) or IMAP (`type = "email"`), and Gmail (`type = "gmail"`).
+"""Email: local mailboxes (mbox, Maildir, .eml) or IMAP over TLS (`type = "email"`), and Gmail (`type = "gmail"`).
 
 Messages are grouped into threads (Message-ID / In-Reply-To / References; a patch series under its cover letter)
 and chunked per thread. Refs `email:<Message-ID without angle brackets>`. The Gmail type is accepted by the
@@ -25,8 +25,9 @@ class EmailSource(ApiSource):
     port: int = 993
     folders: list[str] = Field(default_factory=lambda: ["INBOX"])
     page_size: int = 200
-    # Plain IMAP or STARTTLS are not offered: credentials never cross the network in clear text.
-    ssl: bool = True
+    # TLS always: implicit (port 993) or STARTTLS; credentials never cross the network in clear text.
+    tls: Literal["implicit", "starttls"] = "implicit"
+    ca_file: Path | None = None  # a private CA's certificate for a self-hosted server
 
     @model_validator(mode="after")
     def _one_location(self) -> EmailSource:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from briefing.errors import NotConfiguredError, SourceError
+from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Connector, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import SourceContext
 from connectors.email import EmailSource
@@ -184,13 +184,8 @@ def build(ctx: SourceContext) -> Connector:
     """The registry's factory for `type = "email"`: a local mailbox for `path`, IMAP for `host`."""
     config: EmailSource = ctx.config
     if config.path is None:
-        try:
-            from connectors.email.imap import build as build_imap
-        except ImportError:
-            raise NotConfiguredError(
-                f"source '{ctx.name}': IMAP (sources.{ctx.name}.host) has no connector in this version of brief yet: "
-                "export the mailbox to an mbox file or Maildir and set `path`"
-            ) from None
+        from connectors.email.imap import build as build_imap
+
         imap: Connector = build_imap(ctx)
         return imap
     return LocalMailConnector(ctx.name, ctx.resolve(Path(config.path)), full=ctx.options.full)
