@@ -33,6 +33,8 @@ DEMO_QUESTIONS = [
     "Who is on call this week?",
     "What happened in #incidents last week?",
     "What is our policy on pets in the office?",
+    "How much did Ruth approve for the Aurora database budget?",
+    "What meetings do we have this week?",
 ]
 # Credentials live in the demo process's environment only; the config names the variables, as everywhere.
 _ENV = {
