@@ -1,7 +1,10 @@
 """Calendars: `.ics` files (`type = "ics"`) and Google Calendar (`type = "calendar"`).
 
-Accepted by the config contract; the connectors are not built yet, so `brief ingest` says so (exit code 3).
-Refs `calendar:<UID>` and `calendar:<UID>@<recurrence-id>` for one occurrence.
+Recurring events are expanded `expand_days` back and ahead of now (RRULE, RDATE, EXDATE, RECURRENCE-ID
+overrides, cancelled occurrences, VTIMEZONE and floating times); each occurrence is one event chunk. Refs
+`calendar:<UID>` and `calendar:<UID>@<recurrence-id>` for one occurrence of a series. Chunks carry the time the
+event was written (`written_at`), so questions about next week's meetings see events scheduled after `now`.
+The Google Calendar type is accepted by the config contract but has no connector yet (exit code 3).
 """
 
 from __future__ import annotations
@@ -12,28 +15,41 @@ from typing import Literal
 
 from pydantic import Field
 
-from briefing.sources import ApiSource, Presentation, SourceBase, SourceDescriptor
+from briefing.sources import ApiSource, DocumentKind, KindLimits, Presentation, SourceBase, SourceDescriptor
 
 
 class CalendarSource(ApiSource):
     type: Literal["calendar"]
     calendars: list[str] = Field(default_factory=lambda: ["primary"])
-    credentials_env: str | None = None
+    credentials_file: Path | None = None
+    expand_days: int = Field(default=120, ge=1, le=3660)
 
 
 class IcsSource(SourceBase):
     type: Literal["ics"]
     path: Path
+    expand_days: int = Field(default=120, ge=1, le=3660)
+    # The zone event times are shown in, and floating times (no zone in the file) are read in; the calendar's
+    # own X-WR-TIMEZONE, then UTC, when unset.
+    timezone: str | None = None
 
+
+EVENT = DocumentKind(
+    "calendar_event",
+    "chunkers.calendar:chunk_event",
+    KindLimits(max_chars=1200, max_items=1, gap_hours=0.0, topic_threshold=0.0),
+)
 
 ICS = SourceDescriptor(
     type="ics",
     config=IcsSource,
-    factory=None,
+    factory="connectors.calendar.ics:build",
     family="calendar",
     container="calendar",
     presentation=Presentation(label="calendar", place="title_or_container"),
+    kinds=(EVENT,),
     words=(r"meetings?|calendar(?:\s+invites?)?|invites?",),
     ref_patterns=(r"calendar:.+",),
+    supports=frozenset({"deletions"}),
 )
-GOOGLE = replace(ICS, type="calendar", config=CalendarSource)
+GOOGLE = replace(ICS, type="calendar", config=CalendarSource, factory=None)

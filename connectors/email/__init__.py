@@ -1,7 +1,8 @@
-"""Email: local mailboxes (mbox, Maildir, .eml folders) or IMAP (`type = "email"`), and Gmail (`type = "gmail"`).
+"""Email: local mailboxes (mbox, Maildir, .eml) or IMAP over TLS (`type = "email"`), and Gmail (`type = "gmail"`).
 
-Accepted by the config contract; the connectors are not built yet, so `brief ingest` says so (exit code 3).
-Refs `email:<Message-ID without angle brackets>`.
+Messages are grouped into threads (Message-ID / In-Reply-To / References; a patch series under its cover letter)
+and chunked per thread. Refs `email:<Message-ID without angle brackets>`. The Gmail type is accepted by the
+config contract but has no connector yet (`brief ingest` says so, exit code 3).
 """
 
 from __future__ import annotations
@@ -10,28 +11,54 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from briefing.sources import ApiSource, Presentation, SourceBase, SourceDescriptor
+from pydantic import Field, model_validator
+
+from briefing.sources import ApiSource, DocumentKind, KindLimits, Presentation, SourceDescriptor
 
 
-class EmailSource(SourceBase):
+class EmailSource(ApiSource):
+    """Exactly one of `path` (mbox file, Maildir, folder of .eml files) or `host` (IMAP over TLS)."""
+
     type: Literal["email"]
-    path: Path
+    path: Path | None = None
+    host: str | None = None
+    port: int = 993
+    folders: list[str] = Field(default_factory=lambda: ["INBOX"])
+    page_size: int = 200
+    # TLS always: implicit (port 993) or STARTTLS; credentials never cross the network in clear text.
+    tls: Literal["implicit", "starttls"] = "implicit"
+    ca_file: Path | None = None  # a private CA's certificate for a self-hosted server
+
+    @model_validator(mode="after")
+    def _one_location(self) -> EmailSource:
+        if (self.path is None) == (self.host is None):
+            raise ValueError("set exactly one of `path` (a local mailbox) or `host` (an IMAP server)")
+        return self
 
 
 class GmailSource(ApiSource):
     type: Literal["gmail"]
+    credentials_file: Path | None = None
     query: str = ""
-    credentials_env: str | None = None
 
+
+THREAD = DocumentKind(
+    "email_thread",
+    "chunkers.email:chunk_thread",
+    KindLimits(max_chars=1200, max_items=12, gap_hours=24 * 14, topic_threshold=0.0),
+    threaded=True,
+)
 
 MAILBOX = SourceDescriptor(
     type="email",
     config=EmailSource,
-    factory=None,
+    factory="connectors.email.local:build",
     family="email",
     container="mailbox",
     presentation=Presentation(label="email", place="title_or_container", conversational=True),
+    kinds=(THREAD,),
     words=(r"e-?mails?|mail|inbox|mailing[\s-]lists?",),
     ref_patterns=(r"email:.+",),
+    supports=frozenset({"deletions"}),
 )
-GMAIL = replace(MAILBOX, type="gmail", config=GmailSource)
+GMAIL = replace(MAILBOX, type="gmail", config=GmailSource, factory=None)

@@ -16,7 +16,7 @@ from briefing.model import Chunk, Unit
 
 def visible(chunk: Chunk, now: datetime) -> Chunk | None:
     """`chunk` as of `now`, or None when nothing of it had been written yet."""
-    if chunk.start > now:
+    if (chunk.written_at or chunk.start) > now:
         return None
     hidden = [u.at is not None and u.at > now for u in chunk.units]
     if not any(hidden):

@@ -44,6 +44,7 @@ PAYLOAD_INDEXES = {
     "refs": "keyword",
     "start_ts": "float",
     "end_ts": "float",
+    "written_ts": "float",
 }
 
 
@@ -124,7 +125,21 @@ def _conditions(flt: Filter) -> list[Any]:
 
     must: list[Any] = []
     if flt.as_of is not None:
-        must.append(models.FieldCondition(key="start_ts", range=models.Range(lte=flt.as_of.timestamp())))
+        # What was written by then (`written_ts`); chunks indexed before it existed were written at their start.
+        as_of = models.Range(lte=flt.as_of.timestamp())
+        must.append(
+            models.Filter(
+                should=[
+                    models.FieldCondition(key="written_ts", range=as_of),
+                    models.Filter(
+                        must=[
+                            models.IsEmptyCondition(is_empty=models.PayloadField(key="written_ts")),
+                            models.FieldCondition(key="start_ts", range=as_of),
+                        ]
+                    ),
+                ]
+            )
+        )
     for key, values in (
         ("source_name", flt.source_names),
         ("source_type", flt.source_types),
@@ -171,6 +186,8 @@ def chunk_to_payload(chunk: Chunk, digest: str) -> dict[str, Any]:
     payload["end"] = chunk.end.isoformat()
     payload["start_ts"] = chunk.start.timestamp()
     payload["end_ts"] = chunk.end.timestamp()
+    payload["written_at"] = chunk.written_at.isoformat() if chunk.written_at else None
+    payload["written_ts"] = (chunk.written_at or chunk.start).timestamp()
     payload["units"] = [
         {"ref": u.ref, "text": u.text, "author": u.author, "at": u.at.isoformat() if u.at else None, "url": u.url}
         for u in chunk.units
@@ -209,6 +226,7 @@ def payload_to_chunk(payload: dict[str, Any]) -> Chunk:
         metadata=dict(payload.get("metadata", {})),
         source_name=payload.get("source_name", ""),
         truncated=bool(payload.get("truncated", False)),
+        written_at=_dt(payload["written_at"]) if payload.get("written_at") else None,
     )
 
 

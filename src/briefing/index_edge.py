@@ -55,7 +55,9 @@ def _conditions(flt: Filter) -> list[Any]:
 
     must: list[Any] = []
     if flt.as_of is not None:
-        must.append(qe.FieldCondition(key="start_ts", range=qe.RangeFloat(lte=flt.as_of.timestamp())))
+        # What was written by then: every payload this engine stores has `written_ts` (an event scheduled after
+        # `now` but entered before it is visible; a message is written when it starts).
+        must.append(qe.FieldCondition(key="written_ts", range=qe.RangeFloat(lte=flt.as_of.timestamp())))
     for key, values in (
         ("source_name", flt.source_names),
         ("source_type", flt.source_types),

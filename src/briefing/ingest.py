@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from briefing import registry
+from briefing import people, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, MassDeletionError
 from briefing.index import Filter, Index, content_hash
@@ -239,6 +239,7 @@ def process(
 
     chunks, failures = chunk_documents(settings, normalised.documents, embedder, name)
     report.failures.extend(failures)
+    people.annotate(chunks, people.records_for(settings))
     report.chunks = len(chunks)
     state.save_directory(
         sorted({c.container for c in chunks if c.container}), sorted({t for c in chunks for t in c.tickets})

@@ -146,6 +146,9 @@ class Chunk:
     metadata: JSON = field(default_factory=dict)
     source_name: str = ""
     truncated: bool = False
+    # When its content was written, if not at `start`: a calendar event written in May about a meeting in June
+    # is visible "as of" May (DESIGN.md: events scheduled after `now` are visible).
+    written_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from briefing import registry
@@ -17,6 +18,7 @@ from briefing.errors import IndexError_, InputError
 from briefing.index import Index
 from briefing.model import Person
 from briefing.ops import hooks
+from briefing.people import PersonRecord, corrections_path, records_for
 from briefing.results import AskResult, SearchResult, hit_json
 from briefing.settings import Settings
 from briefing.store import SourceState
@@ -72,17 +74,15 @@ class Brief:
 
     # -- metadata ---------------------------------------------------------------------------------------------
     def people(self) -> list[Person]:
-        people: dict[str, Person] = {}
-        for name in self.settings.sources:
-            for raw in SourceState.for_source(self.settings, name).data.get("people", []):
-                person = Person(
-                    id=raw["id"],
-                    name=raw["name"],
-                    handles=tuple(raw.get("handles", ())),
-                    emails=tuple(raw.get("emails", ())),
-                )
-                people.setdefault(person.name.lower(), person)
-        return list(people.values())
+        """One `Person` per human across every source (briefing.people), with every name and handle they use."""
+        return [record.person() for record in self.person_records()]
+
+    def person_records(self) -> list[PersonRecord]:
+        return records_for(self.settings)
+
+    @property
+    def people_file(self) -> Path:
+        return corrections_path(self.settings)
 
     def directory(self) -> Any:
         from briefing.constraints import Directory

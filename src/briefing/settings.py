@@ -101,6 +101,12 @@ class EmbeddingSettings(_Strict):
     threads: int | None = None
 
 
+class PeopleSettings(_Strict):
+    """`[people.aliases]`: a person's name -> other names, handles or addresses they go by in some source."""
+
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+
+
 class QdrantSettings(_Strict):
     """Where the index lives and how it is built (docs/scaling.md, docs/performance.md)."""
 
@@ -298,6 +304,7 @@ class Settings(BaseSettings):
     delivery: DeliverySettings = Field(default_factory=DeliverySettings)
 
     digest: DigestSettings = Field(default_factory=DigestSettings)
+    people: PeopleSettings = Field(default_factory=PeopleSettings)
 
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.
     config_path: Path | None = Field(default=None, exclude=True)

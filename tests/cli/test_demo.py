@@ -23,6 +23,8 @@ SOURCES = {
     "wiki": "confluence",
     "code": "github",
     "ledger-git": "git",
+    "team-mail": "email",
+    "team-calendar": "ics",
 }
 
 

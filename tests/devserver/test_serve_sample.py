@@ -71,6 +71,8 @@ def test_demo_config_points_every_api_source_at_the_servers_and_names_only_env_v
     assert {name: config.type for name, config in sources.items()} == {
         "handbook": "files",
         "team-slack": "slack",
+        "team-mail": "email",
+        "team-calendar": "ics",
         "tracker": "jira",
         "wiki": "confluence",
         "code": "github",

@@ -70,7 +70,7 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, query, tune
+    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, people, query, tune
 
     ingest.register(app)
     query.register(app)
@@ -81,6 +81,7 @@ def _register() -> None:
     init.register(app)
     ops.register(app)
     tune.register(app)
+    people.register(app)
     try:
         from briefing.cli import evaluate
     except ImportError:

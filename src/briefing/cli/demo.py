@@ -33,6 +33,8 @@ DEMO_QUESTIONS = [
     "Who is on call this week?",
     "What happened in #incidents last week?",
     "What is our policy on pets in the office?",
+    "How much did Ruth approve for the Aurora database budget?",
+    "What meetings do we have this week?",
 ]
 # Credentials live in the demo process's environment only; the config names the variables, as everywhere.
 _ENV = {
@@ -97,6 +99,9 @@ def api_sources(urls: dict[str, str], workspace: Path, git_repo: Path | None) ->
     if git_repo is not None:
         path = git_repo.relative_to(workspace).as_posix()
         text += _table("ledger-git", {"type": "git", "path": path, "code_paths": ["internal", "migrations"]})
+    # The team's mailbox and calendar (local files); every series ends by 30 June 2026, so a wide window is small.
+    text += _table("team-mail", {"type": "email", "path": "mail/team.mbox"})
+    text += _table("team-calendar", {"type": "ics", "path": "calendar/team.ics", "expand_days": 3650})
     return text
 
 

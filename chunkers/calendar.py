@@ -1,0 +1,80 @@
+"""Calendar events -> one chunk per occurrence: title, time, organiser, attendees, place, links, description.
+
+The chunk starts and ends with the occurrence (so "next week" finds it by time) and carries the time the event
+was written as `written_at` (so it is visible "as of" any moment after it was put in the calendar, even when
+the meeting is later). An event whose description is too long for one chunk is split at paragraphs, each piece
+repeating the event's header lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from chunkers.email import _split
+from chunkers.slack import find_tickets
+
+_HEADER_KEYS = ("Meeting:", "CANCELLED: Meeting:", "When:", "Organiser:", "Attendees:", "Where:", "Link:", "Linked:")
+
+
+def _written(item: Item) -> datetime | None:
+    value = item.metadata.get("written_at")
+    if not value:
+        return None
+    return datetime.fromisoformat(str(value))
+
+
+def chunk_event(
+    document: Document,
+    *,
+    limits: ChunkLimits,
+    vectors: Mapping[str, Sequence[float]] | None = None,
+) -> list[Chunk]:
+    """One event occurrence as one chunk (or a few, when its description is long)."""
+    chunks: list[Chunk] = []
+    for item in document.items:
+        lines = item.text.split("\n")
+        n_head = 0
+        while n_head < len(lines) and lines[n_head].startswith(_HEADER_KEYS):
+            n_head += 1
+        head = "\n".join(lines[:n_head])
+        body = "\n".join(lines[n_head:]).strip()
+
+        def ok(piece: str, head: str = head) -> bool:
+            text = f"{head}\n{piece}"
+            return len(text) <= limits.max_chars and limits.count_tokens(text) <= limits.max_tokens
+
+        pieces = _split(body, ok) if body else [("", False)]
+        end = datetime.fromisoformat(str(item.metadata.get("end") or item.occurred_at.isoformat()))
+        for piece, cut in pieces:
+            text = f"{head}\n{piece}".strip()
+            chunks.append(
+                Chunk(
+                    chunk_id=f"{document.key}::{len(chunks)}",
+                    doc_key=document.key,
+                    source_type=document.source_type,
+                    kind=document.kind,
+                    title=document.title,
+                    text=text,
+                    refs=[item.ref],
+                    start=item.occurred_at,
+                    end=max(end, item.occurred_at),
+                    authors=[item.author] if item.author else [],
+                    url=item.url or document.url,
+                    container=document.container,
+                    tickets=find_tickets(text),
+                    # No time of its own: a unit is "written" with its chunk, not at the meeting's time.
+                    units=[Unit(item.ref, text, item.author, None)],
+                    metadata={
+                        "uid": item.metadata.get("uid"),
+                        "status": item.metadata.get("status"),
+                        "attendees": item.metadata.get("attendees", []),
+                        "links": item.metadata.get("links", []),
+                        "all_day": item.metadata.get("all_day", False),
+                    },
+                    truncated=cut,
+                    written_at=_written(item),
+                )
+            )
+    return chunks

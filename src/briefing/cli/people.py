@@ -1,0 +1,104 @@
+"""`brief people`: one record per person across sources, and the corrections `merge` and `split`."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from briefing.cli.common import cli_errors, load, out
+from briefing.errors import InputError
+
+if TYPE_CHECKING:
+    from briefing.people import PersonRecord
+
+
+def register(app: typer.Typer) -> None:
+    people_app = typer.Typer(
+        help="People across every source, one record each; merge and split correct the matching.",
+        invoke_without_command=True,
+        no_args_is_help=False,
+    )
+    app.add_typer(people_app, name="people")
+
+    @people_app.callback()
+    @cli_errors
+    def list_people(
+        ctx: typer.Context,
+        json_out: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+    ) -> None:
+        """List people with the identities (Slack user, JIRA account, login, address...) each one has."""
+        if ctx.invoked_subcommand is not None:
+            return
+        from briefing.service import Brief
+
+        records = Brief(load()).person_records()
+        if json_out:
+            out.print_json(json.dumps({"people": [r.to_json() for r in records]}))
+            return
+        table = Table("person", "name", "identities")
+        for record in records:
+            shown = []
+            for identity in record.identities:
+                extra = ", ".join([*identity.emails, *("@" + h.lstrip("@") for h in identity.handles)])
+                shown.append(f"{identity.key}" + (f" ({extra})" if extra else ""))
+            table.add_row(record.id, escape(record.name), escape("\n".join(shown)))
+        out.print(table)
+
+    @people_app.command("merge")
+    @cli_errors
+    def merge_people(
+        first: Annotated[str, typer.Argument(help="A person id, identity key, address, handle or name.")],
+        second: Annotated[str, typer.Argument(help="The other person, named the same ways.")],
+    ) -> None:
+        """Record that two people are one (kept across re-ingests)."""
+        from briefing import people
+        from briefing.service import Brief
+
+        brief = Brief(load())
+        records = brief.person_records()
+        left, right = _named(records, first), _named(records, second)
+        if left.id == right.id:
+            out.print(f"{escape(left.name)} is already one person ({left.id})")
+            return
+        corrections = people.Corrections.load(brief.people_file)
+        people.merge(corrections, left, right)
+        corrections.save(brief.people_file)
+        merged = people.find(brief.person_records(), left.identities[0].key)
+        out.print(f"merged: {escape(left.name)} + {escape(right.name)} -> {merged.id if merged else '?'}")
+        out.print("run `brief reindex --full` so that indexed chunks carry the merged person")
+
+    @people_app.command("split")
+    @cli_errors
+    def split_person(
+        identity: Annotated[
+            str, typer.Argument(help="The identity to detach: its key (see `brief people`), address or handle.")
+        ],
+    ) -> None:
+        """Detach one identity from the person it was matched to (kept across re-ingests)."""
+        from briefing import people
+        from briefing.service import Brief
+
+        brief = Brief(load())
+        records = brief.person_records()
+        found = people.find_identity(records, identity)
+        if found is None:
+            raise InputError(f"'{identity}' names no single identity: use an identity key as `brief people` lists it")
+        corrections = people.Corrections.load(brief.people_file)
+        owner = next(r for r in records if found in r.identities)
+        people.split(corrections, found, owner)
+        corrections.save(brief.people_file)
+        out.print(f"split: {escape(found.key)} is now a person of its own")
+        out.print("run `brief reindex --full` so that indexed chunks carry the change")
+
+
+def _named(records: list[PersonRecord], term: str) -> PersonRecord:
+    from briefing import people
+
+    found = people.find(records, term)
+    if found is None:
+        raise InputError(f"no person matches '{term}': see `brief people` for ids, names and identities")
+    return found

@@ -1,0 +1,51 @@
+"""The sample team's mailbox and calendar through the real command line: ingest, ask, cite, and the as-of rule."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from briefing.cli.app import app
+
+SAMPLE = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample"
+
+
+def test_sample_mail_and_calendar_answer_with_citations(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLE / "mail", tmp_path / "mail")
+    shutil.copytree(SAMPLE / "calendar", tmp_path / "calendar")
+    config = tmp_path / "brief.toml"
+    config.write_text(
+        '[workspace]\nname = "mailcal"\n[sources.team-mail]\ntype = "email"\npath = "mail/team.mbox"\n'
+        '[sources.team-calendar]\ntype = "ics"\npath = "calendar/team.ics"\nexpand_days = 3650\n',
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    result = runner.invoke(app, ["--config", str(config), "ingest"])
+    assert result.exit_code == 0, result.output
+
+    def ask(question: str, now: str) -> dict:  # type: ignore[type-arg]
+        result = runner.invoke(app, ["--config", str(config), "ask", question, "--json", "--now", now])
+        assert result.exit_code == 0, result.output
+        answer: dict = json.loads(result.stdout)  # type: ignore[type-arg]
+        return answer
+
+    budget = ask("How much did Ruth approve for the Aurora database budget?", "2026-06-15T09:00:00+00:00")
+    cited = {ref for c in budget["citations"] for ref in c["refs"]}
+    assert "email:budget-2@kestrelpay.example" in cited and "5,500" in budget["answer"]
+
+    # Asked on Monday 15 June: Tuesday's Q3 planning is in the future but already in the calendar.
+    week = ask("Which meetings are planned for this week?", "2026-06-15T09:00:00+00:00")
+    refs = {ref for hit in week["hits"] for ref in hit["refs"]}
+    assert "calendar:q3-planning@kestrelpay.example" in refs
+    # Asked before it was put in the calendar (created 10 June), it does not exist yet.
+    early = ask("When is the Q3 planning meeting?", "2026-06-08T09:00:00+00:00")
+    assert "calendar:q3-planning@kestrelpay.example" not in {ref for hit in early["hits"] for ref in hit["refs"]}
+
+    people = runner.invoke(app, ["--config", str(config), "people", "--json"])
+    assert people.exit_code == 0, people.output
+    marcus = next(p for p in json.loads(people.stdout)["people"] if p["name"] == "Marcus Okafor")
+    # The mail sender and the calendar attendee are one person.
+    assert {i["source"] for i in marcus["identities"]} == {"team-mail", "team-calendar"}
