@@ -111,12 +111,19 @@ def test_scheduled_runs_lock_log_metrics_watch_delivery_and_doctor(
 
     # Two schedules into the crontab file; the user's own lines stay as they were.
     _cli(config, "schedule", "add", "ingest", "--every", "30m", "--id", "ingest-main", "--env-file", str(env_file))
-    # `brief digest` is being built on another branch; the weekday-morning schedule runs an ingest-like command.
+    # The weekday-morning digest, one file a day (pinned to the fixture's week: its messages are from May 2026).
+    briefs = tmp_path / "briefs"
     _cli(
         config,
         "schedule",
         "add",
-        "reindex",
+        "digest",
+        "--since",
+        "2026-05-04",
+        "--now",
+        "2026-05-12T08:00:00+00:00",
+        "--out",
+        str(briefs / "{date}.md"),
         "--cron",
         "0 8 * * MON-FRI",
         "--id",
@@ -191,10 +198,12 @@ def test_scheduled_runs_lock_log_metrics_watch_delivery_and_doctor(
     last = list(runlog.read_runs(brief_home))[-1]
     assert last["counts"]["notifications"]["new"] == 0 and last["status"] == "ok"
 
-    # The morning schedule runs through its own line too.
+    # The morning schedule runs through its own line too: a dated digest file that cites the outage message.
     morning = _as_cron(_cron_line(tabfile, "morning"), tmp_path)
-    assert morning.returncode == 0
-    assert list(runlog.read_runs(brief_home))[-1]["schedule"] == "morning"
+    assert morning.returncode == 0, (brief_home / "logs" / "schedule-morning.out").read_text()
+    written = list(briefs.glob("*.md"))
+    assert [p.name for p in written] == ["2026-05-12.md"]
+    assert "outage" in written[0].read_text(encoding="utf-8")
 
     # The textfile the cron runs wrote, and the long-running exporter, say the same.
     prom = metrics.textfile_path(brief_home, "ops")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Annotated, Any
+from zoneinfo import ZoneInfo
 
 import typer
 
@@ -25,6 +26,11 @@ def _now(value: str | None) -> Any:
     return parse_now(value or os.environ.get("BRIEF_NOW"))
 
 
+def dated(out: Path | None, day: str) -> Path | None:
+    """`--out ~/briefs/{date}.md`: `{date}` is the day the digest is written for (so a schedule keeps one a day)."""
+    return Path(str(out).replace("{date}", day)).expanduser() if out is not None else None
+
+
 def _write(text: str, out: Path | None) -> None:
     if out is None:
         typer.echo(text, nl=False)
@@ -32,6 +38,7 @@ def _write(text: str, out: Path | None) -> None:
     from briefing.errors import InputError
 
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise InputError(f"--out {out}: cannot write ({exc.strerror}): choose a writable path") from None
@@ -63,7 +70,11 @@ def register(app: typer.Typer) -> None:
         limit: Annotated[int | None, typer.Option("--limit", min=1, help="Lines shown before 'and N more'.")] = None,
         now: NowOpt = None,
     ) -> None:
-        """What happened in a window: every conversation, grouped by channel or project, one cited line each."""
+        """What happened in a window: every conversation, grouped by channel or project, one cited line each.
+
+        Examples: `brief digest --since monday`; `brief digest --since "last week" --channel incidents --format json`;
+        `brief digest --out ~/briefs/{date}.md` ({date} is today in the workspace time zone).
+        """
         from briefing.digest import render, service
         from briefing.digest.model import Scope
         from briefing.digest.window import resolve
@@ -84,7 +95,8 @@ def register(app: typer.Typer) -> None:
                 topic=(topic or "").strip(),
             )
             result = service.run(brief, start=start, end=end, now=at, scope=scope, max_lines=limit)
-        _write(render.render(result, chosen), out)
+        day = at.astimezone(ZoneInfo(ws.timezone)).date().isoformat()
+        _write(render.render(result, chosen), dated(out, day))
 
     @app.command()
     @cli_errors
