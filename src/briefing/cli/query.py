@@ -159,6 +159,8 @@ def register(app: typer.Typer) -> None:
 
 def print_answer(result: AskResult) -> None:
     if plain():
+        # The question heads the answer, as the panel's title does on a terminal.
+        out.print(escape(result.question), highlight=False)
         out.print(escape(result.answer), highlight=False)
     else:
         style = "yellow" if result.no_answer else "green"
