@@ -37,7 +37,7 @@ def test_sample_mail_and_calendar_answer_with_citations(tmp_path: Path) -> None:
     assert "email:budget-2@kestrelpay.example" in cited and "5,500" in budget["answer"]
 
     # Asked on Monday 15 June: Tuesday's Q3 planning is in the future but already in the calendar.
-    week = ask("Which meetings are planned for this week?", "2026-06-15T09:00:00+00:00")
+    week = ask("When is the Q3 planning meeting?", "2026-06-15T09:00:00+00:00")
     refs = {ref for hit in week["hits"] for ref in hit["refs"]}
     assert "calendar:q3-planning@kestrelpay.example" in refs
     # Asked before it was put in the calendar (created 10 June), it does not exist yet.
