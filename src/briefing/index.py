@@ -120,24 +120,59 @@ def _any_key(chunk: Chunk, keys: Sequence[Filter]) -> bool:
     )
 
 
-def _conditions(flt: Filter) -> list[Any]:
-    from qdrant_client import models
+class FilterModels:
+    """How one engine spells a filter's parts; `translate` writes every rule once, for both engines.
 
+    qdrant-client (`ClientModels`) and qdrant-edge (`briefing.index_edge.EdgeModels`) have the same filter shape
+    (must/should of field conditions) in two sets of model classes.
+    """
+
+    def any_of(self, key: str, values: Sequence[str]) -> Any:
+        """`key` holds any of `values` (a keyword, or one element of a keyword list)."""
+        raise NotImplementedError
+
+    def range(self, key: str, *, gte: float | None = None, lte: float | None = None, lt: float | None = None) -> Any:
+        raise NotImplementedError
+
+    def empty(self, key: str) -> Any:
+        """`key` is missing, null or an empty list."""
+        raise NotImplementedError
+
+    def all_of(self, must: Sequence[Any] = (), should: Sequence[Any] = ()) -> Any:
+        """Every condition in `must` and (when given) at least one in `should`."""
+        raise NotImplementedError
+
+
+class ClientModels(FilterModels):
+    """qdrant-client's models (a server, a cluster, local mode)."""
+
+    def __init__(self) -> None:
+        from qdrant_client import models
+
+        self.m = models
+
+    def any_of(self, key: str, values: Sequence[str]) -> Any:
+        return self.m.FieldCondition(key=key, match=self.m.MatchAny(any=list(values)))
+
+    def range(self, key: str, *, gte: float | None = None, lte: float | None = None, lt: float | None = None) -> Any:
+        return self.m.FieldCondition(key=key, range=self.m.Range(gte=gte, lte=lte, lt=lt))
+
+    def empty(self, key: str) -> Any:
+        return self.m.IsEmptyCondition(is_empty=self.m.PayloadField(key=key))
+
+    def all_of(self, must: Sequence[Any] = (), should: Sequence[Any] = ()) -> Any:
+        return self.m.Filter(must=list(must) or None, should=list(should) or None)
+
+
+def conditions(flt: Filter, m: FilterModels) -> list[Any]:
+    """`flt`'s conditions (all must hold), in one engine's models."""
     must: list[Any] = []
     if flt.as_of is not None:
         # What was written by then (`written_ts`); chunks indexed before it existed were written at their start.
-        as_of = models.Range(lte=flt.as_of.timestamp())
+        cut = flt.as_of.timestamp()
         must.append(
-            models.Filter(
-                should=[
-                    models.FieldCondition(key="written_ts", range=as_of),
-                    models.Filter(
-                        must=[
-                            models.IsEmptyCondition(is_empty=models.PayloadField(key="written_ts")),
-                            models.FieldCondition(key="start_ts", range=as_of),
-                        ]
-                    ),
-                ]
+            m.all_of(
+                should=[m.range("written_ts", lte=cut), m.all_of([m.empty("written_ts"), m.range("start_ts", lte=cut)])]
             )
         )
     for key, values in (
@@ -151,22 +186,28 @@ def _conditions(flt: Filter) -> list[Any]:
         ("refs", flt.refs),
     ):
         if values:
-            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
+            must.append(m.any_of(key, values))
     if flt.start is not None:
-        must.append(models.FieldCondition(key="end_ts", range=models.Range(gte=flt.start.timestamp())))
+        must.append(m.range("end_ts", gte=flt.start.timestamp()))
     if flt.end is not None:
-        must.append(models.FieldCondition(key="start_ts", range=models.Range(lt=flt.end.timestamp())))
+        must.append(m.range("start_ts", lt=flt.end.timestamp()))
     return must
 
 
-def _qdrant(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
-    from qdrant_client import models
+def translate(flt: Filter | None, m: FilterModels, should: Sequence[Filter] = ()) -> Any:
+    """Our `Filter` (AND of fields, OR within one) in one engine's models; `should` adds an OR of filters.
 
-    must = _conditions(flt) if flt is not None else []
-    any_of: list[Any] = [models.Filter(must=_conditions(f)) for f in should]
+    None when nothing is filtered (both engines then read everything).
+    """
+    must = conditions(flt, m) if flt is not None else []
+    any_of = [m.all_of(conditions(f, m)) for f in should]
     if not must and not any_of:
         return None
-    return models.Filter(must=must or None, should=any_of or None)
+    return m.all_of(must, any_of)
+
+
+def _qdrant(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
+    return translate(flt, ClientModels(), should)
 
 
 def point_id(chunk_id: str) -> str:

@@ -36,11 +36,13 @@ from briefing.index import (
     PAYLOAD_INDEXES,
     SPARSE,
     Filter,
+    FilterModels,
     Index,
     Record,
     chunk_to_payload,
     content_hash,
     point_id,
+    translate,
 )
 from briefing.model import Chunk
 from briefing.settings import QdrantSettings, Settings
@@ -50,42 +52,30 @@ FORMAT = 1
 _META = "brief-index.json"
 
 
-def _conditions(flt: Filter) -> list[Any]:
-    import qdrant_edge as qe
+class EdgeModels(FilterModels):
+    """qdrant-edge's models for `briefing.index.translate` (the same filter shape as qdrant-client's)."""
 
-    must: list[Any] = []
-    if flt.as_of is not None:
-        # What was written by then: every payload this engine stores has `written_ts` (an event scheduled after
-        # `now` but entered before it is visible; a message is written when it starts).
-        must.append(qe.FieldCondition(key="written_ts", range=qe.RangeFloat(lte=flt.as_of.timestamp())))
-    for key, values in (
-        ("source_name", flt.source_names),
-        ("source_type", flt.source_types),
-        ("container", flt.containers),
-        ("authors", flt.authors),
-        ("tickets", flt.tickets),
-        ("doc_key", flt.doc_keys),
-        ("doc_id", flt.doc_ids),
-        ("refs", flt.refs),
-    ):
-        if values:
-            must.append(qe.FieldCondition(key=key, match=qe.MatchAny(any=list(values))))
-    if flt.start is not None:
-        must.append(qe.FieldCondition(key="end_ts", range=qe.RangeFloat(gte=flt.start.timestamp())))
-    if flt.end is not None:
-        must.append(qe.FieldCondition(key="start_ts", range=qe.RangeFloat(lt=flt.end.timestamp())))
-    return must
+    def __init__(self) -> None:
+        import qdrant_edge as qe
+
+        self.qe = qe
+
+    def any_of(self, key: str, values: Sequence[str]) -> Any:
+        return self.qe.FieldCondition(key=key, match=self.qe.MatchAny(any=list(values)))
+
+    def range(self, key: str, *, gte: float | None = None, lte: float | None = None, lt: float | None = None) -> Any:
+        return self.qe.FieldCondition(key=key, range=self.qe.RangeFloat(gte=gte, lte=lte, lt=lt))
+
+    def empty(self, key: str) -> Any:
+        return self.qe.IsEmptyCondition(key=key)
+
+    def all_of(self, must: Sequence[Any] = (), should: Sequence[Any] = ()) -> Any:
+        return self.qe.Filter(must=list(must) or None, should=list(should) or None)
 
 
 def edge_filter(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
-    """Our `Filter` (AND of fields, OR within one) as a qdrant-edge filter; `should` adds an OR of filters."""
-    import qdrant_edge as qe
-
-    must = _conditions(flt) if flt is not None else []
-    any_of: list[Any] = [qe.Filter(must=_conditions(f)) for f in should]
-    if not must and not any_of:
-        return None
-    return qe.Filter(must=must or None, should=any_of or None)
+    """Our `Filter` as a qdrant-edge filter (`briefing.index.translate`)."""
+    return translate(flt, EdgeModels(), should)
 
 
 def _fsync_dir(path: Path) -> None:
