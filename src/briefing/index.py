@@ -301,13 +301,20 @@ class Index:
         if settings.qdrant.url:
             return None
         try:
-            cls.open(settings).close()
-            return None
-        except StateError:
+            index = cls.open(settings)
+        except StateError:  # local mode checks when it opens
             path = settings.resolve(Path(settings.qdrant.path or (settings.workspace_home / "qdrant")))
-            aside = path.with_name(f"{path.name}.damaged-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}")
-            path.rename(aside)
-            return aside
+        else:
+            try:
+                index.exists()  # the embedded engine opens (and checks) what is published on its first read
+                return None
+            except StateError:
+                path = Path(index.location)
+            finally:
+                index.close()
+        aside = path.with_name(f"{path.name}.damaged-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}")
+        path.rename(aside)
+        return aside
 
     def close(self) -> None:
         """Release the engine; a writer publishes what it wrote first."""

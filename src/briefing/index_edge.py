@@ -7,10 +7,13 @@ Layout under the index folder (`$BRIEF_HOME/workspaces/<name>/index` unless `[qd
     generations/g-<n>.lock   readers hold a shared lock on the generation they have open
     writer.lock          one writer at a time (ingest, reindex); a second waits `writer_wait_s`, then says so
 
-A reader opens the published generation and keeps it for its whole command. A writer copies the published
-generation into a new one on its first write (or starts an empty one for `drop`), writes there, builds the HNSW
-graph when enough points sit in plain segments, and publishes by replacing CURRENT. Generations nobody reads
-any more are removed by the next writer. A crash leaves CURRENT as it was.
+A reader opens the published generation and keeps it for its whole command; it first checks the generation
+against the manifest its writer left in `brief-index.json` (every file and its size, the point count), so a damaged
+index is reported as such (exit 11) instead of answering from half of it. A writer starts a new generation on its
+first write from a snapshot of the published one (the indexed segments' write-once data files hard-linked, what a
+write can change copied; `_snapshot`), or an empty one for `drop`, writes there, lets the optimizer build the HNSW
+graph when enough points are new, and publishes by replacing CURRENT. Generations nobody reads any more are
+removed by the next writer. A crash leaves CURRENT, and the generation it names, as they were.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ import json
 import logging
 import os
 import shutil
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -30,7 +32,7 @@ from typing import IO, Any
 import numpy as np
 
 from briefing.embed import SparseVec
-from briefing.errors import IndexError_
+from briefing.errors import IndexError_, StateError
 from briefing.index import (
     DENSE,
     PAYLOAD_INDEXES,
@@ -86,17 +88,144 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _copy_tree(source: Path, target: Path) -> None:
-    """Copy a generation keeping its sparse files sparse (the engine preallocates 32 MB pages per segment)."""
-    cp = shutil.which("cp")
-    if cp is not None:
-        done = subprocess.run(
-            [cp, "-a", "--reflink=auto", "--sparse=always", str(source), str(target)], capture_output=True, text=True
+# Files the engine itself rewrites when it loads a shard (same content, maybe another size): not in the manifest.
+_VOLATILE = ("edge_config.json", "tracker_journal.dat")
+
+
+def _manifest(gen: Path) -> dict[str, int]:
+    """Every data file of a closed generation and its size, as published (what a damaged copy would lack)."""
+    out: dict[str, int] = {}
+    for path in gen.rglob("*"):
+        if path.is_file() and path.name not in _VOLATILE and path.name != _META:
+            out[str(path.relative_to(gen))] = path.stat().st_size
+    return out
+
+
+def _damaged(gen: Path, why: str) -> StateError:
+    return StateError(
+        f"damaged index at {gen} ({why}): run `brief reindex --full` to rebuild it from the raw cache "
+        "(no source is contacted)"
+    )
+
+
+def _read_meta(gen: Path) -> dict[str, Any]:
+    """The generation's own description, checked against its files (missing or truncated ones are damage)."""
+    try:
+        meta: dict[str, Any] = json.loads((gen / _META).read_text(encoding="utf-8"))
+        int(meta["dim"])
+    except FileNotFoundError:
+        raise _damaged(gen, f"{_META} is missing") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _damaged(gen, f"{_META} is unreadable: {type(exc).__name__}") from None
+    for name, size in dict(meta.get("files", {})).items():
+        try:
+            actual = (gen / name).stat().st_size
+        except FileNotFoundError:
+            raise _damaged(gen, f"{name} is missing") from None
+        if actual != size:
+            raise _damaged(gen, f"{name} has {actual} bytes, {size} were written")
+    return meta
+
+
+def _load(gen: Path, meta: dict[str, Any]) -> Any:
+    """Load a published generation; an engine error or a point count other than the one published is damage."""
+    import qdrant_edge as qe
+
+    try:
+        shard = qe.EdgeShard.load(str(gen))
+    except BaseException as exc:  # the engine's panics are BaseExceptions
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            raise
+        raise _damaged(gen, f"the engine could not load it: {str(exc)[:160]}") from None
+    if "points" in meta:
+        try:
+            points = int(shard.count(qe.CountRequest(exact=True)))
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
+            points = -1
+        if points != int(meta["points"]):
+            with contextlib.suppress(BaseException):
+                shard.close()
+            raise _damaged(gen, f"it holds {points} points, {meta['points']} were published")
+    return shard
+
+
+def _immutable(segment: Path) -> bool:
+    """Whether a segment was built by the optimizer (indexed, with an immutable id tracker), not appendable."""
+    return (segment / "id_tracker.mappings").is_file()
+
+
+# In an indexed segment, the files that hold the data itself. The engine writes them once, when the optimizer
+# builds the segment; deleting or updating a point there flips bits in the small id-tracker, version and tracker
+# files (copied), and the new version goes to the appendable segment (copied). tests/test_index_edge_damage.py
+# checks this against the engine: a write into a linked generation leaves every published file as it was.
+_WRITE_ONCE = (
+    "matrix.dat",  # dense vectors
+    "chunk_*.mmap",
+    "page_*.dat",  # payloads and sparse vectors (pages; their trackers are copied)
+    "inverted_index.dat",  # the sparse index
+    "links*.bin",  # the HNSW graph
+    "graph*.bin",
+    "point_to_values.bin",  # payload indexes
+    "values_to_points.bin",
+    "data.bin",
+    "id_tracker.mappings",
+)
+
+
+def _snapshot(source: Path, target: Path) -> None:
+    """A writer's starting point: the published generation, with its indexed segments' data files hard-linked.
+
+    Only what a write can change is copied (the appendable segment, which the optimizer keeps small, and the
+    indexed segments' deletion flags, trackers and configs), so a small write into a large index copies megabytes,
+    not the index. A published generation is never written through a link: the writer gets its own copy of every
+    file it may write.
+    """
+    target.mkdir(parents=True)
+    for path in sorted(source.rglob("*")):
+        rel = path.relative_to(source)
+        dest = target / rel
+        if path.is_dir():
+            dest.mkdir(parents=True, exist_ok=True)
+            continue
+        parts = rel.parts
+        linked = (
+            len(parts) > 2
+            and parts[0] == "segments"
+            and _immutable(source / parts[0] / parts[1])
+            and any(path.match(pattern) for pattern in _WRITE_ONCE)
         )
-        if done.returncode == 0:
-            return
-        shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target)
+        if linked:
+            os.link(path, dest)
+        else:
+            _copy_file(path, dest)
+
+
+def _copy_file(source: Path, target: Path) -> None:
+    """Copy one file, only its data ranges: the engine preallocates 32 MB pages that are mostly holes."""
+    with source.open("rb") as src, target.open("wb") as dst:
+        fin, fout = src.fileno(), dst.fileno()
+        size = os.fstat(fin).st_size
+        pos = 0
+        while pos < size:
+            try:
+                data = os.lseek(fin, pos, os.SEEK_DATA)
+            except OSError:  # no data after pos: the rest is a hole
+                break
+            hole = os.lseek(fin, data, os.SEEK_HOLE)
+            done = data
+            while done < hole:
+                try:
+                    sent = os.copy_file_range(fin, fout, hole - done, done, done)
+                except OSError:  # a file system without it: plain reads and writes
+                    block = os.pread(fin, min(hole - done, 1 << 20), done)
+                    sent = os.pwrite(fout, block, done) if block else 0
+                if sent <= 0:
+                    break
+                done += sent
+            pos = hole
+        dst.truncate(size)
 
 
 class _Lock:
@@ -139,8 +268,10 @@ class EdgeIndex(Index):
         clock: Callable[[], float] = time.monotonic,
         pause: Callable[[float], None] = time.sleep,
         legacy: Path | None = None,
+        indexing_threshold_kb: int | None = None,
     ) -> None:
         self.root = root
+        self._indexing_threshold_kb = indexing_threshold_kb  # the engine's default (about 6,500 384-d points)
         self.collection = root.name
         self.location = str(root)
         self.qdrant = qdrant
@@ -179,8 +310,6 @@ class EdgeIndex(Index):
         if self._opened:
             return
         self._opened = True
-        import qdrant_edge as qe
-
         for _ in range(5):  # a writer may publish and collect between reading CURRENT and locking it
             gen = self.published()
             if gen is None:
@@ -188,23 +317,23 @@ class EdgeIndex(Index):
             lock = _Lock.try_take(gen.with_suffix(".lock"), exclusive=False)
             if lock is None:  # being collected right now: CURRENT has moved on
                 continue
-            if gen.is_dir() and (gen / _META).is_file():
+            if gen.is_dir():
                 try:
+                    meta = _read_meta(gen)
                     # Loading rewrites a few of the shard's own files (same content); one load at a time.
                     with (self.generations / f"{gen.name}.open").open("a") as opening:
                         fcntl.flock(opening, fcntl.LOCK_EX)
-                        self._reader = qe.EdgeShard.load(str(gen))
-                except Exception as exc:
+                        self._reader = _load(gen, meta)
+                except BaseException:
                     lock.release()
-                    raise IndexError_(
-                        f"the index at {gen} could not be opened ({exc}): run `brief reindex --full` to rebuild it "
-                        "from the raw cache"
-                    ) from None
+                    raise
                 self._reader_lock = lock
                 self._reader_gen = gen
-                self._reader_meta = json.loads((gen / _META).read_text(encoding="utf-8"))
+                self._reader_meta = meta
                 return
             lock.release()
+            if self.published() == gen:  # CURRENT names a generation that is gone
+                raise _damaged(gen, "the published generation is missing")
         raise IndexError_(f"the index at {self.root} kept changing while it was opened: run the command again")
 
     @property
@@ -261,9 +390,10 @@ class EdgeIndex(Index):
         gen = self.generations / f"g-{time.time_ns():x}-{os.getpid()}"
         source = None if empty else self.published()
         if source is not None and source.is_dir():
-            _copy_tree(source, gen)
-            self._writer_meta = json.loads((gen / _META).read_text(encoding="utf-8"))
-            self._writer = qe.EdgeShard.load(str(gen))
+            published = _read_meta(source)
+            _snapshot(source, gen)
+            self._writer = _load(gen, published)
+            self._writer_meta = {k: v for k, v in published.items() if k not in ("files", "points")}
         else:
             if dim is None or model is None:
                 self._writer_gen = None
@@ -295,6 +425,9 @@ class EdgeIndex(Index):
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             hnsw_config=hnsw,
             quantization_config=quantization,
+            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=self._indexing_threshold_kb)
+            if self._indexing_threshold_kb is not None
+            else None,
             wal_enabled=False,  # a generation is written by one process and durable once flushed and published
         )
 
@@ -321,11 +454,21 @@ class EdgeIndex(Index):
         if self._writer is None or self._writer_gen is None:
             self._release_writer()
             return
-        gen = self._writer_gen
+        import qdrant_edge as qe
+
+        gen, meta = self._writer_gen, self._writer_meta
+        assert meta is not None
         self._maybe_optimize()
+        meta["points"] = int(self._writer.count(qe.CountRequest(exact=True)))
         self._writer.flush()
         self._writer.close()
         self._writer = None
+        # What a reader checks before it trusts this generation (docs/scaling.md, "damage").
+        meta["files"] = _manifest(gen)
+        with (gen / _META).open("w", encoding="utf-8") as handle:
+            handle.write(json.dumps(meta))
+            handle.flush()
+            os.fsync(handle.fileno())
         gen.with_suffix(".lock").touch()
         tmp = self.root / f".CURRENT.{os.getpid()}"
         tmp.write_text(gen.name, encoding="utf-8")
@@ -334,10 +477,10 @@ class EdgeIndex(Index):
         os.replace(tmp, self.root / "CURRENT")
         _fsync_dir(self.root)
         self._writer_gen = None
+        # This object's next reads see what it just published; what it read before can be collected now.
+        self._close_reader()
         self._collect()
         self._release_writer()
-        # This object's next reads see what it just published.
-        self._close_reader()
 
     def _maybe_optimize(self) -> None:
         """Let the engine's optimizer run once enough was written since it last ran (never per upsert).
@@ -354,7 +497,6 @@ class EdgeIndex(Index):
             self._writer.optimize()
             log.info("optimized the index in %.1f s", time.perf_counter() - started)
             meta["since_optimize"] = 0
-        (self._writer_gen / _META).write_text(json.dumps(meta), encoding="utf-8")
 
     def _wrote(self, points: int) -> None:
         if self._writer_meta is not None:
