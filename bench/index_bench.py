@@ -106,6 +106,7 @@ def query(engine: str, size: int, path: Path, n: int) -> dict[str, Any]:
     queries = ws.queries(n)
     plain: list[float] = []
     filtered: list[float] = []
+    dense_only: list[float] = []
     tops: list[list[str]] = []
     for i, (q, s, now) in enumerate(queries):
         flt = Filter(as_of=now)
@@ -114,6 +115,10 @@ def query(engine: str, size: int, path: Path, n: int) -> dict[str, Any]:
         if i:  # the first query warms caches
             plain.append((time.perf_counter() - t) * 1000)
         tops.append(top)
+        t = time.perf_counter()
+        index.search_dense(q, limit=10, flt=flt)  # the dense-only baseline: one vector search, no BM25, no fusion
+        if i:
+            dense_only.append((time.perf_counter() - t) * 1000)
         narrow = replace(flt, source_types=("slack",), start=now - timedelta(days=30), end=now)
         t = time.perf_counter()
         _fused(index, q, s, narrow)
@@ -132,6 +137,9 @@ def query(engine: str, size: int, path: Path, n: int) -> dict[str, Any]:
         "query_p95_ms": pct(plain, 95),
         "filtered_p50_ms": pct(filtered, 50),
         "filtered_p95_ms": pct(filtered, 95),
+        "dense_only_p50_ms": pct(dense_only, 50),
+        "dense_only_p95_ms": pct(dense_only, 95),
+        "query_rss_mb": round(rss_mb() - base, 0),
         "tops": tops,
     }
 
@@ -141,10 +149,18 @@ def incremental(engine: str, size: int, path: Path) -> dict[str, Any]:
     ws = Workspace(size, seed=8)
     chunks, dense, sparse = next(ws.batches(100))
     t = time.perf_counter()
+    out: dict[str, Any] = {}
     with Index.open(settings_for(engine, path)) as index:
         index.upsert(chunks, dense, sparse, MODEL)
         write = time.perf_counter() - t
-    return {"incremental_100_s": round(time.perf_counter() - t, 2), "incremental_write_s": round(write, 2)}
+        gen = getattr(index, "_writer_gen", None)
+        if gen is not None:  # the embedded engine: what the writer's snapshot copied rather than linked
+            files = [f.stat() for f in gen.rglob("*") if f.is_file()]
+            copied = sum(st.st_blocks * 512 for st in files if st.st_nlink == 1) / 1e6
+            out["incremental_copied_mb"] = round(copied, 1)
+            out["incremental_linked_mb"] = round(sum(st.st_blocks * 512 for st in files) / 1e6 - copied, 1)
+    out.update({"incremental_100_s": round(time.perf_counter() - t, 2), "incremental_write_s": round(write, 2)})
+    return out
 
 
 def optimize(engine: str, path: Path) -> dict[str, Any]:
@@ -178,6 +194,7 @@ def main() -> None:
     parser.add_argument("--optimize", action="store_true", help="also time optimize() and query again after it")
     parser.add_argument("--work", type=Path, default=Path("/tmp/brief-index-bench"))
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--keep", action="store_true", help="keep the built indexes under --work")
     parser.add_argument("--step", nargs="+", default=None, help=argparse.SUPPRESS)
     ns = parser.parse_args()
     if ns.step:
@@ -214,19 +231,24 @@ def main() -> None:
                     statistics.mean(len(set(a) & set(b)) / 10 for a, b in zip(reference, tops, strict=True)), 3
                 )
             row.update(q)
-            row.update(child(["incremental", engine, str(size), str(path)]))
             if ns.optimize and engine == "edge":
                 row.update(child(["optimize", engine, str(size), str(path)]))
+                row["optimized_disk_mb"] = round(du_mb(path), 1)
                 after = child(["query", engine, str(size), str(path), str(ns.queries)])
                 after_tops = after.pop("tops")
                 row.update({f"optimized_{k}": v for k, v in after.items() if k != "points"})
                 row["optimized_top10_vs_plain"] = round(
                     statistics.mean(len(set(a) & set(b)) / 10 for a, b in zip(tops, after_tops, strict=True)), 3
                 )
+            # A small scheduled ingest into the built (and, with --optimize, optimized) index, then a new reader.
+            row.update(child(["incremental", engine, str(size), str(path)]))
+            again = child(["query", engine, str(size), str(path), str(ns.queries)])
+            row.update({"after_write_open_s": again["open_s"], "after_write_query_p95_ms": again["query_p95_ms"]})
             row["load_after"] = os.getloadavg()[0]
             print(json.dumps(row), flush=True)
             results.append(row)
-            shutil.rmtree(path, ignore_errors=True)
+            if not ns.keep:
+                shutil.rmtree(path, ignore_errors=True)
     meta["load_after"] = os.getloadavg()
     if ns.out:
         ns.out.parent.mkdir(parents=True, exist_ok=True)

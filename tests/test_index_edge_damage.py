@@ -85,6 +85,11 @@ def _hashes(gen: Path) -> dict[str, str]:
     }
 
 
+def _indexed(segment: Path) -> bool:
+    """A segment the optimizer built (its id tracker is the immutable kind)."""
+    return any(f.name.startswith("id_tracker.") for f in segment.iterdir())
+
+
 def _built(root: Path, n: int = 400) -> Path:
     """An index of `n` points, optimized into an indexed segment, published; its generation folder."""
     with _edge(root) as index:
@@ -92,7 +97,7 @@ def _built(root: Path, n: int = 400) -> Path:
         assert index.optimize()
     gen = _edge(root).published()
     assert gen is not None
-    assert any((seg / "id_tracker.mappings").is_file() for seg in (gen / "segments").iterdir()), "no indexed segment"
+    assert any(_indexed(seg) for seg in (gen / "segments").iterdir()), "no indexed segment"
     return gen
 
 
@@ -205,7 +210,7 @@ def _truncate(gen: Path) -> None:
 def _lose_a_segment(gen: Path) -> None:
     import shutil
 
-    segment = next(s for s in (gen / "segments").iterdir() if (s / "id_tracker.mappings").is_file())
+    segment = next(s for s in (gen / "segments").iterdir() if _indexed(s))
     shutil.rmtree(segment)
 
 

@@ -153,7 +153,7 @@ def _load(gen: Path, meta: dict[str, Any]) -> Any:
 
 def _immutable(segment: Path) -> bool:
     """Whether a segment was built by the optimizer (indexed, with an immutable id tracker), not appendable."""
-    return (segment / "id_tracker.mappings").is_file()
+    return any(path.name.startswith("id_tracker.") for path in segment.iterdir())
 
 
 # In an indexed segment, the files that hold the data itself. The engine writes them once, when the optimizer
@@ -400,14 +400,27 @@ class EdgeIndex(Index):
                 return  # nothing published and nothing to create yet (a drop before any ensure)
             self._writer_meta = {"format": FORMAT, "dim": dim, "model": model}
             self._writer = qe.EdgeShard.create(str(gen), self._config(dim))
+            memory = self._memory()
             for field, kind in PAYLOAD_INDEXES.items():
-                schema = qe.PayloadSchemaType.Keyword if kind == "keyword" else qe.PayloadSchemaType.Float
-                self._writer.update(qe.UpdateOperation.create_field_index(field, schema))
+                params = (
+                    qe.KeywordIndexParams(memory=memory) if kind == "keyword" else qe.FloatIndexParams(memory=memory)
+                )
+                self._writer.update(qe.UpdateOperation.create_field_index(field, params))
             (gen / _META).write_text(json.dumps(self._writer_meta), encoding="utf-8")
         self._writer_gen = gen
 
+    def _memory(self) -> Any:
+        """Where the engine keeps each component: memory-mapped and left to the page cache (`on_disk`: read when
+        needed). Not pinned in RAM: loading pinned payload indexes built every index in memory at each open, which
+        was most of a command's open time at 100k chunks (docs/performance.md)."""
+        import qdrant_edge as qe
+
+        return qe.Memory.Cold if self.qdrant.on_disk else qe.Memory.Cached
+
     def _config(self, dim: int) -> Any:
         import qdrant_edge as qe
+
+        memory = self._memory()
 
         q = self.qdrant
         hnsw = None
@@ -421,8 +434,10 @@ class EdgeIndex(Index):
         elif q.quantization == "binary":
             quantization = qe.BinaryQuantizationConfig()
         return qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, on_disk=q.on_disk or None)},
-            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine, memory=memory)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf, memory=memory)},
+            payload_memory=memory,
+            id_tracker_memory=memory,
             hnsw_config=hnsw,
             quantization_config=quantization,
             optimizers=qe.EdgeOptimizersConfig(indexing_threshold=self._indexing_threshold_kb)
