@@ -6,9 +6,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -213,6 +216,56 @@ def chunk_documents(
     return chunks, failures
 
 
+# Rounds embedded ahead of the writer: the next round is embedded while this one is written, and at most this
+# many wait, so memory stays at a few rounds of vectors whatever the source's size.
+EMBED_AHEAD = 2
+
+
+def _embedded_rounds(
+    todo: Sequence[Chunk], step: int, embedder: Embedder
+) -> Iterator[tuple[list[Chunk], Any, Any, float]]:
+    """(chunks, dense, sparse, embed seconds) per round of `step` chunks, embedded in a thread ahead of the caller.
+
+    The ONNX runtime and the index engine both release the GIL, so embedding round n+1 overlaps writing round n.
+    A failure while embedding is raised here, in the caller's thread.
+    """
+    if not todo:
+        return
+    rounds: queue.Queue[tuple[list[Chunk], Any, Any, float] | BaseException | None] = queue.Queue(EMBED_AHEAD)
+    stop = threading.Event()
+
+    def embed() -> None:
+        try:
+            for start in range(0, len(todo), step):
+                if stop.is_set():
+                    return
+                part = list(todo[start : start + step])
+                began = time.perf_counter()
+                texts = [c.text for c in part]
+                dense, sparse = embedder.dense(texts), embedder.sparse(texts)
+                rounds.put((part, dense, sparse, time.perf_counter() - began))
+            rounds.put(None)
+        except BaseException as exc:  # handed to the caller
+            rounds.put(exc)
+
+    worker = threading.Thread(target=embed, name="brief-embed", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = rounds.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():  # let a blocked producer finish its put, then end
+            with contextlib.suppress(queue.Empty):
+                rounds.get(timeout=0.1)
+        worker.join()
+
+
 def process(
     settings: Settings,
     name: str,
@@ -263,13 +316,9 @@ def process(
     report.unchanged = len(chunks) - len(todo)
     todo.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
     step = max(settings.embedding.batch_size, 64)  # chunks per embed+upsert round: bounded memory, few writes
-    for start in range(0, len(todo), step):
-        part = todo[start : start + step]
-        embed_started = time.perf_counter()
-        dense = embedder.dense([c.text for c in part])
-        sparse = embedder.sparse([c.text for c in part])
+    for part, dense, sparse, seconds in _embedded_rounds(todo, step, embedder):
+        report.embed_seconds += seconds
         upsert_started = time.perf_counter()
-        report.embed_seconds += upsert_started - embed_started
         index.upsert(part, dense, sparse, embedder.name)
         report.index_seconds += time.perf_counter() - upsert_started
         report.embedded += len(part)
