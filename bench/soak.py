@@ -3,8 +3,9 @@
     nice -n 10 python bench/soak.py --seconds 600 --out bench/results/soak.json
 
 A small files workspace; one process re-ingests in a loop (each round edits a document, so every ingest writes
-and publishes a generation); this process asks every second the way `brief search` does (open the index,
-search, close) and records every failure with its message.
+and publishes a generation); this process asks every second through one long-lived reader (as the MCP server
+does), and every `--fresh-every`-th ask through a new one (as a new `brief ask` command does: open the index,
+load the models, ask, close), and records every failure with its message.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--work", type=Path, default=Path("/tmp/brief-soak"))
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--fresh-every", type=int, default=20, help="every Nth ask opens a new reader")
     ns = parser.parse_args()
     import shutil
 
@@ -72,28 +74,41 @@ def main() -> None:
         text=True,
     )
     asks = 0
+    fresh = 0
+    no_answer = 0
     failures: list[str] = []
     latencies: list[float] = []
     load = os.getloadavg()[0]
+    # A long-lived reader (the MCP server, a chat bot) asks every second and moves to each generation the writer
+    # publishes; every `fresh_every`-th ask is a new reader, the way a new `brief ask` command opens the index.
+    server = Brief(load_settings(config))
     while time.time() < until:
         started = time.perf_counter()
         asks += 1
         try:
-            with Brief(load_settings(config)) as brief:
-                result = brief.search("how do we fail over the database?", now=_now(), k=3)
-                if not result.hits:
-                    failures.append("no hits")
+            if asks % ns.fresh_every == 0:
+                fresh += 1
+                with Brief(load_settings(config)) as brief:
+                    result = brief.ask("how do we fail over the database?", now=_now(), k=3)
+            else:
+                result = server.ask("how do we fail over the database?", now=_now(), k=3)
+            if not result.hits:
+                failures.append("no hits")
+            no_answer += bool(result.no_answer)
         except Exception as exc:
             failures.append(f"{type(exc).__name__}: {exc}")
         took = time.perf_counter() - started
         latencies.append(took)
         time.sleep(max(0.0, 1.0 - took))
+    server.close()
     out, _ = writer.communicate(timeout=600)
     ingests, ingest_failures = (int(x) for x in out.split())
     latencies.sort()
     result_json: dict[str, Any] = {
         "seconds": ns.seconds,
         "asks": asks,
+        "fresh_reader_asks": fresh,
+        "no_answer": no_answer,
         "failed_asks": len(failures),
         "failures": failures[:20],
         "ingests": ingests,

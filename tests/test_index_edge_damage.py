@@ -108,7 +108,10 @@ def _texts(index: Index, *ns: int) -> list[str]:
     return [c.text for c in index.fetch(refs=[_chunk(n).refs[0] for n in ns])]
 
 
-def test_a_small_write_links_the_indexed_data_and_never_writes_through_the_link(tmp_path: Path) -> None:
+@pytest.mark.parametrize("then_optimize", [False, True], ids=["write", "write-and-optimize"])
+def test_a_small_write_links_the_indexed_data_and_never_writes_through_the_link(
+    tmp_path: Path, then_optimize: bool
+) -> None:
     import qdrant_edge as qe
 
     root = tmp_path / "index"
@@ -126,6 +129,8 @@ def test_a_small_write_links_the_indexed_data_and_never_writes_through_the_link(
         assert new is not None
         linked = {f.name for f in new.rglob("*") if f.is_file() and f.stat().st_nlink > 1}
         assert "matrix.dat" in linked  # the vectors were linked, not copied
+        if then_optimize:  # the optimizer rebuilds segments in the writer's generation (what a big ingest does)
+            writer.optimize()
 
     # What was published is byte for byte as it was, and still answers as it did.
     assert _hashes(old) == before
