@@ -53,6 +53,7 @@ class ProcessReport:
     over_limit: int = 0
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
+    chunk_seconds: float = 0.0  # chunking, with the per-item vectors that topic splits need
     embed_seconds: float = 0.0  # computing dense and sparse vectors
     index_seconds: float = 0.0  # reading existing hashes, deleting stale chunks, upserting
 
@@ -290,7 +291,9 @@ def process(
     state = SourceState.for_source(settings, name)
     state.save_people([asdict(p) for p in normalised.people])
 
+    chunk_started = time.perf_counter()
     chunks, failures = chunk_documents(settings, normalised.documents, embedder, name)
+    report.chunk_seconds = time.perf_counter() - chunk_started
     report.failures.extend(failures)
     people.annotate(chunks, people.records_for(settings))
     report.chunks = len(chunks)
