@@ -36,6 +36,8 @@ while time.time() < until:
     try:
         summary = pipeline.run(load_settings(config), ["handbook"])
         failed += bool(summary.broken)
+        if summary.broken:
+            print("ingest broken:", [str(r.error) for r in summary.broken], file=sys.stderr, flush=True)
     except Exception as exc:
         failed += 1
         print("ingest failed:", exc, file=sys.stderr, flush=True)
@@ -55,7 +57,10 @@ def main() -> None:
     shutil.rmtree(ns.work, ignore_errors=True)
     docs = ns.work / "docs"
     docs.mkdir(parents=True)
-    (docs / "runbook.md").write_text("# Failover runbook\n\nPromote the replica, then repoint PgBouncer.\n")
+    (docs / "runbook.md").write_text(
+        "# Failover runbook\n\nTo fail over the database, promote the replica with pg_ctl promote, then repoint "
+        "PgBouncer to the new primary.\n"
+    )
     config = ns.work / "brief.toml"
     config.write_text('[workspace]\nname = "soak"\n\n[sources.handbook]\ntype = "files"\npath = "docs"\n')
     os.environ["BRIEF_HOME"] = str(ns.work / "home")

@@ -391,7 +391,10 @@ class EdgeIndex(Index):
         source = None if empty else self.published()
         if source is not None and source.is_dir():
             published = _read_meta(source)
-            _snapshot(source, gen)
+            # A reader loading the source rewrites a few of its files; never copy one halfway through.
+            with (self.generations / f"{source.name}.open").open("a") as opening:
+                fcntl.flock(opening, fcntl.LOCK_EX)
+                _snapshot(source, gen)
             self._writer = _load(gen, published)
             self._writer_meta = {k: v for k, v in published.items() if k not in ("files", "points")}
         else:
