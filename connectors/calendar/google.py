@@ -4,8 +4,9 @@
   `recurrence` lines (RRULE, RDATE, EXDATE), its moved or cancelled instances as events of their own with
   `recurringEventId` and `originalStartTime`. Each event is cached as Google sent it (one raw record per event
   id), and the listing's `nextSyncToken` is kept per calendar.
-- Later syncs pass that `syncToken` and get only what changed, deleted events included: a deleted event or series
-  leaves the index (with the instances of that series), a cancelled instance stays as a cancelled occurrence.
+- Later syncs pass that `syncToken` and get only what changed, deleted events included: a deleted (cancelled)
+  event or series leaves the index, with the instances of that series; a cancelled instance of a series stays,
+  as a cancelled occurrence.
   When Google answers 410 Gone (the token expired), the calendar is listed again in full and what is no longer
   there is deleted.
 - Normalisation turns the events of one iCalUID into VEVENTs (the API's fields map one to one onto iCalendar's)
@@ -166,8 +167,7 @@ class GoogleCalendarConnector:
             return
         key = _key(calendar, event_id)
         uid = str(event.get("iCalUID") or f"{event_id}@google.com")
-        gone = event.get("status") == "cancelled" and "start" not in event and not event.get("recurringEventId")
-        if gone:
+        if event.get("status") == "cancelled" and not event.get("recurringEventId"):
             # A deleted event or series: it leaves, with every instance of that series.
             series = {e for e, u in ids.items() if u == ids.get(event_id, uid)} | {event_id}
             for e in series:

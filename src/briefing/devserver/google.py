@@ -91,6 +91,7 @@ class GoogleFake:
     changes: dict[tuple[str, str], int] = field(default_factory=dict)
     change: int = 0
     token_floor: int = 0  # sync tokens of changes below this are expired: 410
+    _added: int = 0
     _tokens: set[str] = field(default_factory=set)
     _issued: int = 0
     _key: Any = None
@@ -143,10 +144,14 @@ class GoogleFake:
         self.history.append(entry)
         message.history_id = self.history_id
 
-    def add_message(self, raw: bytes, labels: list[str] | None = None, thread_id: str | None = None) -> str:
+    def add_message(
+        self, raw: bytes, labels: list[str] | None = None, thread_id: str | None = None, when: datetime | None = None
+    ) -> str:
+        """A message arrives (`when`: its internal date, default `now`); returns its Gmail id."""
         with self._lock:
-            gid = f"{0x18A0000000 + len(self.messages) + 1:x}"
-            message = GmailMessage(gid, thread_id or gid, raw, list(labels or ["INBOX"]), self.now, 0)
+            self._added += 1
+            gid = f"{0x18A0000000 + self._added:x}"
+            message = GmailMessage(gid, thread_id or gid, raw, list(labels or ["INBOX"]), when or self.now, 0)
             self.messages[gid] = message
             self._record("messagesAdded", message)
             return gid
