@@ -27,6 +27,7 @@ from tests.fakes.google_api import GoogleFake, serve
 from tests.harness import SourceRunner
 
 TEAM = "team@kestrelpay.example"
+WIKI = "https://acme.atlassian.net/wiki/spaces/ENG/pages"
 BERLIN = "Europe/Berlin"
 
 
@@ -176,7 +177,7 @@ def test_sync_token_brings_changes_cancellations_and_deletions(fake: GoogleFake,
             "start": at("2026-10-21T15:00:00+02:00"),
             "end": at("2026-10-21T16:00:00+02:00"),
             "hangoutLink": "https://meet.google.com/abc-defg-hij",
-            "description": 'Doc: <a href="https://acme.atlassian.net/wiki/spaces/ENG/pages/777/Review">review notes</a>',
+            "description": f'Doc: <a href="{WIKI}/777/Review">review notes</a>',
         },
     )
     connector = runner.calendar()
