@@ -92,6 +92,13 @@ class GoogleCalendarConnector:
                 f"source '{self.name}': the saved cursor is unreadable: run `brief ingest {self.name} --full`"
             ) from None
 
+    def check(self) -> None:
+        """One authenticated call per configured calendar (`brief doctor`): the first event of each."""
+        for calendar in self.calendars:
+            self.call(
+                f"the events of calendar '{calendar}'", self.service.events().list(calendarId=calendar, maxResults=1)
+            )
+
     # -- collection ------------------------------------------------------------------------------------------
     def fetch(self, cursor: Cursor) -> Iterator[Batch]:
         previous = {} if self.full or not isinstance(cursor, GoogleCalendarCursor) else dict(cursor.calendars)

@@ -94,6 +94,10 @@ class GmailConnector:
                 f"source '{self.name}': the saved cursor is unreadable: run `brief ingest {self.name} --full`"
             ) from None
 
+    def check(self) -> None:
+        """One authenticated call (`brief doctor`): the mailbox profile."""
+        self.call("the mailbox profile", self.service.users().getProfile(userId="me"))
+
     # -- labels ----------------------------------------------------------------------------------------------
     def _resolve_labels(self) -> None:
         users = self.service.users()

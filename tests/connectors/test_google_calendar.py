@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from briefing.errors import RateLimitedError
+from briefing.errors import AuthError, RateLimitedError
 from briefing.model import Chunk, ChunkLimits
 from briefing.registry import FetchOptions, SourceContext
 from chunkers.calendar import chunk_event
@@ -236,3 +236,15 @@ def test_rate_limits_are_waited_out_then_exit_6(fake: GoogleFake, tmp_path: Path
     with pytest.raises(RateLimitedError):
         runner.collect(runner.calendar(max_retries=1))
     assert len(runner.cache) == 3
+
+
+def test_doctor_probe_is_one_authenticated_call_per_calendar(fake: GoogleFake, tmp_path: Path) -> None:
+    runner = Runner(fake, tmp_path)
+    runner.calendar().check()
+    assert [entry.path for entry in fake.log if entry.method == "GET"] == [
+        f"/calendar/v3/calendars/{TEAM}/events".replace("@", "%40")
+    ]
+    fake.revoke()
+    fake.refresh_token = "1//rotated-elsewhere-0002"  # the file's refresh token no longer works
+    with pytest.raises(AuthError):
+        runner.calendar().check()
