@@ -257,3 +257,33 @@ def test_an_unknown_label_is_a_config_error_naming_it(fake: GoogleFake, tmp_path
     with pytest.raises(ConfigError, match="'Payroll'") as caught:
         runner.collect(runner.gmail(fake, tmp_path, labels=["Payroll"]))
     assert caught.value.exit_code == 2
+
+
+def test_brief_ingest_indexes_gmail_and_google_calendar_and_deletes_what_went(fake: GoogleFake, tmp_path: Path) -> None:
+    """Through the registry and the whole pipeline (raw cache, chunks, index), as `brief ingest` runs them."""
+    from tests.harness import Workspace
+
+    fake.add_message(mail(1, "Settlement retries"))
+    gone = fake.add_message(mail(2, "Card network outage"))
+    fake.add_calendar("primary", "Dana", "Europe/Berlin")
+    start = {"dateTime": "2026-12-02T10:00:00+01:00", "timeZone": "Europe/Berlin"}
+    end = {"dateTime": "2026-12-02T11:00:00+01:00", "timeZone": "Europe/Berlin"}
+    fake.put_event("primary", {"id": "review", "summary": "Incident review", "start": start, "end": end})
+    file = credentials(tmp_path, fake.authorized_user())
+    sources = {
+        "gmail": {"type": "gmail", "base_url": fake.url, "credentials_file": file},
+        "meetings": {"type": "calendar", "base_url": fake.url, "credentials_file": file},
+    }
+    ws = Workspace(tmp_path / "ws", sources)
+    summary = ws.run()
+    assert summary.broken == [] and summary.failure_count == 0
+    assert ws.indexed_refs() == {
+        "email:m1@kestrelpay.example",
+        "email:m2@kestrelpay.example",
+        "calendar:review@google.com",
+    }
+
+    fake.delete_message(gone)
+    fake.delete_event("primary", "review")
+    assert ws.run().broken == []
+    assert ws.indexed_refs() == {"email:m1@kestrelpay.example"}
