@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from briefing.cli.app import app
@@ -112,3 +113,48 @@ def test_cli_lists_merges_and_splits(tmp_path: Path) -> None:
     assert table.exit_code == 0 and "mail/email:dl@home.net" in table.output
     unknown = runner.invoke(app, ["--config", str(config), "people", "merge", "Nobody Here", "DL"])
     assert unknown.exit_code == 10 and "no person matches 'Nobody Here'" in unknown.output
+
+
+def _message(n: int, sender: str, subject: str) -> str:
+    return (
+        f"From x@y Mon Nov 30 09:0{n}:00 2026\n"
+        f"Message-ID: <p{n}@acme.io>\nFrom: {sender}\nTo: team@acme.io\nSubject: {subject}\n"
+        f"Date: Mon, 30 Nov 2026 09:0{n}:00 +0000\n\n{subject}: the ledger cut-over moves to Thursday.\n\n"
+    )
+
+
+@pytest.mark.parametrize("engine", ["edge", "local"])
+def test_merge_and_split_take_effect_on_the_index_without_a_reindex(tmp_path: Path, engine: str) -> None:
+    from briefing.index import Index
+    from tests.harness import Workspace
+
+    (tmp_path / "mail.mbox").write_text(
+        _message(1, "Dana Levi <dana@acme.io>", "Ledger plan") + _message(2, "DL <dl@home.net>", "Budget note"),
+        encoding="utf-8",
+    )
+    ws = Workspace(tmp_path, {"mail": {"type": "email", "path": "mail.mbox"}}, name="ppl")
+    with ws.config.open("a", encoding="utf-8") as config:
+        config.write(f'[qdrant]\nengine = "{engine}"\n')  # the embedded engine (default) and qdrant-client's
+    ws.settings = load_settings(ws.config)
+    ws.ingest("mail")
+
+    def stored() -> dict[str, tuple[list[str], list[str]]]:
+        with Index.open(ws.settings) as index:
+            return {
+                p.payload["refs"][0]: (p.payload["metadata"]["people"], p.payload["authors"])
+                for p in index.scroll(fields=["refs", "metadata", "authors"])
+            }
+
+    before = stored()
+    assert before["email:p1@acme.io"][0] != before["email:p2@acme.io"][0]
+    runner = CliRunner()
+    result = runner.invoke(app, ["--config", str(ws.config), "people", "merge", "Dana Levi", "dl@home.net"])
+    assert result.exit_code == 0, result.output
+    after = stored()
+    assert after["email:p2@acme.io"][0] == after["email:p1@acme.io"][0] == before["email:p1@acme.io"][0]
+    assert "Dana Levi" in after["email:p2@acme.io"][1]  # "what did Dana write" finds the DL message now
+
+    result = runner.invoke(app, ["--config", str(ws.config), "people", "split", "dl@home.net"])
+    assert result.exit_code == 0, result.output
+    split = stored()
+    assert split["email:p2@acme.io"] == before["email:p2@acme.io"]

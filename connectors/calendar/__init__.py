@@ -4,7 +4,8 @@ Recurring events are expanded `expand_days` back and ahead of now (RRULE, RDATE,
 overrides, cancelled occurrences, VTIMEZONE and floating times); each occurrence is one event chunk. Refs
 `calendar:<UID>` and `calendar:<UID>@<recurrence-id>` for one occurrence of a series. Chunks carry the time the
 event was written (`written_at`), so questions about next week's meetings see events scheduled after `now`.
-The Google Calendar type is accepted by the config contract but has no connector yet (exit code 3).
+Google Calendar is read through google-api-python-client with sync tokens (`connectors.calendar.google`), its
+events turned into the same occurrence documents as an `.ics` file's.
 """
 
 from __future__ import annotations
@@ -19,10 +20,17 @@ from briefing.sources import ApiSource, DocumentKind, KindLimits, Presentation, 
 
 
 class CalendarSource(ApiSource):
+    """Google Calendar; `credentials_file` is a service-account key or an OAuth authorized-user file."""
+
     type: Literal["calendar"]
     calendars: list[str] = Field(default_factory=lambda: ["primary"])
     credentials_file: Path | None = None
     expand_days: int = Field(default=120, ge=1, le=3660)
+    # Event times are shown in this zone; the calendar's own zone (from the API) when unset.
+    timezone: str | None = None
+    # A service account reads a user's calendars through domain-wide delegation: that user's address.
+    delegated_user: str | None = None
+    page_size: int = Field(default=250, ge=1, le=2500)
 
 
 class IcsSource(SourceBase):
@@ -52,4 +60,4 @@ ICS = SourceDescriptor(
     ref_patterns=(r"calendar:.+",),
     supports=frozenset({"deletions"}),
 )
-GOOGLE = replace(ICS, type="calendar", config=CalendarSource, factory=None)
+GOOGLE = replace(ICS, type="calendar", config=CalendarSource, factory="connectors.calendar.google:build")

@@ -1,8 +1,8 @@
 """Email: local mailboxes (mbox, Maildir, .eml) or IMAP over TLS (`type = "email"`), and Gmail (`type = "gmail"`).
 
 Messages are grouped into threads (Message-ID / In-Reply-To / References; a patch series under its cover letter)
-and chunked per thread. Refs `email:<Message-ID without angle brackets>`. The Gmail type is accepted by the
-config contract but has no connector yet (`brief ingest` says so, exit code 3).
+and chunked per thread. Refs `email:<Message-ID without angle brackets>`. Gmail is read through
+google-api-python-client in raw format, so one MIME parser serves every mail source (`connectors.email.gmail`).
 """
 
 from __future__ import annotations
@@ -37,9 +37,15 @@ class EmailSource(ApiSource):
 
 
 class GmailSource(ApiSource):
+    """Gmail through its API; `credentials_file` is a service-account key or an OAuth authorized-user file."""
+
     type: Literal["gmail"]
     credentials_file: Path | None = None
     query: str = ""
+    labels: list[str] = Field(default_factory=list)  # any of these (names or ids); empty: the whole mailbox
+    # A service account reads a user's mailbox through domain-wide delegation: that user's address.
+    delegated_user: str | None = None
+    page_size: int = Field(default=100, ge=1, le=500)
 
 
 THREAD = DocumentKind(
@@ -61,4 +67,4 @@ MAILBOX = SourceDescriptor(
     ref_patterns=(r"email:.+",),
     supports=frozenset({"deletions"}),
 )
-GMAIL = replace(MAILBOX, type="gmail", config=GmailSource, factory=None)
+GMAIL = replace(MAILBOX, type="gmail", config=GmailSource, factory="connectors.email.gmail:build")

@@ -16,7 +16,7 @@ import hashlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -354,6 +354,10 @@ class Index:
     def delete_ids(self, chunk_ids: Iterable[str]) -> None:
         raise NotImplementedError
 
+    def set_payloads(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        """Set payload keys of stored chunks (chunk id -> {key: value}) without re-embedding them."""
+        raise NotImplementedError
+
     def count(self, flt: Filter | None = None) -> int:
         raise NotImplementedError
 
@@ -601,6 +605,16 @@ class ClientIndex(Index):
                 points_selector=models.PointIdsList(points=ids[start : start + 512]),
                 wait=True,
             )
+
+    def set_payloads(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        from qdrant_client import models
+
+        ops: list[Any] = [
+            models.SetPayloadOperation(set_payload=models.SetPayload(payload=dict(p), points=[point_id(c)]))
+            for c, p in updates.items()
+        ]
+        for start in range(0, len(ops), 256):
+            self.client.batch_update_points(self.collection, update_operations=ops[start : start + 256], wait=True)
 
     # -- reads ------------------------------------------------------------------------------------------------
     def _scroll_raw(

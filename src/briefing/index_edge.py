@@ -25,7 +25,7 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -629,6 +629,18 @@ class EdgeIndex(Index):
         for start in range(0, len(ids), 512):
             self._writer.update(qe.UpdateOperation.delete_points(ids[start : start + 512]))
         self._wrote(len(ids))
+
+    def set_payloads(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        import qdrant_edge as qe
+
+        if not updates:
+            return
+        self._begin()
+        if self._writer is None:
+            return
+        for chunk_id, payload in updates.items():
+            self._writer.update(qe.UpdateOperation.set_payload([point_id(chunk_id)], dict(payload)))
+        self._wrote(len(updates))
 
     # -- reads ------------------------------------------------------------------------------------------------
     def _scroll_raw(

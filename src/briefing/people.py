@@ -5,7 +5,8 @@ Identities (what each source reported, kept in its state file) are joined by, in
 the configured aliases (`[people.aliases] "Dana Levi" = ["dlevi", "dana@old.example.com"]`); and conservative name
 matching: the same full name of at least two words, never a first name alone. Corrections made with
 `brief people merge A B` and `brief people split X` are kept in the workspace's `people.json` and applied after
-the automatic matching, so they survive every re-ingest. Person ids are stable: derived from the group's first
+the automatic matching, so they survive every re-ingest, and take effect on the stored chunks at once (`restamp`:
+payloads only, nothing re-embedded). Person ids are stable: derived from the group's first
 e-mail address (or first identity), not from the order of ingestion.
 """
 
@@ -15,7 +16,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from briefing.errors import InputError
 from briefing.model import Chunk, Person
 
 if TYPE_CHECKING:
+    from briefing.index import Index
     from briefing.settings import Settings
 
 
@@ -283,12 +285,11 @@ def records_for(settings: Settings) -> list[PersonRecord]:
     return resolve(identities, aliases=settings.people.aliases, corrections=corrections)
 
 
-def annotate(chunks: Sequence[Chunk], records: Sequence[PersonRecord]) -> None:
-    """Give every chunk its authors and mentioned people as person ids (`metadata["people"]`, `["mentions"]`).
+_Annotation = tuple[list[str], list[str], list[str]]
 
-    An author known under another name also gets the person's name in `authors`, so a question naming the
-    person finds what they wrote in every source.
-    """
+
+def _annotator(records: Sequence[PersonRecord]) -> Callable[[Sequence[str], str], _Annotation]:
+    """(author names as the source gave them, text) -> (authors with person names added, person ids, mentions)."""
     lookup: dict[str, PersonRecord] = {}
     for record in records:
         for identity in record.identities:
@@ -306,11 +307,49 @@ def annotate(chunks: Sequence[Chunk], records: Sequence[PersonRecord]) -> None:
         else None
     )
     ids_by_term = {n.lower(): pid for n, pid in spoken}
+
+    def apply(names: Sequence[str], text: str) -> _Annotation:
+        authors = list(names)
+        found = [lookup[a.lower().lstrip("@")] for a in names if a.lower().lstrip("@") in lookup]
+        people = list(dict.fromkeys(r.id for r in found))
+        for record in found:
+            if record.name not in authors:
+                authors.append(record.name)
+        mentions = {ids_by_term[m.group(1).lower()] for m in pattern.finditer(text)} if pattern else set()
+        return authors, people, sorted(mentions - set(people))
+
+    return apply
+
+
+def annotate(chunks: Sequence[Chunk], records: Sequence[PersonRecord]) -> None:
+    """Give every chunk its authors and mentioned people as person ids (`metadata["people"]`, `["mentions"]`).
+
+    An author known under another name also gets the person's name in `authors`, so a question naming the
+    person finds what they wrote in every source. The names the source gave are kept (`metadata["author_names"]`)
+    so that a later merge or split can redo this on the stored chunks (`restamp`).
+    """
+    apply = _annotator(records)
     for chunk in chunks:
-        authors = [lookup[a.lower().lstrip("@")] for a in chunk.authors if a.lower().lstrip("@") in lookup]
-        chunk.metadata["people"] = list(dict.fromkeys(r.id for r in authors))
-        for record in authors:
-            if record.name not in chunk.authors:
-                chunk.authors.append(record.name)
-        mentions = {ids_by_term[m.group(1).lower()] for m in pattern.finditer(chunk.text)} if pattern else set()
-        chunk.metadata["mentions"] = sorted(mentions - set(chunk.metadata["people"]))
+        names = list(chunk.authors)
+        chunk.authors, chunk.metadata["people"], chunk.metadata["mentions"] = apply(names, chunk.text)
+        chunk.metadata["author_names"] = names
+
+
+def restamp(index: Index, records: Sequence[PersonRecord]) -> int:
+    """Redo `annotate` on every stored chunk (after `brief people merge|split`); returns how many changed.
+
+    Only payloads are written: nothing is re-embedded, so a correction takes effect at once.
+    """
+    apply = _annotator(records)
+    updates: dict[str, dict[str, Any]] = {}
+    for point in index.scroll(fields=["chunk_id", "authors", "text", "metadata"]):
+        payload = point.payload
+        metadata = dict(payload.get("metadata") or {})
+        names = list(metadata.get("author_names") or payload.get("authors") or [])
+        authors, people, mentions = apply(names, str(payload.get("text", "")))
+        if (authors, people, mentions) != (payload.get("authors"), metadata.get("people"), metadata.get("mentions")):
+            metadata.update(people=people, mentions=mentions, author_names=names)
+            updates[str(payload["chunk_id"])] = {"authors": authors, "metadata": metadata}
+    if updates:
+        index.set_payloads(updates)
+    return len(updates)

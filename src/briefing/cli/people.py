@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -67,9 +67,10 @@ def register(app: typer.Typer) -> None:
         corrections = people.Corrections.load(brief.people_file)
         people.merge(corrections, left, right)
         corrections.save(brief.people_file)
-        merged = people.find(brief.person_records(), left.identities[0].key)
+        records = brief.person_records()
+        merged = people.find(records, left.identities[0].key)
         out.print(f"merged: {escape(left.name)} + {escape(right.name)} -> {merged.id if merged else '?'}")
-        out.print("run `brief reindex --full` so that indexed chunks carry the merged person")
+        _restamp(brief.settings, records)
 
     @people_app.command("split")
     @cli_errors
@@ -92,7 +93,25 @@ def register(app: typer.Typer) -> None:
         people.split(corrections, found, owner)
         corrections.save(brief.people_file)
         out.print(f"split: {escape(found.key)} is now a person of its own")
-        out.print("run `brief reindex --full` so that indexed chunks carry the change")
+        _restamp(brief.settings, brief.person_records())
+
+
+def _restamp(settings: Any, records: list[PersonRecord]) -> None:
+    """The correction on the indexed chunks now (payloads only); when the index is busy, the way to do it later."""
+    from briefing import people
+    from briefing.errors import BriefError
+    from briefing.index import Index
+
+    try:
+        with Index.open(settings) as index:
+            if not index.exists():
+                return
+            changed = people.restamp(index, records)
+            index.commit()
+    except BriefError as exc:
+        out.print(f"the index was not updated ({exc}): run `brief reindex --full` when it is free")
+        return
+    out.print(f"{changed} indexed chunk{'s' if changed != 1 else ''} updated")
 
 
 def _named(records: list[PersonRecord], term: str) -> PersonRecord:

@@ -3,7 +3,8 @@
 Each module speaks one vendor's documented response shapes (paging, rate limits, auth errors) for the endpoints
 our connectors call, so the real SDKs run unchanged against them: `slack` (the Web API under `/api/`, fed
 from an export folder), `jira` (JIRA Cloud v3 and Server v2), `confluence` (REST v1 under `/wiki`), `github`
-(REST under `/api/v3`, like GitHub Enterprise). `git_repo` builds the sample's local git repository. The
+(REST under `/api/v3`, like GitHub Enterprise), `google` (an OAuth token endpoint, Gmail v1 and Calendar v3; tests
+only, not served by the demo). `git_repo` builds the sample's local git repository. The
 servers bind 127.0.0.1 only and never reach the network.
 """
 
