@@ -62,7 +62,6 @@ class Config:
     def index_key(self) -> str:
         """Configurations with equal keys produce the same index."""
         shape = {k: self.overrides.get(k) for k in ("chunking", "embedding")}
-        shape["backend"] = self.backend
         return hashlib.sha1(json.dumps(shape, sort_keys=True).encode(), usedforsecurity=False).hexdigest()[:10]
 
 

@@ -118,6 +118,8 @@ class Constraints:
     time: TimeWindow | None = None
     sources: list[str] = field(default_factory=list)
     people: list[str] = field(default_factory=list)
+    # The people directory's ids of `people` (briefing.people), matched against chunks' author and mention ids.
+    person_ids: list[str] = field(default_factory=list)
     channels: list[str] = field(default_factory=list)
     projects: list[str] = field(default_factory=list)
     tickets: list[str] = field(default_factory=list)
@@ -137,6 +139,7 @@ class Constraints:
             "time": self.time.to_json() if self.time else None,
             "sources": list(self.sources),
             "people": list(self.people),
+            "person_ids": list(self.person_ids),
             "channels": list(self.channels),
             "projects": list(self.projects),
             "tickets": list(self.tickets),
@@ -164,6 +167,7 @@ class Constraints:
             time=window,
             sources=list(data.get("sources", [])),
             people=list(data.get("people", [])),
+            person_ids=list(data.get("person_ids", [])),
             channels=list(data.get("channels", [])),
             projects=list(data.get("projects", [])),
             tickets=list(data.get("tickets", [])),
@@ -261,9 +265,27 @@ def _word_matches(text: str, term: str, *, case_sensitive: bool) -> Iterator[tup
         yield m.start(), m.end()
 
 
+# Source words that are also everyday nouns: after a modifier ("delete files", "the Parquet file") they name a
+# thing in the question, not a place to search; after a determiner or preposition ("in the files") they do.
+_COMMON_NOUN_SOURCES = frozenset({"file", "files"})
+_FUNCTION_WORDS = frozenset(
+    "the a an our my your their its this that these those in on from of at within through across by any all some "
+    "which what whose every only just".split()
+)
+
+
+def _compound(text: str, start: int, word: str) -> bool:
+    if word.lower() not in _COMMON_NOUN_SOURCES:
+        return False
+    before = re.findall(r"[\w'-]+", text[:start])
+    return bool(before) and before[-1].lower() not in _FUNCTION_WORDS
+
+
 def _sources(found: _Found, out: Constraints) -> None:
     for pattern, sources in source_words():
         for m in pattern.finditer(found.text):
+            if _compound(found.text, m.start(), m.group(0)):
+                continue
             if found.free(m.start(), m.end()):
                 found.claim("source", m.start(), m.end())
                 _add(out.sources, *sources)
@@ -298,7 +320,7 @@ def _people(found: _Found, directory: Directory | None, out: Constraints) -> Non
     if not directory:
         return
     text = found.text
-    named: list[tuple[int, str]] = []
+    named: list[tuple[int, Person]] = []
     for term, person, how in _person_terms(directory.people):
         if how == "address" or how == "exact":
             matches = [(m.start(), m.end()) for m in re.finditer(re.escape(term), text, re.IGNORECASE)]
@@ -312,8 +334,10 @@ def _people(found: _Found, directory: Directory | None, out: Constraints) -> Non
         for start, end in matches:
             if found.free(start, end):
                 found.claim("person", start, end)
-                named.append((start, person.name))
-    _add(out.people, *(name for _, name in sorted(named)))
+                named.append((start, person))
+    ordered = [person for _, person in sorted(named, key=lambda t: t[0])]
+    _add(out.people, *(person.name for person in ordered))
+    _add(out.person_ids, *(person.id for person in ordered if person.id))
 
 
 def _projects(found: _Found, directory: Directory | None, out: Constraints) -> None:

@@ -31,6 +31,12 @@ if TYPE_CHECKING:
     from briefing.constraints import Constraints
 
 log = logging.getLogger(__name__)
+# A unit's score: its cosine to the question plus this share of its BM25 (IDF over the candidates' units) relative
+# to the best unit's. Chosen on the olake dev set among 0, 0.1, 0.3, 0.6 and 1.0 (docs/retrieval.md).
+UNIT_LEXICAL_WEIGHT = 0.6
+# Links are followed from this many top hits, and at most this many linked chunks per hit are pulled in.
+LINK_FROM_TOP = 3
+MAX_LINKED = 3
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.'-]*")
 _FILLER = frozenset(
     """what happened happen happening changed change changes new news update updates status going on did do does
@@ -59,6 +65,9 @@ class Hit:
     fused: float = 0.0
     dense_rank: int | None = None
     sparse_rank: int | None = None
+    # Rank among the candidates by their best unit's cosine (the unit list), and that cosine.
+    unit_rank: int | None = None
+    unit_score: float | None = None
     boosts: dict[str, float] = field(default_factory=dict)
     origin: str = "search"
     # Cut to `now` (units written later removed) and re-scored on the remaining text.
@@ -72,6 +81,7 @@ class Hit:
             "fused": round(self.fused, 4),
             "dense_rank": self.dense_rank,
             "sparse_rank": self.sparse_rank,
+            "unit_rank": self.unit_rank,
             "boosts": {k: round(v, 3) for k, v in self.boosts.items()},
             "origin": self.origin,
             "cut": self.cut,
@@ -169,6 +179,7 @@ class Retriever:
         self.index = index
         self.embedder = embedder
         self.reranker = Reranker(settings)
+        self._last_query: tuple[str, Any] | None = None
 
     # -- candidate generation ---------------------------------------------------------------------------------
     def _search(self, query: str, flt: Filter, limit: int, timings: dict[str, float]) -> list[Hit]:
@@ -176,7 +187,7 @@ class Retriever:
         sparse_hits: list[IndexHit] = []
         t0 = time.perf_counter()
         if self.settings.dense:
-            vec = self.embedder.dense([query], query=True)[0]
+            vec = self._query_vector(query)
             timings["embed"] = (time.perf_counter() - t0) * 1000
             dense_hits = self._rescore_dense(vec, self.index.search_dense(vec, limit=limit, flt=flt))
         if self.settings.sparse:
@@ -194,6 +205,48 @@ class Retriever:
             hit.fused += 1.0 / (k + rank)
         ranked = sorted(hits.values(), key=lambda h: -h.fused)
         return ranked[:limit]
+
+    def _query_vector(self, query: str) -> Any:
+        if self._last_query is None or self._last_query[0] != query:
+            self._last_query = (query, self.embedder.dense([query], query=True)[0])
+        return self._last_query[1]
+
+    def _unit_list(self, query: str, vec: np.ndarray, hits: list[Hit]) -> None:
+        """A third ranked list: candidates by their best single unit (message, comment, section).
+
+        A thread's chunks all carry its root's gist, so on the root's words they tie; the reply that answers the
+        question is told apart by its own text. Unit vectors go through the on-disk vector cache (the item
+        vectors ingest computed for topic splits are mostly there already).
+        """
+        texts: list[str] = []
+        owner: list[int] = []
+        for i, hit in enumerate(hits):
+            context = unit_context(hit.chunk)
+            for unit in hit.chunk.units:
+                # A thread's root is in every chunk's header already: the header alone stands for it.
+                if unit.text.strip() and not (context and _restates(context, unit.text)):
+                    texts.append(f"{context}\n{unit.text}" if context else unit.text)
+                    owner.append(i)
+        if not texts:
+            return
+        vectors = self.embedder.dense_cached(texts)
+        q = np.asarray(vec, dtype=np.float32)
+        q = q / (float(np.linalg.norm(q)) or 1.0)
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        sims = (vectors @ q) / norms
+        if self.settings.sparse:
+            lexical = _unit_bm25(self.embedder.sparse([query], query=True)[0], self.embedder.sparse(texts))
+            top = max(lexical) or 1.0
+            sims = sims + UNIT_LEXICAL_WEIGHT * np.asarray(lexical, dtype=np.float32) / top
+        best: dict[int, float] = {}
+        for i, sim in zip(owner, sims.tolist(), strict=True):
+            best[i] = max(best.get(i, -1.0), sim)
+        k = self.settings.rrf_k
+        for rank, (i, sim) in enumerate(sorted(best.items(), key=lambda t: -t[1]), 1):
+            hits[i].unit_rank = rank
+            hits[i].unit_score = sim
+            hits[i].fused += 1.0 / (k + rank)
 
     def _rescore_dense(self, query: np.ndarray, found: list[IndexHit]) -> list[IndexHit]:
         """Cut chunks get the cosine of their visible text; the list is re-sorted by score."""
@@ -236,6 +289,59 @@ class Retriever:
         out.sort(key=lambda h: (doc_id(h.chunk.doc_key) not in keys, -h.chunk.end.timestamp()))
         return out[:limit]
 
+    def by_people(self, question: str, constraints: Constraints, flt: Filter, timings: dict[str, float]) -> list[Hit]:
+        """What the people named wrote, ranked by the question: the person's own list, fused with the others.
+
+        A person's messages may rank below the first `candidates` of the whole index on similarity alone; this
+        fetches them through the authors payload index (every name a person goes by is an author there).
+        """
+        if not constraints.people:
+            return []
+        limit = max(10, self.settings.candidates // 2)
+        found = self._search(question, replace(flt, authors=tuple(constraints.people)), limit, {})
+        for hit in found:
+            hit.origin = "person"
+        return found
+
+    def _follow_links(self, ranked: list[Hit], constraints: Constraints | None, flt: Filter) -> list[Hit]:
+        """The pages, tickets and pull requests that the top hits link to, placed right after the hit that links.
+
+        A meeting's notes page or a ticket's pull request is the evidence for "what did we decide in Tuesday's
+        planning" or "how was PLAT-142 fixed", whatever its similarity to the question. Links are followed from a
+        hit the question is about: the best one, one it named (a ticket), or one of a source it asked for.
+        """
+        sources = set(constraints.sources) if constraints is not None else set()
+        links: list[tuple[Hit, list[str]]] = []
+        for pos, hit in enumerate(ranked[:LINK_FROM_TOP]):
+            about = pos == 0 or "direct" in hit.origin or hit.chunk.source_type in sources
+            refs = linked_refs(hit.chunk)
+            if about and refs:
+                links.append((hit, refs))
+        if not links:
+            return ranked
+        wanted = list(dict.fromkeys(r for _, refs in links for r in refs))
+        found = self.index.fetch(refs=wanted, doc_ids=[doc_id(r) for r in wanted], within=flt)
+        by_id = {h.chunk.chunk_id: h for h in ranked}
+        out = list(ranked)
+        placed: set[str] = set()
+        for parent, refs in links:
+            targets = [c for c in found if set(c.refs) & set(refs) or doc_id(c.doc_key) in {doc_id(r) for r in refs}]
+            for n, chunk in enumerate(targets[:MAX_LINKED], 1):
+                if chunk.chunk_id in placed or chunk.chunk_id == parent.chunk.chunk_id:
+                    continue
+                placed.add(chunk.chunk_id)
+                hit = by_id.get(chunk.chunk_id) or Hit(chunk=chunk, origin="linked")
+                score = parent.score - 1e-3 * n
+                if hit.score < score:
+                    hit.boosts["linked"] = round(score - hit.score, 4)
+                    hit.score = score
+                    if "linked" not in hit.origin:
+                        hit.origin = "linked" if hit.origin == "linked" else f"{hit.origin}+linked"
+                if chunk.chunk_id not in by_id:
+                    out.append(hit)
+                    by_id[chunk.chunk_id] = hit
+        return sorted(out, key=lambda h: -h.score)
+
     def recent(self, start: datetime, end: datetime, flt: Filter, limit: int = 50) -> list[Hit]:
         """The newest chunks that overlap a time window (for "what happened" questions)."""
         window = replace(
@@ -258,12 +364,16 @@ class Retriever:
             out["time"] = s.boost_time
         if constraints.sources and chunk.source_type in constraints.sources:
             out["source"] = s.boost_source
-        if constraints.people:
+        if constraints.people or constraints.person_ids:
+            # Person ids first (one person across every source: briefing.people); names for older indexes.
+            ids = set(constraints.person_ids)
+            by = set(chunk.metadata.get("people") or ())
+            mentioned = set(chunk.metadata.get("mentions") or ())
             authors = {a.lower() for a in chunk.authors}
             text = chunk.text.lower()
-            if any(p.lower() in authors for p in constraints.people):
+            if ids & by or any(p.lower() in authors for p in constraints.people):
                 out["person"] = s.boost_person
-            elif any(p.lower() in text for p in constraints.people):
+            elif ids & mentioned or any(p.lower() in text for p in constraints.people):
                 out["person"] = s.boost_person / 2
         containers = [c.lower() for c in list(constraints.channels) + list(constraints.projects)]
         if containers and chunk.container.lower() in containers:
@@ -294,16 +404,31 @@ class Retriever:
         extra: list[Hit] = []
         if constraints is not None:
             extra.extend(self.direct(constraints, flt))
+            if self.settings.person_list and "person" not in constraints.hard:
+                extra.extend(self.by_people(question, constraints, flt, timings))
             if time_first and constraints.time is not None:
                 extra.extend(self.recent(constraints.time.start, constraints.time.end, flt, limit))
+        by_id = {h.chunk.chunk_id: h for h in candidates}
+        person_rank = 0
         for hit in extra:
+            if hit.origin == "person":
+                # The person's own list is one more list of the fusion.
+                person_rank += 1
+                hit.fused = 1.0 / (self.settings.rrf_k + person_rank)
             if hit.chunk.chunk_id not in seen:
                 seen.add(hit.chunk.chunk_id)
                 candidates.append(hit)
+                by_id[hit.chunk.chunk_id] = hit
             else:
-                for existing in candidates:
-                    if existing.chunk.chunk_id == hit.chunk.chunk_id and existing.origin == "search":
-                        existing.origin = f"search+{hit.origin}"
+                existing = by_id[hit.chunk.chunk_id]
+                if hit.origin == "person" and "person" not in existing.origin:
+                    existing.fused += hit.fused
+                if hit.origin not in existing.origin:
+                    existing.origin = f"{existing.origin}+{hit.origin}"
+        if self.settings.unit_list and self.settings.dense and candidates:
+            t2 = time.perf_counter()
+            self._unit_list(question, self._query_vector(question), candidates)
+            timings["units"] = (time.perf_counter() - t2) * 1000
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
 
         t1 = time.perf_counter()
@@ -341,6 +466,10 @@ class Retriever:
                 hit.boosts["recency"] = recency_weight * (hit.chunk.end.timestamp() - oldest) / (newest - oldest)
             hit.score = relevance + sum(hit.boosts.values())
         ranked = sorted(candidates, key=lambda h: (-h.score, h.chunk.chunk_id))
+        if self.settings.unit_list:
+            ranked = _within_document(ranked)
+        if self.settings.follow_links:
+            ranked = self._follow_links(ranked, constraints, flt)
         timings["rerank"] = (time.perf_counter() - t1) * 1000
         return Retrieval(
             hits=ranked[:k],
@@ -349,6 +478,75 @@ class Retriever:
             timings_ms=timings,
             reranker=self.reranker.name if self.settings.rerank else "off (fused score only)",
         )
+
+
+def _within_document(ranked: list[Hit]) -> list[Hit]:
+    """Chunks of one document keep the places the document won, but in the order of their best unit.
+
+    Every chunk of a thread carries its root's gist, so the root's chunk wins the thread's best place on the
+    words the question shares with the problem; the reply that answers it is found by its own text.
+    """
+    places: dict[str, list[int]] = {}
+    threads: set[str] = set()
+    for pos, hit in enumerate(ranked):
+        if hit.unit_score is not None:
+            places.setdefault(hit.chunk.doc_key, []).append(pos)
+        context = unit_context(hit.chunk)
+        if context and any(_restates(context, u.text) for u in hit.chunk.units):
+            threads.add(hit.chunk.doc_key)
+    out = list(ranked)
+    for doc, positions in places.items():
+        if len(positions) < 2 or doc not in threads:
+            continue
+        members = [ranked[p] for p in positions]
+        scores = [h.score for h in members]
+        order = sorted(members, key=lambda h: -((h.unit_score or 0.0) + sum(h.boosts.values())))
+        for pos, hit, score in zip(positions, order, scores, strict=True):
+            if hit is not ranked[pos]:
+                hit.boosts["within_document"] = round(score - hit.score, 4)
+            hit.score = score
+            out[pos] = hit
+    return out
+
+
+def _unit_bm25(query: SparseVec, units: Sequence[SparseVec]) -> list[float]:
+    """BM25 of each unit against the query, with the inverse document frequency taken over these units."""
+    import math
+
+    terms = set(query.indices)
+    df: dict[int, int] = {}
+    for vec in units:
+        for t in set(vec.indices) & terms:
+            df[t] = df.get(t, 0) + 1
+    n = len(units)
+    idf = {t: math.log((n - d + 0.5) / (d + 0.5) + 1.0) for t, d in df.items()}
+    return [sum(v * idf[i] for i, v in zip(vec.indices, vec.values, strict=True) if i in idf) for vec in units]
+
+
+def _restates(context: str, text: str) -> bool:
+    head = " ".join(text.split())[:60].removesuffix("...")
+    return len(head) >= 20 and head[:40] in context
+
+
+def linked_refs(chunk: Chunk) -> list[str]:
+    """Native refs of the items a chunk links to: its `links` (an event's notes and tickets, a ticket's links)
+    and the pull requests and tickets it names that are not its own."""
+    links = chunk.metadata.get("links") or []
+    own = {doc_id(chunk.doc_key), *chunk.refs}
+    named = [t for t in chunk.tickets if t not in own and doc_id(t) not in own]
+    refs = [r if isinstance(r, str) else str(r.get("key") or "") for r in links] + named
+    return [r for r in dict.fromkeys(refs) if r and r not in own]
+
+
+def unit_context(chunk: Chunk) -> str:
+    """The chunk's header line (a thread's channel, root author and gist; a section's path), or "".
+
+    A reply read alone ("try raising it to 64") rarely says what it answers; read under its thread's header it does.
+    """
+    first = chunk.text.split("\n", 1)[0].strip()
+    if not first or len(first) > 300 or any(first == u.text.strip() for u in chunk.units[:1]):
+        return ""
+    return first
 
 
 def _weight(vector: SparseVec, terms: dict[int, float]) -> float:

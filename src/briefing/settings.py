@@ -167,6 +167,12 @@ class RetrievalSettings(_Strict):
     sparse: bool = True
     dense: bool = True
     rrf_k: int = 60
+    # Fuse a third list: candidates ranked by their best unit (a reply, a comment, a section) against the question.
+    unit_list: bool = True
+    # Questions naming a person also search what that person wrote (the authors index), fused with the rest.
+    person_list: bool = True
+    # Pull in the pages, tickets and pull requests that the top hits link to (an event's notes, a ticket's PRs).
+    follow_links: bool = True
     rerank: bool = True
     reranker_model: str | None = None
     reranker_path: Path | None = None

@@ -124,6 +124,9 @@ class RouterTools:
         for name in found:
             if name not in self.constraints.people:
                 self.constraints.people.append(name)
+            for known in self.directory.people:
+                if known.name == name and known.id and known.id not in self.constraints.person_ids:
+                    self.constraints.person_ids.append(known.id)
         result = f"boosting people {found}" if found else "no known person matched"
         if missing:
             result += f"; unknown {missing}, closest known: {self._closest(missing, self._people_names())}"
