@@ -192,6 +192,12 @@ QUOTE_MIN = 160
 # Below this confidence (and above `min_evidence`) the answer is worded as "closest evidence".
 HEDGE_BELOW = 0.6
 WINDOW_BONUS = 0.1
+# The weights of a sentence's score: dense similarity, rarity-weighted word overlap, the retriever's rank of its
+# chunk, and the answer type the question asks for.
+DENSE_WEIGHT = 0.6
+LEXICAL_WEIGHT = 0.3
+PRIOR_WEIGHT = 0.06
+TYPED_WEIGHT = 0.08
 BROAD_CUTOFF = 0.6
 FACT_CUTOFF = 0.8
 FACT_LINES = 3
@@ -276,7 +282,12 @@ class ExtractiveAnswerer:
                 ev.dense = float(cos)
         for ev in evidence:
             dense = ev.dense * (0.85 if len(ev.text) < 40 else 1.0)  # short rows and titles flatter the model
-            ev.score = 0.6 * dense + 0.3 * ev.lexical + 0.06 * _prior(ev.n, n_chunks) + 0.08 * ev.typed
+            ev.score = (
+                DENSE_WEIGHT * dense
+                + LEXICAL_WEIGHT * ev.lexical
+                + PRIOR_WEIGHT * _prior(ev.n, n_chunks)
+                + TYPED_WEIGHT * ev.typed
+            )
             if window is not None and ev.at_iso:
                 # The question names a time; evidence from then outranks a better-worded line from another week.
                 inside = window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]
