@@ -203,9 +203,17 @@ FACT_CUTOFF = 0.8
 FACT_LINES = 3
 
 
+# A question that asks for a number or a date ("How much ...?", "When is ...?") whose best sentences state none
+# next to its words is not answered by them, whatever their similarity: "How much did we spend on AWS in July?"
+# over a release note's date line. Its confidence is capped below any refusal threshold.
+VETO_KINDS = frozenset({"number", "time"})
+VETO_CAP = 0.05
+
+
 def confidence(features: dict[str, float]) -> float:
     z = CALIBRATION["bias"] + sum(w * features.get(k, 0.0) for k, w in CALIBRATION.items() if k != "bias")
-    return 1.0 / (1.0 + math.exp(-z))
+    p = 1.0 / (1.0 + math.exp(-z))
+    return min(p, VETO_CAP) if features.get("typed_miss") else p
 
 
 class ExtractiveAnswerer:
@@ -253,6 +261,7 @@ class ExtractiveAnswerer:
         intent: str,
         window: tuple[datetime, datetime] | None = None,
         people: Sequence[str] = (),
+        places: Sequence[str] = (),
     ) -> dict[str, float]:
         """Score every sentence; return the question-level features the confidence is computed from."""
         q_words = content_words(question)
@@ -292,6 +301,7 @@ class ExtractiveAnswerer:
                 # The question names a time; evidence from then outranks a better-worded line from another week.
                 inside = window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]
                 ev.score += WINDOW_BONUS if inside else -WINDOW_BONUS / 2
+        _places_first(evidence, places)
         _discount_reports(evidence, kind)
         _answers_inherit(evidence)
         _people_first(evidence, people)
@@ -299,6 +309,7 @@ class ExtractiveAnswerer:
         # One chunk holding most of the question (an answer) vs the words spread over several (a near miss).
         chunk_cover = max((sum(weight[w] for w in q_words & words) / total for words in chunk_words), default=0.0)
         top = sorted(evidence, key=lambda e: -e.score)[:5]
+        near = typed_near(question, kind, top)
         return {
             "chunk_cover": chunk_cover if q_words else 0.0,
             "typed_top": float(any(e.typed for e in top)) if kind else 1.0,
@@ -310,6 +321,9 @@ class ExtractiveAnswerer:
             "window_empty": 1.0 if window_empty(context, window) else 0.0,
             "top_dense": max((e.dense for e in evidence if e.n == 1), default=0.0),
             "best_rank": float(best.n) if best else 0.0,
+            "typed_near": near,
+            "typed_miss": 1.0 if kind in VETO_KINDS and not near else 0.0,
+            "missing_share": missing_share(q_words, seen),
         }
 
     def answer(
@@ -321,14 +335,17 @@ class ExtractiveAnswerer:
         scope: str = "",
         window: tuple[datetime, datetime] | None = None,
         people: Sequence[str] = (),
+        places: Sequence[str] = (),
     ) -> ExtractiveAnswer:
         """Answer `question` from `context` (rank order); `window` is the question's time range, if any, and
         `people` the directory names it mentions (their messages, the replies to them and mentions of them
-        count before similarity)."""
+        count before similarity), `places` the channels or projects it names (their evidence counts first)."""
         evidence = self.candidates(context)
         window = window or _window_from_scope(scope)
         features = (
-            self.score(question, evidence, context, intent=intent, window=window, people=people) if evidence else {}
+            self.score(question, evidence, context, intent=intent, window=window, people=people, places=places)
+            if evidence
+            else {}
         )
         evidence.sort(key=lambda e: (-e.score, e.n))
         best = evidence[0].score if evidence else 0.0
@@ -339,7 +356,7 @@ class ExtractiveAnswerer:
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
         if len(parts) > 1:
             # A two-part question is answered part by part; it is refused only when no part is covered.
-            split = self._parts(parts, evidence, context, intent=intent, window=window, people=people)
+            split = self._parts(parts, evidence, context, intent=intent, window=window, people=people, places=places)
             if split[0]:
                 conf = max(conf, self.hedge_below)
         if not evidence or conf < self.min_evidence:
@@ -435,6 +452,7 @@ class ExtractiveAnswerer:
         intent: str,
         window: tuple[datetime, datetime] | None,
         people: Sequence[str],
+        places: Sequence[str] = (),
     ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]]]:
         """One answer line per part of a two-part question, or a line saying the sources do not cover that part."""
         chosen: list[Evidence] = []
@@ -444,7 +462,9 @@ class ExtractiveAnswerer:
             # "how was it fixed" says "it": the first part's topic words come along for scoring.
             query = part if i == 0 or len(content_words(part)) >= 3 else f"{part} ({topic})"
             scored = [replace(e) for e in evidence]
-            features = self.score(query, scored, context, intent=_intent_of(part, intent), window=window, people=people)
+            features = self.score(
+                query, scored, context, intent=_intent_of(part, intent), window=window, people=people, places=places
+            )
             scored.sort(key=lambda e: (-e.score, e.n))
             label = _label(part)
             if not scored or confidence(features) < self.min_evidence:
@@ -469,6 +489,24 @@ _ASKS_LATEST = re.compile(r"\b(?:newest|latest|most\s+recent|current(?:ly)?|now|
 LATEST_CUTOFF = 0.8
 PERSON_AUTHOR = 0.15
 PERSON_NEAR = 0.08
+
+
+PLACE_BONUS = 0.1
+
+
+def _place(name: str) -> str:
+    return name.strip().lstrip("#").lower()
+
+
+def _places_first(evidence: list[Evidence], places: Sequence[str]) -> None:
+    """Evidence from a channel or project the question names ("What was asked in #discussions ...") outranks
+    a better-worded line from elsewhere, when the context holds any from there."""
+    wanted = {_place(p) for p in places if p}
+    if not wanted or not any(_place(e.chunk.container) in wanted for e in evidence):
+        return
+    for ev in evidence:
+        if _place(ev.chunk.container) in wanted:
+            ev.score += PLACE_BONUS
 
 
 def _people_first(evidence: list[Evidence], people: Sequence[str]) -> None:
@@ -666,6 +704,69 @@ def _window_from_scope(scope: str) -> tuple[datetime, datetime] | None:
     start = datetime.fromisoformat(m[1]).replace(tzinfo=UTC)
     last = datetime.fromisoformat(m[2] or m[1]).replace(tzinfo=UTC)
     return start, max(last, start) + timedelta(days=1)
+
+
+# Money questions want an amount of money, not any number ("How much did we spend on AWS?" is not answered by
+# "4.61x cheaper" or a date).
+_ASKS_MONEY = re.compile(
+    r"\b(?:cost|costs|spend|spent|spending|price|priced|pricing|budget|funding|raised|revenue|salary|salaries|"
+    r"dollars?|bill(?:ed|ing)?|invoice[sd]?|fee|fees|charge[sd]?|pay|paying)\b",
+    re.I,
+)
+_MONEY = re.compile(
+    r"[$€£¥₹]\s?\d|\d\s?(?:[$€£¥₹]|usd|eur|gbp|inr|dollars?|euros?|bucks|k\s*/\s*mo)\b|\b(?:usd|eur|gbp)\s?\d",
+    re.I,
+)
+_HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
+NEAR_BEFORE = 48
+NEAR_AFTER = 32
+
+
+def _values(kind: str, text: str, q_low: str) -> list[re.Match[str]]:
+    """The values of the asked kind in `text` that the question does not itself contain."""
+    if kind == "number":
+        found = [m for m in _QUANTITY.finditer(text) if m[0].strip() and not _VERSION.fullmatch(m[0].strip())]
+    elif kind == "time":
+        found = list(_DATE_IN_TEXT.finditer(text)) + list(_TIME.finditer(text))
+    elif kind == "version":
+        found = list(_VERSION.finditer(text))
+    elif kind == "setting":
+        found = list(_SETTING.finditer(text))
+    else:
+        return []
+    return [m for m in found if m[0].strip().lower() not in q_low]
+
+
+def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
+    """1 when one of the best sentences holds the kind of value the question asks for next to the question's own
+    words: a number beside the counted noun ("how many customers" wants "40 customers"), an amount of money for a
+    cost, a date stated in the text for "when" (the message's own date does not count), a person for "who".
+    A question that asks for no value gets 1 (the feature says nothing then)."""
+    if kind not in {"number", "time", "version", "setting", "person"}:
+        return 1.0
+    if kind == "person":
+        return float(any(e.typed for e in top))
+    q_low = question.lower()
+    money = kind == "number" and bool(_ASKS_MONEY.search(question))
+    counted = _HOW_MANY.search(question)
+    anchors = content_words(counted[1]) - _GENERIC if counted and not money else set()
+    anchors = anchors or (content_words(question) - _GENERIC)
+    for ev in top:
+        text = _clean(ev.text, limit=2000)
+        if money and not _MONEY.search(text):
+            continue
+        spots = [m.start() for m in _TOKEN.finditer(text.lower()) if _stem(m[0].strip(".-")) in anchors]
+        for value in _values(kind, text, q_low):
+            if any(-NEAR_BEFORE <= at - value.start() <= NEAR_AFTER + len(value[0]) for at in spots):
+                return 1.0
+    return 0.0
+
+
+def missing_share(q_words: set[str], seen: set[str]) -> float:
+    """The share of the question's topic words (content words, not paraphrase-prone ones) that no context chunk
+    contains: "parental" and "leave" in "What is the parental leave policy?" over a data-engineering Slack."""
+    topic = {w for w in q_words if w not in _GENERIC and len(w) > 2}
+    return sum(1 for w in topic if w not in seen) / len(topic) if topic else 0.0
 
 
 def _prior(n: int, n_chunks: int) -> float:
