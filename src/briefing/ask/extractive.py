@@ -303,7 +303,8 @@ class ExtractiveAnswerer:
                 ev.score += WINDOW_BONUS if inside else -WINDOW_BONUS / 2
         _places_first(evidence, places)
         _discount_reports(evidence, kind)
-        _answers_inherit(evidence)
+        if not _ASKS_ABOUT_ASKING.search(question):
+            _answers_inherit(evidence)
         _people_first(evidence, people)
         best = max(evidence, key=lambda e: e.score, default=None)
         # One chunk holding most of the question (an answer) vs the words spread over several (a near miss).
@@ -361,7 +362,7 @@ class ExtractiveAnswerer:
                 conf = max(conf, self.hedge_below)
         if not evidence or conf < self.min_evidence:
             return ExtractiveAnswer(
-                text=refusal(scope),
+                text=refusal(scope, _veto_reason(question, intent) if features.get("typed_miss") else ""),
                 no_answer=True,
                 best_score=best,
                 evidence=evidence[:5],
@@ -571,6 +572,8 @@ def _intent_of(part: str, intent: str) -> str:
 
 
 _ASKS = re.compile(r"\?(?:\s|$)")
+# "What was asked in #discussions about ...?": the asking message is the answer, not a question to pass over.
+_ASKS_ABOUT_ASKING = re.compile(r"\b(?:asked|ask|asks|asking|question(?:ed|s)?|inquir\w*|enquir\w*)\b", re.I)
 
 
 def _answers_inherit(evidence: list[Evidence]) -> None:
@@ -717,6 +720,7 @@ _MONEY = re.compile(
     r"[$€£¥₹]\s?\d|\d\s?(?:[$€£¥₹]|usd|eur|gbp|inr|dollars?|euros?|bucks|k\s*/\s*mo)\b|\b(?:usd|eur|gbp)\s?\d",
     re.I,
 )
+_ASKS_PAST = re.compile(r"\bwhen\s+(?:was|were|did)\b", re.I)
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
 NEAR_BEFORE = 48
 NEAR_AFTER = 32
@@ -737,6 +741,12 @@ def _values(kind: str, text: str, q_low: str) -> list[re.Match[str]]:
     return [m for m in found if m[0].strip().lower() not in q_low]
 
 
+def _veto_reason(question: str, intent: str) -> str:
+    kind = answer_type(question, intent)
+    value = "amount" if _ASKS_MONEY.search(question) else ("date" if kind == "time" else "number")
+    return f"the closest sources state no {value} for what is asked"
+
+
 def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
     """1 when one of the best sentences holds the kind of value the question asks for next to the question's own
     words: a number beside the counted noun ("how many customers" wants "40 customers"), an amount of money for a
@@ -746,6 +756,8 @@ def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
         return 1.0
     if kind == "person":
         return float(any(e.typed for e in top))
+    if kind == "time" and _ASKS_PAST.search(question):
+        return 1.0  # "When was v0.9.2 released?": the announcement's own date answers it
     q_low = question.lower()
     money = kind == "number" and bool(_ASKS_MONEY.search(question))
     counted = _HOW_MANY.search(question)
@@ -793,7 +805,7 @@ _SETTING = re.compile(
     r"`([^`\n]{2,60})`|(?<![\w-])(--?[a-z][\w-]+(?:=\S+)?)|(?<![\w.])([a-z][a-z0-9]*(?:[_.][a-z0-9]+)+(?:\s*[:=]\s*[\w.\"-]+)?)",
 )
 _QUANTITY = re.compile(
-    r"(?<![\w.])[~≈]?\d[\d,]*(?:\.\d+)?\s?(?:%|×|x\b|k\b|m\b|(?:gb|mb|kb|tb|gib|mib|mi|gi|ms|s|sec|secs|seconds?|"
+    r"(?<![\w.$€£¥₹])[~≈]?[$€£¥₹]?\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|×|x\b|k\b|m\b|(?:gb|mb|kb|tb|gib|mib|mi|gi|ms|s|sec|secs|seconds?|"
     r"min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|rows?|records?|times|threads?|cores?|"
     r"nodes?|pods?|files?|tables?|rps|ops|mbps|gbps)\b)?(?:/s\b|\s+per\s+\w+)?",
     re.I,
