@@ -189,6 +189,9 @@ CALIBRATION: dict[str, float] = {
 }
 # A quoted sentence shorter than this continues with the next sentences of its unit (cut at 320 characters).
 QUOTE_MIN = 160
+# A quote is cut at this many characters; it continues with at most this many sentences of its own unit.
+QUOTE_LIMIT = 320
+QUOTE_FOLLOW = 2
 # Below this confidence (and above `min_evidence`) the answer is worded as "closest evidence".
 HEDGE_BELOW = 0.6
 WINDOW_BONUS = 0.1
@@ -245,7 +248,7 @@ class ExtractiveAnswerer:
                 pieces = sentences(unit.text, whole_below=self.whole_below)
                 for j, sent in enumerate(pieces):
                     ev = Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url)
-                    ev.follow = " ".join(pieces[j + 1 : j + 3])
+                    ev.follow = " ".join(pieces[j + 1 : j + 1 + QUOTE_FOLLOW])
                     out.append(ev)
             if not chunk.units and chunk.refs:
                 for sent in sentences(chunk.text):
@@ -388,7 +391,7 @@ class ExtractiveAnswerer:
             at = _when(newest)
             span = answer_span(question, kind, newest, context)
             stated = f"As of {at}: " if at else ""
-            quote = f'{_attribution(newest)}: "{_clean(newest.quote)}"'
+            quote = f'{_attribution(newest)}: "{_clean(newest.quote, limit=QUOTE_LIMIT)}"'
             head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
             lead = ""
         else:
@@ -880,7 +883,9 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
         hit = _near(text, dates, q_words)
         if hit:
             return hit[0]
-        return f"{_when(ev, year=True)} (the date of the message)" if ev.at_iso else ""
+        # The message's own date answers "when was it released?", never "when is it planned?".
+        past = bool(_ASKS_PAST.search(question)) or not _ASKS_TIME.search(question)
+        return f"{_when(ev, year=True)} (the date of the message)" if ev.at_iso and past else ""
     if kind == "person":
         return _person_in(question, ev, context)
     if kind == "yesno" and ev.lexical >= 0.3:
@@ -993,17 +998,17 @@ def _render(
         else:
             attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
             joiner = " " if text.endswith(":") else " — "
-            lines.append(f'{text}{joiner}{attribution}: "{_clean(ev.quote)}" [{marker(ev)}]')
+            lines.append(f'{text}{joiner}{attribution}: "{_clean(ev.quote, limit=QUOTE_LIMIT)}" [{marker(ev)}]')
     shown = {id(ev) for _, ev in head if ev is not None}
     for ev in chosen:
         if id(ev) in shown:
             continue
         attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
         # Quoted: the evidence is shown as what a source said, never as the answer's own words.
-        lines.append(f'- {attribution}: "{_clean(ev.quote)}" [{marker(ev)}]')
+        lines.append(f'- {attribution}: "{_clean(ev.quote, limit=QUOTE_LIMIT)}" [{marker(ev)}]')
     return lines, cited, urls
 
 
 def _quoted_in_head(text: str, ev: Evidence) -> bool:
     """A head line that already quotes its evidence (the "As of ...: <quote>" form)."""
-    return text.endswith('"') and _clean(ev.quote) in text
+    return text.endswith('"') and _clean(ev.quote, limit=QUOTE_LIMIT) in text
