@@ -393,6 +393,9 @@ class ExtractiveAnswerer:
             stated = f"As of {at}: " if at else ""
             quote = f'{_attribution(newest)}: "{_clean(newest.quote, limit=QUOTE_LIMIT)}"'
             head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
+            if span and kind:
+                # The newest statement of the asked value answers it; older ones are history, not evidence.
+                chosen = chosen[:LATEST_WITH_VALUE]
             lead = ""
         else:
             chosen = self._select(evidence, broad=False, hedged=False)
@@ -491,6 +494,7 @@ def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
 # "Latest state" questions that the constraint extractor files under another intent ("the newest version").
 _ASKS_LATEST = re.compile(r"\b(?:newest|latest|most\s+recent|current(?:ly)?|now|still|stand(?:s)?\s+now)\b", re.I)
 LATEST_CUTOFF = 0.8
+LATEST_WITH_VALUE = 1
 PERSON_AUTHOR = 0.15
 PERSON_NEAR = 0.08
 
