@@ -499,7 +499,8 @@ PERSON_AUTHOR = 0.15
 PERSON_NEAR = 0.08
 
 
-PLACE_BONUS = 0.1
+# Evidence from elsewhere keeps this share of its score (the named place's lines keep their order and cutoff).
+PLACE_OTHER = 0.8
 
 
 def _place(name: str) -> str:
@@ -508,13 +509,13 @@ def _place(name: str) -> str:
 
 def _places_first(evidence: list[Evidence], places: Sequence[str]) -> None:
     """Evidence from a channel or project the question names ("What was asked in #discussions ...") outranks
-    a better-worded line from elsewhere, when the context holds any from there."""
+    a better-worded line from elsewhere, when the context holds any from there: the others are discounted."""
     wanted = {_place(p) for p in places if p}
     if not wanted or not any(_place(e.chunk.container) in wanted for e in evidence):
         return
     for ev in evidence:
-        if _place(ev.chunk.container) in wanted:
-            ev.score += PLACE_BONUS
+        if _place(ev.chunk.container) not in wanted:
+            ev.score *= PLACE_OTHER
 
 
 def _people_first(evidence: list[Evidence], people: Sequence[str]) -> None:
