@@ -21,7 +21,20 @@ from typing import Any
 
 import numpy as np
 
-FEATURES = ("missing_named", "window_empty", "best_dense", "coverage", "chunk_cover", "best_lexical", "typed_top")
+FEATURES = (
+    "missing_named",
+    "window_empty",
+    "best_dense",
+    "coverage",
+    "chunk_cover",
+    "best_lexical",
+    "typed_top",
+    "typed_near",
+    "missing_share",
+)
+# The answerer caps the confidence of a question that asks for a number or a date its best sentences never state
+# (`typed_miss`, briefing.ask.extractive.VETO_CAP); the fitted model is scored with that cap applied.
+VETO_CAP = 0.05
 
 
 def collect(spec: str) -> list[dict[str, Any]]:
@@ -103,17 +116,40 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], help="CONFIG:HOME:CASES")
     parser.add_argument("--features", type=Path, required=True, help="feature cache (written when --set is given)")
     parser.add_argument("--use", default=",".join(FEATURES), help="comma-separated features to fit")
+    parser.add_argument("--veto", action="store_true", help="apply the answerer's typed_miss cap to the predictions")
+    parser.add_argument("--shipped", action="store_true", help="only the ROC of the shipped confidence (no fit)")
     args = parser.parse_args()
     if args.set:
         rows = [row for spec in args.set for row in collect(spec)]
         args.features.write_text(json.dumps(rows, indent=1))
     rows = json.loads(args.features.read_text())
+    if args.shipped:
+        # The confidence the answerer computed (shipped weights, cap included): nothing is fitted here.
+        rows = [r for r in rows if "confidence" in r]
+        y = np.array([0 if r["no_answer"] else 1 for r in rows])
+        sets = np.array([r["set"] for r in rows])
+        conf = np.array([float(r["confidence"]) for r in rows])
+        shipped = {"cases": len(y), "unanswerable": int((y == 0).sum()), "auc": round(auc(conf, y), 3)}
+        shipped["by_set_auc"] = {n: round(auc(conf[sets == n], y[sets == n]), 3) for n in sorted(set(sets))}
+        shipped["table"] = [{k: round(v, 3) for k, v in row.items()} for row in table(conf, y, sets)]
+        print(json.dumps(shipped, indent=1))
+        return
     use = args.use.split(",")
     x = np.array([[float(r.get(f, 0.0)) for f in use] for r in rows])
     y = np.array([0 if r["no_answer"] else 1 for r in rows])
     sets = np.array([r["set"] for r in rows])
-    p = out_of_fold(x, y)
+    veto = np.array([float(r.get("typed_miss", 0.0)) for r in rows]) > 0 if args.veto else np.zeros(len(y), bool)
+    p = np.where(veto, np.minimum(out_of_fold(x, y), VETO_CAP), out_of_fold(x, y))
     w = fit(x, y)
+    # Held out by set: fitted on every other dev set, scored on this one (no case of it was seen by the fit).
+    by_set: dict[str, Any] = {}
+    for name in sorted(set(sets)):
+        test = sets == name
+        if test.all():
+            continue
+        q = predict(fit(x[~test], y[~test]), x[test])
+        q = np.where(veto[test], np.minimum(q, VETO_CAP), q)
+        by_set[name] = {"auc": round(auc(q, y[test]), 3), "table": table(q, y[test], sets[test])}
     result = {
         "cases": len(y),
         "unanswerable": int((y == 0).sum()),
@@ -123,9 +159,14 @@ def main() -> None:
         "auc_in_sample": round(auc(predict(w, x), y), 3),
         "auc_single": {f: round(auc(x[:, i], y), 3) for i, f in enumerate(use)},
         "table": [{k: round(v, 3) for k, v in row.items()} for row in table(p, y, sets)],
+        "veto": bool(args.veto),
+        "held_out_by_set": {
+            name: {"auc": v["auc"], "table": [{k: round(x, 3) for k, x in row.items()} for row in v["table"]]}
+            for name, v in by_set.items()
+        },
         "out_of_fold": {r["id"]: round(float(v), 3) for r, v in zip(rows, p, strict=True)},
     }
-    print(json.dumps({k: v for k, v in result.items() if k != "out_of_fold"}, indent=1))
+    print(json.dumps({k: v for k, v in result.items() if k not in {"out_of_fold", "held_out_by_set"}}, indent=1))
     args.features.with_suffix(".fit.json").write_text(json.dumps(result, indent=1))
 
 

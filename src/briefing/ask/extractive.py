@@ -189,17 +189,34 @@ CALIBRATION: dict[str, float] = {
 }
 # A quoted sentence shorter than this continues with the next sentences of its unit (cut at 320 characters).
 QUOTE_MIN = 160
+# A quote is cut at this many characters; it continues with at most this many sentences of its own unit.
+QUOTE_LIMIT = 320
+QUOTE_FOLLOW = 2
 # Below this confidence (and above `min_evidence`) the answer is worded as "closest evidence".
 HEDGE_BELOW = 0.6
 WINDOW_BONUS = 0.1
+# The weights of a sentence's score: dense similarity, rarity-weighted word overlap, the retriever's rank of its
+# chunk, and the answer type the question asks for.
+DENSE_WEIGHT = 0.6
+LEXICAL_WEIGHT = 0.3
+PRIOR_WEIGHT = 0.06
+TYPED_WEIGHT = 0.08
 BROAD_CUTOFF = 0.6
 FACT_CUTOFF = 0.8
 FACT_LINES = 3
 
 
+# A question that asks for a number or a date ("How much ...?", "When is ...?") whose best sentences state none
+# next to its words is not answered by them, whatever their similarity: "How much did we spend on AWS in July?"
+# over a release note's date line. Its confidence is capped below any refusal threshold.
+VETO_KINDS = frozenset({"number", "time"})
+VETO_CAP = 0.05
+
+
 def confidence(features: dict[str, float]) -> float:
     z = CALIBRATION["bias"] + sum(w * features.get(k, 0.0) for k, w in CALIBRATION.items() if k != "bias")
-    return 1.0 / (1.0 + math.exp(-z))
+    p = 1.0 / (1.0 + math.exp(-z))
+    return min(p, VETO_CAP) if features.get("typed_miss") else p
 
 
 class ExtractiveAnswerer:
@@ -231,7 +248,7 @@ class ExtractiveAnswerer:
                 pieces = sentences(unit.text, whole_below=self.whole_below)
                 for j, sent in enumerate(pieces):
                     ev = Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url)
-                    ev.follow = " ".join(pieces[j + 1 : j + 3])
+                    ev.follow = " ".join(pieces[j + 1 : j + 1 + QUOTE_FOLLOW])
                     out.append(ev)
             if not chunk.units and chunk.refs:
                 for sent in sentences(chunk.text):
@@ -247,6 +264,7 @@ class ExtractiveAnswerer:
         intent: str,
         window: tuple[datetime, datetime] | None = None,
         people: Sequence[str] = (),
+        places: Sequence[str] = (),
     ) -> dict[str, float]:
         """Score every sentence; return the question-level features the confidence is computed from."""
         q_words = content_words(question)
@@ -276,18 +294,26 @@ class ExtractiveAnswerer:
                 ev.dense = float(cos)
         for ev in evidence:
             dense = ev.dense * (0.85 if len(ev.text) < 40 else 1.0)  # short rows and titles flatter the model
-            ev.score = 0.6 * dense + 0.3 * ev.lexical + 0.06 * _prior(ev.n, n_chunks) + 0.08 * ev.typed
+            ev.score = (
+                DENSE_WEIGHT * dense
+                + LEXICAL_WEIGHT * ev.lexical
+                + PRIOR_WEIGHT * _prior(ev.n, n_chunks)
+                + TYPED_WEIGHT * ev.typed
+            )
             if window is not None and ev.at_iso:
                 # The question names a time; evidence from then outranks a better-worded line from another week.
                 inside = window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]
                 ev.score += WINDOW_BONUS if inside else -WINDOW_BONUS / 2
+        _places_first(evidence, places)
         _discount_reports(evidence, kind)
-        _answers_inherit(evidence)
+        if not _ASKS_ABOUT_ASKING.search(question):
+            _answers_inherit(evidence)
         _people_first(evidence, people)
         best = max(evidence, key=lambda e: e.score, default=None)
         # One chunk holding most of the question (an answer) vs the words spread over several (a near miss).
         chunk_cover = max((sum(weight[w] for w in q_words & words) / total for words in chunk_words), default=0.0)
         top = sorted(evidence, key=lambda e: -e.score)[:5]
+        near = typed_near(question, kind, top)
         return {
             "chunk_cover": chunk_cover if q_words else 0.0,
             "typed_top": float(any(e.typed for e in top)) if kind else 1.0,
@@ -299,6 +325,9 @@ class ExtractiveAnswerer:
             "window_empty": 1.0 if window_empty(context, window) else 0.0,
             "top_dense": max((e.dense for e in evidence if e.n == 1), default=0.0),
             "best_rank": float(best.n) if best else 0.0,
+            "typed_near": near,
+            "typed_miss": 1.0 if kind in VETO_KINDS and not near else 0.0,
+            "missing_share": missing_share(q_words, seen),
         }
 
     def answer(
@@ -310,14 +339,17 @@ class ExtractiveAnswerer:
         scope: str = "",
         window: tuple[datetime, datetime] | None = None,
         people: Sequence[str] = (),
+        places: Sequence[str] = (),
     ) -> ExtractiveAnswer:
         """Answer `question` from `context` (rank order); `window` is the question's time range, if any, and
         `people` the directory names it mentions (their messages, the replies to them and mentions of them
-        count before similarity)."""
+        count before similarity), `places` the channels or projects it names (their evidence counts first)."""
         evidence = self.candidates(context)
         window = window or _window_from_scope(scope)
         features = (
-            self.score(question, evidence, context, intent=intent, window=window, people=people) if evidence else {}
+            self.score(question, evidence, context, intent=intent, window=window, people=people, places=places)
+            if evidence
+            else {}
         )
         evidence.sort(key=lambda e: (-e.score, e.n))
         best = evidence[0].score if evidence else 0.0
@@ -328,12 +360,12 @@ class ExtractiveAnswerer:
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
         if len(parts) > 1:
             # A two-part question is answered part by part; it is refused only when no part is covered.
-            split = self._parts(parts, evidence, context, intent=intent, window=window, people=people)
+            split = self._parts(parts, evidence, context, intent=intent, window=window, people=people, places=places)
             if split[0]:
                 conf = max(conf, self.hedge_below)
         if not evidence or conf < self.min_evidence:
             return ExtractiveAnswer(
-                text=refusal(scope),
+                text=refusal(scope, _veto_reason(question, intent) if features.get("typed_miss") else ""),
                 no_answer=True,
                 best_score=best,
                 evidence=evidence[:5],
@@ -359,8 +391,11 @@ class ExtractiveAnswerer:
             at = _when(newest)
             span = answer_span(question, kind, newest, context)
             stated = f"As of {at}: " if at else ""
-            quote = f'{_attribution(newest)}: "{_clean(newest.quote)}"'
+            quote = f'{_attribution(newest)}: "{_clean(newest.quote, limit=QUOTE_LIMIT)}"'
             head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
+            if span and kind:
+                # The newest statement of the asked value answers it; older ones are history, not evidence.
+                chosen = chosen[:LATEST_WITH_VALUE]
             lead = ""
         else:
             chosen = self._select(evidence, broad=False, hedged=False)
@@ -424,6 +459,7 @@ class ExtractiveAnswerer:
         intent: str,
         window: tuple[datetime, datetime] | None,
         people: Sequence[str],
+        places: Sequence[str] = (),
     ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]]]:
         """One answer line per part of a two-part question, or a line saying the sources do not cover that part."""
         chosen: list[Evidence] = []
@@ -433,7 +469,9 @@ class ExtractiveAnswerer:
             # "how was it fixed" says "it": the first part's topic words come along for scoring.
             query = part if i == 0 or len(content_words(part)) >= 3 else f"{part} ({topic})"
             scored = [replace(e) for e in evidence]
-            features = self.score(query, scored, context, intent=_intent_of(part, intent), window=window, people=people)
+            features = self.score(
+                query, scored, context, intent=_intent_of(part, intent), window=window, people=people, places=places
+            )
             scored.sort(key=lambda e: (-e.score, e.n))
             label = _label(part)
             if not scored or confidence(features) < self.min_evidence:
@@ -456,8 +494,28 @@ def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
 # "Latest state" questions that the constraint extractor files under another intent ("the newest version").
 _ASKS_LATEST = re.compile(r"\b(?:newest|latest|most\s+recent|current(?:ly)?|now|still|stand(?:s)?\s+now)\b", re.I)
 LATEST_CUTOFF = 0.8
+LATEST_WITH_VALUE = 1
 PERSON_AUTHOR = 0.15
 PERSON_NEAR = 0.08
+
+
+# Evidence from elsewhere keeps this share of its score (the named place's lines keep their order and cutoff).
+PLACE_OTHER = 0.8
+
+
+def _place(name: str) -> str:
+    return name.strip().lstrip("#").lower()
+
+
+def _places_first(evidence: list[Evidence], places: Sequence[str]) -> None:
+    """Evidence from a channel or project the question names ("What was asked in #discussions ...") outranks
+    a better-worded line from elsewhere, when the context holds any from there: the others are discounted."""
+    wanted = {_place(p) for p in places if p}
+    if not wanted or not any(_place(e.chunk.container) in wanted for e in evidence):
+        return
+    for ev in evidence:
+        if _place(ev.chunk.container) not in wanted:
+            ev.score *= PLACE_OTHER
 
 
 def _people_first(evidence: list[Evidence], people: Sequence[str]) -> None:
@@ -522,6 +580,8 @@ def _intent_of(part: str, intent: str) -> str:
 
 
 _ASKS = re.compile(r"\?(?:\s|$)")
+# "What was asked in #discussions about ...?": the asking message is the answer, not a question to pass over.
+_ASKS_ABOUT_ASKING = re.compile(r"\b(?:asked|ask|asks|asking|question(?:ed|s)?|inquir\w*|enquir\w*)\b", re.I)
 
 
 def _answers_inherit(evidence: list[Evidence]) -> None:
@@ -657,6 +717,78 @@ def _window_from_scope(scope: str) -> tuple[datetime, datetime] | None:
     return start, max(last, start) + timedelta(days=1)
 
 
+# Money questions want an amount of money, not any number ("How much did we spend on AWS?" is not answered by
+# "4.61x cheaper" or a date).
+_ASKS_MONEY = re.compile(
+    r"\b(?:cost|costs|spend|spent|spending|price|priced|pricing|budget|funding|raised|revenue|salary|salaries|"
+    r"dollars?|bill(?:ed|ing)?|invoice[sd]?|fee|fees|charge[sd]?|pay|paying)\b",
+    re.I,
+)
+_MONEY = re.compile(
+    r"[$€£¥₹]\s?\d|\d\s?(?:[$€£¥₹]|usd|eur|gbp|inr|dollars?|euros?|bucks|k\s*/\s*mo)\b|\b(?:usd|eur|gbp)\s?\d",
+    re.I,
+)
+_ASKS_PAST = re.compile(r"\bwhen\s+(?:was|were|did)\b", re.I)
+_HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
+NEAR_BEFORE = 48
+NEAR_AFTER = 32
+
+
+def _values(kind: str, text: str, q_low: str) -> list[re.Match[str]]:
+    """The values of the asked kind in `text` that the question does not itself contain."""
+    if kind == "number":
+        found = [m for m in _QUANTITY.finditer(text) if m[0].strip() and not _VERSION.fullmatch(m[0].strip())]
+    elif kind == "time":
+        found = list(_DATE_IN_TEXT.finditer(text)) + list(_TIME.finditer(text))
+    elif kind == "version":
+        found = list(_VERSION.finditer(text))
+    elif kind == "setting":
+        found = list(_SETTING.finditer(text))
+    else:
+        return []
+    return [m for m in found if m[0].strip().lower() not in q_low]
+
+
+def _veto_reason(question: str, intent: str) -> str:
+    kind = answer_type(question, intent)
+    value = "amount" if _ASKS_MONEY.search(question) else ("date" if kind == "time" else "number")
+    return f"the closest sources state no {value} for what is asked"
+
+
+def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
+    """1 when one of the best sentences holds the kind of value the question asks for next to the question's own
+    words: a number beside the counted noun ("how many customers" wants "40 customers"), an amount of money for a
+    cost, a date stated in the text for "when" (the message's own date does not count), a person for "who".
+    A question that asks for no value gets 1 (the feature says nothing then)."""
+    if kind not in {"number", "time", "version", "setting", "person"}:
+        return 1.0
+    if kind == "person":
+        return float(any(e.typed for e in top))
+    if kind == "time" and _ASKS_PAST.search(question):
+        return 1.0  # "When was v0.9.2 released?": the announcement's own date answers it
+    q_low = question.lower()
+    money = kind == "number" and bool(_ASKS_MONEY.search(question))
+    counted = _HOW_MANY.search(question)
+    anchors = content_words(counted[1]) - _GENERIC if counted and not money else set()
+    anchors = anchors or (content_words(question) - _GENERIC)
+    for ev in top:
+        text = _clean(ev.text, limit=2000)
+        if money and not _MONEY.search(text):
+            continue
+        spots = [m.start() for m in _TOKEN.finditer(text.lower()) if _stem(m[0].strip(".-")) in anchors]
+        for value in _values(kind, text, q_low):
+            if any(-NEAR_BEFORE <= at - value.start() <= NEAR_AFTER + len(value[0]) for at in spots):
+                return 1.0
+    return 0.0
+
+
+def missing_share(q_words: set[str], seen: set[str]) -> float:
+    """The share of the question's topic words (content words, not paraphrase-prone ones) that no context chunk
+    contains: "parental" and "leave" in "What is the parental leave policy?" over a data-engineering Slack."""
+    topic = {w for w in q_words if w not in _GENERIC and len(w) > 2}
+    return sum(1 for w in topic if w not in seen) / len(topic) if topic else 0.0
+
+
 def _prior(n: int, n_chunks: int) -> float:
     return 1.0 - (n - 1) / max(n_chunks, 1)
 
@@ -681,7 +813,7 @@ _SETTING = re.compile(
     r"`([^`\n]{2,60})`|(?<![\w-])(--?[a-z][\w-]+(?:=\S+)?)|(?<![\w.])([a-z][a-z0-9]*(?:[_.][a-z0-9]+)+(?:\s*[:=]\s*[\w.\"-]+)?)",
 )
 _QUANTITY = re.compile(
-    r"(?<![\w.])[~≈]?\d[\d,]*(?:\.\d+)?\s?(?:%|×|x\b|k\b|m\b|(?:gb|mb|kb|tb|gib|mib|mi|gi|ms|s|sec|secs|seconds?|"
+    r"(?<![\w.$€£¥₹])[~≈]?[$€£¥₹]?\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|×|x\b|k\b|m\b|(?:gb|mb|kb|tb|gib|mib|mi|gi|ms|s|sec|secs|seconds?|"
     r"min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|rows?|records?|times|threads?|cores?|"
     r"nodes?|pods?|files?|tables?|rps|ops|mbps|gbps)\b)?(?:/s\b|\s+per\s+\w+)?",
     re.I,
@@ -756,7 +888,9 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
         hit = _near(text, dates, q_words)
         if hit:
             return hit[0]
-        return f"{_when(ev, year=True)} (the date of the message)" if ev.at_iso else ""
+        # The message's own date answers "when was it released?", never "when is it planned?".
+        past = bool(_ASKS_PAST.search(question)) or not _ASKS_TIME.search(question)
+        return f"{_when(ev, year=True)} (the date of the message)" if ev.at_iso and past else ""
     if kind == "person":
         return _person_in(question, ev, context)
     if kind == "yesno" and ev.lexical >= 0.3:
@@ -869,17 +1003,17 @@ def _render(
         else:
             attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
             joiner = " " if text.endswith(":") else " — "
-            lines.append(f'{text}{joiner}{attribution}: "{_clean(ev.quote)}" [{marker(ev)}]')
+            lines.append(f'{text}{joiner}{attribution}: "{_clean(ev.quote, limit=QUOTE_LIMIT)}" [{marker(ev)}]')
     shown = {id(ev) for _, ev in head if ev is not None}
     for ev in chosen:
         if id(ev) in shown:
             continue
         attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
         # Quoted: the evidence is shown as what a source said, never as the answer's own words.
-        lines.append(f'- {attribution}: "{_clean(ev.quote)}" [{marker(ev)}]')
+        lines.append(f'- {attribution}: "{_clean(ev.quote, limit=QUOTE_LIMIT)}" [{marker(ev)}]')
     return lines, cited, urls
 
 
 def _quoted_in_head(text: str, ev: Evidence) -> bool:
     """A head line that already quotes its evidence (the "As of ...: <quote>" form)."""
-    return text.endswith('"') and _clean(ev.quote) in text
+    return text.endswith('"') and _clean(ev.quote, limit=QUOTE_LIMIT) in text

@@ -1,0 +1,172 @@
+"""Replay the answer stage over saved retrieval, to measure answer-stage changes without re-running retrieval.
+
+`collect` asks every case through the production path (`Brief.ask`, each case's `now`) and saves, per case, what
+the extractive answer node was handed (the question, its constraints, the context chunks) and the hits; `replay`
+runs this checkout's answer node over the saved contexts and prints the metrics `brief eval` prints for the
+answer stage (keywords, citation precision, refusal balanced accuracy), per category, and optionally per case.
+
+    python eval/answer_replay.py collect --config $OLAKE/brief.toml --cases eval/olake_dev.jsonl --out /tmp/o.pkl
+    python eval/answer_replay.py replay --config $OLAKE/brief.toml --saved /tmp/o.pkl [--cases-out /tmp/o.json]
+
+The retrieval is frozen at collect time, so a replay answers exactly the question of a `brief eval` run with the
+same index and retrieval code; `brief eval --compare` stays the measure reported in docs/answering.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+
+def collect(config: Path, cases_path: Path, out: Path) -> None:
+    from briefing.ask import nodes
+    from briefing.evaluation.cases import load_cases
+    from briefing.service import Brief, parse_now
+    from briefing.settings import load_settings
+
+    captured: dict[str, Any] = {}
+    original = nodes.extractive_node
+
+    def spy(state: Any, deps: Any) -> dict[str, Any]:
+        captured["state"] = state
+        return original(state, deps)
+
+    nodes.extractive_node = spy  # type: ignore[assignment]
+    saved = []
+    with Brief(load_settings(config)) as brief:
+        for case in load_cases(cases_path):
+            captured.clear()
+            result = brief.ask(case.question, now=parse_now(case.now), k=10)
+            state = captured.get("state")
+            saved.append(
+                {
+                    "case": case,
+                    "state": state,
+                    "hits": [{"rank": r, "refs": list(h.chunk.refs)} for r, h in enumerate(result.hits, 1)],
+                    # Routed to the briefing engine: not the extractive node's answer; kept as it was.
+                    "fixed": None
+                    if state is not None
+                    else {
+                        "answer": result.answer,
+                        "no_answer": result.no_answer,
+                        "citations": [{"n": c.n, "refs": list(c.refs)} for c in result.citations],
+                    },
+                }
+            )
+            print(case.id, file=sys.stderr)
+    out.write_bytes(pickle.dumps(saved))
+
+
+def replay(config: Path, saved_path: Path, cases_out: Path | None, only: str | None) -> dict[str, Any]:
+    from briefing.ask.nodes import AskDeps, extractive_node
+    from briefing.ask.run import build_deps
+    from briefing.evaluation.metrics import case_scores
+    from briefing.service import Brief
+    from briefing.settings import load_settings
+
+    saved = pickle.loads(saved_path.read_bytes())  # noqa: S301 (a file this script wrote)
+    records = []
+    times = []
+    with Brief(load_settings(config)) as brief:
+        full = build_deps(brief)
+        deps = AskDeps(
+            settings=full.settings,
+            retriever=full.retriever,
+            directory=full.directory,
+            extractive=full.extractive,
+            source_types=full.source_types,
+        )
+        for item in saved:
+            case = item["case"]
+            if only and case.id not in only.split(","):
+                continue
+            if item["state"] is not None:
+                t0 = time.perf_counter()
+                update = extractive_node(item["state"], deps)
+                times.append((time.perf_counter() - t0) * 1000)
+                out = {k: update[k] for k in ("answer", "no_answer", "citations")}
+                features = update["trace"].get("features", {})
+            else:
+                out = dict(item["fixed"])
+                features = {}
+            record = {
+                "id": case.id,
+                "category": case.category,
+                "question": case.question,
+                "gold_refs": list(case.gold_refs),
+                "answer_keywords": [list(g) for g in case.answer_keywords],
+                "expected_no_answer": case.no_answer,
+                "hits": item["hits"],
+                **out,
+                "features": features,
+            }
+            record["scores"] = case_scores(record)
+            records.append(record)
+    summary = summarise(records)
+    times.sort()
+    if times:
+        summary["answer_ms_p50"] = round(times[len(times) // 2], 1)
+        summary["answer_ms_p95"] = round(times[int(len(times) * 0.95)], 1)
+    if cases_out is not None:
+        cases_out.write_text(json.dumps(records, indent=1, default=str))
+    return summary
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
+    by_cat: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        by_cat[r["category"]].append(r)
+
+    def metrics(rs: list[dict[str, Any]]) -> dict[str, Any]:
+        kw = [r["scores"]["keyword_correct"] for r in rs if r["scores"]["keyword_correct"] is not None]
+        cp = [r["scores"]["citation_precision"] for r in rs if r["scores"]["citation_precision"] is not None]
+        pos = [r for r in rs if not r["expected_no_answer"]]
+        neg = [r for r in rs if r["expected_no_answer"]]
+        false_ref = _mean([1.0 if r["no_answer"] else 0.0 for r in pos])
+        recall = _mean([1.0 if r["no_answer"] else 0.0 for r in neg])
+        bal = None
+        if false_ref is not None and recall is not None:
+            bal = round((recall + 1 - false_ref) / 2, 3)
+        return {
+            "n": len(rs),
+            "keywords": _mean(kw),
+            "cite_p": _mean(cp),
+            "false_refusals": false_ref,
+            "refusal_recall": recall,
+            "balanced": bal,
+        }
+
+    return {"all": metrics(records), **{c: metrics(rs) for c, rs in sorted(by_cat.items())}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--config", type=Path, required=True)
+    c.add_argument("--cases", type=Path, required=True)
+    c.add_argument("--out", type=Path, required=True)
+    r = sub.add_parser("replay")
+    r.add_argument("--config", type=Path, required=True)
+    r.add_argument("--saved", type=Path, required=True)
+    r.add_argument("--cases-out", type=Path)
+    r.add_argument("--only")
+    args = parser.parse_args()
+    if args.cmd == "collect":
+        collect(args.config, args.cases, args.out)
+    else:
+        print(json.dumps(replay(args.config, args.saved, args.cases_out, args.only), indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""The answer stage's answer-type check and place preference, on hand-built chunks.
+
+A question that asks for an amount, a count or a date is refused when the best sentences state none beside the
+question's own words (the release-note date line does not answer "How much did we spend on AWS in July?"), and
+answered when they do; evidence from a channel the question names is quoted before better-worded lines from
+another channel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from briefing.ask.extractive import ExtractiveAnswerer, typed_near
+from briefing.embed import Embedder
+from briefing.settings import AnswerSettings, EmbeddingSettings
+from tests.ask.test_extractive import at, doc, slack
+
+RELEASES = doc(
+    "release/v0.9.0.md",
+    "OLake Go v0.9.0 > What's new",
+    "nayan",
+    at(7, 28),
+    "Released on 28 July 2026. The AWS Glue catalog integration now retries throttled calls.",
+    "The S3 writer reuses multipart uploads, which cuts the number of AWS API calls per sync.",
+)
+BUDGET = slack(
+    "slack:CFINOPS::0",
+    "finops",
+    ("Priya Raman", "The AWS bill for July came in at $14,200, mostly EC2 for the sync workers.", at(8, 3, 9)),
+    ("Tom Berg", "Thanks. That is up from June because of the backfill.", at(8, 3, 9, 20)),
+)
+MEETUP = slack(
+    "slack:CGENERAL::0",
+    "general",
+    ("Advaita", "Hello all! I'm Advaita and I just joined to run community events in Bangalore.", at(6, 30)),
+    ("Harsha", "Welcome Advaita! Looking forward to the events.", at(6, 30, 11)),
+)
+
+
+@pytest.fixture(scope="module")
+def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
+    embedder = Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("answer-types-home"))
+    defaults = AnswerSettings()
+    yield ExtractiveAnswerer(embedder, min_evidence=defaults.min_evidence, max_sentences=defaults.max_sentences)
+    embedder.close()
+
+
+def test_a_cost_question_over_release_notes_is_refused_with_the_reason(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("How much did we spend on AWS in July?", [RELEASES], scope="files, slack")
+    assert answer.no_answer and answer.cited == {}
+    assert answer.text.startswith("The sources do not cover this (searched files, slack)")
+    assert "state no amount" in answer.text
+    assert "28 July" not in answer.text
+
+
+def test_the_same_cost_question_is_answered_when_an_amount_is_stated(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("How much did we spend on AWS in July?", [RELEASES, BUDGET], scope="files, slack")
+    assert not answer.no_answer
+    assert answer.text.splitlines()[0].startswith("$14,200")
+    assert BUDGET.refs[0] in answer.cited[1]
+
+
+def test_a_when_question_is_not_answered_by_the_date_a_message_was_sent(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("When is the community meetup in Bangalore?", [MEETUP])
+    assert answer.no_answer and answer.cited == {}
+    assert "state no date" in answer.text
+    assert "(the date of the message)" not in answer.text
+
+
+def test_a_when_was_question_may_be_answered_by_the_announcements_date(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("When was v0.9.0 released?", [RELEASES])
+    assert not answer.no_answer and answer.features["typed_miss"] == 0.0
+
+
+def test_a_what_was_asked_question_quotes_the_asking_message(answerer: ExtractiveAnswerer) -> None:
+    thread = slack(
+        "slack:CHELP::1",
+        "help",
+        ("Kim", "Does the worker need the Docker socket on Fargate?", at(8, 4, 11)),
+        ("Ruth", "Thanks for the logs, we will look at it.", at(8, 4, 12)),
+    )
+    answer = answerer.answer("What did Kim ask about the Docker socket on Fargate?", [thread])
+    assert answer.cited[1] == [thread.refs[0]]
+
+
+def test_a_count_needs_the_counted_thing_beside_the_number(answerer: ExtractiveAnswerer) -> None:
+    ev = answerer.candidates([BUDGET])
+    answerer.score("How many customers did we lose in July?", ev, [BUDGET], intent="fact")
+    assert typed_near("How many customers did we lose in July?", "number", ev) == 0.0
+    assert typed_near("How much was the AWS bill for July?", "number", ev) == 1.0
+    # A question that asks for no value is not judged by this check.
+    assert typed_near("Why did the AWS bill go up?", "", ev) == 1.0
+
+
+def test_the_channel_the_question_names_is_quoted_first(answerer: ExtractiveAnswerer) -> None:
+    discussions = slack(
+        "slack:CDISCUSSIONS::0",
+        "discussions",
+        ("Kim", "Could the UI sign in through our Okta provider?", at(5, 21)),
+    )
+    help_channel = slack(
+        "slack:CHELP::0",
+        "help",
+        ("Ruth", "Login to the UI with the corporate account failed for me after the upgrade.", at(5, 22)),
+    )
+    question = "What was asked about signing in to the UI through a corporate identity provider?"
+    plain = answerer.answer(question, [help_channel, discussions])
+    placed = answerer.answer(question, [help_channel, discussions], places=["discussions"])
+    assert placed.cited[1] == [discussions.refs[0]]
+    assert "#discussions" in placed.text.splitlines()[0]
+    # Without the place, the better-worded #help line leads: the preference is what moved it.
+    assert plain.cited[1] == [help_channel.refs[0]]
