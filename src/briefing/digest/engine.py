@@ -80,15 +80,9 @@ def _presentation(source_type: str) -> Presentation:
     return found.presentation if found is not None else Presentation(label=source_type)
 
 
-def unit_url(chunk: Chunk, ref: str) -> str:
-    """The link that opens one unit: the source's own rule (a message permalink), else the chunk's link."""
-    found = registry.family(chunk.source_type)
-    if found is not None and found.unit_url is not None:
-        try:
-            return found.unit_url(chunk.url, ref) or chunk.url
-        except Exception:  # a malformed stored url must not cost the line
-            return chunk.url
-    return chunk.url
+def unit_url(chunk: Chunk, unit: Unit) -> str:
+    """The link that opens one unit (`Unit.url`: a message permalink, a comment), else its chunk's link."""
+    return unit.url or chunk.url
 
 
 def _stem(word: str) -> str:
@@ -115,7 +109,7 @@ def matches_topic(conversation: Conversation, terms: set[str]) -> bool:
 
 
 def _seen(chunk: Chunk) -> list[Seen]:
-    return [Seen(u, u.at or chunk.start, unit_url(chunk, u.ref), chunk) for u in chunk.units]
+    return [Seen(u, u.at or chunk.start, unit_url(chunk, u), chunk) for u in chunk.units]
 
 
 def _dedupe(seen: Iterable[Seen]) -> list[Seen]:
