@@ -45,13 +45,24 @@ def wants_briefing(question: str, constraints: Constraints | None) -> bool:
     return not topic_of(question, constraints) and not constraints.tickets and not constraints.prs
 
 
-def route(state: AskState) -> str:
-    return "briefing" if wants_briefing(state.question, state.constraints) else "retrieve"
+def route(state: AskState, settings: Any = None) -> str:
+    """ "briefing" for "what happened" over a window; "summarize" for a broad topic question when the
+    per-conversation summaries exist (see summary_node); else the ordinary "retrieve"."""
+    if wants_briefing(state.question, state.constraints):
+        return "briefing"
+    if settings is not None:
+        from briefing import summaries
+        from briefing.ask.summary_node import wants_summary
+
+        if wants_summary(state.question, state.constraints) and summaries.available(settings):
+            return "summarize"
+    return "retrieve"
 
 
 def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.digest import render
     from briefing.digest.engine import Briefer
+    from briefing.digest.llm import LineWriter
     from briefing.digest.model import Scope
     from briefing.digest.service import channel_scope, places
     from briefing.retrieve import Hit
@@ -77,6 +88,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         timezone=settings.workspace.timezone,
         max_lines=settings.digest.max_lines,
         burst_minutes=settings.digest.burst_minutes,
+        writer=LineWriter(deps.answerer.lm) if deps.answerer is not None else None,
     )
     shown = places(scope, deps.directory)
     digest = briefer.digest(
@@ -133,7 +145,12 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         "hits": hits,
         "evidence": [h.chunk for h in evidence],
         "trace": {
-            "answerer": "briefing engine (every conversation in the window, by time)",
+            "answerer": "briefing engine (every conversation in the window, by time)"
+            + (
+                f"; lines by the LLM: {briefer.writer.written} written, {briefer.writer.fallbacks} extractive"
+                if briefer.writer is not None
+                else ""
+            ),
             "candidates": [h.to_trace() for h in evidence],
             "context": [
                 {"n": i, "chunk_id": h.chunk.chunk_id, "title": h.chunk.title, "refs": h.chunk.refs}
