@@ -492,7 +492,9 @@ def _chunk(document: Document, item: Item, draft: _Draft, n: int, limits: ChunkL
         "path": item.metadata.get("path") or document.metadata.get("path") or "",
         "heading_level": draft.level,
     }
-    if n == 0 and isinstance(document.metadata.get("events"), list):  # the document's history, on its first chunk
+    if (
+        n == 0 and isinstance(document.metadata.get("events"), list) and document.metadata["events"]
+    ):  # the document's history, on its first chunk
         metadata["events"] = document.metadata["events"]
     pages = sorted({p.page for p in draft.parts if p.page is not None})
     if pages:

@@ -350,7 +350,7 @@ def _chunk(document: Document, head: str, draft: _Draft, n: int) -> Chunk:
             "state": meta.get("state"),
             "is_pull_request": bool(meta.get("is_pull_request")),
             "labels": list(meta.get("labels") or []),
-            **({"events": _events(document)} if draft.section == "body" else {}),
+            **({"events": events} if draft.section == "body" and (events := _events(document)) else {}),
             **{k: v for k, v in draft.extra.items() if k != "title_line"},
         },
     )

@@ -167,7 +167,7 @@ def _chunk(
             "issue_type": meta.get("type"),
             "priority": meta.get("priority"),
             "assignee": meta.get("assignee"),
-            **({"events": _status_events(document, units)} if section.name == "history" else {}),
+            **({"events": events} if section.name == "history" and (events := _status_events(document, units)) else {}),
         },
         truncated=truncated,
     )

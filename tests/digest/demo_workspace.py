@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from briefing.cli.demo import SLACK_SOURCE, _secrets, api_sources, sample_dir, without_source
 

@@ -27,22 +27,46 @@ _BRIEFING = re.compile(
     r"(?:last|this|past|previous|yesterday|today)\b",
     re.IGNORECASE,
 )
+# "What's planned / scheduled / coming up this week": a forward window (what is scheduled in it, entered before now).
+_PLANNED = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+are|\s+do\s+we\s+have|\s+have\s+we\s+got)?\s+"
+    r"(?:planned|scheduled|coming\s+up|up\s+next|on\s+(?:the\s+|our\s+)?(?:calendar|agenda|schedule))\b|"
+    r"\bupcoming\b|\bplans?\s+for\s+(?:this|next)\s+week\b",
+    re.IGNORECASE,
+)
 DEFAULT_DAYS = 7
+
+
+_PLAN_WORDS = re.compile(
+    r"\b(?:what(?:'s)?|is|are|do|we|have|got|planned|scheduled|coming|up|next|upcoming|on|the|our|calendar|agenda|"
+    r"schedule|plans?|for)\b",
+    re.IGNORECASE,
+)
 
 
 def topic_of(question: str, constraints: Constraints) -> str:
     from briefing.retrieve import residual_query
 
-    return residual_query(question, constraints)
+    residual = residual_query(question, constraints)
+    if _PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
+        residual = " ".join(_PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
+    return residual
 
 
 def wants_briefing(question: str, constraints: Constraints | None) -> bool:
     """A "what happened" question over a window (or "what's new" / "any updates" with no topic at all)."""
+    if constraints is not None and constraints.time is not None and wants_forward(question, constraints):
+        return True
     if constraints is None or not _BRIEFING.search(question):
         return False
     if constraints.time is not None:
         return True
     return not topic_of(question, constraints) and not constraints.tickets and not constraints.prs
+
+
+def wants_forward(question: str, constraints: Constraints | None) -> bool:
+    """ "What's planned this week / next week": a window that reaches past now, asked about what is ahead."""
+    return bool(constraints is not None and constraints.time is not None and _PLANNED.search(question))
 
 
 def route(state: AskState, settings: Any = None) -> str:
@@ -74,6 +98,9 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         start, end = constraints.time.start, constraints.time.end
     else:
         start, end = now - timedelta(days=DEFAULT_DAYS), now
+    forward = wants_forward(state.question, constraints) and end > now
+    if forward:
+        start = max(start, now)  # what is ahead: from now to the window's end
     scope = Scope(
         sources=tuple(constraints.sources),
         containers=tuple(dict.fromkeys([*constraints.channels, *constraints.projects])),
@@ -96,7 +123,8 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         end,
         now=now,
         scope=scope,
-        searched=briefer.describe(start, min(end, now), scope, shown, deps.source_types),
+        searched=briefer.describe(start, end if forward else min(end, now), scope, shown, deps.source_types),
+        forward=forward,
     )
     note = ""
     if digest.empty and scope.topic:
@@ -108,7 +136,8 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             end,
             now=now,
             scope=broad,
-            searched=briefer.describe(start, min(end, now), broad, shown, deps.source_types),
+            searched=briefer.describe(start, end if forward else min(end, now), broad, shown, deps.source_types),
+            forward=forward,
         )
         if not wider.empty:
             note = f'Nothing mentions "{scope.topic}"; everything in the window instead.\n'

@@ -192,11 +192,18 @@ class Briefer:
         self.timezone = timezone
         self.zone = ZoneInfo(timezone)
         self.max_lines = max_lines
+        self._now = datetime.max.replace(tzinfo=ZoneInfo("UTC"))  # the digest being written's `now`
 
     # -- enumerate and group ----------------------------------------------------------------------------------
-    def conversations(self, start: datetime, end: datetime, now: datetime, scope: Scope) -> list[Conversation]:
-        """Every conversation with a unit in [start, min(end, now)) inside the scope."""
-        end = min(end, now)
+    def conversations(
+        self, start: datetime, end: datetime, now: datetime, scope: Scope, *, forward: bool = False
+    ) -> list[Conversation]:
+        """Every conversation with a unit in [start, min(end, now)) inside the scope.
+
+        `forward`: the window may reach past `now` ("what's planned next week"): what is scheduled in it and was
+        entered before `now` (a calendar event written last week for next Tuesday) counts; nothing written later.
+        """
+        end = end if forward else min(end, now)
         if end <= start:
             return []
         flt = Filter(
@@ -356,6 +363,8 @@ class Briefer:
                 best = max(units, key=lambda s: tx.best_sentence(s.unit.text)[1])
                 sentence, value = tx.best_sentence(best.unit.text)
                 status = "updated" if conv.earlier else ("added" if not conv.stream else "posted")
+                if units[0].at > self._now:
+                    status = "scheduled"  # a forward window: entered before now, taking place after it
                 if conv.stream:
                     status = self._post_status(units)
                 if best is opener or value <= 0:
@@ -496,12 +505,18 @@ class Briefer:
         scope: Scope = Scope(),  # noqa: B008 - frozen, never mutated
         searched: str = "",
         max_lines: int | None = None,
+        forward: bool = False,
     ) -> Digest:
         t0 = time.perf_counter()
-        convs = self.conversations(start, end, now, scope)
+        self._now = now
+        convs = self.conversations(start, end, now, scope, forward=forward)
+        if not forward:
+            end = min(end, now)
         t1 = time.perf_counter()
         limit = self.max_lines if max_lines is None else max_lines
         ranked = sorted(convs, key=lambda c: (-self.score(c), -c.units[-1].at.timestamp(), c.key))
+        if end > now:  # what is ahead reads in the order it will happen
+            ranked = sorted(convs, key=lambda c: (c.units[0].at, -self.score(c), c.key))
         shown, rest = ranked[:limit], ranked[limit:]
         # Numbered in reading order: sections by their most important line, lines most important first.
         by_section: dict[str, list[Conversation]] = {}
@@ -522,12 +537,12 @@ class Briefer:
         evidence = list({s.chunk.chunk_id: s.chunk for c in ranked for s in c.units}.values())
         return Digest(
             start=start,
-            end=min(end, now),
+            end=end,
             now=now,
             scope=scope,
             sections=sections,
             more=more,
-            searched=searched or self.describe(start, min(end, now), scope),
+            searched=searched or self.describe(start, end, scope),
             conversations=len(convs),
             timezone=self.timezone,
             evidence=evidence,
