@@ -214,11 +214,14 @@ def _everything() -> Any:
 
 def summary_size(settings: Settings) -> int:
     """Bytes on disk of the summary index and its cache (for the benchmark)."""
-    total = cache_path(settings).stat().st_size if cache_path(settings).is_file() else 0
-    root = summary_settings(settings).workspace_home
-    if root.is_dir():
-        total += sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
-    return total
+    return disk_bytes(cache_path(settings)) + disk_bytes(summary_settings(settings).workspace_home)
+
+
+def disk_bytes(path: Path) -> int:
+    """Bytes a file or folder takes on disk (allocated blocks: the engine's files are sparse)."""
+    if path.is_file():
+        return path.stat().st_blocks * 512
+    return sum(p.stat().st_blocks * 512 for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0
 
 
 # -- `brief summarize TOPIC`: search the summaries, drill down into the best conversations ----------------------

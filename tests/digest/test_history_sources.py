@@ -103,3 +103,23 @@ def test_timeline_of_a_ticket_has_its_status_change_from_the_changelog(demo, mon
     assert "#incidents" in wheres and any(w.startswith("GitHub") for w in wheres)
     ats = [e["at"] for e in out["events"]]
     assert ats == sorted(ats)
+
+
+def test_whats_planned_this_week_is_a_forward_window_of_what_is_scheduled(demo, monkeypatch) -> None:
+    monkeypatch.setenv("BRIEF_HOME", str(demo.home))
+    result = runner.invoke(
+        app, ["--config", str(demo.config), "ask", "What's planned this week?", "--json", "--show-trace", "--now", NOW]
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["answer"].startswith("What's planned Mon 2026-06-15 to Sun 2026-06-21")
+    window = out["trace"]["briefing"]["window"]
+    assert window == ["2026-06-15T09:00:00+00:00", "2026-06-22T00:00:00+00:00"], "from now to the week's end"
+    lines = [line for line in out["answer"].splitlines() if line.startswith("- ")]
+    assert any('"Q3 planning" — scheduled' in line and "Tue 16 Jun" in line for line in lines)
+    # In the order it will happen, and nothing from before now.
+    assert "Mon 15 Jun" in lines[0] and "Fri 19 Jun" in lines[-1]
+    assert out["citations"] and not any(c["refs"][0].startswith("slack:") for c in out["citations"])
+    # The same week asked about the past ("what happened") is not a forward window.
+    past = runner.invoke(app, ["--config", str(demo.config), "ask", "What happened this week?", "--json", "--now", NOW])
+    assert "scheduled" not in json.loads(past.stdout)["answer"]

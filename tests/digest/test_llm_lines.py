@@ -45,7 +45,8 @@ def test_the_model_writes_the_line_and_its_numbers_become_the_units_cited(index)
     # Renumbered in reading order: the model's [2] is the line's first citation.
     assert [c.n for c in line.citations] == [1, 2]
     assert line.text.startswith("The retry storm was found and fixed [1]; it began with an alert [2].")
-    group = writer.evidence(Briefer(index).conversations(START, END, NOW, INCIDENTS)[0])
+    (conv,) = [c for c in Briefer(index).conversations(START, END, NOW, INCIDENTS) if c.key == line.key]
+    group = writer.evidence(conv)
     assert line.citations[0].refs == [group[1].unit.ref] and line.citations[1].refs == [group[0].unit.ref]
     assert line.citations[0].url == group[1].url
     # Everything else about the line (status, title, the conversation) is the engine's.
