@@ -184,8 +184,8 @@ def refresh(settings: Settings, index: Index, embedder: Embedder) -> RefreshRepo
     gone = [v.get("id") for k, v in cache.items() if k not in by_doc and isinstance(v, dict) and v.get("id")]
     # Changed documents whose new summary is empty lose the old one too.
     gone += [v.get("id") for k, v in cache.items() if k in fresh and fresh[k].get("id") is None and isinstance(v, dict)]
-    gone = [g for g in gone if g]
-    if todo or gone:
+    stale = [str(g) for g in gone if g]
+    if todo or stale:
         with Index.open(summary_settings(settings)) as summaries:
             if todo:
                 summaries.ensure(embedder.dim, embedder.name)
@@ -193,9 +193,9 @@ def refresh(settings: Settings, index: Index, embedder: Embedder) -> RefreshRepo
                     part = todo[start : start + 64]
                     texts = [c.text for c in part]
                     summaries.upsert(part, embedder.dense(texts), embedder.sparse(texts), embedder.name)
-            if gone and summaries.exists():
-                summaries.delete_ids(gone)
-                report.deleted = len(gone)
+            if stale and summaries.exists():
+                summaries.delete_ids(stale)
+                report.deleted = len(stale)
             summaries.commit()
     report.summarised = len(todo)
     path.parent.mkdir(parents=True, exist_ok=True)

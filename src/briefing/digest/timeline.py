@@ -99,12 +99,11 @@ def events(briefer: Briefer, convs: list[Conversation]) -> list[Event]:
             opening = i == 0 and conv.opened_in_window
             change = recorded.pop((seen.unit.ref, seen.at), None)
             if change is not None:  # the source's own history: the transition as it records it
-                kind = "status" if change.event == "status" else change.event
                 title = f" ({tx.short(conv.title, 80)})" if conv.title else ""
-                text = f"{kind} in {where}{title}: {change.describe()}"
-                out.append(Event(seen.at, kind, text, where, own, [Cited(0, [seen.unit.ref], seen.url)]))
+                text = f"{change.event} in {where}{title}: {change.describe()}"
+                out.append(Event(seen.at, change.event, text, where, own, [Cited(0, [seen.unit.ref], seen.url)]))
                 continue
-            kind = _kind_of(seen, opening)
+            kind: str | None = _kind_of(seen, opening)
             if kind == "status" and (opening or conv.changes):
                 # The recorded history is the authority on status; an item's opening attribute line is no change.
                 kind = "opened" if opening else None
