@@ -132,8 +132,9 @@ def test_summarize_without_summaries_says_to_ingest(tmp_path: Path, monkeypatch:
     [
         "What are the main problems users hit with the payout-worker?",
         "Summarize the discussion about RDS Proxy",
+        "summarise the conversations around the retry storm",
         "what are the most common questions about the ledger API",
-        "Give me an overview of the Aurora migration",
+        "What problems do users run into with CDC?",
     ],
 )
 def test_broad_topic_questions_route_to_summaries(question: str) -> None:
@@ -150,6 +151,10 @@ def test_broad_topic_questions_route_to_summaries(question: str) -> None:
         "Summarize",  # no topic
         "What are the main problems with PLAT-137?",  # one ticket
         "What problems did we see in May?",  # a window, and not the broad phrasing
+        "Summarise where the Aurora migration stands.",  # one item's state: retrieval answers it
+        "Give me an overview of the Aurora migration",  # usually one document
+        "Summarize the main findings of the comparison with AWS DMS",  # one document
+        "Summarize the discussion about the outage last week",  # a window: the briefing engine
     ],
 )
 def test_other_questions_keep_their_path(question: str) -> None:

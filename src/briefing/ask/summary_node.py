@@ -2,9 +2,10 @@
 
 "What are the main problems users hit with X", "summarize the discussion about Y": such a question is about many
 conversations at once, so it searches the per-conversation summaries first and quotes the best conversations'
-own units (`briefing.summaries`). The routing is conservative: only these phrasings, only with a topic left,
-never with a time window (that is a briefing), a ticket or a PR (that is one item), and only when summaries
-were computed at ingest. Everything else keeps the ordinary path.
+own units (`briefing.summaries`). The routing is conservative: only these phrasings (a plain "summarize X" or
+"overview of X" is usually about one document and stays with retrieval), only with a topic left, never with a
+time window (that is a briefing), a ticket or a PR (that is one item), and only when summaries were computed at
+ingest. Everything else keeps the ordinary path.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps
 
 _BROAD = re.compile(
-    r"^\W*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:summari[sz]e|give\s+(?:me\s+)?(?:an?\s+)?(?:overview|summary))\b|"
+    # "summarize the discussion(s) / conversations / threads about Y": many conversations, by their own word.
+    r"^\W*(?:please\s+|can\s+you\s+|could\s+you\s+)?summari[sz]e\s+(?:the\s+|all\s+(?:the\s+)?)?"
+    r"(?:discussions?|conversations?|threads?|chatter|talk|feedback)\s+(?:about|on|around|of|regarding)\b|"
     r"\bwhat\s+are\s+(?:the\s+)?(?:main|common|biggest|top|recurring|most\s+common|typical|usual)\s+"
-    r"(?:problems?|issues?|complaints?|pain\s+points?|questions?|themes?|topics?|difficulties|errors?)\b|"
+    r"(?:problems?|issues?|complaints?|pain\s+points?|questions?|themes?|difficulties)\b|"
     r"\bwhat\s+(?:problems?|issues?)\s+do\s+(?:users|people|customers)\s+(?:hit|have|run\s+into|face|report)\b",
     re.IGNORECASE,
 )
