@@ -339,7 +339,9 @@ def answer(
                 parts.append(f'{who}"{sentence}" [{n}]')
                 cites.append({"n": n, "refs": [unit.ref], "url": unit.url or chunk.url})
                 n += 1
-            title = tx.short(own[0].title, 120)
+            # The conversation's own title: its shortest section path ends with it ("Space > Page > Section").
+            name = min((c.title for c in own if c.title), key=lambda t: (t.count(" > "), len(t)), default="")
+            title = tx.short(name.split(" > ")[-1].strip() or own[0].title, 120)
             lines.append(SummaryLine(title, f"{title} — " + "; ".join(parts), cites, key, round(score, 4), used))
     return Summary(
         topic=topic,

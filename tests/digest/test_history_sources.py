@@ -123,3 +123,21 @@ def test_whats_planned_this_week_is_a_forward_window_of_what_is_scheduled(demo, 
     # The same week asked about the past ("what happened") is not a forward window.
     past = runner.invoke(app, ["--config", str(demo.config), "ask", "What happened this week?", "--json", "--now", NOW])
     assert "scheduled" not in json.loads(past.stdout)["answer"]
+
+
+def test_a_digest_until_a_later_day_lists_what_is_scheduled_in_time_order(demo, monkeypatch) -> None:
+    monkeypatch.setenv("BRIEF_HOME", str(demo.home))
+    args = ["--config", str(demo.config), "digest", "--since", "2026-06-15", "--until", "2026-06-19", "--now", NOW]
+    result = runner.invoke(app, [*args, "--format", "text"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("What happened and what's planned Mon 2026-06-15 to Fri 2026-06-19")
+    out = brief(demo, monkeypatch, "digest", "--since", "2026-06-15", "--until", "2026-06-19")
+    lines = [line for s in out["sections"] for line in s["lines"]]
+    planning = [line for line in lines if line["title"] == "Q3 planning"]
+    assert len(planning) == 1 and planning[0]["status"] == "scheduled"
+    assert planning[0]["occurred_at"].startswith("2026-06-16")
+    ats = [line["occurred_at"] for line in lines]
+    assert ats == sorted(ats), "what is ahead reads in the order it will happen"
+    # Without --until the window stops at now: nothing scheduled.
+    past = brief(demo, monkeypatch, "digest", "--since", "2026-06-15")
+    assert not [line for s in past["sections"] for line in s["lines"] if line["status"] == "scheduled"]

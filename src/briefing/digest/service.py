@@ -129,7 +129,9 @@ def run(
     )
     shown = places(scope, directory)
     configured = sorted({registry.descriptor(c.type).family for c in brief.settings.sources.values()})
-    searched = briefer.describe(start, min(end, now), wanted, shown, configured)
-    digest = briefer.digest(start, end, now=now, scope=wanted, max_lines=max_lines, searched=searched)
+    # An `--until` after now reaches forward: what is scheduled there and was entered before now is included.
+    forward = end > now
+    searched = briefer.describe(start, end if forward else min(end, now), wanted, shown, configured)
+    digest = briefer.digest(start, end, now=now, scope=wanted, max_lines=max_lines, searched=searched, forward=forward)
     digest.places = shown
     return digest
