@@ -6,6 +6,13 @@ Writes a deterministic synthetic Slack export (channels x days, threads, English
 processes: `brief ingest` through the real pipeline (collect, process: normalise, chunk, embed, upsert, publish)
 with its items/s, chunks/s and peak RSS; fastembed alone (the same model, batch and threads) on the chunk texts
 the pipeline indexed, for the ratio; and a no-op re-ingest, which must embed nothing.
+
+The `summaries` step measures the second level of the index (`briefing.summaries`): a full refresh from an empty
+summary index (summarise and embed every conversation), a no-op refresh (every content hash unchanged), and the
+bytes the summary index and its cache add beside the main index. `--summaries-of CONFIG --home HOME` runs only
+that step over an index ingested earlier (a copy: the step rewrites its summaries):
+
+    nice -n 10 python bench/ingest_bench.py --summaries-of /tmp/olake/brief.toml --home /tmp/olake
 """
 
 from __future__ import annotations
@@ -137,6 +144,40 @@ def step_fastembed(config: Path) -> dict[str, Any]:
     }
 
 
+def step_summaries(config: Path) -> dict[str, Any]:
+    from briefing import summaries
+    from briefing.embed import Embedder
+    from briefing.index import Index
+    from briefing.settings import load_settings
+
+    settings = load_settings(config)
+    embedder = Embedder(settings.embedding, settings.home)
+    embedder.dense(["warm up"])
+    with Index.open(summaries.summary_settings(settings)) as old:
+        old.drop()
+    summaries.cache_path(settings).unlink(missing_ok=True)
+    with Index.open(settings) as index:
+        full = summaries.refresh(settings, index, embedder)
+        noop = summaries.refresh(settings, index, embedder)
+        chunks = index.count()
+    main_bytes = summaries.disk_bytes(settings.workspace_home / "index") or summaries.disk_bytes(
+        settings.workspace_home
+    )
+    added = summaries.summary_size(settings)
+    return {
+        "chunks": chunks,
+        "conversations": full.documents,
+        "summarised": full.summarised,
+        "full_refresh_s": round(full.seconds, 2),
+        "noop_refresh_s": round(noop.seconds, 2),
+        "noop_summarised": noop.summarised,
+        "bytes_added": added,
+        "index_bytes": main_bytes,
+        "size_added_pct": round(100 * added / main_bytes, 1) if main_bytes else None,
+        "peak_rss_mb": round(peak_mb()),
+    }
+
+
 def child(step: str, config: Path, home: Path) -> dict[str, Any]:
     env = {**os.environ, "BRIEF_HOME": str(home), "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
     out = subprocess.run(
@@ -152,10 +193,17 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/brief-ingest-bench"))
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--step", nargs=2, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--summaries-of", type=Path, default=None, help="only the summaries step, over CONFIG")
+    parser.add_argument("--home", type=Path, default=None, help="BRIEF_HOME of --summaries-of")
     ns = parser.parse_args()
     if ns.step:
-        fn = {"ingest": step_ingest, "fastembed": step_fastembed}[ns.step[0]]
+        fn = {"ingest": step_ingest, "fastembed": step_fastembed, "summaries": step_summaries}[ns.step[0]]
         print(json.dumps(fn(Path(ns.step[1]))))
+        return
+    if ns.summaries_of:
+        found = {"load_before": os.getloadavg(), "summaries": child("summaries", ns.summaries_of, ns.home)}
+        found["load_after"] = os.getloadavg()
+        print(json.dumps(found, indent=2))
         return
     import shutil
 
@@ -177,6 +225,7 @@ def main() -> None:
         (alone["seconds"] + alone["item_seconds"]) / result["ingest"]["seconds"], 2
     )
     result["noop_reingest"] = child("ingest", config, home)
+    result["summaries"] = child("summaries", config, home)
     result["load_after"] = os.getloadavg()
     print(json.dumps(result, indent=2))
     if ns.out:

@@ -492,6 +492,10 @@ def _chunk(document: Document, item: Item, draft: _Draft, n: int, limits: ChunkL
         "path": item.metadata.get("path") or document.metadata.get("path") or "",
         "heading_level": draft.level,
     }
+    if (
+        n == 0 and isinstance(document.metadata.get("events"), list) and document.metadata["events"]
+    ):  # the document's history, on its first chunk
+        metadata["events"] = document.metadata["events"]
     pages = sorted({p.page for p in draft.parts if p.page is not None})
     if pages:
         metadata["page"] = pages[0]

@@ -350,9 +350,21 @@ def _chunk(document: Document, head: str, draft: _Draft, n: int) -> Chunk:
             "state": meta.get("state"),
             "is_pull_request": bool(meta.get("is_pull_request")),
             "labels": list(meta.get("labels") or []),
+            **({"events": events} if draft.section == "body" and (events := _events(document)) else {}),
             **{k: v for k, v in draft.extra.items() if k != "title_line"},
         },
     )
+
+
+def _events(document: Document) -> list[dict[str, Any]]:
+    """The item's lifecycle (opened, merged or closed, published) as the connector recorded it, cited to the item."""
+    out = []
+    for event in document.metadata.get("events") or []:
+        if isinstance(event, dict) and event.get("event") and event.get("at"):
+            out.append(
+                {"event": str(event["event"]), "at": str(event["at"]), "by": event.get("by"), "ref": document.key}
+            )
+    return out
 
 
 def _parse(value: Any) -> datetime | None:

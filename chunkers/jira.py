@@ -93,6 +93,26 @@ def chunk_issue(
     return chunks
 
 
+def _status_events(document: Document, units: list[Unit]) -> list[dict[str, Any]]:
+    """The status transitions these history units record (from the changelog): from, to, who, when, the unit."""
+    changes = {item.ref: item.metadata.get("changes") or [] for item in document.items if item.kind == "change"}
+    events: list[dict[str, Any]] = []
+    for unit in dict.fromkeys(units):
+        for change in changes.get(unit.ref, []):
+            if str(change.get("field", "")).lower() == "status" and unit.at is not None:
+                events.append(
+                    {
+                        "event": "status",
+                        "from": change.get("from"),
+                        "to": change.get("to"),
+                        "at": unit.at.isoformat(),
+                        "by": unit.author,
+                        "ref": unit.ref,
+                    }
+                )
+    return events
+
+
 def _chunk(
     document: Document,
     key: str,
@@ -147,6 +167,7 @@ def _chunk(
             "issue_type": meta.get("type"),
             "priority": meta.get("priority"),
             "assignee": meta.get("assignee"),
+            **({"events": events} if section.name == "history" and (events := _status_events(document, units)) else {}),
         },
         truncated=truncated,
     )

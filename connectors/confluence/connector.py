@@ -273,6 +273,14 @@ class ConfluenceConnector:
             "space_name": space.get("name") or space_key,
             "ancestors": ancestors,
         }
+        # The page's history as its versions state it: created (version 1's date and author), then this version.
+        events: list[JSON] = []
+        if history.get("createdDate"):
+            events.append({"event": "created", "at": meta["created_at"], "by": creator, "ref": ref})
+        if version.get("number") != 1 or not history.get("createdDate"):
+            number = version.get("number")
+            events.append({"event": "updated", "at": modified.isoformat(), "by": editor, "ref": ref, "version": number})
+        meta["events"] = events
         items = [
             Item(
                 ref=ref,

@@ -462,7 +462,7 @@ def _issue_document(record: RawRecord, people: dict[str, Person], failures: list
         "base": (pull.get("base") or {}).get("ref"),
         "head": (pull.get("head") or {}).get("ref"),
         "linked_issues": linked_issues(body, repo),
-        "events": _state_events(issue, pull, created, merged_at),
+        "events": _state_events(issue, pull, created, merged_at, author),
     }
     common = {"source_type": "github", "title": title, "container": repo}
     items = [
@@ -556,12 +556,17 @@ def _required_at(value: Any) -> datetime:
     return at
 
 
-def _state_events(issue: JSON, pull: JSON, created: datetime, merged_at: str | None) -> list[JSON]:
-    events: list[JSON] = [{"event": "opened", "at": created.isoformat()}]
+def _state_events(
+    issue: JSON, pull: JSON, created: datetime, merged_at: str | None, author: str | None = None
+) -> list[JSON]:
+    """Opened, then merged or closed, with who did it (GitHub's own fields; a reopening is not among them)."""
+    events: list[JSON] = [{"event": "opened", "at": created.isoformat(), "by": author}]
     if merged_at:
-        events.append({"event": "merged", "at": _required_at(merged_at).isoformat()})
+        by = _login(pull.get("merged_by"), {})
+        events.append({"event": "merged", "at": _required_at(merged_at).isoformat(), "by": by})
     elif issue.get("closed_at"):
-        events.append({"event": "closed", "at": _required_at(issue["closed_at"]).isoformat()})
+        by = _login(issue.get("closed_by"), {})
+        events.append({"event": "closed", "at": _required_at(issue["closed_at"]).isoformat(), "by": by})
     return events
 
 

@@ -6,7 +6,6 @@ inactivity gap, size and topic shift, with refs `slack:<channel_id>:<ts>`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
@@ -52,17 +51,6 @@ _KINDS = (
         "slack_thread", "chunkers.slack:chunk_messages", _LIMITS, topic_split=True, threaded=True, config_keys=_KEYS
     ),
 )
-_PERMALINK_TS = re.compile(r"/p\d+(?=[?#]|$)")
-
-
-def message_url(chunk_url: str, ref: str) -> str:
-    """The permalink of one message, from its chunk's permalink (which names the chunk's first message)."""
-    ts = ref.rsplit(":", 1)[-1]
-    if not chunk_url or not _PERMALINK_TS.search(chunk_url) or "." not in ts:
-        return chunk_url
-    return _PERMALINK_TS.sub(f"/p{ts.replace('.', '')}", chunk_url, count=1)
-
-
 API = SourceDescriptor(
     type="slack",
     config=SlackSource,
@@ -77,6 +65,5 @@ API = SourceDescriptor(
     ref_patterns=(r"slack:[A-Z0-9]+:\d+\.\d+",),
     supports=frozenset({"since", "until"}),
     container_is_channel=True,
-    unit_url=message_url,
 )
 EXPORT = replace(API, type="slack_export", config=SlackExportSource, factory="connectors.slack.export:build")

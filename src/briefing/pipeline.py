@@ -139,11 +139,24 @@ def _run(
             except Exception as exc:  # one source's unexpected failure must not starve the sources after it
                 log.debug("source %s failed", name, exc_info=True)
                 summary.sources.append(SourceRun(name=name, error=unexpected(name, exc)))
+        if index is not None and not options.dry_run:
+            _summaries(settings, index, embedder)
     finally:
         if index is not None:
             index.close()
         embedder.close()
     return summary
+
+
+def _summaries(settings: Settings, index: Index, embedder: Embedder) -> None:
+    """The second level of the index (`briefing.summaries`): a failure there never costs the ingest."""
+    from briefing import summaries
+
+    try:
+        report = summaries.refresh(settings, index, embedder)
+        log.info("summaries: %d new or changed, %d unchanged", report.summarised, report.unchanged)
+    except (ModelError, IndexError_, OSError) as exc:
+        log.warning("summaries not refreshed: %s", exc)
 
 
 def _redacted(exc: BriefError) -> BriefError:

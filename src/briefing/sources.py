@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -144,8 +144,6 @@ class SourceDescriptor:
     supports: frozenset[Capability] = frozenset()
     # The chunks' containers are channels (a question's "#name" or "in name" finds them) rather than projects.
     container_is_channel: bool = False
-    # (chunk url, unit ref) -> the link that opens that one unit (a message, a comment); None: the chunk's url.
-    unit_url: Callable[[str, str], str] | None = None
 
     def owns_ref(self, ref: str) -> bool:
         return any(re.fullmatch(p, ref) for p in self.ref_patterns)

@@ -27,17 +27,36 @@ _BRIEFING = re.compile(
     r"(?:last|this|past|previous|yesterday|today)\b",
     re.IGNORECASE,
 )
+# "What's planned / scheduled / coming up this week": a forward window (what is scheduled in it, entered before now).
+_PLANNED = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+are|\s+do\s+we\s+have|\s+have\s+we\s+got)?\s+"
+    r"(?:planned|scheduled|coming\s+up|up\s+next|on\s+(?:the\s+|our\s+)?(?:calendar|agenda|schedule))\b|"
+    r"\bupcoming\b|\bplans?\s+for\s+(?:this|next)\s+week\b",
+    re.IGNORECASE,
+)
 DEFAULT_DAYS = 7
+
+
+_PLAN_WORDS = re.compile(
+    r"\b(?:what(?:'s)?|is|are|do|we|have|got|planned|scheduled|coming|up|next|upcoming|on|the|our|calendar|agenda|"
+    r"schedule|plans?|for)\b",
+    re.IGNORECASE,
+)
 
 
 def topic_of(question: str, constraints: Constraints) -> str:
     from briefing.retrieve import residual_query
 
-    return residual_query(question, constraints)
+    residual = residual_query(question, constraints)
+    if _PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
+        residual = " ".join(_PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
+    return residual
 
 
 def wants_briefing(question: str, constraints: Constraints | None) -> bool:
     """A "what happened" question over a window (or "what's new" / "any updates" with no topic at all)."""
+    if constraints is not None and constraints.time is not None and wants_forward(question, constraints):
+        return True
     if constraints is None or not _BRIEFING.search(question):
         return False
     if constraints.time is not None:
@@ -45,13 +64,29 @@ def wants_briefing(question: str, constraints: Constraints | None) -> bool:
     return not topic_of(question, constraints) and not constraints.tickets and not constraints.prs
 
 
-def route(state: AskState) -> str:
-    return "briefing" if wants_briefing(state.question, state.constraints) else "retrieve"
+def wants_forward(question: str, constraints: Constraints | None) -> bool:
+    """ "What's planned this week / next week": a window that reaches past now, asked about what is ahead."""
+    return bool(constraints is not None and constraints.time is not None and _PLANNED.search(question))
+
+
+def route(state: AskState, settings: Any = None) -> str:
+    """ "briefing" for "what happened" over a window; "summarize" for a broad topic question when the
+    per-conversation summaries exist (see summary_node); else the ordinary "retrieve"."""
+    if wants_briefing(state.question, state.constraints):
+        return "briefing"
+    if settings is not None:
+        from briefing import summaries
+        from briefing.ask.summary_node import wants_summary
+
+        if wants_summary(state.question, state.constraints) and summaries.available(settings):
+            return "summarize"
+    return "retrieve"
 
 
 def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.digest import render
     from briefing.digest.engine import Briefer
+    from briefing.digest.llm import LineWriter
     from briefing.digest.model import Scope
     from briefing.digest.service import channel_scope, places
     from briefing.retrieve import Hit
@@ -63,6 +98,9 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         start, end = constraints.time.start, constraints.time.end
     else:
         start, end = now - timedelta(days=DEFAULT_DAYS), now
+    forward = wants_forward(state.question, constraints) and end > now
+    if forward:
+        start = max(start, now)  # what is ahead: from now to the window's end
     scope = Scope(
         sources=tuple(constraints.sources),
         containers=tuple(dict.fromkeys([*constraints.channels, *constraints.projects])),
@@ -77,6 +115,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         timezone=settings.workspace.timezone,
         max_lines=settings.digest.max_lines,
         burst_minutes=settings.digest.burst_minutes,
+        writer=LineWriter(deps.answerer.lm) if deps.answerer is not None else None,
     )
     shown = places(scope, deps.directory)
     digest = briefer.digest(
@@ -84,7 +123,8 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         end,
         now=now,
         scope=scope,
-        searched=briefer.describe(start, min(end, now), scope, shown, deps.source_types),
+        searched=briefer.describe(start, end if forward else min(end, now), scope, shown, deps.source_types),
+        forward=forward,
     )
     note = ""
     if digest.empty and scope.topic:
@@ -96,7 +136,8 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             end,
             now=now,
             scope=broad,
-            searched=briefer.describe(start, min(end, now), broad, shown, deps.source_types),
+            searched=briefer.describe(start, end if forward else min(end, now), broad, shown, deps.source_types),
+            forward=forward,
         )
         if not wider.empty:
             note = f'Nothing mentions "{scope.topic}"; everything in the window instead.\n'
@@ -133,7 +174,12 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         "hits": hits,
         "evidence": [h.chunk for h in evidence],
         "trace": {
-            "answerer": "briefing engine (every conversation in the window, by time)",
+            "answerer": "briefing engine (every conversation in the window, by time)"
+            + (
+                f"; lines by the LLM: {briefer.writer.written} written, {briefer.writer.fallbacks} extractive"
+                if briefer.writer is not None
+                else ""
+            ),
             "candidates": [h.to_trace() for h in evidence],
             "context": [
                 {"n": i, "chunk_id": h.chunk.chunk_id, "title": h.chunk.title, "refs": h.chunk.refs}

@@ -70,11 +70,12 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, people, query, tune
+    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, people, query, summarize, tune
 
     ingest.register(app)
     query.register(app)
     digest.register(app)
+    summarize.register(app)
     demo.register(app)
     mcp.register(app)
     config.register(app)

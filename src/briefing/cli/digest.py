@@ -15,7 +15,10 @@ NowOpt = Annotated[str | None, typer.Option("--now", help="Fix 'now' (ISO-8601; 
 SinceOpt = Annotated[
     str | None, typer.Option("--since", help='Start: a date or words ("last monday", "last week"); default 7 days ago.')
 ]
-UntilOpt = Annotated[str | None, typer.Option("--until", help="End (inclusive day, e.g. friday); default now.")]
+UntilOpt = Annotated[
+    str | None,
+    typer.Option("--until", help="End (inclusive day, e.g. friday); default now. Past now: what is scheduled too."),
+]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="md (default), json or text.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file instead of stdout.")]
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from briefing import registry
@@ -25,6 +26,9 @@ from briefing.index import Filter, Index, doc_id
 from briefing.model import Chunk, Unit
 from briefing.sources import DocumentKind, Presentation
 from briefing.textrules import STOPWORDS
+
+if TYPE_CHECKING:
+    from briefing.digest.llm import LineWriter
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.#/-]*[a-z0-9]|[a-z0-9]")
 
@@ -37,6 +41,55 @@ class Seen:
     at: datetime
     url: str
     chunk: Chunk
+
+
+@dataclass(frozen=True)
+class Transition:
+    """A change of state the source's own history records: a ticket's status (from -> to), a PR merged or closed,
+    a page created or updated to a version; who, when, and the unit it is cited to (chunk metadata "events")."""
+
+    event: str
+    at: datetime
+    by: str | None
+    ref: str
+    before: str | None = None
+    after: str | None = None
+    version: int | None = None
+
+    def describe(self) -> str:
+        who = f" by {self.by}" if self.by else ""
+        if self.event == "status":
+            return f"{self.before or '(none)'} → {self.after or '(none)'}{who}"
+        if self.event == "updated" and self.version:
+            return f"updated to version {self.version}{who}"
+        return f"{self.event}{who}"
+
+
+def transitions(chunks: Iterable[Chunk]) -> list[Transition]:
+    """Every recorded transition of these chunks, once each, in time order."""
+    found: dict[tuple[str, str, str, str], Transition] = {}
+    for chunk in chunks:
+        for raw in chunk.metadata.get("events") or []:
+            if not isinstance(raw, dict) or not raw.get("event") or not raw.get("at"):
+                continue
+            try:
+                at = datetime.fromisoformat(str(raw["at"]).replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            if at.tzinfo is None:
+                continue
+            version = raw.get("version")
+            made = Transition(
+                event=str(raw["event"]),
+                at=at,
+                by=str(raw["by"]) if raw.get("by") else None,
+                ref=str(raw.get("ref") or chunk.doc_key),
+                before=str(raw["from"]) if raw.get("from") else None,
+                after=str(raw["to"]) if raw.get("to") else None,
+                version=version if isinstance(version, int) else None,
+            )
+            found.setdefault((made.event, made.at.isoformat(), made.ref, made.after or ""), made)
+    return sorted(found.values(), key=lambda t: (t.at, t.ref))
 
 
 @dataclass
@@ -52,6 +105,7 @@ class Conversation:
     tickets: set[str] = field(default_factory=set)
     threaded: bool = False
     stream: bool = False
+    changes: list[Transition] = field(default_factory=list)  # recorded transitions inside the window
 
     @property
     def opener(self) -> Seen:
@@ -80,15 +134,9 @@ def _presentation(source_type: str) -> Presentation:
     return found.presentation if found is not None else Presentation(label=source_type)
 
 
-def unit_url(chunk: Chunk, ref: str) -> str:
-    """The link that opens one unit: the source's own rule (a message permalink), else the chunk's link."""
-    found = registry.family(chunk.source_type)
-    if found is not None and found.unit_url is not None:
-        try:
-            return found.unit_url(chunk.url, ref) or chunk.url
-        except Exception:  # a malformed stored url must not cost the line
-            return chunk.url
-    return chunk.url
+def unit_url(chunk: Chunk, unit: Unit) -> str:
+    """The link that opens one unit (`Unit.url`: a message permalink, a comment), else its chunk's link."""
+    return unit.url or chunk.url
 
 
 def _stem(word: str) -> str:
@@ -115,7 +163,7 @@ def matches_topic(conversation: Conversation, terms: set[str]) -> bool:
 
 
 def _seen(chunk: Chunk) -> list[Seen]:
-    return [Seen(u, u.at or chunk.start, unit_url(chunk, u.ref), chunk) for u in chunk.units]
+    return [Seen(u, u.at or chunk.start, unit_url(chunk, u), chunk) for u in chunk.units]
 
 
 def _dedupe(seen: Iterable[Seen]) -> list[Seen]:
@@ -129,17 +177,33 @@ def _dedupe(seen: Iterable[Seen]) -> list[Seen]:
 class Briefer:
     """Builds digests over one index; `max_lines` caps the lines shown, the rest is listed under `more`."""
 
-    def __init__(self, index: Index, *, timezone: str = "UTC", max_lines: int = 40, burst_minutes: float = 30) -> None:
+    def __init__(
+        self,
+        index: Index,
+        *,
+        timezone: str = "UTC",
+        max_lines: int = 40,
+        burst_minutes: float = 30,
+        writer: LineWriter | None = None,
+    ) -> None:
         self.index = index
+        self.writer = writer  # with an LLM configured: writes each line from the same evidence (digest.llm)
         self.burst_gap = timedelta(minutes=burst_minutes)
         self.timezone = timezone
         self.zone = ZoneInfo(timezone)
         self.max_lines = max_lines
+        self._now = datetime.max.replace(tzinfo=ZoneInfo("UTC"))  # the digest being written's `now`
 
     # -- enumerate and group ----------------------------------------------------------------------------------
-    def conversations(self, start: datetime, end: datetime, now: datetime, scope: Scope) -> list[Conversation]:
-        """Every conversation with a unit in [start, min(end, now)) inside the scope."""
-        end = min(end, now)
+    def conversations(
+        self, start: datetime, end: datetime, now: datetime, scope: Scope, *, forward: bool = False
+    ) -> list[Conversation]:
+        """Every conversation with a unit in [start, min(end, now)) inside the scope.
+
+        `forward`: the window may reach past `now` ("what's planned next week"): what is scheduled in it and was
+        entered before `now` (a calendar event written last week for next Tuesday) counts; nothing written later.
+        """
+        end = end if forward else min(end, now)
         if end <= start:
             return []
         flt = Filter(
@@ -182,9 +246,13 @@ class Briefer:
             conv.units.extend(_seen(chunk))
         out = []
         for conv in found.values():
-            every = _dedupe([s for c in context.get(conv.doc_key, []) for s in _seen(c)] + conv.units)
+            own = context.get(conv.doc_key, [])
+            every = _dedupe([s for c in own for s in _seen(c)] + conv.units)
             if conv.stream:
                 every = _dedupe(conv.units)
+            else:
+                conv.changes = [t for t in transitions(own) if start <= t.at < end]
+                every = _dedupe(every + self._change_units(conv.changes, every, own))
             conv.units = [s for s in every if start <= s.at < end]
             conv.earlier = [s for s in every if s.at < start]
             if conv.units:
@@ -194,6 +262,21 @@ class Briefer:
             out = [c for c in out if any((s.unit.author or "").lower() in people for s in c.units)]
         terms = topic_terms(scope.topic)
         return [c for c in out if matches_topic(c, terms)]
+
+    @staticmethod
+    def _change_units(changes: list[Transition], every: list[Seen], chunks: list[Chunk]) -> list[Seen]:
+        """A unit to cite for each transition no unit records at its time (a merge, a page version)."""
+        have = {(s.unit.ref, s.at) for s in every}
+        out: list[Seen] = []
+        for change in changes:
+            if (change.ref, change.at) in have or not chunks:
+                continue
+            home = next((s for s in every if s.unit.ref == change.ref), None)
+            chunk = home.chunk if home is not None else chunks[0]
+            url = home.url if home is not None else chunk.url
+            unit = Unit(change.ref, change.describe(), change.by, change.at, url)
+            out.append(Seen(unit, change.at, url, chunk))
+        return out
 
     def _bursts(self, conv: Conversation) -> list[Conversation]:
         """A stream chunk split where its posts are more than `burst_gap` apart: each burst is a conversation."""
@@ -235,6 +318,7 @@ class Briefer:
         value = math.log1p(activity) + 0.6 * math.log1p(max(people - 1, 0))
         value += 1.2 * ("incident" in found) + 1.0 * ("decided" in found) + 0.8 * ("released" in found)
         value += 0.5 * bool(found & {"resolved", "merged", "status"})
+        value += 0.5 * bool(conv.changes)  # a recorded transition (status, merge, close, new version)
         if conv.opened_in_window:
             value += 0.2
         if conv.threaded and len({s.unit.author for s in units}) == 1 and tx.is_question(units[-1].unit.text):
@@ -264,7 +348,9 @@ class Briefer:
         shown = _presentation(conv.source_type)
         if shown.place in ("container",) or conv.stream or conv.threaded:
             return tx.gist(conv.opener.unit.text) or tx.short(conv.title)
-        title = conv.title.split(" > ")[0].strip()
+        # The document's own title: its shortest section path ends with it ("Space > Parent > Page").
+        titles = [s.chunk.title for s in (*conv.earlier, *conv.units) if s.chunk.title] or [conv.title]
+        title = min(titles, key=lambda t: (t.count(" > "), len(t))).split(" > ")[-1].strip()
         return tx.short(title or tx.gist(conv.opener.unit.text))
 
     def outcome(self, conv: Conversation) -> tuple[Seen | None, str, str]:
@@ -277,6 +363,8 @@ class Briefer:
                 best = max(units, key=lambda s: tx.best_sentence(s.unit.text)[1])
                 sentence, value = tx.best_sentence(best.unit.text)
                 status = "updated" if conv.earlier else ("added" if not conv.stream else "posted")
+                if units[0].at > self._now:
+                    status = "scheduled"  # a forward window: entered before now, taking place after it
                 if conv.stream:
                     status = self._post_status(units)
                 if best is opener or value <= 0:
@@ -305,6 +393,19 @@ class Briefer:
                 return best, sentence, status
         return best, sentence, self._open_status(conv)
 
+    def change_status(self, changes: Sequence[Transition]) -> str:
+        """What the history says happened in the window: "In Progress → Done by Sam", "merged by sam"."""
+        statuses = [c for c in changes if c.event == "status"]
+        if statuses:
+            chain = [statuses[0].before or "(none)", *(c.after or "(none)" for c in statuses)]
+            who = list(dict.fromkeys(c.by for c in statuses if c.by))
+            return " → ".join(chain) + (f" by {', '.join(who)}" if who else "")
+        last = changes[-1]
+        if last.event == "updated" and any(c.event == "created" for c in changes):
+            first = next(c for c in changes if c.event == "created")
+            return f"created by {first.by or 'someone'}, {last.describe()}"
+        return last.describe()
+
     @staticmethod
     def _post_status(units: Sequence[Seen]) -> str:
         """A post or a burst of posts: what it announces (a decision, a release, an incident), else "posted"."""
@@ -331,6 +432,13 @@ class Briefer:
         """One conversation as one line; citation numbers start at `first_n`."""
         about = self.about(conv)
         best, sentence, status = self.outcome(conv)
+        # A recorded transition (not the opening, which the line's head already cites) is the line's status.
+        moves = [c for c in conv.changes if c.event != "opened"]
+        change = moves[-1] if moves else None
+        if change is not None:
+            status = self.change_status(moves)
+            if best is not None and best.unit.ref == change.ref and _presentation(conv.source_type).conversational:
+                best, sentence = None, ""  # the transition itself, or the item's attribute lines restating it
         cites: list[Cited] = []
         chunks: list[Chunk] = []
         n = first_n
@@ -359,8 +467,14 @@ class Briefer:
         when = self._when(conv.units[0].at, conv.units[-1].at)
         meta = "; ".join(p for p in (shown, when, f"{count} {noun}{'s' if count != 1 else ''}") if p)
         body = f"{head} — {status}"
+        if change is not None:
+            at_change = next((s for s in conv.units if s.unit.ref == change.ref and s.at == change.at), None)
+            if at_change is not None:
+                body += f" ({self._day(change.at)}) {cite(at_change)}"
         if best is not None and sentence and not _presentation(conv.source_type).conversational and not conv.stream:
-            by = f" by {best.unit.author}" if best.unit.author else ""
+            by = (
+                f" by {best.unit.author}" if best.unit.author and not (change and change.by == best.unit.author) else ""
+            )
             body += f'{by}: "{sentence}" {cite(best)}'
         elif best is not None and sentence:
             who = best.unit.author or "unknown"
@@ -391,12 +505,18 @@ class Briefer:
         scope: Scope = Scope(),  # noqa: B008 - frozen, never mutated
         searched: str = "",
         max_lines: int | None = None,
+        forward: bool = False,
     ) -> Digest:
         t0 = time.perf_counter()
-        convs = self.conversations(start, end, now, scope)
+        self._now = now
+        convs = self.conversations(start, end, now, scope, forward=forward)
+        if not forward:
+            end = min(end, now)
         t1 = time.perf_counter()
         limit = self.max_lines if max_lines is None else max_lines
         ranked = sorted(convs, key=lambda c: (-self.score(c), -c.units[-1].at.timestamp(), c.key))
+        if end > now:  # what is ahead reads in the order it will happen
+            ranked = sorted(convs, key=lambda c: (c.units[0].at, -self.score(c), c.key))
         shown, rest = ranked[:limit], ranked[limit:]
         # Numbered in reading order: sections by their most important line, lines most important first.
         by_section: dict[str, list[Conversation]] = {}
@@ -408,6 +528,8 @@ class Briefer:
             section = Section(title=title)
             for conv in group:
                 made = self.line(conv, n)
+                if self.writer is not None:
+                    made = self.writer.rewrite(conv, made, n, self._day)
                 n += len(made.citations)
                 section.lines.append(made)
             sections.append(section)
@@ -415,12 +537,12 @@ class Briefer:
         evidence = list({s.chunk.chunk_id: s.chunk for c in ranked for s in c.units}.values())
         return Digest(
             start=start,
-            end=min(end, now),
+            end=end,
             now=now,
             scope=scope,
             sections=sections,
             more=more,
-            searched=searched or self.describe(start, min(end, now), scope),
+            searched=searched or self.describe(start, end, scope),
             conversations=len(convs),
             timezone=self.timezone,
             evidence=evidence,

@@ -22,7 +22,10 @@ def heading(digest: Digest) -> str:
         else f"{first:%a} {first.date()} to {last:%a} {last.date()}"
     )
     scope = digest.scope.describe(digest.places)
-    return f"What happened {span}" + (f" ({scope})" if scope else "")
+    verb = "What happened"
+    if digest.end > digest.now:
+        verb = "What's planned" if digest.start >= digest.now else "What happened and what's planned"
+    return f"{verb} {span}" + (f" ({scope})" if scope else "")
 
 
 def _summary(digest: Digest) -> str:

@@ -14,7 +14,9 @@ from briefing.errors import InputError
 
 if TYPE_CHECKING:
     from briefing.constraints import Directory
+    from briefing.digest.llm import LineWriter
     from briefing.service import Brief
+    from briefing.settings import Settings
 
 
 def _known(values: Sequence[str]) -> str:
@@ -96,6 +98,16 @@ def places(scope: Scope, directory: Directory) -> list[str]:
     return [f"#{c}" if c.lower() in channels else c for c in scope.containers]
 
 
+def line_writer(settings: Settings) -> LineWriter | None:
+    """The DSPy line writer when `[llm] model` is set; offline (None) the lines stay extractive."""
+    if not settings.llm.model:
+        return None
+    from briefing.ask.lm import build_lm
+    from briefing.digest.llm import LineWriter
+
+    return LineWriter(build_lm(settings.llm))
+
+
 def run(
     brief: Brief,
     *,
@@ -113,10 +125,13 @@ def run(
         timezone=brief.settings.workspace.timezone,
         max_lines=brief.settings.digest.max_lines,
         burst_minutes=brief.settings.digest.burst_minutes,
+        writer=line_writer(brief.settings),
     )
     shown = places(scope, directory)
     configured = sorted({registry.descriptor(c.type).family for c in brief.settings.sources.values()})
-    searched = briefer.describe(start, min(end, now), wanted, shown, configured)
-    digest = briefer.digest(start, end, now=now, scope=wanted, max_lines=max_lines, searched=searched)
+    # An `--until` after now reaches forward: what is scheduled there and was entered before now is included.
+    forward = end > now
+    searched = briefer.describe(start, end if forward else min(end, now), wanted, shown, configured)
+    digest = briefer.digest(start, end, now=now, scope=wanted, max_lines=max_lines, searched=searched, forward=forward)
     digest.places = shown
     return digest

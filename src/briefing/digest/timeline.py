@@ -90,13 +90,27 @@ def events(briefer: Briefer, convs: list[Conversation]) -> list[Event]:
         where = briefer.section_title(conv)
         every = [*conv.earlier, *conv.units] if conv.opened_in_window else conv.units
         window_units = {id(s) for s in conv.units}
+        recorded = {(c.ref, c.at): c for c in conv.changes}
+        history = {c.ref for c in conv.changes}
+        own = frozenset(k for k in conv.tickets if k.split(":", 1)[-1] in conv.doc_key) or frozenset({conv.doc_key})
         for i, seen in enumerate(every):
             if id(seen) not in window_units:
                 continue
             opening = i == 0 and conv.opened_in_window
-            kind = _kind_of(seen, opening)
-            if kind is None:
+            change = recorded.pop((seen.unit.ref, seen.at), None)
+            if change is not None:  # the source's own history: the transition as it records it
+                title = f" ({tx.short(conv.title, 80)})" if conv.title else ""
+                text = f"{change.event} in {where}{title}: {change.describe()}"
+                out.append(Event(seen.at, change.event, text, where, own, [Cited(0, [seen.unit.ref], seen.url)]))
                 continue
+            kind: str | None = _kind_of(seen, opening)
+            if kind == "status" and (opening or conv.changes):
+                # The recorded history is the authority on status; an item's opening attribute line is no change.
+                kind = "opened" if opening else None
+            if kind is None or (kind == "opened" and not opening):
+                continue
+            if not opening and seen.unit.ref in history:
+                continue  # the item's own attribute lines restate what its recorded history already says
             sentence = tx.gist(seen.unit.text, 200) if opening else tx.best_sentence(seen.unit.text)[0]
             if not sentence or (not opening and tx.is_filler(sentence)):
                 continue

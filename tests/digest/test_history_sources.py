@@ -1,0 +1,143 @@
+"""Digests and timelines over the sample's JIRA, GitHub and Confluence, served by the local vendor fakes.
+
+The sample is ingested as `brief demo` does it (the real connectors against `briefing.devserver` by base URL).
+Each line's status must come from the source's own history: JIRA's changelog (from -> to, who, when), GitHub's
+merged/closed fields, Confluence's page versions; and each line must cite the exact change with its link.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from briefing.cli.app import app
+from tests.digest.demo_workspace import DemoIndex, build
+
+NOW = "2026-06-15T09:00:00+00:00"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoIndex:
+    return build(tmp_path_factory.mktemp("demo"))
+
+
+def brief(index: DemoIndex, monkeypatch: pytest.MonkeyPatch, *args: str) -> dict:
+    monkeypatch.setenv("BRIEF_HOME", str(index.home))
+    result = runner.invoke(app, ["--config", str(index.config), *args, "--format", "json", "--now", NOW])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def week(demo: DemoIndex, monkeypatch: pytest.MonkeyPatch, *args: str) -> dict[str, dict]:
+    out = brief(demo, monkeypatch, "digest", "--since", "2026-06-08", "--until", "2026-06-14", *args)
+    return {line["title"]: line for s in out["sections"] for line in s["lines"]}
+
+
+def line_about(lines: dict[str, dict], fragment: str) -> dict:
+    (found,) = [line for title, line in lines.items() if fragment in title]
+    return found
+
+
+def test_jira_lines_state_the_changelog_transitions_and_cite_the_change(demo, monkeypatch) -> None:
+    lines = week(demo, monkeypatch, "--source", "jira")
+    hotfix = line_about(lines, "PLAT-136")
+    assert hotfix["status"] == "To Do → In Progress → Done by Sam Whitfield"
+    changes = [c for c in hotfix["citations"] if "#change-" in c["refs"][0]]
+    assert changes, "the transition is cited to the changelog entry"
+    assert all("changehistory-" in c["url"] and c["refs"][0].startswith("jira:PLAT-136#change-") for c in changes)
+    # Moved to In Progress on Mon 8 Jun, before the window's other work on it: still in progress, not "resolved".
+    reader = line_about(lines, "PLAT-132")
+    assert reader["status"] == "To Do → In Progress by Tomás Herrera"
+    assert "(Mon 8 Jun)" in reader["text"]
+    # A ticket with no status change in the window keeps the extractive status (no transition is invented).
+    pglogical = line_about(lines, "PLAT-139")
+    assert "→" not in pglogical["status"]
+
+
+def test_github_lines_say_merged_or_closed_by_whom_and_link_the_item(demo, monkeypatch) -> None:
+    lines = week(demo, monkeypatch, "--source", "github")
+    pr = line_about(lines, "#431")
+    assert pr["status"] == "merged by sam-whitfield"
+    assert "(Wed 10 Jun)" in pr["text"]
+    assert pr["citations"][0]["url"] == "https://github.com/kestrelpay/ledger-api/pull/431"
+    issue = line_about(lines, "#430")
+    assert issue["status"] == "closed"  # the sample's issue records no closer
+    assert issue["citations"][0]["url"].endswith("/issues/430")
+    # The item's own attribute line ("opened ... | closed ...") is not quoted as the outcome.
+    assert "opened 2026-06-09" not in issue["text"]
+    # A PR still open (opened in the window, under review): not merged, not closed.
+    open_pr = line_about(lines, "#437")
+    assert "merged" not in open_pr["status"] and "closed" not in open_pr["status"]
+
+
+def test_confluence_line_names_the_page_and_its_new_version(demo, monkeypatch) -> None:
+    lines = week(demo, monkeypatch, "--source", "confluence")
+    (page,) = [line for line in lines.values() if "Roadmap" in line["title"]]
+    assert page["title"] == "Q3 2026 Platform Roadmap (draft)", "the page's title, not its space"
+    assert page["status"] == "updated to version 5 by Nadia Petrova"
+    assert all(c["refs"][0].startswith("confluence:524293") for c in page["citations"])
+    assert "/wiki/spaces/ENG/pages/524293/" in page["citations"][0]["url"]
+
+
+def test_timeline_of_a_pr_is_its_recorded_history_once_each(demo, monkeypatch) -> None:
+    out = brief(demo, monkeypatch, "timeline", "kestrelpay/ledger-api#431")
+    kinds = [(e["at"], e["kind"]) for e in out["events"]]
+    assert ("2026-06-10T12:30:00+00:00", "merged") in kinds, "merged at GitHub's merged_at"
+    assert [k for _, k in kinds].count("merged") == 1, "the attribute line does not add a second merge"
+    assert kinds[0][1] == "opened" and kinds[0][0] == "2026-06-09T16:00:00+00:00"
+    merged = next(e for e in out["events"] if e["kind"] == "merged")
+    assert "sam-whitfield" in merged["text"]
+    assert merged["citations"][0]["url"] == "https://github.com/kestrelpay/ledger-api/pull/431"
+
+
+def test_timeline_of_a_ticket_has_its_status_change_from_the_changelog(demo, monkeypatch) -> None:
+    out = brief(demo, monkeypatch, "timeline", "PLAT-137")
+    status = [e for e in out["events"] if e["kind"] == "status"]
+    assert len(status) == 1 and "To Do → In Progress by Tomás Herrera" in status[0]["text"]
+    assert status[0]["citations"][0]["refs"] == ["jira:PLAT-137#change-120069"]
+    # Across sources: the Slack alert, the PR that fixes it, in time order.
+    wheres = [e["where"] for e in out["events"]]
+    assert "#incidents" in wheres and any(w.startswith("GitHub") for w in wheres)
+    ats = [e["at"] for e in out["events"]]
+    assert ats == sorted(ats)
+
+
+def test_whats_planned_this_week_is_a_forward_window_of_what_is_scheduled(demo, monkeypatch) -> None:
+    monkeypatch.setenv("BRIEF_HOME", str(demo.home))
+    result = runner.invoke(
+        app, ["--config", str(demo.config), "ask", "What's planned this week?", "--json", "--show-trace", "--now", NOW]
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["answer"].startswith("What's planned Mon 2026-06-15 to Sun 2026-06-21")
+    window = out["trace"]["briefing"]["window"]
+    assert window == ["2026-06-15T09:00:00+00:00", "2026-06-22T00:00:00+00:00"], "from now to the week's end"
+    lines = [line for line in out["answer"].splitlines() if line.startswith("- ")]
+    assert any('"Q3 planning" — scheduled' in line and "Tue 16 Jun" in line for line in lines)
+    # In the order it will happen, and nothing from before now.
+    assert "Mon 15 Jun" in lines[0] and "Fri 19 Jun" in lines[-1]
+    assert out["citations"] and not any(c["refs"][0].startswith("slack:") for c in out["citations"])
+    # The same week asked about the past ("what happened") is not a forward window.
+    past = runner.invoke(app, ["--config", str(demo.config), "ask", "What happened this week?", "--json", "--now", NOW])
+    assert "scheduled" not in json.loads(past.stdout)["answer"]
+
+
+def test_a_digest_until_a_later_day_lists_what_is_scheduled_in_time_order(demo, monkeypatch) -> None:
+    monkeypatch.setenv("BRIEF_HOME", str(demo.home))
+    args = ["--config", str(demo.config), "digest", "--since", "2026-06-15", "--until", "2026-06-19", "--now", NOW]
+    result = runner.invoke(app, [*args, "--format", "text"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("What happened and what's planned Mon 2026-06-15 to Fri 2026-06-19")
+    out = brief(demo, monkeypatch, "digest", "--since", "2026-06-15", "--until", "2026-06-19")
+    lines = [line for s in out["sections"] for line in s["lines"]]
+    planning = [line for line in lines if line["title"] == "Q3 planning"]
+    assert len(planning) == 1 and planning[0]["status"] == "scheduled"
+    assert planning[0]["occurred_at"].startswith("2026-06-16")
+    ats = [line["occurred_at"] for line in lines]
+    assert ats == sorted(ats), "what is ahead reads in the order it will happen"
+    # Without --until the window stops at now: nothing scheduled.
+    past = brief(demo, monkeypatch, "digest", "--since", "2026-06-15")
+    assert not [line for s in past["sections"] for line in s["lines"] if line["status"] == "scheduled"]
