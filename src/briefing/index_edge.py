@@ -33,6 +33,7 @@ from briefing.embed import SparseVec
 from briefing.errors import IndexError_
 from briefing.index import (
     DENSE,
+    NO_READER,
     PAYLOAD_INDEXES,
     SPARSE,
     Filter,
@@ -70,6 +71,8 @@ def _conditions(flt: Filter) -> list[Any]:
     ):
         if values:
             must.append(qe.FieldCondition(key=key, match=qe.MatchAny(any=list(values))))
+    if flt.readers is not None:  # the access scope, a hard filter applied before anything is ranked
+        must.append(qe.FieldCondition(key="readers", match=qe.MatchAny(any=list(flt.readers or (NO_READER,)))))
     if flt.start is not None:
         must.append(qe.FieldCondition(key="end_ts", range=qe.RangeFloat(gte=flt.start.timestamp())))
     if flt.end is not None:
@@ -480,6 +483,18 @@ class EdgeIndex(Index):
             self._writer.update(qe.UpdateOperation.delete_points(ids[start : start + 512]))
         self._wrote(len(ids))
 
+    def set_readers(self, readers: dict[str, list[str] | None]) -> None:
+        import qdrant_edge as qe
+
+        if not readers:
+            return
+        self._begin()
+        if self._writer is None:
+            return
+        for chunk_id, value in readers.items():
+            self._writer.update(qe.UpdateOperation.set_payload([point_id(chunk_id)], {"readers": value}))
+        self._wrote(len(readers))
+
     # -- reads ------------------------------------------------------------------------------------------------
     def _scroll_raw(
         self, flt: Filter | None, should: Sequence[Filter], fields: Sequence[str] | bool, batch: int
@@ -507,7 +522,7 @@ class EdgeIndex(Index):
         shard = self._shard
         if shard is None:
             return 0
-        return int(shard.count(qe.CountRequest(exact=True, filter=edge_filter(flt))))
+        return int(shard.count(qe.CountRequest(exact=True, filter=edge_filter(self._scoped(flt)))))
 
     def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
         import qdrant_edge as qe

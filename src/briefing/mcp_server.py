@@ -95,9 +95,15 @@ class BriefTools:
         return self._run(fetch)
 
     def list_sources(self) -> dict[str, Any]:
+        from briefing import access
+
+        principal = access.principal_for(self.settings)
+        visible = None if principal.owner else access.visible_chunks(self.settings, principal)
         rows = []
         for name, config in self.settings.sources.items():
             run = SourceState.for_source(self.settings, name).data.get("last_run", {})
+            if visible is not None:
+                run = access.scoped_run(run, visible[name])
             rows.append(
                 {
                     "name": name,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from briefing import registry
+from briefing.access import Principal, open_index, principal_for
 from briefing.embed import Embedder
 from briefing.errors import IndexError_, InputError
 from briefing.index import Index
@@ -53,11 +54,13 @@ class Brief:
         self.settings = settings
         self.embedder = embedder or Embedder(settings.embedding, settings.home)
         self._index = index
+        # Who this command reads as (`--as`, else the owner); every read through `index` is scoped to it.
+        self.principal: Principal = principal_for(settings)
 
     @property
     def index(self) -> Index:
         if self._index is None:
-            self._index = Index.open(self.settings)
+            self._index = open_index(self.settings, self.principal)
         return self._index
 
     def close(self) -> None:
@@ -136,6 +139,7 @@ class Brief:
             trace={
                 "constraints": constraints.to_json(),
                 "filters": retrieval.filters,
+                "access": self.principal.describe(),
                 "reranker": retrieval.reranker,
                 "candidates": [h.to_trace() for h in sorted(retrieval.candidates, key=lambda h: -h.fused)],
                 "reranked": [h.to_trace() for h in retrieval.hits],
@@ -159,5 +163,6 @@ class Brief:
         question = check_question(question)
         self._require_index()
         result = answer(build_deps(self, on_token), question, now=now, k=k)
+        result.trace["access"] = self.principal.describe()
         hooks.record_question(self.settings, "ask", result)
         return result

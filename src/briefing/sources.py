@@ -36,6 +36,9 @@ class SourceBase(StrictModel):
 
     type: str
     enabled: bool = True
+    # Who may see items whose source records no access data (git, files; briefing.access): addresses, handles,
+    # names or "everyone". Unset: the workspace owner only.
+    audience: list[str] | None = None
 
 
 class ApiSource(SourceBase):
