@@ -170,25 +170,28 @@ def assign(
     records: Sequence[PersonRecord],
     audience: Sequence[str] | None,
 ) -> None:
-    """Give every chunk its readers: the items' it covers where they differ (all of them must allow a reader),
-    else its document's, else the source's configured `audience`; none of these: no readers (owner only)."""
+    """Give every chunk its readers: those of the items it covers where they differ (a reader must be allowed
+    every one of them), else its document's; plus the source's configured `audience`, which is all it gets when
+    the source records nothing. Neither: no readers (the owner only)."""
     resolver = Resolver(source, records)
-    fallback = resolver.audience(audience) if audience is not None else None
+    extra = resolver.audience(audience) if audience is not None else None
     by_doc: dict[str, list[str] | None] = {}
     by_item: dict[str, list[str]] = {}
     for doc in documents:
-        by_doc[doc.key] = resolver.resolve(doc.readers) if doc.readers is not None else fallback
+        by_doc[doc.key] = resolver.resolve(doc.readers) if doc.readers is not None else None
         for item in doc.items:
             own = item.metadata.get("readers")
             if isinstance(own, list | tuple):
                 by_item[item.ref] = resolver.resolve(str(t) for t in own)
     for chunk in chunks:
-        readers = by_doc.get(chunk.doc_key, fallback)
+        readers = by_doc.get(chunk.doc_key)
         own = [by_item[r] for r in chunk.refs if r in by_item]
         if own:
             # A chunk is shown whole, so a reader must be allowed every item in it.
             common = set(own[0]).intersection(*own[1:])
             readers = sorted(common & set(readers)) if readers is not None else sorted(common)
+        if extra is not None:
+            readers = sorted(set(readers or ()) | set(extra))
         chunk.readers = readers
 
 

@@ -36,8 +36,9 @@ class SourceBase(StrictModel):
 
     type: str
     enabled: bool = True
-    # Who may see items whose source records no access data (git, files; briefing.access): addresses, handles,
-    # names or "everyone". Unset: the workspace owner only.
+    # Who else may see this source's items (briefing.access): addresses, handles, names or "everyone", added to
+    # what the source itself records; all a source without access data (git, files) has. Unset: nobody more
+    # (items the source says nothing about stay the workspace owner's).
     audience: list[str] | None = None
 
 
