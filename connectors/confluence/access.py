@@ -23,11 +23,26 @@ RESTRICTIONS_EXPAND = "restrictions.read.restrictions.user,restrictions.read.res
 RESTRICTIONS_KEY = "access/restrictions"
 
 
-def _users(subjects: Any) -> list[str]:
+def _user_objects(subjects: Any) -> list[JSON]:
+    """The user subjects of a permission or restriction (account objects with accountId, displayName, email)."""
     block = subjects.get("user") if isinstance(subjects, dict) else None
     results = block.get("results") if isinstance(block, dict) else None
+    return [u for u in results if isinstance(u, dict)] if isinstance(results, list) else []
+
+
+def access_people(data: JSON) -> list[JSON]:
+    """The accounts an access record names, so that the people directory knows them (they may never write)."""
+    people = [u for u in data.get("people") or [] if isinstance(u, dict)]
+    for restriction in (data.get("pages") or {}).values():
+        if isinstance(restriction, dict):
+            people += [u for u in restriction.get("people") or [] if isinstance(u, dict)]
+    return people
+
+
+def _users(subjects: Any) -> list[str]:
+    """Account ids of user subjects (a subjects object, or a list of account objects)."""
     out = []
-    for user in results if isinstance(results, list) else []:
+    for user in subjects if isinstance(subjects, list) else _user_objects(subjects):
         ident = user.get("accountId") or user.get("userKey") or user.get("username") if isinstance(user, dict) else None
         if ident:
             out.append(str(ident))
@@ -50,7 +65,11 @@ def page_restriction(page: JSON) -> JSON | None:
     subjects = read.get("restrictions") if isinstance(read, dict) else None
     if not isinstance(subjects, dict):
         return None
-    return {"users": sorted(set(_users(subjects))), "groups": sorted(set(_groups(subjects)))}
+    return {
+        "users": sorted(set(_users(subjects))),
+        "groups": sorted(set(_groups(subjects))),
+        "people": _user_objects(subjects),
+    }
 
 
 def space_records(
@@ -65,11 +84,14 @@ def space_records(
             failures.append(Failure(f"access/space/{key}", f"space permissions could not be read: {exc}"[:300]))
             continue
         readers: set[str] = set()
+        people: dict[str, JSON] = {}
         for permission in space.get("permissions") or []:
             operation = permission.get("operation") if isinstance(permission, dict) else None
             if isinstance(operation, dict) and operation.get("operation") == "read":
                 readers.update(_users(permission.get("subjects")))
-        records.append(RawRecord(f"access/space/{key}", ACCESS_KIND, {"space": key, "readers": sorted(readers)}))
+                people.update((_users([u])[0], u) for u in _user_objects(permission.get("subjects")) if _users([u]))
+        data = {"space": key, "readers": sorted(readers), "people": [people[k] for k in sorted(people)]}
+        records.append(RawRecord(f"access/space/{key}", ACCESS_KIND, data))
     return records, failures
 
 

@@ -27,6 +27,7 @@ from connectors.confluence.access import (
     ACCESS_KIND,
     RESTRICTIONS_EXPAND,
     RESTRICTIONS_KEY,
+    access_people,
     page_readers,
     page_restriction,
     space_records,
@@ -235,7 +236,8 @@ class ConfluenceConnector:
         records = [r for r in records if r.kind != ACCESS_KIND]
         spaces = {str(a["space"]): a for a in access if "space" in a}
         restrictions: dict[str, Any] = next((a["pages"] for a in access if isinstance(a.get("pages"), dict)), {})
-        for record in records:
+        listed = [RawRecord("access", ACCESS_KIND, {"version": {"by": u}}) for a in access for u in access_people(a)]
+        for record in [*records, *listed]:
             for user in _users(record.data):
                 ident = _user_id(user)
                 if ident and ident not in people:

@@ -402,6 +402,9 @@ class GithubConnector:
         out = Normalised()
         people: dict[str, Person] = {}
         access = {str(r.data.get("repo")): r.data for r in records if r.kind == ACCESS_KIND}
+        for login in sorted({str(m) for a in access.values() for m in a.get("members") or []}):
+            # Collaborators are people too (the directory joins a login to a person by alias, name or e-mail).
+            people.setdefault(login, Person(id=f"github:{login}", name=login, handles=(login,)))
         for record in records:
             if record.kind == ACCESS_KIND:
                 continue

@@ -30,18 +30,20 @@ def _account(user: Any) -> str | None:
 
 def project_record(project: str, get: Get, url: Callable[[str], str]) -> RawRecord:
     roles = get(url(f"project/{project}/role"), None)
-    members: set[str] = set()
+    members: dict[str, JSON] = {}
     for role_url in (roles or {}).values() if isinstance(roles, dict) else []:
         role = get(str(role_url), None)
         for actor in (role or {}).get("actors") or [] if isinstance(role, dict) else []:
             account = _account(actor.get("actorUser")) if isinstance(actor, dict) else None
             if account:
-                members.add(account)
-    return RawRecord(f"access/project/{project}", ACCESS_KIND, {"project": project, "members": sorted(members)})
+                members[account] = {"accountId": account, "displayName": actor.get("displayName") or account}
+    data = {"project": project, "members": sorted(members), "people": [members[k] for k in sorted(members)]}
+    return RawRecord(f"access/project/{project}", ACCESS_KIND, data)
 
 
 def level_record(level: str, get: Get, url: Callable[[str], str]) -> RawRecord:
     users: set[str] = set()
+    people: list[JSON] = []
     holders: set[str] = set()
     start = 0
     while True:
@@ -58,13 +60,17 @@ def level_record(level: str, get: Get, url: Callable[[str], str]) -> RawRecord:
                 account = _account(holder.get("user")) or (str(holder["value"]) if holder.get("value") else None)
                 if account:
                     users.add(account)
+                    if isinstance(holder.get("user"), dict):
+                        people.append(holder["user"])
             elif kind in ("reporter", "assignee"):
                 holders.add(str(kind))
         start += len(values)
         if not values or page.get("isLast") is True or start >= int(page.get("total") or 0):
             break
     return RawRecord(
-        f"access/level/{level}", ACCESS_KIND, {"level": level, "members": sorted(users), "holders": sorted(holders)}
+        f"access/level/{level}",
+        ACCESS_KIND,
+        {"level": level, "members": sorted(users), "holders": sorted(holders), "people": people},
     )
 
 

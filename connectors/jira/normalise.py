@@ -39,6 +39,9 @@ def normalise_issues(records: Sequence[RawRecord], *, base_url: str) -> Normalis
     access = [r.data for r in records if r.kind == ACCESS_KIND]
     projects = {str(a["project"]): a for a in access if "project" in a}
     levels = {str(a["level"]): a for a in access if "level" in a}
+    for listed in access:  # people who may read issues they never wrote in are people of the directory too
+        for user in listed.get("people") or []:
+            _person(user, people)
     for record in records:
         if record.kind != DOCUMENT_KIND:
             continue

@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict
 
 JSON = dict[str, Any]
 
-# Who may see an item (`Document.readers`, an item's `metadata["readers"]`): what a connector records where its source says so.
-# The core resolves these through the people directory (`briefing.access`); an item without readers is seen by
-# the workspace owner only (fail closed).
+# Who may see an item (`Document.readers`, an item's `metadata["readers"]`): what a connector records where its
+# source says so. The core resolves these through the people directory (`briefing.access`); an item without
+# readers is seen by the workspace owner only (fail closed).
 EVERYONE = "everyone"  # anyone who uses this workspace (a public repository)
 MEMBERS = "members"  # every member the source lists (a Slack workspace's users, for a public channel)
 
