@@ -117,8 +117,8 @@ def test_assign_resolves_tokens_through_the_people_directory() -> None:
     ]
     access.assign(chunks, [thread, channel, silent], "chat", records, None)
     # Bo was only on the first message: a chunk holding both is Ada's alone.
-    assert "email:bo@x.example" in (chunks[0].readers or [])
-    assert chunks[1].readers == sorted({"email:ada@x.example", ada.id})
+    assert "mailbox:bo@x.example" in (chunks[0].readers or [])
+    assert chunks[1].readers == sorted({"mailbox:ada@x.example", ada.id})
     assert chunks[2].readers == sorted({"members:chat", "chat/slack:U1", ada.id})
     assert chunks[3].readers is None  # fail closed: the owner's
     assert set(chunks[2].readers or []) & set(access.principal_ids(ada))
@@ -148,7 +148,7 @@ def test_principal_for_names_a_known_person_or_refuses(tmp_path: Path, monkeypat
     )
     assert access.principal_for(settings, "Ada Byron").owner  # acting as the owner is the owner
     bo = access.principal_for(settings, "bo@x.example")
-    assert not bo.owner and "email:bo@x.example" in (bo.readers or ()) and EVERYONE in (bo.readers or ())
+    assert not bo.owner and "mailbox:bo@x.example" in (bo.readers or ()) and EVERYONE in (bo.readers or ())
     assert "Bo Chan" == bo.describe()["principal"] and "hidden" not in str(bo.describe())
 
 

@@ -7,7 +7,7 @@ resolved into reader ids stored on each chunk:
 - `everyone`: anyone who uses this workspace;
 - `members:<source name>`: every person that source lists (a Slack workspace's users);
 - `<source name>/<native id>`: one account, its identity key in the people directory (`briefing.people`);
-- `email:<address>`: one mailbox;
+- `mailbox:<address>`: one mailbox;
 - `person:<hash>`: the person that account or mailbox belongs to, when the directory knows it.
 
 A principal (`principal_for`) is a person of the directory; the ids it holds are its person id, every identity
@@ -61,7 +61,7 @@ def principal_ids(record: PersonRecord) -> tuple[str, ...]:
     for identity in record.identities:
         ids.add(identity.key)
         ids.add(f"{MEMBERS}:{identity.source}")
-        ids.update(f"email:{e.lower()}" for e in identity.emails)
+        ids.update(f"mailbox:{e.lower()}" for e in identity.emails)
     return tuple(sorted(ids))
 
 
@@ -139,9 +139,9 @@ class Resolver:
                 out.add(key)
                 if key in self.by_key:
                     out.add(self.by_key[key])
-            elif token.startswith("email:"):
-                address = token[6:].strip().lower()
-                out.add(f"email:{address}")
+            elif token.startswith("mailbox:"):
+                address = token[8:].strip().lower()
+                out.add(f"mailbox:{address}")
                 if address in self.by_email:
                     out.add(self.by_email[address])
             elif token:
@@ -159,7 +159,7 @@ class Resolver:
             if record is not None:
                 out.add(record.id)
             elif "@" in term:
-                out.add(f"email:{term.strip().lower()}")
+                out.add(f"mailbox:{term.strip().lower()}")
         return sorted(out)
 
 

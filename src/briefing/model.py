@@ -30,8 +30,8 @@ def reader_id(native_id: str) -> str:
 
 
 def reader_email(address: str) -> str:
-    """A reader named by e-mail address (mail recipients, calendar attendees, accounts that list one)."""
-    return f"email:{address.strip().lower()}"
+    """A reader named by e-mail address, `mailbox:<address>` (mail recipients, calendar attendees)."""
+    return f"mailbox:{address.strip().lower()}"
 
 
 def utc(ts: float | int | str) -> datetime:
