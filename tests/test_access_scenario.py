@@ -27,6 +27,8 @@ from briefing.devserver.jira import JiraFake
 from briefing.devserver.slack import TOKEN as SLACK_TOKEN
 from briefing.devserver.slack import SlackFake
 
+# Minutes of CLI runs (each ask and search loads the models afresh, as a real invocation does).
+pytestmark = pytest.mark.slow
 NOW = "2026-06-20T09:00:00+00:00"
 runner = CliRunner()
 

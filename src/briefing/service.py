@@ -103,7 +103,8 @@ class Brief:
         )
 
     def _require_index(self) -> None:
-        if not self.index.exists() or self.index.count() == 0:
+        # A principal who may read nothing gets "not covered", not "the index is empty" (which it is not).
+        if not self.index.exists() or (self.principal.owner and self.index.count() == 0):
             raise IndexError_(
                 f"the index for workspace '{self.settings.workspace.name}' is empty: run `brief ingest` first"
             )
