@@ -161,3 +161,30 @@ def test_a_slack_export_scopes_private_folders_to_their_members(tmp_path: Path) 
     by_channel = {d.metadata["channel_id"]: d.readers for d in docs}
     assert by_channel["G01LEADS"] == (reader_id("slack:U01ALICE"), reader_id("slack:U02BOB"))
     assert by_channel["C01PLAT"] == (MEMBERS,)
+
+
+def test_files_are_the_owners_unless_their_source_names_an_audience(tmp_path: Path) -> None:
+    from tests.harness import Workspace
+
+    (tmp_path / "handbook").mkdir()
+    (tmp_path / "handbook" / "onboarding.md").write_text("# Onboarding\n\nLaptops arrive on day one.\n")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "salaries.md").write_text("# Salaries\n\nThe budget for raises is frozen.\n")
+    (tmp_path / "mail.mbox").write_text(
+        "From bo@x.example Fri Jun  5 10:00:00 2026\nFrom: Bo Chan <bo@x.example>\nTo: Ada Byron <ada@x.example>\n"
+        "Subject: Hello\nDate: Fri, 05 Jun 2026 10:00:00 +0000\nMessage-ID: <hello-1@x.example>\n\nHi Ada.\n"
+    )
+    ws = Workspace(
+        tmp_path / "ws",
+        {
+            "handbook": {"type": "files", "path": tmp_path / "handbook", "audience": ["everyone"]},
+            "notes": {"type": "files", "path": tmp_path / "notes"},
+            "mail": {"type": "email", "path": tmp_path / "mail.mbox"},
+        },
+    )
+    ws.run()
+    bo = access.principal_for(ws.settings, "bo@x.example")
+    with access.open_index(ws.settings, bo) as index:
+        seen = {ref for chunk in index.chunks(Filter()) for ref in chunk.refs}
+    assert seen == {"file:onboarding.md", "email:hello-1@x.example"}
+    assert "file:salaries.md" in ws.indexed_refs()  # indexed, for the owner
