@@ -425,10 +425,30 @@ def test_digests_timelines_and_source_counts_are_per_principal(scenario: Scenari
         assert all("failure_samples" not in s["last_run"] for s in sources)
 
 
-def test_an_unknown_principal_is_an_input_error(scenario: Scenario) -> None:
+def test_an_unknown_principal_is_an_input_error_and_mcp_is_pinned_to_one(scenario: Scenario) -> None:
+    from briefing.errors import InputError
+    from briefing.mcp_server import BriefTools
+    from briefing.settings import load_settings
+
     result = runner.invoke(app, ["--config", str(scenario.config), "ask", "reorg?", "--as", "mallory@evil.example"])
     assert result.exit_code == 10, result.output
     assert "mallory@evil.example" in result.output
+
+    # `brief mcp --as carol`: every tool reads as Carol; a hidden ref is as absent as one that never existed.
+    settings = load_settings(scenario.config)
+    settings.acting_as = "carol"
+    tools = BriefTools(settings)
+    try:
+        hidden = hidden_from("carol")
+        for word, ref in hidden.items():
+            assert leaks(tools.search(QUESTIONS[word][0], now=NOW), hidden) == []
+            with pytest.raises(InputError) as gone:
+                tools.get_item(ref, now=NOW)
+            assert str(gone.value).startswith("nothing indexed under")
+        assert tools.get_item(SECRETS["SILVERFOX"][0], now=NOW)["chunks"]  # hers to read
+        assert all("failures" not in row for row in tools.list_sources()["sources"])
+    finally:
+        tools.close()
 
 
 def test_a_membership_change_upstream_takes_effect_on_the_next_sync(scenario: Scenario) -> None:

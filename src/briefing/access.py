@@ -209,12 +209,15 @@ def changed_readers(
     return out
 
 
-def visible_chunks(settings: Settings, principal: Principal) -> dict[str, int]:
-    """Per source, how many indexed chunks the principal may see (`brief sources --as`)."""
+def visible_chunks(settings: Settings, principal: Principal, index: Index | None = None) -> dict[str, int]:
+    """Per source, how many indexed chunks the principal may see (`brief sources --as`); `index` is one already
+    open and scoped to that principal."""
     from briefing.index import Filter
 
-    with open_index(settings, principal) as index:
+    if index is not None:
         return {name: index.count(Filter(source_names=(name,))) for name in settings.sources}
+    with open_index(settings, principal) as opened:
+        return {name: opened.count(Filter(source_names=(name,))) for name in settings.sources}
 
 
 def scoped_run(run: Mapping[str, Any], visible: int) -> dict[str, Any]:
