@@ -19,7 +19,13 @@ from briefing.model import Chunk, Document, Item
 def to_json(value: Any) -> Any:
     """Dataclasses (chunks, units, documents, items) as plain JSON values; datetimes in ISO-8601."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {
+            f.name: to_json(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            # Readers are the core's (briefing.access, after chunking): no chunker sets them, and a document
+            # whose source recorded none is written as before.
+            if not (f.name == "readers" and getattr(value, f.name) is None)
+        }
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, dict):

@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import ValidationError
 
 from briefing.errors import ConfigError, SourceError
-from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
+from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord, reader_email
 from briefing.registry import SourceContext
 from briefing.textrules import PROJECT_KEY
 from connectors.calendar import IcsSource
@@ -160,6 +160,8 @@ class IcsConnector:
             except Exception as exc:  # noqa: BLE001 - one broken event must never abort the run
                 out.failures.append(Failure(record.key, f"event cannot be read: {type(exc).__name__}: {exc}"))
                 continue
+            for doc in docs:
+                doc.readers = event_readers(doc.metadata)
             out.documents.extend(docs)
             for doc in docs[:1]:
                 for name, addr in [doc.metadata.get("organizer") or ["", ""], *doc.metadata.get("attendees", [])][:50]:
@@ -312,6 +314,13 @@ def _when_text(start: datetime, end: datetime, all_day: bool, zone: tzinfo) -> s
     ends = f"{local_end:%H:%M}" if local_end.date() == local.date() else f"{local_end:%a %Y-%m-%d %H:%M}"
     utc = "" if name == "UTC" else f" ({start.astimezone(UTC):%H:%M} UTC)"
     return f"{local:%a %Y-%m-%d %H:%M}-{ends} {name}{utc}"
+
+
+def event_readers(metadata: JSON) -> tuple[str, ...] | None:
+    """Who may see an event (briefing.access): its organiser and attendees; None (owner only) when it has none."""
+    people = [metadata.get("organizer") or ["", ""], *(metadata.get("attendees") or [])]
+    found = tuple(dict.fromkeys(reader_email(p[1]) for p in people if len(p) > 1 and p[1]))
+    return found or None
 
 
 def _person(prop: Any) -> list[str]:

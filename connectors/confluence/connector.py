@@ -23,12 +23,21 @@ from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normali
 from briefing.registry import FetchOptions, SourceContext
 from briefing.sources import secret
 from connectors.confluence import ConfluenceSource
+from connectors.confluence.access import (
+    ACCESS_KIND,
+    RESTRICTIONS_EXPAND,
+    RESTRICTIONS_KEY,
+    access_people,
+    page_readers,
+    page_restriction,
+    space_records,
+)
 from connectors.confluence.storage import storage_to_markdown
 from connectors.http import HttpLayer
 
 SEARCH = "rest/api/content/search"
 PAGE_EXPAND = "body.storage,version,ancestors,metadata.labels,history,space"
-LISTING_EXPAND = "version,ancestors,space"
+LISTING_EXPAND = f"version,ancestors,space,{RESTRICTIONS_EXPAND}"
 COMMENT_EXPAND = "body.storage,version,history,ancestors"
 PAGE_LIMIT = 25
 LISTING_LIMIT = 100
@@ -191,10 +200,16 @@ class ConfluenceConnector:
                 batch = Batch()
 
         listing: dict[str, str] = {}
+        restrictions: dict[str, JSON | None] = {}
         listing_params = {"cql": self._cql(None), "expand": LISTING_EXPAND, "limit": LISTING_LIMIT}
         for page in self._paged(SEARCH, listing_params):
             if isinstance(page, dict) and page.get("id"):
                 listing[str(page["id"])] = fingerprint(page)
+                restrictions[str(page["id"])] = page_restriction(page)
+        # Access (connectors.confluence.access), re-read every run: space permissions and page restrictions.
+        access, access_failures = space_records(self.spaces, self._get)
+        batch.records += [*access, RawRecord(RESTRICTIONS_KEY, ACCESS_KIND, {"pages": restrictions})]
+        batch.failures += access_failures
         batch.deleted = sorted(page_id for page_id in known if page_id not in listing)
         for page_id in sorted(known.keys() & listing.keys()):
             if known[page_id] == listing[page_id]:
@@ -217,7 +232,12 @@ class ConfluenceConnector:
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
         out = Normalised()
         people: dict[str, Person] = {}
-        for record in records:
+        access = [r.data for r in records if r.kind == ACCESS_KIND]
+        records = [r for r in records if r.kind != ACCESS_KIND]
+        spaces = {str(a["space"]): a for a in access if "space" in a}
+        restrictions: dict[str, Any] = next((a["pages"] for a in access if isinstance(a.get("pages"), dict)), {})
+        listed = [RawRecord("access", ACCESS_KIND, {"version": {"by": u}}) for a in access for u in access_people(a)]
+        for record in [*records, *listed]:
             for user in _users(record.data):
                 ident = _user_id(user)
                 if ident and ident not in people:
@@ -235,7 +255,9 @@ class ConfluenceConnector:
                 names.setdefault(handle, person.name)
         for record in records:
             try:
-                out.documents.append(self._document(record.data, names, out.failures))
+                document = self._document(record.data, names, out.failures)
+                document.readers = page_readers(record.data, spaces, restrictions)
+                out.documents.append(document)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 reason = f"malformed Confluence page: {type(exc).__name__} {exc}"
                 out.failures.append(Failure(record.key, reason))

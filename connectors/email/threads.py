@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
-from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord
+from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord, reader_email
 from connectors.email.mime import MimeError, Parsed, data_to_raw, parse, sender_label
 
 _PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw|wg)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
@@ -196,6 +196,11 @@ def _tree_order(group: list[Parsed], by_id: dict[str, Parsed]) -> list[Parsed]:
     return out
 
 
+def message_readers(m: Parsed) -> list[str]:
+    """Who may see one message (briefing.access): its sender and every To and Cc address, a list's included."""
+    return [reader_email(addr) for _, addr in [m.sender, *m.to, *m.cc] if addr]
+
+
 def _recipients(m: Parsed) -> list[str]:
     return [name or addr for name, addr in [*m.to, *m.cc]]
 
@@ -221,6 +226,7 @@ def _document(thread: list[Parsed], data: dict[str, JSON], source_type: str) -> 
             "cc": m.cc,
             "attachments": [{"name": a["name"], "type": a["type"]} for a in listed],
             "folder": data.get(m.message_id, {}).get("folder", ""),
+            "readers": message_readers(m),
         }
         if info:
             metadata["series"] = info

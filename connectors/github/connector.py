@@ -30,6 +30,8 @@ from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normali
 from briefing.registry import FetchOptions, SourceContext
 from briefing.sources import secret
 from connectors.github import GithubSource
+from connectors.github.access import ACCESS_KIND, repo_access
+from connectors.github.access import readers as repo_readers
 from connectors.github.code import (
     MAX_FILE_BYTES,
     RECORD_KIND,
@@ -178,6 +180,8 @@ class GithubConnector:
         for full_name in self.repos:
             try:
                 repo = self._repository(full_name, run)
+                access, failure = repo_access(repo, full_name)
+                yield Batch(records=[access] if access else [], failures=[failure] if failure else [])
                 yield from self._issues(repo, full_name, run)
                 yield self._releases(repo, full_name, run)
                 if self.code_paths or full_name in run.code:
@@ -397,14 +401,22 @@ class GithubConnector:
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
         out = Normalised()
         people: dict[str, Person] = {}
+        access = {str(r.data.get("repo")): r.data for r in records if r.kind == ACCESS_KIND}
+        for login in sorted({str(m) for a in access.values() for m in a.get("members") or []}):
+            # Collaborators are people too (the directory joins a login to a person by alias, name or e-mail).
+            people.setdefault(login, Person(id=f"github:{login}", name=login, handles=(login,)))
         for record in records:
+            if record.kind == ACCESS_KIND:
+                continue
             try:
+                repo = str(record.data.get("repo") or "") if record.kind == RECORD_KIND else _split_key(record.key)[0]
                 if record.kind == "release":
                     out.documents.append(_release_document(record, people))
                 elif record.kind == RECORD_KIND:
                     out.documents.append(code_document(record))
                 else:
                     out.documents.append(_issue_document(record, people, out.failures))
+                out.documents[-1].readers = repo_readers(access.get(repo))
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 out.failures.append(Failure(record.key, f"malformed GitHub record: {type(exc).__name__} {exc}"))
         out.people = list(people.values())

@@ -31,6 +31,7 @@ from briefing.registry import FetchOptions, SourceContext
 from briefing.sources import secret
 from connectors.http import HttpLayer
 from connectors.jira import JiraSource
+from connectors.jira.access import fetch_access, security_level
 from connectors.jira.normalise import normalise_issues, parse_jira_time
 
 RECORD_KIND = "jira_issue"
@@ -62,6 +63,7 @@ STANDARD_FIELDS = (
     "subtasks",
     "issuelinks",
     "comment",
+    "security",
 )
 
 T = TypeVar("T")
@@ -72,6 +74,8 @@ class JiraCursor(Cursor):
 
     updated: datetime | None = None
     keys: tuple[str, ...] = ()
+    # Issue security levels seen so far: their members are re-read every run (connectors.jira.access).
+    levels: tuple[str, ...] = ()
 
 
 class JiraConnector:
@@ -91,6 +95,7 @@ class JiraConnector:
         self.name = name
         self.options = options or FetchOptions()
         self.cloud = bool(getattr(client, "cloud", False))
+        self.levels: tuple[str, ...] = ()
         # Cloud's enhanced search is v3 only (ADF bodies); comments and changelog pages must match it.
         self.api_version = 3 if self.cloud else 2
         self.base_url = (config.base_url or str(client.url)).rstrip("/")
@@ -118,6 +123,7 @@ class JiraConnector:
         known = set(cursor.keys)
         seen: set[str] = set()
         newest = cursor.updated
+        self.levels = cursor.levels
         for page in self._search(jql, fields):
             batch = Batch()
             for issue in page:
@@ -131,15 +137,33 @@ class JiraConnector:
                     continue
                 batch.records.append(record)
                 seen.add(record.key)
+                level = security_level(record.data.get("fields"))
+                if level is not None and level not in self.levels:
+                    self.levels = tuple(sorted({*self.levels, level}))
                 if newest is None or updated > newest:
                     newest = updated
-            batch.cursor = JiraCursor(updated=newest, keys=tuple(sorted(known | seen)))
+            batch.cursor = JiraCursor(levels=self.levels, updated=newest, keys=tuple(sorted(known | seen)))
             yield batch
+        yield self._access(known | seen, newest)
         if full:
             gone = sorted(known - seen)
-            yield Batch(deleted=gone, cursor=JiraCursor(updated=newest, keys=tuple(sorted(seen))))
+            yield Batch(deleted=gone, cursor=JiraCursor(levels=self.levels, updated=newest, keys=tuple(sorted(seen))))
         elif self.options.since is None and self.options.until is None and known:
             yield self._reconcile(known | seen, newest)
+
+    def _access(self, keys: set[str], newest: datetime | None) -> Batch:
+        """Every run: the role members of each project and the members of each security level seen."""
+        projects = set(self.config.projects) | {k.rsplit("-", 1)[0] for k in keys}
+
+        def get(path: str, params: dict[str, Any] | None) -> Any:
+            return self._call(f"read {path}", self.client.get, path, params=params)
+
+        def url(path: str) -> str:
+            return str(self.client.resource_url(path, api_version=self.api_version))
+
+        records, failures = fetch_access(projects, self.levels, get, url)
+        cursor = JiraCursor(levels=self.levels, updated=newest, keys=tuple(sorted(keys)))
+        return Batch(records=records, failures=failures, cursor=cursor)
 
     def _reconcile(self, known: set[str], newest: datetime | None) -> Batch:
         """The id-only listing of the configured scope: remembered keys it no longer lists are deleted."""
@@ -149,11 +173,13 @@ class JiraConnector:
                 listed.update(i["key"] for i in page if isinstance(i, dict) and isinstance(i.get("key"), str))
         except SourceError as exc:
             failure = Failure("deletions", f"the id-only listing failed, nothing was deleted this run: {exc}")
-            return Batch(failures=[failure], cursor=JiraCursor(updated=newest, keys=tuple(sorted(known))))
+            return Batch(
+                failures=[failure], cursor=JiraCursor(levels=self.levels, updated=newest, keys=tuple(sorted(known)))
+            )
         # Offset paging can skip an issue when another is deleted mid-listing: confirm each absence (a 404).
         gone = sorted(key for key in known - listed if self._missing(key))
         alive = (known - set(gone)) | listed
-        return Batch(deleted=gone, cursor=JiraCursor(updated=newest, keys=tuple(sorted(alive))))
+        return Batch(deleted=gone, cursor=JiraCursor(levels=self.levels, updated=newest, keys=tuple(sorted(alive))))
 
     def _missing(self, key: str) -> bool:
         """Whether the issue is gone at the source (HTTP 404); any other answer keeps it."""

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord
+from connectors.jira.access import ACCESS_KIND, issue_readers
 from connectors.jira.adf import adf_to_text
 
 SOURCE_TYPE = "jira"
@@ -35,11 +36,19 @@ def normalise_issues(records: Sequence[RawRecord], *, base_url: str) -> Normalis
     """Every cached issue as a Document; an unreadable record becomes a Failure and the rest go on."""
     out = Normalised()
     people: dict[str, Person] = {}
+    access = [r.data for r in records if r.kind == ACCESS_KIND]
+    projects = {str(a["project"]): a for a in access if "project" in a}
+    levels = {str(a["level"]): a for a in access if "level" in a}
+    for listed in access:  # people who may read issues they never wrote in are people of the directory too
+        for user in listed.get("people") or []:
+            _person(user, people)
     for record in records:
         if record.kind != DOCUMENT_KIND:
             continue
         try:
-            out.documents.append(issue_document(record.data, base_url=base_url, people=people))
+            document = issue_document(record.data, base_url=base_url, people=people)
+            document.readers = issue_readers(record.data, projects, levels)
+            out.documents.append(document)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             out.failures.append(Failure(key=record.key, reason=f"unreadable JIRA issue: {exc}"))
     out.people = sorted(people.values(), key=lambda p: p.id)

@@ -168,6 +168,7 @@ class SlackConnector:
                 failures.append(Failure(f"users.list#{n}", problem))
         channels, channel_failures = self._source_call("conversations.list", self._channels)
         failures += channel_failures
+        failures += self._members(channels)
         team = {k: auth.get(k) for k in ("url", "team", "team_id") if isinstance(auth.get(k), str)}
         records = [RawRecord("workspace", "workspace", team)]
         records += [RawRecord(f"user/{u['id']}", "user", u) for u in users]
@@ -180,6 +181,23 @@ class SlackConnector:
                 states[channel["id"]] = state
             batch.cursor = self._cursor(states)
             yield batch
+
+    def _members(self, channels: list[JSON]) -> list[Failure]:
+        """Read the members of every non-public conversation into `_members`, on every run (briefing.access:
+        someone removed upstream loses access at the next sync); one that cannot be read stays the owner's."""
+        failures: list[Failure] = []
+        for channel in channels:
+            if not any(channel.get(f) for f in ("is_private", "is_im", "is_mpim", "is_group")):
+                continue
+            try:
+                members = self._pages("conversations.members", "members", channel=channel["id"])
+                channel["_members"] = sorted({m for m in members if isinstance(m, str)})
+            except _ChannelError as exc:
+                channel.pop("_members", None)
+                failures.append(
+                    Failure(f"channel/{channel['id']}", f"members could not be read ({exc}): visible to the owner only")
+                )
+        return failures
 
     def _cursor(self, states: dict[str, ChannelState]) -> SlackCursor:
         return SlackCursor(channels=dict(states), api_calls=self.calls, thread_polls=self.polls)

@@ -15,7 +15,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord, utc
+from briefing.model import (
+    JSON,
+    MEMBERS,
+    Document,
+    Failure,
+    Item,
+    Normalised,
+    Person,
+    RawRecord,
+    reader_id,
+    utc,
+)
 
 SOURCE_TYPE = "slack"
 
@@ -451,6 +462,24 @@ def message_to_item(
     )
 
 
+def channel_readers(channel: JSON | None) -> tuple[str, ...] | None:
+    """Who may read a conversation (briefing.access): a public channel, every member of the workspace; a private
+    channel, group DM or DM, its members (an export's groups.json / mpims.json / dms.json list them, the Web API
+    connector reads conversations.members on every sync into `_members`). None when unknown: the owner only."""
+    if not isinstance(channel, dict):
+        return None
+    kind = channel.get("_kind")
+    private = kind in ("group", "mpim", "dm") or any(
+        bool(channel.get(flag)) for flag in ("is_private", "is_im", "is_mpim", "is_group")
+    )
+    if not private:
+        return (MEMBERS,)
+    members = channel.get("_members") if kind is None else channel.get("members")
+    if not isinstance(members, list):
+        return None
+    return tuple(reader_id(f"slack:{m}") for m in members if isinstance(m, str) and m)
+
+
 def channel_name(channel: JSON, users: Mapping[str, str]) -> str:
     """A channel's name; direct messages get `dm-<person>-<person>` from their members."""
     if channel.get("name"):
@@ -504,7 +533,11 @@ def normalise_records(records: Sequence[RawRecord], *, workspace_url: str | None
     for channel_id in sorted(by_channel):
         chan_records = by_channel[channel_id]
         name = channels.get(channel_id) or chan_records[0].data["_channel"].get("name") or channel_id
-        out.documents.extend(_channel_documents(channel_id, name, chan_records, ctx, out.failures))
+        docs = _channel_documents(channel_id, name, chan_records, ctx, out.failures)
+        readers = channel_readers(channel_records.get(channel_id))
+        for doc in docs:
+            doc.readers = readers
+        out.documents.extend(docs)
     return out
 
 

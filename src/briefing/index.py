@@ -45,7 +45,10 @@ PAYLOAD_INDEXES = {
     "start_ts": "float",
     "end_ts": "float",
     "written_ts": "float",
+    "readers": "keyword",
 }
+# A reader id no chunk carries: an empty scope still filters (sees nothing) rather than dropping the condition.
+NO_READER = "\x00nobody"
 
 
 @dataclass(frozen=True)
@@ -66,9 +69,14 @@ class Filter:
     refs: tuple[str, ...] = ()
     start: datetime | None = None
     end: datetime | None = None
+    # Access scope (`briefing.access`): only chunks whose `readers` hold one of these ids; None: no restriction
+    # (the workspace owner). A chunk without readers never matches a scope (fail closed).
+    readers: tuple[str, ...] | None = None
 
     def keep(self, chunk: Chunk) -> Chunk | None:
         """The chunk as this filter sees it (cut to `as_of`), or None; for what Qdrant matched on stored times."""
+        if self.readers is not None and not set(self.readers) & set(chunk.readers or ()):
+            return None  # the engines filtered on it already; a second check costs nothing
         if self.as_of is not None:
             seen = visible(chunk, self.as_of)
             if seen is None:
@@ -187,6 +195,8 @@ def conditions(flt: Filter, m: FilterModels) -> list[Any]:
     ):
         if values:
             must.append(m.any_of(key, values))
+    if flt.readers is not None:  # the access scope, a hard filter applied before anything is ranked
+        must.append(m.any_of("readers", list(flt.readers or (NO_READER,))))
     if flt.start is not None:
         must.append(m.range("end_ts", gte=flt.start.timestamp()))
     if flt.end is not None:
@@ -268,6 +278,7 @@ def payload_to_chunk(payload: dict[str, Any]) -> Chunk:
         source_name=payload.get("source_name", ""),
         truncated=bool(payload.get("truncated", False)),
         written_at=_dt(payload["written_at"]) if payload.get("written_at") else None,
+        readers=list(payload["readers"]) if isinstance(payload.get("readers"), list) else None,
     )
 
 
@@ -285,6 +296,18 @@ class Index:
     engine: ClassVar[str] = ""
     collection: str
     location: str
+    # The access scope every read of this object applies (`restrict`); None: everything (writers, the owner).
+    readers: tuple[str, ...] | None = None
+
+    def restrict(self, readers: tuple[str, ...] | None) -> Index:
+        """Make every read through this object see only chunks one of `readers` may see (None: everything)."""
+        self.readers = readers
+        return self
+
+    def _scoped(self, flt: Filter | None) -> Filter | None:
+        if self.readers is None:
+            return flt
+        return replace(flt or Filter(), readers=self.readers)
 
     @classmethod
     def open(cls, settings: Settings) -> Index:
@@ -358,6 +381,10 @@ class Index:
         """Set payload keys of stored chunks (chunk id -> {key: value}) without re-embedding them."""
         raise NotImplementedError
 
+    def set_readers(self, readers: dict[str, list[str] | None]) -> None:
+        """Replace stored chunks' readers (chunk id -> readers) without re-embedding: a membership change."""
+        self.set_payloads({chunk_id: {"readers": value} for chunk_id, value in readers.items()})
+
     def count(self, flt: Filter | None = None) -> int:
         raise NotImplementedError
 
@@ -375,10 +402,11 @@ class Index:
         self, flt: Filter | None = None, *, fields: Sequence[str] | bool = True, batch: int = 512
     ) -> Iterator[Record]:
         """Stored payloads as they are (no as-of cut: for writers and checks that look at the index itself)."""
-        yield from self._scroll_raw(flt, (), fields, batch)
+        yield from self._scroll_raw(self._scoped(flt), (), fields, batch)
 
     def chunks(self, flt: Filter) -> list[Chunk]:
         """Every chunk that matches, as `flt.as_of` sees it."""
+        flt = self._scoped(flt) or flt
         return self._kept(self._scroll_raw(flt, (), True, 512), flt)
 
     def fetch(
@@ -393,7 +421,7 @@ class Index:
     ) -> list[Chunk]:
         """Chunks by key (any of the keys given), inside `within`; `whole_documents` brings every chunk of their
         documents too, so a ref inside a thread or page brings the conversation around it."""
-        within = within or Filter()
+        within = self._scoped(within) or Filter()
         keys = [
             Filter(refs=tuple(refs)) if refs else None,
             Filter(doc_keys=tuple(doc_keys)) if doc_keys else None,
@@ -420,11 +448,13 @@ class Index:
         return out
 
     def search_dense(self, vector: Sequence[float], *, limit: int, flt: Filter) -> list[IndexHit]:
+        flt = self._scoped(flt) or flt
         return self._hits(self._query(DENSE, list(map(float, vector)), limit=limit, flt=flt), flt)
 
     def search_sparse(self, vector: SparseVec, *, limit: int, flt: Filter) -> list[IndexHit]:
         if not vector.indices:
             return []
+        flt = self._scoped(flt) or flt
         return self._hits(self._query(SPARSE, vector, limit=limit, flt=flt), flt)
 
     @staticmethod
@@ -638,7 +668,7 @@ class ClientIndex(Index):
     def count(self, flt: Filter | None = None) -> int:
         if not self.exists():
             return 0
-        return int(self.client.count(self.collection, count_filter=_qdrant(flt), exact=True).count)
+        return int(self.client.count(self.collection, count_filter=_qdrant(self._scoped(flt)), exact=True).count)
 
     def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
         from qdrant_client import models

@@ -669,7 +669,7 @@ class EdgeIndex(Index):
         shard = self._shard
         if shard is None:
             return 0
-        return int(shard.count(qe.CountRequest(exact=True, filter=edge_filter(flt))))
+        return int(shard.count(qe.CountRequest(exact=True, filter=edge_filter(self._scoped(flt)))))
 
     def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
         import qdrant_edge as qe

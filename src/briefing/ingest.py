@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from briefing import people, registry
+from briefing import access, people, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, MassDeletionError
 from briefing.index import Filter, Index, content_hash
@@ -295,7 +295,10 @@ def process(
     chunks, failures = chunk_documents(settings, normalised.documents, embedder, name)
     report.chunk_seconds = time.perf_counter() - chunk_started
     report.failures.extend(failures)
-    people.annotate(chunks, people.records_for(settings))
+    directory = people.records_for(settings)
+    people.annotate(chunks, directory)
+    config = settings.sources.get(name)
+    access.assign(chunks, normalised.documents, name, directory, config.audience if config is not None else None)
     report.chunks = len(chunks)
     state.save_directory(
         sorted({c.container for c in chunks if c.container}), sorted({t for c in chunks for t in c.tickets})
@@ -307,7 +310,8 @@ def process(
     index_started = time.perf_counter()
     index.ensure(embedder.dim, embedder.name)
     flt = Filter(source_names=(name,))
-    existing = {p.payload["chunk_id"]: p.payload.get("hash") for p in index.scroll(flt, fields=["chunk_id", "hash"])}
+    stored = list(index.scroll(flt, fields=["chunk_id", "hash", "readers"]))
+    existing = {p.payload["chunk_id"]: p.payload.get("hash") for p in stored}
     wanted = {c.chunk_id for c in chunks}
     stale = [cid for cid in existing if cid not in wanted]
     if stale:
@@ -317,6 +321,12 @@ def process(
 
     todo = [c for c in chunks if existing.get(c.chunk_id) != content_hash(c, embedder.name)]
     report.unchanged = len(chunks) - len(todo)
+    # Readers change without the text changing (a member left a channel): updated in place, not re-embedded.
+    unchanged = wanted - {c.chunk_id for c in todo}
+    old_readers = {p.payload["chunk_id"]: p.payload.get("readers") for p in stored}
+    regranted = access.changed_readers(chunks, old_readers, unchanged)
+    if regranted:
+        index.set_readers(regranted)
     todo.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
     step = max(settings.embedding.batch_size, 64)  # chunks per embed+upsert round: bounded memory, few writes
     for part, dense, sparse, seconds in _embedded_rounds(todo, step, embedder):

@@ -95,19 +95,26 @@ class BriefTools:
         return self._run(fetch)
 
     def list_sources(self) -> dict[str, Any]:
+        from briefing import access
+
+        principal = self.brief.principal
+        visible = None
+        if not principal.owner:
+            visible = self._run(lambda: access.visible_chunks(self.settings, principal, self.brief.index))
         rows = []
         for name, config in self.settings.sources.items():
             run = SourceState.for_source(self.settings, name).data.get("last_run", {})
-            rows.append(
-                {
-                    "name": name,
-                    "type": config.type,
-                    "enabled": config.enabled,
-                    "last_sync": run.get("finished_at"),
-                    "chunks": run.get("chunks", 0),
-                    "failures": run.get("failures", 0),
-                }
-            )
+            row = {
+                "name": name,
+                "type": config.type,
+                "enabled": config.enabled,
+                "last_sync": run.get("finished_at"),
+                "chunks": run.get("chunks", 0),
+                "failures": run.get("failures", 0),
+            }
+            if visible is not None:  # what this principal may read; the source's failures are the owner's
+                row = {**{k: v for k, v in row.items() if k != "failures"}, "chunks": visible[name]}
+            rows.append(row)
         return {"workspace": self.settings.workspace.name, "sources": rows}
 
     def list_people(self) -> dict[str, Any]:

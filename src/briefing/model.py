@@ -17,6 +17,22 @@ from pydantic import BaseModel, ConfigDict
 
 JSON = dict[str, Any]
 
+# Who may see an item (`Document.readers`, an item's `metadata["readers"]`): what a connector records where its
+# source says so. The core resolves these through the people directory (`briefing.access`); an item without
+# readers is seen by the workspace owner only (fail closed).
+EVERYONE = "everyone"  # anyone who uses this workspace (a public repository)
+MEMBERS = "members"  # every member the source lists (a Slack workspace's users, for a public channel)
+
+
+def reader_id(native_id: str) -> str:
+    """A reader named by the source's own person id, the same id its `Person.id` carries (`slack:U0123`)."""
+    return f"id:{native_id}"
+
+
+def reader_email(address: str) -> str:
+    """A reader named by e-mail address, `mailbox:<address>` (mail recipients, calendar attendees)."""
+    return f"mailbox:{address.strip().lower()}"
+
 
 def utc(ts: float | int | str) -> datetime:
     """A Unix timestamp (Slack `ts` strings included) as an aware UTC datetime."""
@@ -83,6 +99,8 @@ class Item:
     url: str = ""
     container: str = ""
     thread: str | None = None
+    # `metadata["readers"]` (a list of reader tokens, like `Document.readers`): who may see this item when it
+    # differs from its document (one e-mail of a thread); absent: the document's.
     metadata: JSON = field(default_factory=dict)
 
 
@@ -102,6 +120,8 @@ class Document:
     url: str = ""
     container: str = ""
     metadata: JSON = field(default_factory=dict)
+    # Who may see it (`EVERYONE`, `MEMBERS`, `reader_id(...)`, `reader_email(...)`); None: the source does not say.
+    readers: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -149,6 +169,8 @@ class Chunk:
     # When its content was written, if not at `start`: a calendar event written in May about a meeting in June
     # is visible "as of" May (DESIGN.md: events scheduled after `now` are visible).
     written_at: datetime | None = None
+    # Resolved reader ids (person ids, identity keys, group ids; `briefing.access`); None: the owner only.
+    readers: list[str] | None = None
 
 
 @dataclass(frozen=True)

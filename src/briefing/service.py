@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from briefing import registry
+from briefing.access import Principal, open_index, principal_for
 from briefing.embed import Embedder
 from briefing.errors import IndexError_, InputError
 from briefing.index import Index
@@ -53,11 +54,13 @@ class Brief:
         self.settings = settings
         self.embedder = embedder or Embedder(settings.embedding, settings.home)
         self._index = index
+        # Who this command reads as (`--as`, else the owner); every read through `index` is scoped to it.
+        self.principal: Principal = principal_for(settings)
 
     @property
     def index(self) -> Index:
         if self._index is None:
-            self._index = Index.open(self.settings)
+            self._index = open_index(self.settings, self.principal)
         return self._index
 
     def close(self) -> None:
@@ -100,7 +103,8 @@ class Brief:
         )
 
     def _require_index(self) -> None:
-        if not self.index.exists() or self.index.count() == 0:
+        # A principal who may read nothing gets "not covered", not "the index is empty" (which it is not).
+        if not self.index.exists() or (self.principal.owner and self.index.count() == 0):
             raise IndexError_(
                 f"the index for workspace '{self.settings.workspace.name}' is empty: run `brief ingest` first"
             )
@@ -136,6 +140,7 @@ class Brief:
             trace={
                 "constraints": constraints.to_json(),
                 "filters": retrieval.filters,
+                "access": self.principal.describe(),
                 "reranker": retrieval.reranker,
                 "candidates": [h.to_trace() for h in sorted(retrieval.candidates, key=lambda h: -h.fused)],
                 "reranked": [h.to_trace() for h in retrieval.hits],
@@ -159,5 +164,6 @@ class Brief:
         question = check_question(question)
         self._require_index()
         result = answer(build_deps(self, on_token), question, now=now, k=k)
+        result.trace["access"] = self.principal.describe()
         hooks.record_question(self.settings, "ask", result)
         return result

@@ -66,6 +66,9 @@ class WorkspaceSettings(_Strict):
     name: str = "default"
     timezone: str = "UTC"
     week_start: Literal["monday", "sunday"] = "monday"
+    # Who sees everything (briefing.access): an address, handle or name of the people directory. Commands run
+    # as the owner unless `--as PERSON` names someone else.
+    owner: str | None = None
 
     @field_validator("name")
     @classmethod
@@ -315,6 +318,8 @@ class Settings(BaseSettings):
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.
     config_path: Path | None = Field(default=None, exclude=True)
     home: Path = Field(default_factory=lambda: brief_home(), exclude=True)
+    # `--as PERSON` for this run (briefing.access); not part of the file.
+    acting_as: str | None = Field(default=None, exclude=True)
 
     @classmethod
     def settings_customise_sources(

@@ -36,6 +36,10 @@ class SourceBase(StrictModel):
 
     type: str
     enabled: bool = True
+    # Who else may see this source's items (briefing.access): addresses, handles, names or "everyone", added to
+    # what the source itself records; all a source without access data (git, files) has. Unset: nobody more
+    # (items the source says nothing about stay the workspace owner's).
+    audience: list[str] | None = None
 
 
 class ApiSource(SourceBase):

@@ -17,7 +17,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -129,10 +129,21 @@ def _remember_configured_secrets(settings: Any) -> None:
                 remember_secret(os.environ.get(value))
 
 
-def load() -> Any:
+AsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--as", help="Answer only from what this person may see (an address, handle or name).", metavar="PERSON"
+    ),
+]
+
+
+def load(acting_as: str | None = None) -> Any:
+    """The settings; `acting_as` is the command's `--as PERSON` (briefing.access)."""
     from briefing.settings import load_settings
 
     settings = load_settings(state.config)
+    if acting_as:
+        settings.acting_as = acting_as
     _remember_configured_secrets(settings)
     install_log_redaction()
     return settings

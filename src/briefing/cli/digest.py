@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import typer
 
-from briefing.cli.common import cli_errors, err, load
+from briefing.cli.common import AsOpt, cli_errors, err, load
 
 NowOpt = Annotated[str | None, typer.Option("--now", help="Fix 'now' (ISO-8601; or BRIEF_NOW).")]
 SinceOpt = Annotated[
@@ -72,6 +72,7 @@ def register(app: typer.Typer) -> None:
         out: OutOpt = None,
         limit: Annotated[int | None, typer.Option("--limit", min=1, help="Lines shown before 'and N more'.")] = None,
         now: NowOpt = None,
+        as_person: AsOpt = None,
     ) -> None:
         """What happened in a window: every conversation, grouped by channel or project, one cited line each.
 
@@ -85,7 +86,7 @@ def register(app: typer.Typer) -> None:
         from briefing.timeexpr import Calendar
 
         chosen = _format(fmt)
-        settings = load()
+        settings = load(as_person)
         at = _now(now)
         ws = settings.workspace
         start, end = resolve(since, until, Calendar(at, ws.timezone, ws.week_start))
@@ -110,6 +111,7 @@ def register(app: typer.Typer) -> None:
         fmt: FormatOpt = "md",
         out: OutOpt = None,
         now: NowOpt = None,
+        as_person: AsOpt = None,
     ) -> None:
         """The dated sequence of events about a topic or a ticket across sources, each cited."""
         from briefing.digest import timeline as tl
@@ -118,7 +120,7 @@ def register(app: typer.Typer) -> None:
         from briefing.timeexpr import Calendar
 
         chosen = _format(fmt)
-        settings = load()
+        settings = load(as_person)
         at = _now(now)
         ws = settings.workspace
         cal = Calendar(at, ws.timezone, ws.week_start)

@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from briefing.cli.common import cli_errors, err, escape, load, out, state
+from briefing.cli.common import AsOpt, cli_errors, err, escape, load, out, state
 from briefing.errors import BriefError, InputError
 
 if TYPE_CHECKING:
@@ -240,18 +240,35 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     @cli_errors
-    def sources(json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-        """What is configured, when it last synced, counts and failures."""
+    def sources(
+        json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False, as_person: AsOpt = None
+    ) -> None:
+        """What is configured, when it last synced, counts and failures (`--as`: what that person may see)."""
         import json
 
+        from briefing import access
         from briefing.errors import StateError
         from briefing.store import RawStore, SourceState
 
-        settings = load()
+        settings = load(as_person)
+        principal = access.principal_for(settings)
+        visible = None if principal.owner else access.visible_chunks(settings, principal)
         rows = []
         for name, config in settings.sources.items():
             st = SourceState.for_source(settings, name)
             run = st.data.get("last_run", {})
+            if visible is not None:
+                rows.append(
+                    {
+                        "name": name,
+                        "type": config.type,
+                        "enabled": config.enabled,
+                        "cached_records": "-",
+                        "cursor": "-",
+                        "last_run": access.scoped_run(run, visible[name]),
+                    }
+                )
+                continue
             try:
                 store = RawStore.for_source(settings, name)
             except StateError as exc:

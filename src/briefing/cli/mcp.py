@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from briefing.cli.common import cli_errors, err, load
+from briefing.cli.common import AsOpt, cli_errors, err, load
 from briefing.errors import InputError
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -30,6 +30,7 @@ def register(app: typer.Typer) -> None:
         allow_remote: Annotated[
             bool, typer.Option("--allow-remote", help="HTTP: allow a non-loopback --host (no authentication!).")
         ] = False,
+        as_person: AsOpt = None,
     ) -> None:
         """Serve search, ask, get_item, list_sources and list_people to an MCP client (an agent or an IDE).
 
@@ -43,7 +44,7 @@ def register(app: typer.Typer) -> None:
                 f"--host {host} is not a loopback address: the MCP server has no authentication; "
                 "add --allow-remote only behind an authenticating proxy"
             )
-        server = build_server(load())
+        server = build_server(load(as_person))
         if transport is Transport.stdio:
             server.run("stdio")
             return

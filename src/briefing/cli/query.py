@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.tree import Tree
 
-from briefing.cli.common import cli_errors, err, load, out, plain
+from briefing.cli.common import AsOpt, cli_errors, err, load, out, plain
 
 if TYPE_CHECKING:
     from briefing.results import AskResult, SearchResult
@@ -66,6 +66,8 @@ def render_trace(result: SearchResult) -> None:
     for step in trace.get("router_steps", []):
         tree.add(f"router: {escape(json.dumps(step, default=str)[:300])}")
     tree.add(f"hard filters: {escape(json.dumps(trace.get('filters', {}), default=str))} (workspace always)")
+    if trace.get("access"):
+        tree.add(f"access: {escape(json.dumps(trace['access'], default=str))}")
     tree.add(f"reranker: {escape(str(trace.get('reranker')))}")
     cands = tree.add(f"candidates before rerank ({len(trace.get('candidates', []))})")
     for cand in trace.get("candidates", [])[:15]:
@@ -101,11 +103,12 @@ def register(app: typer.Typer) -> None:
         json_out: JsonOpt = False,
         show_docs: DocsOpt = False,
         show_trace: TraceOpt = False,
+        as_person: AsOpt = None,
     ) -> None:
         """Hybrid search over everything indexed, with metadata boosts from the query."""
         from briefing.service import Brief
 
-        settings = load()
+        settings = load(as_person)
         with Brief(settings) as brief:
             result = brief.search(query, now=_now(now), k=k)
         if json_out:
@@ -129,11 +132,12 @@ def register(app: typer.Typer) -> None:
         stream: Annotated[
             bool, typer.Option("--stream", help="Print the answer as it is generated (LLM answerer only).")
         ] = False,
+        as_person: AsOpt = None,
     ) -> None:
         """Answer a question from the indexed sources, with citations, or say they do not cover it."""
         from briefing.service import Brief
 
-        settings = load()
+        settings = load(as_person)
         streamed: list[str] = []
 
         def on_token(token: str) -> None:

@@ -25,7 +25,7 @@ _SPACES = re.compile(r"space in \(([^)]*)\)")
 _TYPES = re.compile(r"type in \(([^)]*)\)")
 _SINCE = re.compile(r'lastmodified >= "([^"]+)"')
 _ALWAYS = ("id", "type", "status", "title", "_links")
-_EXPANDABLE = ("space", "history", "version", "ancestors", "metadata", "body")
+_EXPANDABLE = ("space", "history", "version", "ancestors", "metadata", "body", "restrictions")
 
 
 def load(folder: Path) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
@@ -59,6 +59,10 @@ class FakeConfluence:
         self.broken_paths: set[str] = set()  # paths that answer with a body that is not JSON
         self.max_limit = 25  # Cloud caps `limit` (lower when bodies are expanded); tests lower it to force paging
         self.base_url = ""
+        # Access (briefing.access): space key -> its permissions as `space?expand=permissions` lists them
+        # ({"operation": {"operation": "read", "targetType": "space"}, "subjects": {"user": {"results": [...]}}}).
+        # A page's read restriction is its own `restrictions` field, served when the request expands it.
+        self.space_permissions: dict[str, list[dict[str, Any]]] = {}
 
     # Helpers used by the handler ---------------------------------------------------------------------------
 
@@ -68,6 +72,12 @@ class FakeConfluence:
         for key in _EXPANDABLE:
             if key in page and key in wanted:
                 out[key] = copy.deepcopy(page[key])
+        if "restrictions" in wanted and "restrictions" not in page:
+            # An unrestricted page, as Confluence answers an expanded restriction: empty subject lists.
+            empty = {"results": [], "size": 0}
+            out["restrictions"] = {
+                "read": {"operation": "read", "restrictions": {"user": dict(empty), "group": dict(empty)}}
+            }
         out["_expandable"] = {k: "" for k in _EXPANDABLE if k not in wanted}
         return out
 
@@ -140,6 +150,15 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(404, {"statusCode": 404, "message": f"No content found with id: {route[1]}"})
             else:
                 self._send(200, fake.shape(page, expand))
+        elif len(route) == 2 and route[0] == "space":
+            known = {str((p.get("space") or {}).get("key")) for p in fake.pages.values()} | set(fake.space_permissions)
+            if route[1] not in known:
+                self._send(404, {"statusCode": 404, "message": f"No space with key : {route[1]}"})
+                return
+            space: dict[str, Any] = {"key": route[1], "name": route[1], "type": "global"}
+            if "permissions" in expand:
+                space["permissions"] = copy.deepcopy(fake.space_permissions.get(route[1], []))
+            self._send(200, space)
         elif len(route) == 4 and route[0] == "content" and route[2:] == ["child", "comment"]:
             comments = [fake.shape(c, expand) for c in fake.comments.get(route[1], [])]
             self._page(parts.path, params, comments, start, limit)

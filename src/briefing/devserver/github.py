@@ -198,6 +198,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._paged(parts.path, params, repo.get("review_comments", {}).get(rest[1], []))
         elif rest == ["releases"]:
             self._paged(parts.path, params, repo.get("releases", []))
+        elif rest == ["collaborators"]:
+            # briefing.access: a fixture's `collaborators` (user objects with `login`); edit it to remove someone.
+            self._paged(parts.path, params, repo.get("collaborators", []))
         else:
             self._send(404, {"message": "Not Found"})
 

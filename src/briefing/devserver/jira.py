@@ -31,6 +31,8 @@ _SEARCH_CLOUD = re.compile(r"^/rest/api/3/search/jql$")
 _SEARCH_SERVER = re.compile(r"^/rest/api/(?:2|latest)/search$")
 _MYSELF = re.compile(r"^/rest/api/(?:2|3|latest)/myself$")
 _FIELDS = re.compile(r"^/rest/api/(?:2|3|latest)/field$")
+_ROLES = re.compile(r"^/rest/api/(?:2|3|latest)/project/([A-Z][A-Z0-9_]*)/role(?:/(\d+))?$")
+_LEVEL_MEMBERS = re.compile(r"^/rest/api/(?:2|3|latest)/issuesecurityschemes/level/member$")
 _ISSUE = re.compile(r"^/rest/api/(2|3|latest)/issue/([A-Z][A-Z0-9_]*-\d+)(/changelog|/comment)?$")
 
 
@@ -66,6 +68,10 @@ class JiraFake:
     rate_limit: int = 0
     retry_after: str = "2"
     malformed: set[str] = field(default_factory=set)
+    # Access (briefing.access): project key -> role name -> the role's users (JIRA user objects with accountId);
+    # security level id -> its holders as JIRA lists them ({"type": "user", "user": {...}} or {"type": "reporter"}).
+    roles: dict[str, dict[str, list[JSON]]] = field(default_factory=dict)
+    security_levels: dict[str, list[JSON]] = field(default_factory=dict)
     log: list[Request] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -164,6 +170,11 @@ class JiraFake:
             return 200, self._search_cloud(params), {}
         if _SEARCH_SERVER.match(path):
             return 200, self._search_server(params), {}
+        match = _ROLES.match(path)
+        if match:
+            return self._roles(*match.groups())
+        if _LEVEL_MEMBERS.match(path):
+            return self._level_members(params)
         match = _ISSUE.match(path)
         if match:
             version, key, sub = match.groups()
@@ -175,6 +186,44 @@ class JiraFake:
                 return 200, self._comment_page(key, params), {}
             return 200, self._render(self.issues[key], params, cloud=version == "3", search=False), {}
         return 404, {"errorMessages": [f"no such endpoint: {path}"]}, {}
+
+    def _roles(self, project: str, role_id: str | None) -> tuple[int, Any, dict[str, str]]:
+        roles = self.roles.get(project, {})
+        ids = {name: str(10000 + n) for n, name in enumerate(sorted(roles))}
+        base = f"{self.url}/rest/api/2/project/{project}/role"
+        if role_id is None:
+            return 200, {name: f"{base}/{ids[name]}" for name in sorted(roles)}, {}
+        name = next((n for n, i in ids.items() if i == role_id), None)
+        if name is None:
+            return 404, {"errorMessages": ["Can not retrieve a role actor for a null project role."]}, {}
+        actors = [
+            {
+                "id": n + 1,
+                "displayName": user.get("displayName", ""),
+                "type": "atlassian-user-role-actor",
+                "actorUser": {"accountId": user["accountId"]},
+            }
+            for n, user in enumerate(roles[name])
+        ]
+        return 200, {"self": f"{base}/{role_id}", "name": name, "id": int(role_id), "actors": actors}, {}
+
+    def _level_members(self, params: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
+        level = params.get("levelId", "")
+        holders = self.security_levels.get(level, [])
+        start = int(params.get("startAt") or 0)
+        size = min(int(params.get("maxResults") or 50), self.sub_page_cap)
+        page = [
+            {"id": str(start + n + 1), "issueSecurityLevelId": level, "holder": holder}
+            for n, holder in enumerate(holders[start : start + size])
+        ]
+        body = {
+            "maxResults": size,
+            "startAt": start,
+            "total": len(holders),
+            "isLast": start + size >= len(holders),
+            "values": page,
+        }
+        return 200, body, {}
 
     def _matching(self, jql: str) -> list[JSON]:
         where = _parse_jql(jql, ZoneInfo(self.myself.get("timeZone") or "UTC"))

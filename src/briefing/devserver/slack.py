@@ -1,5 +1,5 @@
-"""A local Slack Web API for tests and `brief demo`: auth.test, users.list, conversations.list/history/replies,
-chat.postMessage.
+"""A local Slack Web API for tests and `brief demo`: auth.test, users.list, conversations.list/history/replies/
+members, chat.postMessage.
 
 Messages are stored flat per channel (roots, replies, broadcasts), as an export holds them; the server derives
 `reply_count`, `latest_reply` and `reply_users` for roots, hides plain replies from the history as Slack does
@@ -160,6 +160,7 @@ class SlackFake:
             "conversations.list": self._conversations_list,
             "conversations.history": self._history,
             "conversations.replies": self._replies,
+            "conversations.members": self._members,
             "chat.postMessage": self._post_message,
         }.get(method)
         if handler is None:
@@ -203,6 +204,13 @@ class SlackFake:
             return "private_channel" if c.get("is_private") else "public_channel"
 
         return self._page([copy.deepcopy(c) for c in self.channels if kind(c) in types], params, "channels")
+
+    def _members(self, params: dict[str, str]) -> JSON:
+        """conversations.members: a channel's `members` (the fixture's list; change it to move someone out)."""
+        channel = next((c for c in self.channels if c.get("id") == params.get("channel")), None)
+        if channel is None:
+            return {"ok": False, "error": "channel_not_found"}
+        return self._page(list(channel.get("members") or []), params, "members")
 
     def _with_thread_fields(self, channel: str, message: JSON) -> JSON:
         out = copy.deepcopy(message)

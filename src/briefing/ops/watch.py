@@ -238,7 +238,7 @@ def add_watch(
     settings: Settings, *, target: str | None, query: str | None, sources: Iterable[str], now: datetime | None = None
 ) -> tuple[Watch, int]:
     """Add a watch and record what already matches (no notification for those); returns it and that count."""
-    from briefing.index import Index
+    from briefing.access import open_index
 
     if bool(target) == bool(query):
         raise InputError('give either a ticket key (brief watch add PLAT-123) or --query "words", not both')
@@ -256,7 +256,7 @@ def add_watch(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     store = WatchStore.for_settings(settings)
-    with Index.open(settings) as index:
+    with open_index(settings) as index:
         existing = [unit.ref for _, unit in _scan(settings, _visible(index, now or datetime.now(UTC)), watch)]
     with store.lock:
         data = store.load()
@@ -314,7 +314,7 @@ def run_watches(
     chosen: list[Target] | None = None,
 ) -> dict[str, int]:
     """Find new matches, queue them, deliver the queue; returns counts (new, delivered, failed, queued)."""
-    from briefing.index import Index
+    from briefing.access import open_index
 
     store = WatchStore.for_settings(settings)
     outlets = chosen if chosen is not None else targets(settings, stream=stream)
@@ -323,7 +323,7 @@ def run_watches(
         data = store.load()
         watches = [Watch.from_json(w) for w in data["watches"]]
         if watches:
-            with Index.open(settings) as index:
+            with open_index(settings) as index:
                 chunks = _visible(index, now or datetime.now(UTC))  # read once for every watch
             for watch in watches:
                 seen = set(data["seen"].get(watch.id, []))
