@@ -70,13 +70,14 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, people, query, tune
+    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, people, query, slack_bot, tune
 
     ingest.register(app)
     query.register(app)
     digest.register(app)
     demo.register(app)
     mcp.register(app)
+    slack_bot.register(app)
     config.register(app)
     init.register(app)
     ops.register(app)
