@@ -86,8 +86,12 @@ def _register() -> None:
     try:
         from briefing.cli import evaluate
     except ImportError:
-        return
-    evaluate.register(app)
+        pass
+    else:
+        evaluate.register(app)
+    from briefing.cli.help import add_examples
+
+    add_examples(app)
 
 
 _register()
