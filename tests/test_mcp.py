@@ -44,7 +44,7 @@ def test_the_tools_are_the_read_only_set(server: Any) -> None:
             return await client.list_tools()
 
     tools = {t.name: t for t in anyio.run(run).tools}
-    assert set(tools) == {"search", "ask", "get_item", "list_sources", "list_people"}
+    assert set(tools) == {"search", "ask", "digest", "timeline", "get_item", "list_sources", "list_people"}
     assert all(t.annotations is not None and t.annotations.read_only_hint for t in tools.values())
 
 
@@ -67,6 +67,30 @@ def test_get_item_reads_back_a_ref_that_search_returned(server: Any) -> None:
     assert any(ref in chunk["refs"] for chunk in item.structured_content["chunks"])
 
 
+def test_digest_lists_the_windows_conversations_with_citable_links(server: Any) -> None:
+    result = call(server, "digest", {"since": "last week", "now": NOW})
+    assert not result.is_error
+    out = result.structured_content
+    assert out["window"][0].startswith("2026-06-08") and out["conversations"] > 0
+    lines = [line for section in out["sections"] for line in section["lines"]]
+    assert lines and all(line["citations"] for line in lines)
+    cited = [c for line in lines for c in line["citations"]]
+    assert all(c["refs"] for c in cited) and any(c["url"] for c in cited)
+    narrowed = call(server, "digest", {"since": "last week", "channels": ["incidents"], "now": NOW})
+    titles = {section["title"] for section in narrowed.structured_content["sections"]}
+    assert titles and all("incidents" in title for title in titles)
+
+
+def test_timeline_of_a_ticket_is_dated_and_cited(server: Any) -> None:
+    result = call(server, "timeline", {"subject": "PLAT-101", "now": NOW})
+    assert not result.is_error
+    events = result.structured_content["events"]
+    assert len(events) >= 2
+    stamps = [e["at"] for e in events]
+    assert stamps == sorted(stamps)
+    assert all(e["citations"] and e["citations"][0]["refs"] for e in events)
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
@@ -74,6 +98,9 @@ def test_get_item_reads_back_a_ref_that_search_returned(server: Any) -> None:
         ("ask", {"question": "   "}, "the question is empty"),
         ("ask", {"question": "pooling?", "now": "last tuesday"}, "is not an ISO-8601 time"),
         ("get_item", {"ref": "no-colon"}, "is not a native ref"),
+        ("digest", {"channels": ["no-such-channel"], "now": NOW}, "'no-such-channel' is not a channel or project"),
+        ("digest", {"since": "friday", "until": "monday", "now": NOW}, "the window is empty"),
+        ("timeline", {"subject": "  "}, "the question is empty"),
         ("get_item", {"ref": "slack:C000:1.0", "now": NOW}, "nothing indexed under 'slack:C000:1.0'"),
     ],
 )

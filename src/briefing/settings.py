@@ -273,6 +273,20 @@ class DigestSettings(_Strict):
     burst_minutes: float = 30
 
 
+class SlackBotSettings(_Strict):
+    """`brief slack-bot`: answers mentions and DMs; the token and secrets come from the variables named here."""
+
+    mode: Literal["http", "socket"] = "http"  # HTTP events (needs a public URL) or Socket Mode (an app token)
+    # Names of environment variables, not secrets.
+    token_env: str = "SLACK_BOT_TOKEN"  # noqa: S105  (the bot token, xoxb-...)
+    signing_secret_env: str = "SLACK_SIGNING_SECRET"  # noqa: S105  (HTTP mode: verifies each event request)
+    app_token_env: str = "SLACK_APP_TOKEN"  # noqa: S105  (Socket Mode: the app-level token, xapp-...)
+    host: str = "127.0.0.1"  # HTTP mode: where the events endpoint (/slack/events) listens
+    port: int = Field(default=3000, ge=0, le=65535)
+    base_url: str | None = None  # the Web API's base URL (a proxy or a local server); Slack's own when unset
+    k: int = Field(default=8, ge=1, le=50)  # evidence items per answer
+
+
 # The parsed config file for the settings source below; set by `load_settings` for the model's construction.
 _FILE_DATA: ContextVar[dict[str, Any] | None] = ContextVar("brief_config_file", default=None)
 
@@ -313,6 +327,7 @@ class Settings(BaseSettings):
     delivery: DeliverySettings = Field(default_factory=DeliverySettings)
 
     digest: DigestSettings = Field(default_factory=DigestSettings)
+    slack_bot: SlackBotSettings = Field(default_factory=SlackBotSettings)
     people: PeopleSettings = Field(default_factory=PeopleSettings)
 
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.

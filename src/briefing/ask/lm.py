@@ -19,6 +19,27 @@ ROUTER_RETRIES = 0
 ANSWER_RETRIES = 1
 
 
+LLM_EXTRA = "pip install 'brief[llm]'"
+
+
+def require_dspy(what: str) -> None:
+    """DSPy and LiteLLM are the optional `llm` extra: without them, one line naming the extra (exit 8)."""
+    import importlib.util
+
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except ImportError:
+            return True
+
+    missing = [name for name in ("dspy", "litellm") if absent(name)]
+    if missing:
+        raise ModelError(
+            f"{what} needs the LLM extra, and {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not "
+            f"installed: {LLM_EXTRA} (or remove [llm] model from the config for extractive answers)"
+        )
+
+
 def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
     """The answer LM, or the router LM (`router_model`, else `model`); None when no model is configured.
 
@@ -27,6 +48,7 @@ def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
     model = (settings.router_model or settings.model) if router else settings.model
     if not model:
         return None
+    require_dspy(f"[llm] {'router_model' if router and settings.router_model else 'model'} = '{model}'")
     import dspy
 
     kwargs: dict[str, Any] = {}

@@ -70,7 +70,7 @@ def main_callback(
 
 
 def _register() -> None:
-    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, people, query, summarize, tune
+    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, people, query, slack_bot, summarize, tune
 
     ingest.register(app)
     query.register(app)
@@ -78,6 +78,7 @@ def _register() -> None:
     summarize.register(app)
     demo.register(app)
     mcp.register(app)
+    slack_bot.register(app)
     config.register(app)
     init.register(app)
     ops.register(app)
@@ -86,8 +87,12 @@ def _register() -> None:
     try:
         from briefing.cli import evaluate
     except ImportError:
-        return
-    evaluate.register(app)
+        pass
+    else:
+        evaluate.register(app)
+    from briefing.cli.help import add_examples
+
+    add_examples(app)
 
 
 _register()

@@ -25,9 +25,22 @@ from rich.markup import escape as _markup_escape
 from rich.segment import Segment
 
 from briefing.errors import BriefError
-from briefing.sources import redact, remember_secret
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def redact(text: str) -> str:
+    """briefing.sources.redact, imported on first use: `brief --help` need not load the source models (pydantic)."""
+    from briefing.sources import redact as _redact
+
+    return _redact(text)
+
+
+def remember_secret(value: str | None) -> None:
+    from briefing.sources import remember_secret as _remember
+
+    _remember(value)
+
 
 # C0 controls except tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates that can
 # make a line read differently from what it contains.

@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
         as_person: AsOpt = None,
     ) -> None:
-        """Serve search, ask, get_item, list_sources and list_people to an MCP client (an agent or an IDE).
+        """Serve search, ask, digest, timeline, get_item, list_sources and list_people to an MCP client.
 
         Examples: `brief mcp` (stdio, for a client that launches it); `brief mcp -t http --port 8765` (then point
         the client at http://127.0.0.1:8765/mcp).

@@ -28,19 +28,20 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Tune the LLM answer program on evaluation cases; `brief ask` then uses the saved program."""
         from briefing.ask.lm import build_lm
-        from briefing.ask.tune import program_path, to_example, tune
         from briefing.evaluation.cases import load_cases
         from briefing.service import Brief
         from briefing.settings import load_settings
 
         settings = load_settings(state.config)
-        lm = build_lm(settings.llm)
+        lm = build_lm(settings.llm)  # names the `llm` extra when DSPy is not installed
         if lm is None:
             where = settings.config_path or "the config"
             raise NotConfiguredError(
                 f"brief tune needs an LLM: set [llm] model in {where} (e.g. 'openai/gpt-4o-mini' or "
                 "'ollama_chat/llama3.1'); the extractive answerer has nothing to tune"
             )
+        from briefing.ask.tune import program_path, to_example, tune
+
         cases = [case for path in cases_files for case in load_cases(path)]
         limit = settings.answer.max_context_chunks
         with Brief(settings) as brief:

@@ -1,12 +1,13 @@
 """A local Slack Web API for tests and `brief demo`: auth.test, users.list, conversations.list/history/replies/
-members, chat.postMessage.
+members, chat.postMessage, chat.update.
 
 Messages are stored flat per channel (roots, replies, broadcasts), as an export holds them; the server derives
 `reply_count`, `latest_reply` and `reply_users` for roots, hides plain replies from the history as Slack does
 (broadcasts stay), pages every list with `response_metadata.next_cursor`, and answers `invalid_auth` for any
 token but its own. Switches for failure tests: `rate_limit` (how many calls answer HTTP 429 with `Retry-After`
 before it recovers) and `broken` (channel ids whose history comes back with one message missing its `ts`).
-Every request lands in `log`; every message posted through chat.postMessage also lands in `posted`.
+Every request lands in `log`; every message posted through chat.postMessage also lands in `posted`, and every
+edit through chat.update in `updated`; `wait_for` blocks until a condition on the fake holds (a bot's reply).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -51,9 +53,11 @@ class SlackFake:
     broken: set[str] = field(default_factory=set)
     log: list[Request] = field(default_factory=list)
     posted: list[JSON] = field(default_factory=list)
+    updated: list[JSON] = field(default_factory=list)
     url: str = ""
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _changed: threading.Condition = field(default_factory=threading.Condition)
 
     @classmethod
     def from_fixture(cls, path: Path) -> SlackFake:
@@ -94,6 +98,15 @@ class SlackFake:
 
     def _find(self, channel: str, ts: str) -> JSON:
         return next(m for m in self.messages[channel] if m.get("ts") == ts)
+
+    def wait_for(self, condition: Callable[[SlackFake], bool], timeout: float = 60.0) -> bool:
+        """Block until `condition(self)` holds after a post or an edit (or `timeout` seconds pass); its last value."""
+        with self._changed:
+            return self._changed.wait_for(lambda: condition(self), timeout)
+
+    def _notify(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
 
     def calls(self, method: str, **params: str) -> list[Request]:
         return [r for r in self.log if r.method == method and all(r.params.get(k) == v for k, v in params.items())]
@@ -162,6 +175,7 @@ class SlackFake:
             "conversations.replies": self._replies,
             "conversations.members": self._members,
             "chat.postMessage": self._post_message,
+            "chat.update": self._update_message,
         }.get(method)
         if handler is None:
             return 404, {"ok": False, "error": "unknown_method"}, {}
@@ -252,8 +266,9 @@ class SlackFake:
             if target[1:] not in by_name:
                 return {"ok": False, "error": "channel_not_found"}
             channel = by_name[target[1:]]
-        elif target.startswith(("U", "W")):
-            if not any(u.get("id") == target for u in self.users):
+        elif target.startswith(("U", "W", "D")):
+            # A user id opens (or a D id names) the DM with that user: D + the user id's tail, in this fake.
+            if not any(u.get("id", "")[1:] == target[1:] for u in self.users):
                 return {"ok": False, "error": "channel_not_found"}
             channel = "D" + target[1:]
         elif target in self.messages or any(c["id"] == target for c in self.channels):
@@ -270,9 +285,31 @@ class SlackFake:
                 "text": params.get("text", ""),
                 "ts": ts,
             }
+            if params.get("thread_ts"):
+                message["thread_ts"] = params["thread_ts"]
             self.messages.setdefault(channel, []).append(message)
             self.posted.append({**params, "channel": channel, "ts": ts})
+        self._notify()
         return {"ok": True, "channel": channel, "ts": ts, "message": message}
+
+    def _update_message(self, params: dict[str, str]) -> JSON:
+        """As Slack: the app may edit only its own message, found by `channel` id and `ts`; `text` replaces it."""
+        channel, ts = params.get("channel", ""), params.get("ts", "")
+        if channel not in self.messages:
+            return {"ok": False, "error": "channel_not_found"}
+        with self._lock:
+            message = next((m for m in self.messages[channel] if m.get("ts") == ts), None)
+            if message is None:
+                return {"ok": False, "error": "message_not_found"}
+            if message.get("bot_id") != "B0BRIEF":
+                return {"ok": False, "error": "cant_update_message"}
+            if not (params.get("text") or params.get("blocks")):
+                return {"ok": False, "error": "no_text"}
+            message["text"] = params.get("text", "")
+            message["edited"] = {"user": "U0BRIEF", "ts": ts}
+            self.updated.append({**params, "channel": channel})
+        self._notify()
+        return {"ok": True, "channel": channel, "ts": ts, "text": message["text"], "message": copy.deepcopy(message)}
 
     def _replies(self, params: dict[str, str]) -> JSON:
         channel, ts = params.get("channel", ""), params.get("ts", "")
