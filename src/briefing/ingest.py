@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from briefing import people, registry
+from briefing import killpoint, people, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, MassDeletionError
 from briefing.index import Filter, Index, content_hash
@@ -81,12 +81,14 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
         cursor = connector.load_cursor(saved) if saved is not None else connector.initial_cursor()
         for batch in connector.fetch(cursor):
             report.batches += 1
+            killpoint.reached("collect.batch")
             report.failures.extend(batch.failures)
             report.fetched += len(batch.records)
             if options.dry_run:
                 report.deleted += len(batch.deleted)
                 continue
             refused = store.put_many(batch.records)
+            killpoint.reached("cache.written")
             report.failures.extend(refused)
             refused_keys = {f.key for f in refused}
             here = {r.key for r in batch.records if r.key not in refused_keys}
@@ -96,6 +98,7 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
                 pending |= store.keys() - {r.key for r in batch.records}
             if batch.cursor is not None:
                 state.save_cursor(batch.cursor.model_dump(mode="json"), pending=pending)
+                killpoint.reached("cursor.saved")
         if not options.dry_run:
             if options.full:
                 # A full run saw everything the source still has; what it did not store is gone at the source.
@@ -106,7 +109,9 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
                     pending |= store.keys() - stored
             gone = pending & store.keys()
             DeletionGuard(settings, name, len(store), options).check(gone)
+            killpoint.reached("deletion.apply")
             report.deleted += store.delete_many(gone)
+            killpoint.reached("deletion.applied")
             state.clear_pending_deletions()
     finally:
         store.close()
@@ -207,6 +212,7 @@ def chunk_documents(
             for chunk in chunker(doc, limits=limits, vectors=doc_vectors):
                 chunk.source_name = source_name
                 chunks.append(chunk)
+            killpoint.reached("chunk")
         except Exception as exc:  # one bad document must not abort the ingest
             log.warning("chunking %s failed: %s", doc.key, exc)
             failures.append(Failure(key=doc.key, reason=f"chunking failed: {type(exc).__name__}: {exc}"))
@@ -232,6 +238,7 @@ def process(
     finally:
         store.close()
     normalised = connector.normalise(records)
+    killpoint.reached("normalise")
     report.failures.extend(normalised.failures)
     report.documents = len(normalised.documents)
     state = SourceState.for_source(settings, name)
@@ -255,6 +262,7 @@ def process(
     wanted = {c.chunk_id for c in chunks}
     stale = [cid for cid in existing if cid not in wanted]
     if stale:
+        killpoint.reached("index.stale")
         index.delete_ids(stale)
     report.removed = len(stale)
     report.index_seconds += time.perf_counter() - index_started
@@ -270,7 +278,9 @@ def process(
         sparse = embedder.sparse([c.text for c in part])
         upsert_started = time.perf_counter()
         report.embed_seconds += upsert_started - embed_started
+        killpoint.reached("embed")
         index.upsert(part, dense, sparse, embedder.name)
+        killpoint.reached("index.upsert")
         report.index_seconds += time.perf_counter() - upsert_started
         report.embedded += len(part)
         if progress:
