@@ -156,11 +156,26 @@ def test_the_export_reader_never_leaves_its_folder(tmp_path: Path, export: Path)
     assert f"slack:C01PLAT:{'1778076300.000100'}" in ws.indexed_refs()  # the rest was ingested
 
 
-def test_a_missing_user_list_is_reported(tmp_path: Path, export: Path) -> None:
+def test_a_missing_user_list_is_reported_once_in_the_run_report(tmp_path: Path, export: Path) -> None:
+    users = (export / "users.json").read_bytes()
     (export / "users.json").unlink()
-    summary = _slack(tmp_path, export).run()
-    reasons = [f.reason for f in summary.sources[0].failures]
-    assert len([r for r in reasons if "users.json" in r or "user ids" in r]) == 1
+    ws = _slack(tmp_path, export)
+
+    def said() -> list[str]:
+        summary = ws.run()
+        reasons = [f.reason for f in summary.sources[0].failures]
+        recorded = [s["reason"] for s in ws.last_run("archive")["failure_samples"]]  # what `brief sources` shows
+        assert [r for r in reasons if "users.json" in r] == [r for r in recorded if "users.json" in r]
+        return [r for r in reasons if "users.json" in r or "user ids" in r]
+
+    assert len(said()) == 1
+    assert said() == []  # not on every run: the cursor remembers it was said
+    (export / "random" / "2026-05-09.json").write_text("[]", encoding="utf-8")  # a changed export, still no users
+    assert said() == []
+    (export / "users.json").write_bytes(users)  # it comes back: names again, nothing to say
+    assert said() == []
+    (export / "users.json").unlink()  # and goes again: said again, once
+    assert len(said()) == 1
 
 
 @pytest.mark.parametrize("name", ["../..", "a/../../b", "/etc", ".hidden", "x" * 81])
