@@ -692,9 +692,19 @@ def make_client(base_url: str, token: str, *, http: HttpLayer, seconds_between_r
     )
 
 
-def build(ctx: SourceContext) -> GithubConnector:
-    """The connector for one `[sources.NAME]` table of type "github"."""
+def build(ctx: SourceContext) -> Any:
+    """The connector for one `[sources.NAME]` table of type "github": the API, or an export folder (`path`)."""
     config: GithubSource = ctx.config
+    if config.path is not None:
+        from connectors.github.export import build_export
+
+        if config.code_paths:
+            raise ConfigError(
+                f"source '{ctx.name}': code_paths needs the GitHub API; an export folder (sources.{ctx.name}.path) "
+                "has no code: remove one of them"
+            )
+        options = ctx.options
+        return build_export(ctx.name, ctx.resolve(config.path), config.repos, full=options.full, since=options.since)
     setting = f"sources.{ctx.name}.token_env"
     token = secret(config.token_env, setting=setting)
     base_url = config.base_url or "https://api.github.com"
