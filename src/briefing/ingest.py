@@ -219,6 +219,11 @@ def chunk_documents(
     return chunks, failures
 
 
+# Documents chunked together: their per-item vectors are one embedding call, and only their chunks (plus the
+# chunks waiting for an embedding round) are in memory at a time, however large the source.
+DOCUMENT_WINDOW = 64
+
+
 def process(
     settings: Settings,
     name: str,
@@ -228,7 +233,13 @@ def process(
     connector: Connector | None = None,
     progress: Progress | None = None,
 ) -> ProcessReport:
-    """Normalise the cached records of one source, chunk them, embed what changed, and sync the index."""
+    """Normalise the cached records of one source, chunk them, embed what changed, and sync the index.
+
+    Streaming: documents are chunked a window at a time and changed chunks are embedded and upserted as soon as
+    an embedding round is full, so memory holds one window's chunks, never the whole source's. What the index
+    holds of the source beyond the chunks it should hold is deleted at the end; readers see the source change
+    only when the writer publishes (`Index.commit`).
+    """
     started = time.perf_counter()
     report = ProcessReport(source=name)
     connector = connector or make_connector(settings, name)
@@ -238,41 +249,29 @@ def process(
     finally:
         store.close()
     normalised = connector.normalise(records)
+    del records
     killpoint.reached("normalise")
     report.failures.extend(normalised.failures)
     report.documents = len(normalised.documents)
     state = SourceState.for_source(settings, name)
     state.save_people([asdict(p) for p in normalised.people])
-
-    chunks, failures = chunk_documents(settings, normalised.documents, embedder, name)
-    report.failures.extend(failures)
-    people.annotate(chunks, people.records_for(settings))
-    report.chunks = len(chunks)
-    state.save_directory(
-        sorted({c.container for c in chunks if c.container}), sorted({t for c in chunks for t in c.tickets})
-    )
-    report.truncated = sum(c.truncated for c in chunks)
-    limit = settings.embedding.max_tokens
-    report.over_limit = sum(embedder.count_tokens(c.text) > limit for c in chunks)
+    directory = people.records_for(settings)
 
     index_started = time.perf_counter()
     index.ensure(embedder.dim, embedder.name)
     flt = Filter(source_names=(name,))
     existing = {p.payload["chunk_id"]: p.payload.get("hash") for p in index.scroll(flt, fields=["chunk_id", "hash"])}
-    wanted = {c.chunk_id for c in chunks}
-    stale = [cid for cid in existing if cid not in wanted]
-    if stale:
-        killpoint.reached("index.stale")
-        index.delete_ids(stale)
-    report.removed = len(stale)
     report.index_seconds += time.perf_counter() - index_started
 
-    todo = [c for c in chunks if existing.get(c.chunk_id) != content_hash(c, embedder.name)]
-    report.unchanged = len(chunks) - len(todo)
-    todo.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
+    wanted: set[str] = set()
+    containers: set[str] = set()
+    tickets: set[str] = set()
+    todo: list[Chunk] = []
     step = max(settings.embedding.batch_size, 64)  # chunks per embed+upsert round: bounded memory, few writes
-    for start in range(0, len(todo), step):
-        part = todo[start : start + step]
+    limit = settings.embedding.max_tokens
+
+    def embed_round(part: list[Chunk]) -> None:
+        part.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
         embed_started = time.perf_counter()
         dense = embedder.dense([c.text for c in part])
         sparse = embedder.sparse([c.text for c in part])
@@ -284,11 +283,45 @@ def process(
         report.index_seconds += time.perf_counter() - upsert_started
         report.embedded += len(part)
         if progress:
-            progress(name, report.embedded, len(todo))
-    if settings.answer.sentence_model and todo:
-        from briefing.ask.run import warm_sentence_vectors
+            progress(name, report.embedded, report.embedded + len(todo))
+        if settings.answer.sentence_model:
+            from briefing.ask.run import warm_sentence_vectors
 
-        warm_sentence_vectors(todo, embedder.for_model(settings.answer.sentence_model))
+            warm_sentence_vectors(part, embedder.for_model(settings.answer.sentence_model))
+
+    documents = normalised.documents
+    for first in range(0, len(documents), DOCUMENT_WINDOW):
+        window = documents[first : first + DOCUMENT_WINDOW]
+        chunks, failures = chunk_documents(settings, window, embedder, name)
+        report.failures.extend(failures)
+        people.annotate(chunks, directory)
+        for chunk in chunks:
+            report.chunks += 1
+            wanted.add(chunk.chunk_id)
+            if chunk.container:
+                containers.add(chunk.container)
+            tickets.update(chunk.tickets)
+            report.truncated += chunk.truncated
+            report.over_limit += embedder.count_tokens(chunk.text) > limit
+            if existing.get(chunk.chunk_id) == content_hash(chunk, embedder.name):
+                report.unchanged += 1
+            else:
+                todo.append(chunk)
+        while len(todo) >= step:
+            part, todo[:] = todo[:step], todo[step:]
+            embed_round(part)
+    if todo:
+        part, todo[:] = list(todo), []
+        embed_round(part)
+    state.save_directory(sorted(containers), sorted(tickets))
+
+    index_started = time.perf_counter()
+    stale = [cid for cid in existing if cid not in wanted]
+    if stale:
+        killpoint.reached("index.stale")
+        index.delete_ids(stale)
+    report.removed = len(stale)
+    report.index_seconds += time.perf_counter() - index_started
     report.seconds = time.perf_counter() - started
     return report
 
