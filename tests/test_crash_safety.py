@@ -277,3 +277,21 @@ def test_a_sigkill_at_any_point_loses_duplicates_and_changes_nothing(
         assert after.cached[source] == expected.cached[source], f"{source}: raw cache differs"
         assert after.cursors[source] == expected.cursors[source], f"{source}: cursor differs"
         assert after.pending[source] == [], f"{source}: deletions left pending"
+
+
+def test_indexing_streams_embedding_starts_before_the_last_document_is_chunked(tmp_path: Path) -> None:
+    """Memory is bounded by a window of documents, not the source: the order of the steps shows it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(70):  # more than one window (64 documents) and more than one embedding round (64 chunks)
+        (docs / f"page{n:02d}.md").write_text(f"# Page {n}\n\nRunbook step {n}: check the queue.\n", encoding="utf-8")
+    (tmp_path / "brief.toml").write_text(
+        '[workspace]\nname = "stream"\n[sources.docs]\ntype = "files"\npath = "docs"\n', encoding="utf-8"
+    )
+    traced = brief_ingest(tmp_path, tmp_path / "home", kill="trace")
+    assert traced.returncode == 0, traced.stderr[-2000:]
+    steps = [line.rsplit(" ", 1)[-1] for line in traced.stderr.splitlines() if line.startswith("kill point reached")]
+    assert steps.count("chunk") == 70 and steps.count("embed") == 2
+    last_chunk = len(steps) - 1 - steps[::-1].index("chunk")
+    assert steps.index("embed") < last_chunk  # the first round was embedded and upserted mid-source
+    assert steps.index("index.upsert") < last_chunk
