@@ -156,11 +156,26 @@ def test_the_export_reader_never_leaves_its_folder(tmp_path: Path, export: Path)
     assert f"slack:C01PLAT:{'1778076300.000100'}" in ws.indexed_refs()  # the rest was ingested
 
 
-def test_a_missing_user_list_is_reported(tmp_path: Path, export: Path) -> None:
+def test_a_missing_user_list_is_reported_once_in_the_run_report(tmp_path: Path, export: Path) -> None:
+    users = (export / "users.json").read_bytes()
     (export / "users.json").unlink()
-    summary = _slack(tmp_path, export).run()
-    reasons = [f.reason for f in summary.sources[0].failures]
-    assert len([r for r in reasons if "users.json" in r or "user ids" in r]) == 1
+    ws = _slack(tmp_path, export)
+
+    def said() -> list[str]:
+        summary = ws.run()
+        reasons = [f.reason for f in summary.sources[0].failures]
+        recorded = [s["reason"] for s in ws.last_run("archive")["failure_samples"]]  # what `brief sources` shows
+        assert [r for r in reasons if "users.json" in r] == [r for r in recorded if "users.json" in r]
+        return [r for r in reasons if "users.json" in r or "user ids" in r]
+
+    assert len(said()) == 1
+    assert said() == []  # not on every run: the cursor remembers it was said
+    (export / "random" / "2026-05-09.json").write_text("[]", encoding="utf-8")  # a changed export, still no users
+    assert said() == []
+    (export / "users.json").write_bytes(users)  # it comes back: names again, nothing to say
+    assert said() == []
+    (export / "users.json").unlink()  # and goes again: said again, once
+    assert len(said()) == 1
 
 
 @pytest.mark.parametrize("name", ["../..", "a/../../b", "/etc", ".hidden", "x" * 81])
@@ -320,3 +335,38 @@ def test_deletions_found_before_a_crash_are_applied_by_the_next_run(tmp_path: Pa
     assert doomed <= set(runner.cache)  # nothing deleted halfway
     runner.collect()
     assert not doomed & set(runner.cache)
+
+
+def test_losing_more_than_the_deletion_share_is_refused_and_a_smaller_loss_is_not(tmp_path: Path) -> None:
+    """Not only an emptied listing: a source that loses more than [sync] max_deletion_share (0.5) is refused."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(24):  # over deletion_guard_min_items (20), so the share rule applies
+        (docs / f"page{n:02d}.md").write_text(f"# Page {n}\n\nRunbook step {n}: check the queue.\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "ws", {"handbook": {"type": "files", "path": docs}})
+    assert ws.run().error() is None
+    for n in range(13):  # 13 of 24: more than half
+        (docs / f"page{n:02d}.md").unlink()
+    error = ws.run().error()
+    assert isinstance(error, MassDeletionError) and error.exit_code == 12
+    assert "13 of its 24" in str(error)
+    assert len(ws.indexed_refs()) == 24  # nothing deleted, nothing re-indexed
+    (docs / "page00.md").write_text("# Page 0\n\nRunbook step 0: check the queue.\n", encoding="utf-8")
+    for n in range(1, 6):  # back to 5 of 24 lost: under the share, applied without confirmation
+        (docs / f"page{n:02d}.md").write_text(f"# Page {n}\n\nRunbook step {n}: check the queue.\n", encoding="utf-8")
+    assert ws.run().error() is None
+    assert ws.indexed_refs() == {f"file:page{n:02d}.md" for n in [0, 1, 2, 3, 4, 5, *range(13, 24)]}
+
+
+def test_a_slack_day_file_over_the_size_limit_is_skipped_with_its_reason(tmp_path: Path, export: Path) -> None:
+    big = export / "random" / "2026-05-09.json"
+    _write(
+        big,
+        [{"type": "message", "user": "U01ALICE", "ts": f"17783{n:05d}.000100", "text": "x" * 200} for n in range(200)],
+    )  # about 50 KB
+    ws = Workspace(tmp_path / "ws", {"archive": {"type": "slack_export", "path": export, "max_file_bytes": 20_000}})
+    summary = ws.run()
+    assert summary.error() is None
+    reasons = {f.key: f.reason for f in summary.sources[0].failures}
+    assert "max_file_bytes" in reasons["random/2026-05-09.json"]
+    assert any(ref.startswith("slack:C01PLAT:") for ref in ws.indexed_refs())  # the rest was ingested

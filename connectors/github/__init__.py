@@ -5,6 +5,7 @@ Refs `github:<owner>/<repo>#<number>` (and `/comment-<id>`), `@<sha>`, `:<path>`
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -16,6 +17,8 @@ class GithubSource(ApiSource):
     type: Literal["github"]
     repos: list[str] = Field(default_factory=list)
     code_paths: list[str] = Field(default_factory=list)
+    # An offline export folder (pulls.json, commits.json, tags.json) instead of the API (connectors/github/export.py).
+    path: Path | None = None
 
 
 CONVERSATION_LIMITS = KindLimits(max_chars=1000, max_items=12, gap_hours=4.0, topic_threshold=0.15)
@@ -34,6 +37,7 @@ DESCRIPTOR = SourceDescriptor(
     kinds=(
         DocumentKind("github_issue", "chunkers.github:chunk_issue", CONVERSATION_LIMITS, topic_split=True),
         CODE_KIND,
+        DocumentKind("github_commits", "chunkers.github:chunk_commits", CONVERSATION_LIMITS, topic_split=True),
     ),
     words=(r"github(?:\s+issues?)?|prs?|pull[\s-]requests?|merge[\s-]requests?|code[\s-]reviews?", COMMIT_WORDS),
     ref_patterns=(r"github:[\w.-]+/[\w.-]+(?:#\d+(?:/comment-\d+)?|@release:.+|@[0-9a-f]{7,40}|:.+)",),

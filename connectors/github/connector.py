@@ -72,6 +72,10 @@ class GithubCursor(Cursor):
     code: dict[str, CodeState] = Field(default_factory=dict)
     # Issue and pull request numbers stored per repository, for deletion reconciliation on every sync.
     numbers: dict[str, list[int]] = Field(default_factory=dict)
+    # Per repository and number: how many issue comments, and which review comment ids, the stored record holds
+    # (a deleted comment changes neither the issue's `updated_at` nor the `since` listing).
+    comment_counts: dict[str, dict[int, int]] = Field(default_factory=dict)
+    review_comment_ids: dict[str, dict[int, list[int]]] = Field(default_factory=dict)
 
 
 class _Run:
@@ -83,6 +87,25 @@ class _Run:
         self.meta = dict(cursor.meta)
         self.code = dict(cursor.code)
         self.numbers = {repo: set(numbers) for repo, numbers in cursor.numbers.items()}
+        self.comment_counts = {repo: dict(counts) for repo, counts in cursor.comment_counts.items()}
+        self.review_ids = {repo: dict(ids) for repo, ids in cursor.review_comment_ids.items()}
+
+    def stored(self, full_name: str, number: int, data: JSON) -> None:
+        """Remember what the stored record of one issue or PR holds, for the comment reconciliation."""
+        self.numbers.setdefault(full_name, set()).add(number)
+        self.comment_counts.setdefault(full_name, {})[number] = len(data.get("comments") or [])
+        ids = sorted(c["id"] for c in data.get("review_comments") or [] if isinstance(c.get("id"), int))
+        reviews = self.review_ids.setdefault(full_name, {})
+        if ids:
+            reviews[number] = ids
+        else:
+            reviews.pop(number, None)
+
+    def forget(self, full_name: str, numbers: set[int]) -> None:
+        self.numbers[full_name] = self.numbers.get(full_name, set()) - numbers
+        for table in (self.comment_counts, self.review_ids):
+            for number in numbers:
+                table.get(full_name, {}).pop(number, None)
 
     def cursor(self) -> GithubCursor:
         return GithubCursor(
@@ -91,6 +114,8 @@ class _Run:
             meta=dict(self.meta),
             code=dict(self.code),
             numbers={k: sorted(v) for k, v in self.numbers.items()},
+            comment_counts={k: dict(sorted(v.items())) for k, v in self.comment_counts.items() if v},
+            review_comment_ids={k: dict(sorted(v.items())) for k, v in self.review_ids.items() if v},
         )
 
 
@@ -213,7 +238,8 @@ class GithubConnector:
             kwargs["since"] = since
         newest = updated.get(full_name)
         known_before = full_name in run.numbers
-        numbers = run.numbers.setdefault(full_name, set())
+        run.numbers.setdefault(full_name, set())
+        seen: set[int] = set()
         # A failed item holds the repository's cursor just before it, so the next run retries it.
         hold: datetime | None = None
         batch = Batch()
@@ -224,8 +250,10 @@ class GithubConnector:
             try:
                 if not isinstance(raw.get("number"), int) or at is None:
                     raise ValueError("issue without a number or updated_at")
-                batch.records.append(self._issue_record(repo, issue, raw, key))
-                numbers.add(raw["number"])
+                record = self._issue_record(repo, issue, raw, key)
+                batch.records.append(record)
+                run.stored(full_name, raw["number"], record.data)
+                seen.add(raw["number"])
             except (GithubException, requests.RequestException) as exc:
                 error = self._translate(exc, key)
                 if is_fatal(error):
@@ -244,26 +272,60 @@ class GithubConnector:
                 batch = Batch()
         windowed = self.options.since is not None or self.options.until is not None
         if known_before and not windowed and not self.options.full:
-            batch.deleted += self._vanished(repo, full_name, run)
+            self._reconcile(repo, full_name, run, seen, batch)
         if batch.records or batch.failures or batch.deleted:
             batch.cursor = run.cursor()
             yield batch
 
-    def _vanished(self, repo: Any, full_name: str, run: _Run) -> list[str]:
-        """Keys of remembered issues and PRs that the listing of every number no longer holds (deleted, moved).
+    def _reconcile(self, repo: Any, full_name: str, run: _Run, seen: set[int], batch: Batch) -> None:
+        """Deleted issues, PRs and comments, found on every sync by listings that cost no per-item calls.
 
         GitHub's REST API has no id-only listing; the issues listing at 100 per page is the cheapest one (one call
-        per 100 items, no comment or PR requests). A listing cut short by an error deletes nothing.
+        per 100 items). A remembered number it no longer holds is deleted (or moved). An issue whose listed
+        `comments` count differs from what its stored record holds lost (or gained) a comment without changing
+        `updated_at`, so it is read again; so is a PR that stored a review comment id the repository's review
+        comment listing (`pulls/comments`, 100 a page, only when some stored PR has review comments) no longer
+        holds. A listing cut short by an error changes nothing.
         """
-        listed: set[int] = set()
+        from github import GithubException
+
+        listed: dict[int, Any] = {}
+        counts: dict[int, int] = {}
         for issue in repo.get_issues(state="all", sort="created", direction="asc"):
-            number = _raw(issue).get("number")
+            raw = _raw(issue)
+            number = raw.get("number")
             if isinstance(number, int):
-                listed.add(number)
+                listed[number] = issue
+                if isinstance(raw.get("comments"), int):
+                    counts[number] = raw["comments"]
         known = run.numbers.get(full_name, set())
-        gone = known - listed
-        run.numbers[full_name] = known & listed
-        return [f"{full_name}#{n}" for n in sorted(gone)]
+        gone = known - set(listed)
+        run.forget(full_name, gone)
+        batch.deleted += [f"{full_name}#{n}" for n in sorted(gone)]
+
+        stored_counts = run.comment_counts.get(full_name, {})
+        stale = {n for n, count in counts.items() if n in stored_counts and stored_counts[n] != count}
+        stored_reviews = run.review_ids.get(full_name, {})
+        if stored_reviews:
+            alive: set[int] = set()
+            for comment in repo.get_pulls_comments():
+                cid = _raw(comment).get("id")
+                if isinstance(cid, int):
+                    alive.add(cid)
+            stale |= {n for n, ids in stored_reviews.items() if n in listed and not set(ids) <= alive}
+        for number in sorted(stale - seen):
+            key = f"{full_name}#{number}"
+            issue = listed[number]
+            try:
+                record = self._issue_record(repo, issue, _raw(issue), key)
+            except (GithubException, requests.RequestException) as exc:
+                error = self._translate(exc, key)
+                if is_fatal(error):
+                    raise error from None
+                batch.failures.append(Failure(key, str(error)))
+                continue
+            batch.records.append(record)
+            run.stored(full_name, number, record.data)
 
     def _issue_record(self, repo: Any, issue: Any, raw: JSON, key: str) -> RawRecord:
         data: JSON = {"issue": raw, "comments": []}
@@ -647,9 +709,19 @@ def make_client(base_url: str, token: str, *, http: HttpLayer, seconds_between_r
     )
 
 
-def build(ctx: SourceContext) -> GithubConnector:
-    """The connector for one `[sources.NAME]` table of type "github"."""
+def build(ctx: SourceContext) -> Any:
+    """The connector for one `[sources.NAME]` table of type "github": the API, or an export folder (`path`)."""
     config: GithubSource = ctx.config
+    if config.path is not None:
+        from connectors.github.export import build_export
+
+        if config.code_paths:
+            raise ConfigError(
+                f"source '{ctx.name}': code_paths needs the GitHub API; an export folder (sources.{ctx.name}.path) "
+                "has no code: remove one of them"
+            )
+        options = ctx.options
+        return build_export(ctx.name, ctx.resolve(config.path), config.repos, full=options.full, since=options.since)
     setting = f"sources.{ctx.name}.token_env"
     token = secret(config.token_env, setting=setting)
     base_url = config.base_url or "https://api.github.com"

@@ -48,6 +48,8 @@ class SlackExportCursor(Cursor):
     """Per export file (path relative to the export root): its state when last ingested."""
 
     files: dict[str, FileState] = Field(default_factory=dict)
+    # users.json was missing and that was reported: later runs do not report it again until it comes back.
+    users_missing: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ class SlackExportConnector:
         self.channel_filter = {c.lstrip("#") for c in channels}
         self.options = options or FetchOptions()
         self.windowed = self.options.since is not None or self.options.until is not None
+        self._users_reported = False
 
     def _in_window(self, ts: str) -> bool:
         moment = datetime.fromtimestamp(float(ts), tz=UTC)
@@ -105,20 +108,24 @@ class SlackExportConnector:
             cursor = self.load_cursor(cursor.model_dump())
         state = dict(cursor.files)
         old = dict(cursor.files)
+        self._users_reported = cursor.users_missing
         conversations, meta_batch = self._read_meta(old, state)
+        missing = not (self.root / "users.json").is_file()
         yield Batch(
             records=meta_batch.records,
             deleted=meta_batch.deleted,
             failures=meta_batch.failures,
-            cursor=SlackExportCursor(files=dict(state)),
+            cursor=SlackExportCursor(files=dict(state), users_missing=missing),
         )
         seen: set[str] = set(_META_FILES)
         for conv in conversations:
             batch = self._read_conversation(conv, old, state, seen)
-            batch.cursor = SlackExportCursor(files=dict(state))
+            batch.cursor = SlackExportCursor(files=dict(state), users_missing=missing)
             if batch.records or batch.deleted or batch.failures:
                 yield batch
-        yield self._vanished(old, state, seen)
+        last = self._vanished(old, state, seen)
+        last.cursor = SlackExportCursor(files=dict(state), users_missing=missing)
+        yield last
 
     def _read_meta(self, old: dict[str, FileState], state: dict[str, FileState]) -> tuple[list[_Conversation], Batch]:
         if not self.root.is_dir():
@@ -183,11 +190,12 @@ class SlackExportConnector:
                 records = [RawRecord(f"user/{u['id']}", "user", u) for u in users]
                 keys = tuple(r.key for r in records)
                 self._emit_if_changed("users.json", users_file, raw, keys, records, old, state, batch)
-        else:
+        elif not self._users_reported:  # said once, in the run that first finds it missing
             batch.failures.append(
                 Failure(
                     "users.json",
-                    "missing from the export: authors are shown as user ids; re-export with users.json to get names",
+                    "missing from the export: authors are shown as user ids; re-export with users.json to get "
+                    "names (said once; the next runs do not repeat it)",
                 )
             )
             if "users.json" in old:

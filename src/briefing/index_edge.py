@@ -31,6 +31,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from briefing import killpoint
 from briefing.embed import SparseVec
 from briefing.errors import IndexError_, StateError
 from briefing.index import (
@@ -492,6 +493,7 @@ class EdgeIndex(Index):
         tmp.write_text(gen.name, encoding="utf-8")
         with tmp.open("a") as handle:
             os.fsync(handle.fileno())
+        killpoint.reached("publish.swap")
         os.replace(tmp, self.root / "CURRENT")
         _fsync_dir(self.root)
         self._writer_gen = None

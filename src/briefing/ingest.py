@@ -6,17 +6,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import queue
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from briefing import access, people, registry
+from briefing import access, killpoint, people, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, MassDeletionError
 from briefing.index import Filter, Index, content_hash
@@ -85,12 +82,14 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
         cursor = connector.load_cursor(saved) if saved is not None else connector.initial_cursor()
         for batch in connector.fetch(cursor):
             report.batches += 1
+            killpoint.reached("collect.batch")
             report.failures.extend(batch.failures)
             report.fetched += len(batch.records)
             if options.dry_run:
                 report.deleted += len(batch.deleted)
                 continue
             refused = store.put_many(batch.records)
+            killpoint.reached("cache.written")
             report.failures.extend(refused)
             refused_keys = {f.key for f in refused}
             here = {r.key for r in batch.records if r.key not in refused_keys}
@@ -100,6 +99,7 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
                 pending |= store.keys() - {r.key for r in batch.records}
             if batch.cursor is not None:
                 state.save_cursor(batch.cursor.model_dump(mode="json"), pending=pending)
+                killpoint.reached("cursor.saved")
         if not options.dry_run:
             if options.full:
                 # A full run saw everything the source still has; what it did not store is gone at the source.
@@ -110,7 +110,9 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
                     pending |= store.keys() - stored
             gone = pending & store.keys()
             DeletionGuard(settings, name, len(store), options).check(gone)
+            killpoint.reached("deletion.apply")
             report.deleted += store.delete_many(gone)
+            killpoint.reached("deletion.applied")
             state.clear_pending_deletions()
     finally:
         store.close()
@@ -211,60 +213,16 @@ def chunk_documents(
             for chunk in chunker(doc, limits=limits, vectors=doc_vectors):
                 chunk.source_name = source_name
                 chunks.append(chunk)
+            killpoint.reached("chunk")
         except Exception as exc:  # one bad document must not abort the ingest
             log.warning("chunking %s failed: %s", doc.key, exc)
             failures.append(Failure(key=doc.key, reason=f"chunking failed: {type(exc).__name__}: {exc}"))
     return chunks, failures
 
 
-# Rounds embedded ahead of the writer: the next round is embedded while this one is written, and at most this
-# many wait, so memory stays at a few rounds of vectors whatever the source's size.
-EMBED_AHEAD = 2
-
-
-def _embedded_rounds(
-    todo: Sequence[Chunk], step: int, embedder: Embedder
-) -> Iterator[tuple[list[Chunk], Any, Any, float]]:
-    """(chunks, dense, sparse, embed seconds) per round of `step` chunks, embedded in a thread ahead of the caller.
-
-    The ONNX runtime and the index engine both release the GIL, so embedding round n+1 overlaps writing round n.
-    A failure while embedding is raised here, in the caller's thread.
-    """
-    if not todo:
-        return
-    rounds: queue.Queue[tuple[list[Chunk], Any, Any, float] | BaseException | None] = queue.Queue(EMBED_AHEAD)
-    stop = threading.Event()
-
-    def embed() -> None:
-        try:
-            for start in range(0, len(todo), step):
-                if stop.is_set():
-                    return
-                part = list(todo[start : start + step])
-                began = time.perf_counter()
-                texts = [c.text for c in part]
-                dense, sparse = embedder.dense(texts), embedder.sparse(texts)
-                rounds.put((part, dense, sparse, time.perf_counter() - began))
-            rounds.put(None)
-        except BaseException as exc:  # handed to the caller
-            rounds.put(exc)
-
-    worker = threading.Thread(target=embed, name="brief-embed", daemon=True)
-    worker.start()
-    try:
-        while True:
-            item = rounds.get()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        while worker.is_alive():  # let a blocked producer finish its put, then end
-            with contextlib.suppress(queue.Empty):
-                rounds.get(timeout=0.1)
-        worker.join()
+# Documents chunked together: their per-item vectors are one embedding call, and only their chunks (plus the
+# chunks waiting for an embedding round) are in memory at a time, however large the source.
+DOCUMENT_WINDOW = 64
 
 
 def process(
@@ -276,7 +234,13 @@ def process(
     connector: Connector | None = None,
     progress: Progress | None = None,
 ) -> ProcessReport:
-    """Normalise the cached records of one source, chunk them, embed what changed, and sync the index."""
+    """Normalise the cached records of one source, chunk them, embed what changed, and sync the index.
+
+    Streaming: documents are chunked a window at a time and changed chunks are embedded and upserted as soon as
+    an embedding round is full, so memory holds one window's chunks, never the whole source's. What the index
+    holds of the source beyond the chunks it should hold is deleted at the end; readers see the source change
+    only when the writer publishes (`Index.commit`).
+    """
     started = time.perf_counter()
     report = ProcessReport(source=name)
     connector = connector or make_connector(settings, name)
@@ -286,61 +250,93 @@ def process(
     finally:
         store.close()
     normalised = connector.normalise(records)
+    del records
+    killpoint.reached("normalise")
     report.failures.extend(normalised.failures)
     report.documents = len(normalised.documents)
     state = SourceState.for_source(settings, name)
     state.save_people([asdict(p) for p in normalised.people])
-
-    chunk_started = time.perf_counter()
-    chunks, failures = chunk_documents(settings, normalised.documents, embedder, name)
-    report.chunk_seconds = time.perf_counter() - chunk_started
-    report.failures.extend(failures)
     directory = people.records_for(settings)
-    people.annotate(chunks, directory)
     config = settings.sources.get(name)
-    access.assign(chunks, normalised.documents, name, directory, config.audience if config is not None else None)
-    report.chunks = len(chunks)
-    state.save_directory(
-        sorted({c.container for c in chunks if c.container}), sorted({t for c in chunks for t in c.tickets})
-    )
-    report.truncated = sum(c.truncated for c in chunks)
-    limit = settings.embedding.max_tokens
-    report.over_limit = sum(embedder.count_tokens(c.text) > limit for c in chunks)
+    audience = config.audience if config is not None else None
 
     index_started = time.perf_counter()
     index.ensure(embedder.dim, embedder.name)
     flt = Filter(source_names=(name,))
-    stored = list(index.scroll(flt, fields=["chunk_id", "hash", "readers"]))
-    existing = {p.payload["chunk_id"]: p.payload.get("hash") for p in stored}
-    wanted = {c.chunk_id for c in chunks}
-    stale = [cid for cid in existing if cid not in wanted]
-    if stale:
-        index.delete_ids(stale)
-    report.removed = len(stale)
+    stored = {p.payload["chunk_id"]: p.payload for p in index.scroll(flt, fields=["chunk_id", "hash", "readers"])}
+    existing = {cid: payload.get("hash") for cid, payload in stored.items()}
+    old_readers = {cid: payload.get("readers") for cid, payload in stored.items()}
+    del stored
     report.index_seconds += time.perf_counter() - index_started
 
-    todo = [c for c in chunks if existing.get(c.chunk_id) != content_hash(c, embedder.name)]
-    report.unchanged = len(chunks) - len(todo)
-    # Readers change without the text changing (a member left a channel): updated in place, not re-embedded.
-    unchanged = wanted - {c.chunk_id for c in todo}
-    old_readers = {p.payload["chunk_id"]: p.payload.get("readers") for p in stored}
-    regranted = access.changed_readers(chunks, old_readers, unchanged)
-    if regranted:
-        index.set_readers(regranted)
-    todo.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
+    wanted: set[str] = set()
+    containers: set[str] = set()
+    tickets: set[str] = set()
+    todo: list[Chunk] = []
     step = max(settings.embedding.batch_size, 64)  # chunks per embed+upsert round: bounded memory, few writes
-    for part, dense, sparse, seconds in _embedded_rounds(todo, step, embedder):
-        report.embed_seconds += seconds
+    limit = settings.embedding.max_tokens
+
+    def embed_round(part: list[Chunk]) -> None:
+        part.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
+        embed_started = time.perf_counter()
+        dense = embedder.dense([c.text for c in part])
+        sparse = embedder.sparse([c.text for c in part])
         upsert_started = time.perf_counter()
+        report.embed_seconds += upsert_started - embed_started
+        killpoint.reached("embed")
         index.upsert(part, dense, sparse, embedder.name)
+        killpoint.reached("index.upsert")
         report.index_seconds += time.perf_counter() - upsert_started
         report.embedded += len(part)
         if progress:
-            progress(name, report.embedded, len(todo))
-    if settings.answer.sentence_model and todo:
-        from briefing.ask.run import warm_sentence_vectors
+            progress(name, report.embedded, report.embedded + len(todo))
+        if settings.answer.sentence_model:
+            from briefing.ask.run import warm_sentence_vectors
 
-        warm_sentence_vectors(todo, embedder.for_model(settings.answer.sentence_model))
+            warm_sentence_vectors(part, embedder.for_model(settings.answer.sentence_model))
+
+    documents = normalised.documents
+    for first in range(0, len(documents), DOCUMENT_WINDOW):
+        window = documents[first : first + DOCUMENT_WINDOW]
+        chunk_started = time.perf_counter()
+        chunks, failures = chunk_documents(settings, window, embedder, name)
+        report.chunk_seconds += time.perf_counter() - chunk_started
+        report.failures.extend(failures)
+        people.annotate(chunks, directory)
+        access.assign(chunks, window, name, directory, audience)
+        unchanged: set[str] = set()
+        for chunk in chunks:
+            report.chunks += 1
+            wanted.add(chunk.chunk_id)
+            if chunk.container:
+                containers.add(chunk.container)
+            tickets.update(chunk.tickets)
+            report.truncated += chunk.truncated
+            report.over_limit += embedder.count_tokens(chunk.text) > limit
+            if existing.get(chunk.chunk_id) == content_hash(chunk, embedder.name):
+                report.unchanged += 1
+                unchanged.add(chunk.chunk_id)
+            else:
+                todo.append(chunk)
+        # Readers change without the text changing (a member left a channel): updated in place, not re-embedded.
+        regranted = access.changed_readers(chunks, old_readers, unchanged)
+        if regranted:
+            index.set_readers(regranted)
+        while len(todo) >= step:
+            part, todo[:] = todo[:step], todo[step:]
+            embed_round(part)
+    if todo:
+        part, todo[:] = list(todo), []
+        embed_round(part)
+    state.save_directory(sorted(containers), sorted(tickets))
+
+    index_started = time.perf_counter()
+    stale = [cid for cid in existing if cid not in wanted]
+    if stale:
+        killpoint.reached("index.stale")
+        index.delete_ids(stale)
+    report.removed = len(stale)
+    report.index_seconds += time.perf_counter() - index_started
     report.seconds = time.perf_counter() - started
     return report
 

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from briefing import registry
+from briefing import killpoint, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, IndexError_, ModelError, SourceError
 from briefing.index import Index
@@ -131,7 +131,9 @@ def _run(
                     )
                 )
                 if index is not None and not rebuild:
+                    killpoint.reached("publish")
                     index.commit()
+                    killpoint.reached("published")
             except (ModelError, IndexError_):
                 raise
             except BriefError as exc:
@@ -228,5 +230,6 @@ def run_source(
 
     result.processed = process(settings, name, index, embedder, connector=connector, progress=tick)
     _redact_failures(result.processed)
+    killpoint.reached("run.save")
     SourceState.for_source(settings, name).save_run(run_report(result.collected, result.processed))
     return result

@@ -26,6 +26,7 @@ from typing import Any
 import diskcache
 from diskcache.core import MODE_BINARY, MODE_RAW
 
+from briefing import killpoint
 from briefing.errors import StateError
 from briefing.model import Failure, RawRecord
 from briefing.settings import Settings
@@ -151,6 +152,7 @@ class RawStore:
                         failures.append(Failure(record.key, f"not cached: the record has {problem}"))
                         continue
                     self._cache.set(record.key, value)
+                    killpoint.reached("cache.write")
         except sqlite3.DatabaseError as exc:
             raise self._damaged(exc) from None
         return failures
@@ -160,6 +162,7 @@ class RawStore:
         with self._cache.transact():
             for key in keys:
                 count += bool(self._cache.delete(key))
+                killpoint.reached("deletion.delete")
         return count
 
     def keys(self) -> set[str]:
@@ -195,6 +198,7 @@ def _atomic_write_json(path: Path, payload: Any) -> None:
             json.dump(payload, handle, indent=2, sort_keys=True, default=str)
             handle.flush()
             os.fsync(handle.fileno())
+        killpoint.reached("state.replace")
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -470,3 +470,43 @@ def test_issues_deleted_at_the_source_leave_on_the_next_incremental_or_full_sync
     keys = stored()
     assert "acme/api#13" not in keys
     assert {"acme/api#10", "acme/api#12", "acme/api@release:v1.1.0", "acme/api:src/app.py"} <= keys
+
+
+def test_deleted_comments_leave_on_the_next_incremental_sync_without_the_issue_changing(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """A deleted issue comment or PR review comment changes no `updated_at`: the cheap listings still find it."""
+    config = tmp_path / "brief.toml"
+    config.write_text(
+        f'[workspace]\nname = "t"\n[sources.gh]\ntype = "github"\nbase_url = "{fake.api}"\n'
+        'token_env = "GITHUB_TOKEN"\nrepos = ["acme/api"]\n'
+    )
+    settings = load_settings(config)
+
+    def comment_ids() -> tuple[set[int], set[int]]:
+        store = RawStore.for_source(settings, "gh")
+        try:
+            cached = {r.key: r.data for r in store.records()}
+        finally:
+            store.close()
+        issue = {c["id"] for c in cached["acme/api#10"]["comments"]}
+        return issue, {c["id"] for c in cached["acme/api#12"]["review_comments"]}
+
+    collect(settings, "gh", FetchOptions(), connector(fake, repos=("acme/api",)))
+    assert comment_ids() == ({501, 502, 503}, {8001, 8002, 8003})
+
+    repo = fake.repos["acme/api"]
+    repo["comments"]["10"] = [c for c in repo["comments"]["10"] if c["id"] != 502]
+    next(i for i in repo["issues"] if i["number"] == 10)["comments"] = 2  # GitHub's count follows; updated_at not
+    repo["review_comments"]["12"] = [c for c in repo["review_comments"]["12"] if c["id"] != 8002]
+    fake.requests.clear()
+    collect(settings, "gh", FetchOptions(), connector(fake, repos=("acme/api",)))
+    assert comment_ids() == ({501, 503}, {8001, 8003})
+    paths = [path for path, _ in fake.requests]
+    assert "/api/v3/repos/acme/api/issues/13/comments" not in paths  # only the issues that lost a comment
+    assert paths.count("/api/v3/repos/acme/api/issues/10/comments") == 1
+
+    fake.requests.clear()  # nothing changed: the PR is not read again (#10, the newest, is in the `since` overlap)
+    collect(settings, "gh", FetchOptions(), connector(fake, repos=("acme/api",)))
+    assert not any(path.endswith(("/12/comments", "/pulls/12", "/12/reviews")) for path, _ in fake.requests)
+    assert comment_ids() == ({501, 503}, {8001, 8003})

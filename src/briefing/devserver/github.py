@@ -190,6 +190,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._paged(parts.path, params, issues)
         elif len(rest) == 3 and rest[0] == "issues" and rest[2] == "comments":
             self._paged(parts.path, params, repo.get("comments", {}).get(rest[1], []))
+        elif rest == ["pulls", "comments"]:  # every review comment of the repository, oldest first
+            every = [
+                dict(c, pull_request_url=f"{base}/pulls/{number}")
+                for number, comments in repo.get("review_comments", {}).items()
+                for c in comments
+            ]
+            self._paged(parts.path, params, sorted(every, key=lambda c: str(c.get("created_at"))))
         elif len(rest) == 2 and rest[0] == "pulls" and rest[1] in repo.get("pulls", {}):
             self._send(200, dict(repo["pulls"][rest[1]], url=f"{base}/pulls/{rest[1]}"))
         elif len(rest) == 3 and rest[0] == "pulls" and rest[2] == "reviews":
