@@ -1,11 +1,10 @@
 """Email threads -> chunks of consecutive messages along the reply tree, each message with its envelope.
 
 Every message opens with one line: time, sender, recipients and subject (`[2019-09-03 10:00 UTC] Will Deacon to
-Catalin Marinas, linux-arm-kernel | Re: [PATCH v5 3/7] arm64: ...`; the subject only when it is not the
-thread's), then its cleaned text. A chunk closes on size
+Catalin Marinas, linux-arm-kernel | Re: [PATCH v5 3/7] arm64: ...`), then its cleaned text. A chunk closes on size
 (characters, messages, tokens), when the subject changes (the next patch of a series and its review), and on a
 topic shift when item vectors are given. A message too long for one chunk is split at paragraphs, then
-sentences, then words; the first piece has the message's envelope line, the others its time and sender.
+sentences, then words; each piece repeats the message's envelope line.
 """
 
 from __future__ import annotations
@@ -34,21 +33,12 @@ def _names(entries: object, limit: int = 3) -> str:
     return f"{shown} and {len(names) - limit} more" if len(names) > limit else shown
 
 
-def envelope(item: Item, thread_title: str = "", *, continued: bool = False) -> str:
-    """`[time] Sender to A, B | Subject`: who wrote to whom, when, about what.
-
-    The subject is left out when it is the thread's own (the chunk's header already says it), and a later piece
-    of a message too long for one chunk says only whose message it continues: every token of this line is one
-    less of the message in a chunk bounded by the embedding model's tokens.
-    """
-    if continued:
-        return f"[{line_time(item.occurred_at)}] {item.author or 'unknown'} (continued)"
+def envelope(item: Item) -> str:
+    """`[time] Sender to A, B | Subject`: who wrote to whom, when, about what."""
     meta = item.metadata
     recipients = _names([*meta.get("to", []), *meta.get("cc", [])])
     to = f" to {recipients}" if recipients else ""
-    own = thread_title and _subject_key(item) == _PREFIX.sub("", thread_title).strip().lower()
-    subject = "" if own else f" | {item.title}"
-    return f"[{line_time(item.occurred_at)}] {item.author or 'unknown'}{to}{subject}"
+    return f"[{line_time(item.occurred_at)}] {item.author or 'unknown'}{to} | {item.title}"
 
 
 def header(document: Document) -> str:
@@ -139,7 +129,7 @@ def chunk_thread(
         current = _Open()
 
     for item in document.items:
-        top = envelope(item, document.title)
+        top = envelope(item)
         block = f"{top}\n{item.text.strip()}"
         if current.items and previous is not None:
             moved_on = _subject_key(item) != _subject_key(previous) and _subject_key(item) != _subject_key(
@@ -154,19 +144,11 @@ def chunk_thread(
         else:
             close()
 
-            short = envelope(item, document.title, continued=True)
+            def ok(piece: str, top: str = top) -> bool:
+                return _fits(head, [f"{top}\n{piece}"], 1, limits)
 
-            def ok(piece: str, line: str = short) -> bool:
-                return _fits(head, [f"{line}\n{piece}"], 1, limits)
-
-            def ok_first(piece: str, line: str = top) -> bool:
-                return _fits(head, [f"{line}\n{piece}"], 1, limits)
-
-            pieces = _split(item.text.strip(), ok)
-            if pieces and not ok_first(pieces[0][0]):
-                pieces[:1] = _split(pieces[0][0], ok_first)
-            for n, (piece, cut) in enumerate(pieces):
-                text = f"{top if n == 0 else short}\n{piece}"
+            for piece, cut in _split(item.text.strip(), ok):
+                text = f"{top}\n{piece}"
                 done.append(_Open([text], [Unit(item.ref, text, item.author, item.occurred_at)], [item], cut))
             previous = item
             continue
