@@ -75,7 +75,7 @@ API = SourceDescriptor(
     kinds=_KINDS,
     words=(r"slack",),
     ref_patterns=(r"slack:[A-Z0-9]+:\d+\.\d+",),
-    supports=frozenset({"since", "until"}),
+    supports=frozenset({"since", "until", "scopes"}),
     container_is_channel=True,
     unit_url=message_url,
 )
