@@ -58,6 +58,6 @@ ICS = SourceDescriptor(
     kinds=(EVENT,),
     words=(r"meetings?|calendar(?:\s+invites?)?|invites?",),
     ref_patterns=(r"calendar:.+",),
-    supports=frozenset({"deletions"}),
+    supports=frozenset({"deletions", "scopes"}),
 )
 GOOGLE = replace(ICS, type="calendar", config=CalendarSource, factory="connectors.calendar.google:build")

@@ -39,5 +39,5 @@ DESCRIPTOR = SourceDescriptor(
     ),
     words=(r"confluence(?:\s+pages?)?|wiki(?:\s+pages?)?", r"docs|documentation|design\s+docs?|runbooks?"),
     ref_patterns=(r"confluence:[^#\s]+(?:#comment-\d+)?",),
-    supports=frozenset({"since", "deletions"}),
+    supports=frozenset({"since", "deletions", "scopes"}),
 )

@@ -65,6 +65,6 @@ MAILBOX = SourceDescriptor(
     kinds=(THREAD,),
     words=(r"e-?mails?|mail|inbox|mailing[\s-]lists?",),
     ref_patterns=(r"email:.+",),
-    supports=frozenset({"deletions"}),
+    supports=frozenset({"deletions", "scopes"}),
 )
 GMAIL = replace(MAILBOX, type="gmail", config=GmailSource, factory="connectors.email.gmail:build")

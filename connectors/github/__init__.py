@@ -41,5 +41,5 @@ DESCRIPTOR = SourceDescriptor(
     ),
     words=(r"github(?:\s+issues?)?|prs?|pull[\s-]requests?|merge[\s-]requests?|code[\s-]reviews?", COMMIT_WORDS),
     ref_patterns=(r"github:[\w.-]+/[\w.-]+(?:#\d+(?:/comment-\d+)?|@release:.+|@[0-9a-f]{7,40}|:.+)",),
-    supports=frozenset({"since", "deletions"}),
+    supports=frozenset({"since", "deletions", "scopes"}),
 )

@@ -39,5 +39,5 @@ DESCRIPTOR = SourceDescriptor(
     ),
     words=(r"jira|tickets?|epics?|sprints?|backlog",),
     ref_patterns=(rf"jira:{PROJECT_KEY.pattern}-\d+(?:#(?:comment|change)-\d+)?",),
-    supports=frozenset({"since", "until"}),
+    supports=frozenset({"since", "until", "scopes"}),
 )

@@ -63,7 +63,7 @@ API = SourceDescriptor(
     kinds=_KINDS,
     words=(r"slack",),
     ref_patterns=(r"slack:[A-Z0-9]+:\d+\.\d+",),
-    supports=frozenset({"since", "until"}),
+    supports=frozenset({"since", "until", "scopes"}),
     container_is_channel=True,
 )
 EXPORT = replace(API, type="slack_export", config=SlackExportSource, factory="connectors.slack.export:build")
