@@ -164,7 +164,8 @@ def refresh(settings: Settings, index: Index, embedder: Embedder) -> RefreshRepo
     report.documents = len(by_doc)
     path = cache_path(settings)
     cache = _load_cache(path)
-    hashes = {key: content_hash(chunks) for key, chunks in by_doc.items()}
+    # The embedding model is part of the hash: another model re-embeds every summary.
+    hashes = {key: f"{embedder.name}:{content_hash(chunks)}" for key, chunks in by_doc.items()}
     todo: list[Chunk] = []
     fresh: dict[str, Any] = {}
     for key, chunks in by_doc.items():
@@ -188,6 +189,8 @@ def refresh(settings: Settings, index: Index, embedder: Embedder) -> RefreshRepo
     if todo or stale:
         with Index.open(summary_settings(settings)) as summaries:
             if todo:
+                if summaries.exists() and summaries.dense_size() not in (None, embedder.dim):
+                    summaries.drop()  # vectors of another model's size: rebuilt from scratch below
                 summaries.ensure(embedder.dim, embedder.name)
                 for start in range(0, len(todo), 64):
                     part = todo[start : start + 64]
