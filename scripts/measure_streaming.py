@@ -33,7 +33,7 @@ def sentence(rng: random.Random, n: int) -> str:
 
 
 def make_slack(root: Path, messages: int) -> None:
-    rng = random.Random(16)
+    rng = random.Random(16)  # noqa: S311 - synthetic text, not a secret
     export = root / "export"
     (export / "ops").mkdir(parents=True)
     (export / "channels.json").write_text(json.dumps([{"id": "C1", "name": "ops"}]))
@@ -50,11 +50,12 @@ def make_slack(root: Path, messages: int) -> None:
             message.update(thread_ts=f"{base + parent * 8}.{parent:06d}", parent_user_id="U1")
         day.append(message)
     (export / "ops" / "2026-04-01.json").write_text(json.dumps(day))
-    (root / "brief.toml").write_text('[workspace]\nname = "m"\n[sources.chat]\ntype = "slack_export"\npath = "export"\n')
+    config = '[workspace]\nname = "m"\n[sources.chat]\ntype = "slack_export"\npath = "export"\n'
+    (root / "brief.toml").write_text(config)
 
 
 def make_text(root: Path, mb: int) -> None:
-    rng = random.Random(16)
+    rng = random.Random(16)  # noqa: S311 - synthetic text, not a secret
     docs = root / "docs"
     docs.mkdir(parents=True)
     target = mb * 1_000_000
@@ -65,8 +66,7 @@ def make_text(root: Path, mb: int) -> None:
             handle.write(paragraph)
             written += len(paragraph)
     (root / "brief.toml").write_text(
-        '[workspace]\nname = "m"\n[sources.chat]\ntype = "files"\npath = "docs"\n'
-        f"max_file_bytes = {target * 2}\n"
+        f'[workspace]\nname = "m"\n[sources.chat]\ntype = "files"\npath = "docs"\nmax_file_bytes = {target * 2}\n'
     )
 
 

@@ -10,8 +10,8 @@ twice), the raw cache (every key) and each source's cursor with those of an unin
 
 Two runs are covered: the first ingest of a small workspace (a docs folder and a Slack export) and, from the
 state an uninterrupted first ingest left, an incremental one after files were edited, added and deleted and
-Slack day files were changed, added and deleted. One case per phase runs in the fast suite; the full sweep
-(`slow`) covers every point.
+Slack day files were changed, added and deleted. Four cases (inside the cache transaction, between embedding
+and upsert, inside publishing, inside a deletion) run in the fast suite; the others are marked `slow`.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> Baseline:
 
 
 # (point@hit, run): "first" kills the first ingest of the workspace, "next" the incremental one after the change.
-# Hits count over the whole run: docs is collected and indexed before chat. The fast suite runs one case per phase.
+# Hits count over the whole run: docs is collected and indexed before chat.
 FAST = {("cache.write@3", "first"), ("embed@2", "first"), ("publish.swap@1", "first"), ("deletion.delete@1", "next")}
 CASES = [
     # collection and the raw cache
