@@ -118,7 +118,7 @@ def _read_meta(gen: Path) -> dict[str, Any]:
         raise _damaged(gen, f"{_META} is missing") from None
     except (ValueError, KeyError, TypeError) as exc:
         raise _damaged(gen, f"{_META} is unreadable: {type(exc).__name__}") from None
-    for name, size in dict(meta.get("files", {})).items():
+    for name, size in dict(meta.get("manifest", {})).items():
         try:
             actual = (gen / name).stat().st_size
         except FileNotFoundError:
@@ -397,7 +397,7 @@ class EdgeIndex(Index):
                 fcntl.flock(opening, fcntl.LOCK_EX)
                 _snapshot(source, gen)
             self._writer = _load(gen, published)
-            self._writer_meta = {k: v for k, v in published.items() if k not in ("files", "points")}
+            self._writer_meta = {k: v for k, v in published.items() if k not in ("manifest", "points")}
         else:
             if dim is None or model is None:
                 self._writer_gen = None
@@ -483,7 +483,7 @@ class EdgeIndex(Index):
         self._writer.close()
         self._writer = None
         # What a reader checks before it trusts this generation (docs/scaling.md, "damage").
-        meta["files"] = _manifest(gen)
+        meta["manifest"] = _manifest(gen)
         with (gen / _META).open("w", encoding="utf-8") as handle:
             handle.write(json.dumps(meta))
             handle.flush()
