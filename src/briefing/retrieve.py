@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 UNIT_LEXICAL_WEIGHT = 0.6
 # Links are followed from this many top hits, and at most this many linked chunks per hit are pulled in.
 LINK_FROM_TOP = 3
+# The weight of the named person's own list in the fusion (1.0: as much as the dense or the BM25 list).
+PERSON_LIST_WEIGHT = 0.5
 MAX_LINKED = 3
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.'-]*")
 _FILLER = frozenset(
@@ -414,7 +416,7 @@ class Retriever:
             if hit.origin == "person":
                 # The person's own list is one more list of the fusion.
                 person_rank += 1
-                hit.fused = 1.0 / (self.settings.rrf_k + person_rank)
+                hit.fused = PERSON_LIST_WEIGHT / (self.settings.rrf_k + person_rank)
             if hit.chunk.chunk_id not in seen:
                 seen.add(hit.chunk.chunk_id)
                 candidates.append(hit)
