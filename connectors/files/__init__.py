@@ -38,7 +38,8 @@ DESCRIPTOR = SourceDescriptor(
             config_keys={"max_chars": "doc_max_chars"},
         ),
     ),
-    words=(r"docs|documentation|design\s+docs?|runbooks?", r"handbook|readmes?|markdown|files?"),
+    words=(r"docs|documentation|design\s+docs?|runbooks?", r"handbook|readmes?|markdown", r"files?"),
+    noun_words=(r"files?",),
     ref_patterns=(r"file:.+",),
     supports=frozenset({"since", "until", "deletions"}),
 )

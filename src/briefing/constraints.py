@@ -26,13 +26,14 @@ INTENTS = ("what_happened", "summary", "latest", "who", "when", "fact")
 MAX_SCAN = 4000
 
 
-_WORDS_CACHE: dict[int, list[tuple[re.Pattern[str], tuple[str, ...]]]] = {}
+_WORDS_CACHE: dict[int, list[tuple[re.Pattern[str], tuple[str, ...], bool]]] = {}
 
 
-def source_words() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
+def source_words() -> list[tuple[re.Pattern[str], tuple[str, ...], bool]]:
     """The question words of every registered source (its descriptor's `words`), each with the sources it means.
 
     One phrase can mean several sources ("docs": a wiki and a docs folder); phrases are tried in registry order.
+    The flag says the phrase is an everyday noun too (a descriptor's `noun_words`).
     """
     from briefing import registry
 
@@ -41,13 +42,14 @@ def source_words() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
     if cached is not None:
         return cached
     families: dict[str, list[str]] = {}
+    nouns = {phrase for descriptor in known for phrase in descriptor.noun_words}
     for descriptor in known:
         for phrase in descriptor.words:
             named = families.setdefault(phrase, [])
             if descriptor.family not in named:
                 named.append(descriptor.family)
     compiled = [
-        (re.compile(rf"(?<![\w#@/.-])(?:{phrase})(?![\w-])", re.IGNORECASE), tuple(sorted(named)))
+        (re.compile(rf"(?<![\w#@/.-])(?:{phrase})(?![\w-])", re.IGNORECASE), tuple(sorted(named)), phrase in nouns)
         for phrase, named in families.items()
     ]
     _WORDS_CACHE.clear()
@@ -265,26 +267,23 @@ def _word_matches(text: str, term: str, *, case_sensitive: bool) -> Iterator[tup
         yield m.start(), m.end()
 
 
-# Source words that are also everyday nouns: after a modifier ("delete files", "the Parquet file") they name a
-# thing in the question, not a place to search; after a determiner or preposition ("in the files") they do.
-_COMMON_NOUN_SOURCES = frozenset({"file", "files"})
+# After these a source's noun word names the source ("in the files"); after any other word it is a modifier's
+# noun ("delete files", "the Parquet file"): a thing in the question, not a place to search.
 _FUNCTION_WORDS = frozenset(
     "the a an our my your their its this that these those in on from of at within through across by any all some "
     "which what whose every only just".split()
 )
 
 
-def _compound(text: str, start: int, word: str) -> bool:
-    if word.lower() not in _COMMON_NOUN_SOURCES:
-        return False
+def _compound(text: str, start: int) -> bool:
     before = re.findall(r"[\w'-]+", text[:start])
     return bool(before) and before[-1].lower() not in _FUNCTION_WORDS
 
 
 def _sources(found: _Found, out: Constraints) -> None:
-    for pattern, sources in source_words():
+    for pattern, sources, noun in source_words():
         for m in pattern.finditer(found.text):
-            if _compound(found.text, m.start(), m.group(0)):
+            if noun and _compound(found.text, m.start()):
                 continue
             if found.free(m.start(), m.end()):
                 found.claim("source", m.start(), m.end())

@@ -143,6 +143,9 @@ class SourceDescriptor:
     kinds: tuple[DocumentKind, ...] = ()
     # Regular expressions (case-insensitive, whole words) of the words a question uses for it: "in Slack", "tickets".
     words: tuple[str, ...] = ()
+    # Words of `words` that are everyday nouns too: they name the source only after a determiner or preposition
+    # ("in the files"); after a modifier ("delete files", "the Parquet file") they are the thing asked about.
+    noun_words: tuple[str, ...] = ()
     # Regular expressions matching its refs (DESIGN.md "Native references").
     ref_patterns: tuple[str, ...] = ()
     supports: frozenset[Capability] = frozenset()
