@@ -151,7 +151,7 @@ def render(timeline: Timeline, fmt: str) -> str:
     lines = [f"# Timeline: {timeline.subject}" if md else f"Timeline: {timeline.subject}", ""]
     if not timeline.events:
         lines.append(
-            f'Nothing about "{timeline.subject}" in the indexed sources up to {timeline.now:%Y-%m-%d %H:%M %Z}.'
+            f'Nothing about "{timeline.subject}" in the indexed sources up to {timeline.now.astimezone(zone):%Y-%m-%d %H:%M %Z}.'
         )
         return "\n".join(lines) + "\n"
     for event in timeline.events:
