@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from briefing import registry
 from briefing.ask.segment import clean, sentences
@@ -231,8 +232,10 @@ class ExtractiveAnswerer:
         pool: int = 128,
         hedge_below: float = HEDGE_BELOW,
         whole_below: int = 300,
+        timezone: str = "UTC",
     ) -> None:
         self.embedder = embedder
+        self.zone = ZoneInfo(timezone)  # answers name days and times in the workspace's zone
         self.pool = pool
         self.min_evidence = min_evidence
         self.max_sentences = max_sentences
@@ -242,8 +245,11 @@ class ExtractiveAnswerer:
     def candidates(self, context: Sequence[Chunk]) -> list[Evidence]:
         out: list[Evidence] = []
         for n, chunk in enumerate(context, 1):
+            # Instants (messages, comments) read in the workspace's zone; a source without a time of day holds
+            # dates (a page's date is midnight UTC), which stay the day they name.
+            zone = self.zone if _presentation(chunk).time_of_day else UTC
             for i, unit in enumerate(chunk.units):
-                at = (unit.at or chunk.start).isoformat()
+                at = (unit.at or chunk.start).astimezone(zone).isoformat()
                 url = unit.url or chunk.url
                 pieces = sentences(unit.text, whole_below=self.whole_below)
                 for j, sent in enumerate(pieces):
@@ -252,7 +258,11 @@ class ExtractiveAnswerer:
                     out.append(ev)
             if not chunk.units and chunk.refs:
                 for sent in sentences(chunk.text):
-                    out.append(Evidence(n, chunk.refs[0], sent, None, chunk.start.isoformat(), chunk, url=chunk.url))
+                    out.append(
+                        Evidence(
+                            n, chunk.refs[0], sent, None, chunk.start.astimezone(zone).isoformat(), chunk, url=chunk.url
+                        )
+                    )
         return out
 
     def score(
@@ -926,7 +936,7 @@ def _day(at: datetime, *, with_time: bool, with_year: bool) -> str:
     if with_year:
         text += f" {at.year}"
     if with_time:
-        text += f", {at:%H:%M} UTC"
+        text += f", {at:%H:%M} {at.tzname() or 'UTC'}"
     return text
 
 

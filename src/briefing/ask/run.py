@@ -50,6 +50,7 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
             brief.embedder.for_model(settings.answer.sentence_model),
             min_evidence=settings.answer.min_evidence,
             max_sentences=settings.answer.max_sentences,
+            timezone=settings.workspace.timezone,
         ),
         router=router,
         answerer=answerer,

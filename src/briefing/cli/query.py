@@ -33,10 +33,13 @@ def _emit_json(result: SearchResult, trace: bool) -> None:
     print(json.dumps(result.to_json(trace=trace), ensure_ascii=False, default=str))
 
 
-def _render_hits(result: SearchResult, full: bool) -> None:
+def _render_hits(result: SearchResult, full: bool, timezone: str = "UTC") -> None:
+    from zoneinfo import ZoneInfo
+
+    zone = ZoneInfo(timezone)
     for rank, hit in enumerate(result.hits, 1):
         chunk = hit.chunk
-        when = chunk.start.isoformat()[:16].replace("T", " ")
+        when = f"{chunk.start.astimezone(zone):%Y-%m-%d %H:%M %Z}"  # the workspace's zone, as the windows are
         out.print(
             f"[bold cyan]{rank:>2}.[/] [bold]{escape(chunk.title or chunk.chunk_id)}[/] "
             f"[dim]{chunk.source_type} · {when} · {hit.score:.3f}[/]"
@@ -116,7 +119,7 @@ def register(app: typer.Typer) -> None:
             return
         if not result.hits:
             out.print("no matches")
-        _render_hits(result, show_docs)
+        _render_hits(result, show_docs, settings.workspace.timezone)
         if show_trace:
             render_trace(result)
 
@@ -156,7 +159,7 @@ def register(app: typer.Typer) -> None:
                 out.print("[dim](answer after citation checks)[/]")
         print_answer(result)
         if show_docs:
-            _render_hits(result, True)
+            _render_hits(result, True, settings.workspace.timezone)
         if show_trace:
             render_trace(result)
 

@@ -164,9 +164,8 @@ def render(timeline: Timeline, fmt: str) -> str:
     md = fmt == "md"
     lines = [f"# Timeline: {timeline.subject}" if md else f"Timeline: {timeline.subject}", ""]
     if not timeline.events:
-        lines.append(
-            f'Nothing about "{timeline.subject}" in the indexed sources up to {timeline.now:%Y-%m-%d %H:%M %Z}.'
-        )
+        until = timeline.now.astimezone(zone)
+        lines.append(f'Nothing about "{timeline.subject}" in the indexed sources up to {until:%Y-%m-%d %H:%M %Z}.')
         return "\n".join(lines) + "\n"
     for event in timeline.events:
         local = event.at.astimezone(zone)
