@@ -20,11 +20,20 @@ from briefing.cli.app import app
 from briefing.devserver.slack import TOKEN, SlackFake
 from briefing.mcp_server import BriefTools
 from briefing.settings import load_settings
-from briefing.slack_bot import EVENTS_PATH, PLACEHOLDER, Secrets, SlackBot, render_answer, serve_in_thread
+from briefing.slack_bot import (
+    EVENTS_PATH,
+    PLACEHOLDER,
+    UNKNOWN_USER,
+    Secrets,
+    SlackBot,
+    person_for,
+    render_answer,
+    serve_in_thread,
+)
 
 NOW = "2026-06-15T09:00:00+00:00"
 SIGNING_SECRET = "8f2b0c1d9e7a6b5c4d3e2f1a0b9c8d7e"
-USERS = [{"id": "U0PRIYA", "name": "priya", "real_name": "Priya Raman"}, {"id": "U0BRIEF", "name": "brief"}]
+USERS = [{"id": "U01PRIYA", "name": "priya", "real_name": "Priya Raman"}, {"id": "U0BRIEF", "name": "brief"}]
 CHANNELS = [{"id": "C0HELP", "name": "help", "is_channel": True, "is_member": True}]
 
 
@@ -67,7 +76,7 @@ class Bot:
 
     def ask(self, channel: str, text: str, ts: str, **extra: Any) -> None:
         """The user's message lands in Slack (the fake) and Slack tells the bot about it."""
-        self.fake.post(channel, {"type": "message", "user": "U0PRIYA", "text": text, "ts": ts, **extra})
+        self.fake.post(channel, {"type": "message", "user": "U01PRIYA", "text": text, "ts": ts, **extra})
 
 
 @pytest.fixture
@@ -89,7 +98,7 @@ def test_a_mention_is_answered_in_its_thread_with_permalinks(bot: Bot) -> None:
     question = "What did we decide about connection pooling?"
     bot.ask("C0HELP", f"<@U0BRIEF> {question}", "1781500000.000100")
     status = bot.send(
-        {"type": "app_mention", "user": "U0PRIYA", "text": f"<@U0BRIEF> {question}", "ts": "1781500000.000100",
+        {"type": "app_mention", "user": "U01PRIYA", "text": f"<@U0BRIEF> {question}", "ts": "1781500000.000100",
          "channel": "C0HELP", "event_ts": "1781500000.000100"}
     )  # fmt: skip
     assert status == 200
@@ -113,29 +122,29 @@ def test_a_mention_is_answered_in_its_thread_with_permalinks(bot: Bot) -> None:
 
 
 def test_a_direct_message_is_answered_in_the_dm(bot: Bot) -> None:
-    bot.ask("D0PRIYA", "who is on call this week?", "1781500001.000100")
+    bot.ask("D01PRIYA", "who is on call this week?", "1781500001.000100")
     bot.send(
-        {"type": "message", "channel_type": "im", "user": "U0PRIYA", "text": "who is on call this week?",
-         "ts": "1781500001.000100", "channel": "D0PRIYA", "event_ts": "1781500001.000100"}
+        {"type": "message", "channel_type": "im", "user": "U01PRIYA", "text": "who is on call this week?",
+         "ts": "1781500001.000100", "channel": "D01PRIYA", "event_ts": "1781500001.000100"}
     )  # fmt: skip
     assert bot.fake.wait_for(lambda f: bool(f.updated))
     posted = bot.fake.posted[0]
-    assert posted["channel"] == "D0PRIYA" and not posted.get("thread_ts")  # a DM is answered in the DM itself
+    assert posted["channel"] == "D01PRIYA" and not posted.get("thread_ts")  # a DM is answered in the DM itself
     assert "<https://" in bot.fake.updated[0]["text"]
 
 
 def test_a_channel_message_without_a_mention_and_the_bots_own_messages_get_no_reply(bot: Bot) -> None:
     bot.send(
-        {"type": "message", "channel_type": "channel", "user": "U0PRIYA", "text": "pooling?",
+        {"type": "message", "channel_type": "channel", "user": "U01PRIYA", "text": "pooling?",
          "ts": "1781500002.000100", "channel": "C0HELP"}, event_id="Ev02"
     )  # fmt: skip
     bot.send(
         {"type": "message", "channel_type": "im", "user": "U0BRIEF", "bot_id": "B0BRIEF", "text": "searching",
-         "ts": "1781500003.000100", "channel": "D0PRIYA"}, event_id="Ev03"
+         "ts": "1781500003.000100", "channel": "D01PRIYA"}, event_id="Ev03"
     )  # fmt: skip
     # Then a mention; once it is answered, the earlier two (handled first) would have posted too had they replied.
     bot.send(
-        {"type": "app_mention", "user": "U0PRIYA", "text": "<@U0BRIEF> on-call rota?", "ts": "1781500004.000100",
+        {"type": "app_mention", "user": "U01PRIYA", "text": "<@U0BRIEF> on-call rota?", "ts": "1781500004.000100",
          "channel": "C0HELP"}, event_id="Ev04"
     )  # fmt: skip
     assert bot.fake.wait_for(lambda f: bool(f.updated))
@@ -144,7 +153,7 @@ def test_a_channel_message_without_a_mention_and_the_bots_own_messages_get_no_re
 
 def test_a_question_the_sources_do_not_cover_is_refused_without_sources(bot: Bot) -> None:
     bot.send(
-        {"type": "app_mention", "user": "U0PRIYA", "text": "<@U0BRIEF> what is the capital of Mongolia?",
+        {"type": "app_mention", "user": "U01PRIYA", "text": "<@U0BRIEF> what is the capital of Mongolia?",
          "ts": "1781500005.000100", "channel": "C0HELP"}
     )  # fmt: skip
     assert bot.fake.wait_for(lambda f: bool(f.updated))
@@ -154,7 +163,7 @@ def test_a_question_the_sources_do_not_cover_is_refused_without_sources(bot: Bot
 
 
 def test_an_unsigned_or_wrongly_signed_event_is_rejected_and_nothing_is_posted(bot: Bot) -> None:
-    event = {"type": "app_mention", "user": "U0PRIYA", "text": "<@U0BRIEF> pooling?", "ts": "1.0", "channel": "C0HELP"}
+    event = {"type": "app_mention", "user": "U01PRIYA", "text": "<@U0BRIEF> pooling?", "ts": "1.0", "channel": "C0HELP"}
     assert bot.send(event, secret="not-the-signing-secret") == 401
     bot.send({**event, "text": "<@U0BRIEF> on-call?", "ts": "2.0"}, event_id="Ev09")  # a good one, to wait on
     assert bot.fake.wait_for(lambda f: bool(f.updated))
@@ -179,7 +188,7 @@ def test_the_url_verification_handshake_echoes_the_challenge(bot: Bot) -> None:
 
 def test_the_token_and_secret_never_reach_the_log(bot: Bot, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
-    mention = {"type": "app_mention", "user": "U0PRIYA", "text": "<@U0BRIEF> pooling?", "ts": "3.0"}
+    mention = {"type": "app_mention", "user": "U01PRIYA", "text": "<@U0BRIEF> pooling?", "ts": "3.0"}
     bot.send({**mention, "channel": "C0HELP"})
     assert bot.fake.wait_for(lambda f: bool(f.updated))
     assert caplog.records  # Bolt and the bot did log at debug
@@ -206,3 +215,32 @@ def test_missing_token_variable_is_one_line_naming_it(use_sample: Any, monkeypat
     assert result.exit_code == 3
     assert "SLACK_BOT_TOKEN is not set" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_user_the_people_directory_does_not_know_gets_no_answer(bot: Bot) -> None:
+    """Fail closed: a Slack user who is in no ingested source is not answered from the owner's view."""
+    bot.send(
+        {"type": "app_mention", "user": "U0STRANGER", "text": "<@U0BRIEF> What did we decide about connection pooling?",
+         "ts": "1781500006.000100", "channel": "C0HELP"}
+    )  # fmt: skip
+    assert bot.fake.wait_for(lambda f: bool(f.updated))
+    assert bot.fake.updated[0]["text"] == UNKNOWN_USER
+
+
+def test_the_answer_is_the_asking_users_own_view(bot: Bot, use_sample: Any) -> None:
+    """The bot asks as the Slack user's person: the sample's handbook (a files source with no `audience`) is the
+    owner's alone, so the owner's answer cites it and the asking engineer's does not."""
+    question = "Who should a new engineer ask about Terraform and on-call?"
+    owner = bot.tools.ask(question, k=8, now=NOW)
+    assert any(ref.startswith("file:") for c in owner["citations"] for ref in c["refs"])
+    bot.send(
+        {"type": "app_mention", "user": "U01PRIYA", "text": f"<@U0BRIEF> {question}", "ts": "1781500007.000100",
+         "channel": "C0HELP"}
+    )  # fmt: skip
+    assert bot.fake.wait_for(lambda f: bool(f.updated))
+    person = person_for(load_settings(use_sample.config), "U01PRIYA")
+    assert person is not None
+    scoped = bot.tools.ask(question, k=8, now=NOW, acting_as=person)
+    assert not any(ref.startswith("file:") for c in scoped["citations"] for ref in c["refs"])
+    assert bot.fake.updated[0]["text"] == render_answer(scoped)
+    assert bot.tools.brief.principal.owner  # the next question is the owner's again

@@ -71,9 +71,27 @@ class BriefTools:
         question, size, moment = check_question(query), _k(k), _now(now)
         return self._run(lambda: self.brief.search(question, now=moment, k=size).to_json())
 
-    def ask(self, question: str, k: int = 10, now: str | None = None) -> dict[str, Any]:
+    def ask(
+        self, question: str, k: int = 10, now: str | None = None, *, acting_as: str | None = None
+    ) -> dict[str, Any]:
+        """`acting_as` (a person the people directory knows) scopes this one question to what they may read."""
         text, size, moment = check_question(question), _k(k), _now(now)
-        return self._run(lambda: self.brief.ask(text, now=moment, k=size).to_json())
+        if acting_as is None:
+            return self._run(lambda: self.brief.ask(text, now=moment, k=size).to_json())
+
+        def scoped() -> dict[str, Any]:
+            from briefing.access import principal_for
+
+            brief, default = self.brief, self.brief.principal
+            brief.principal = principal_for(self.settings, acting_as)
+            brief.index.restrict(brief.principal.readers)
+            try:
+                return brief.ask(text, now=moment, k=size).to_json()
+            finally:
+                brief.principal = default
+                brief.index.restrict(default.readers)
+
+        return self._run(scoped)
 
     def digest(
         self,

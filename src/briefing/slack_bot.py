@@ -9,8 +9,9 @@ or over Socket Mode (an app-level token, no public URL). Tokens and secrets are 
 `[slack_bot]` names and are never logged. Ingested text quoted in an answer is escaped for Slack (`<`, `>` and
 `&`), so a quoted `<!channel>` or a link label cannot notify anyone or disguise a link.
 
-Access scopes: every question carries the asking user's principal (`slack:<user id>`, see `principal`); the
-answer path does not yet restrict evidence by principal, so the bot answers from the whole index it is run on.
+Access scopes: each question is answered as the asking user, found in the people directory by their Slack user id
+(an identity `<source>/slack:<user id>` of any configured source), so the evidence is what they may read
+(briefing.access); a user the directory does not know gets no answer (fail closed), never the owner's view.
 """
 
 from __future__ import annotations
@@ -92,9 +93,23 @@ def render_answer(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def principal(user_id: str) -> str:
-    """The asking user as a principal for access scopes (the answer path does not restrict by it yet)."""
-    return f"slack:{user_id}"
+UNKNOWN_USER = (
+    "I can only answer people this workspace's directory knows, and you are not in it yet: ask the owner to ingest "
+    "the Slack workspace you are in (or to add you under [people.aliases])."
+)
+
+
+def person_for(settings: Settings, user_id: str) -> str | None:
+    """The person id of the Slack user `user_id` in the people directory, or None (then the bot does not answer)."""
+    from briefing import people
+
+    if not user_id:
+        return None
+    keys = {f"{name}/{who}" for name in settings.sources for who in (f"slack:{user_id}", user_id)}
+    for record in people.records_for(settings):
+        if any(identity.key in keys for identity in record.identities):
+            return record.id
+    return None
 
 
 @dataclass(frozen=True)
@@ -178,15 +193,18 @@ class SlackBot:
             client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=HINT)
             return
         placeholder = client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=PLACEHOLDER)
-        who = principal(event.get("user", ""))
-        text = self.reply(question, who)
+        text = self.reply(question, event.get("user", ""))
         client.chat_update(channel=placeholder["channel"], ts=placeholder["ts"], text=text)
 
-    def reply(self, question: str, who: str) -> str:
-        """The reply's text for `question` asked by `who`; an error becomes one line the user can act on."""
-        log.info("question from %s (%d characters)", who, len(question))
+    def reply(self, question: str, user_id: str) -> str:
+        """The reply's text for `question` asked by Slack user `user_id`, from what they may read; an error becomes
+        one line the user can act on."""
+        log.info("question from %s (%d characters)", user_id or "an unknown user", len(question))
         try:
-            result = self.tools.ask(question, k=self.config.k, now=self.now)
+            person = person_for(self.settings, user_id)
+            if person is None:
+                return UNKNOWN_USER
+            result = self.tools.ask(question, k=self.config.k, now=self.now, acting_as=person)
         except BriefError as exc:
             return f"I could not answer: {slack_escape(redact(str(exc)))}"
         except Exception:
