@@ -14,6 +14,7 @@ import typer.core
 EXAMPLES: dict[str, list[str]] = {
     "ask": ['brief ask "what did we decide about connection pooling?"', 'brief ask "who is on call?" --json'],
     "search": ['brief search "aurora cutover runbook" -k 5', 'brief search "PLAT-137" --show-docs'],
+    "summarize": ['brief summarize "problems users hit with CDC"', 'brief summarize "connection pooling" -n 3 -f json'],
     "timeline": ["brief timeline PLAT-137", 'brief timeline "aurora migration" --since "last month" -f json'],
     "sources": ["brief sources", "brief --verbose sources --json"],
     "demo": ["brief demo", 'brief demo -q "what broke last week?" --keep'],
