@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
-from chunkers.email import _split
+from chunkers.email import LEVELS
+from chunkers.packing import split_to_fit
 from chunkers.slack import find_tickets
 
 _HEADER_KEYS = ("Meeting:", "CANCELLED: Meeting:", "When:", "Organiser:", "Attendees:", "Where:", "Link:", "Linked:")
@@ -45,7 +46,7 @@ def chunk_event(
             text = f"{head}\n{piece}"
             return len(text) <= limits.max_chars and limits.count_tokens(text) <= limits.max_tokens
 
-        pieces = _split(body, ok) if body else [("", False)]
+        pieces = split_to_fit(body, ok, LEVELS) if body else [("", False)]
         end = datetime.fromisoformat(str(item.metadata.get("end") or item.occurred_at.isoformat()))
         for piece, cut in pieces:
             text = f"{head}\n{piece}".strip()

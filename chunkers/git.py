@@ -9,22 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
+from chunkers.packing import OpenChunk, build_chunk
 from chunkers.similarity import topic_shift
 from chunkers.slack import find_tickets
 
 MAX_FILES_LISTED = 6
 _ISSUE_REF = re.compile(r"(?<![\w&/])#(\d+)\b")
-
-
-@dataclass
-class _Open:
-    blocks: list[str] = field(default_factory=list)
-    items: list[Item] = field(default_factory=list)
-    units: list[Unit] = field(default_factory=list)
-    truncated: bool = False
 
 
 def commit_line(item: Item) -> str:
@@ -91,8 +83,8 @@ def chunk_commits(
 ) -> list[Chunk]:
     """Consecutive commits of one document (a branch's week, or a tag) packed into chunks that fit `limits`."""
     head = document.title
-    done: list[_Open] = []
-    current = _Open()
+    done: list[OpenChunk] = []
+    current = OpenChunk()
     previous: Item | None = None
     for item in sorted(document.items, key=lambda i: i.occurred_at):
         block, cut = _block(item, head, limits)
@@ -100,7 +92,7 @@ def chunk_commits(
         shift = previous is not None and topic_shift(previous, item, vectors, limits, len(current.items))
         if current.items and (shift or not _fits(candidate, len(current.items) + 1, limits)):
             done.append(current)
-            current = _Open()
+            current = OpenChunk()
         current.blocks.append(block)
         current.items.append(item)
         current.units.append(
@@ -120,29 +112,12 @@ def _tickets(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _build(document: Document, head: str, n: int, part: _Open) -> Chunk:
-    text = "\n".join([head, *part.blocks])
+def _build(document: Document, head: str, n: int, part: OpenChunk) -> Chunk:
     shas = [str(i.metadata.get("sha") or i.metadata.get("commit") or "") for i in part.items]
-    return Chunk(
-        chunk_id=f"{document.key}::{n}",
-        doc_key=document.key,
-        source_type=document.source_type,
-        kind=document.kind,
-        title=document.title,
-        text=text,
-        refs=list(dict.fromkeys(i.ref for i in part.items)),
-        start=min(i.occurred_at for i in part.items),
-        end=max(i.occurred_at for i in part.items),
-        authors=list(dict.fromkeys(i.author for i in part.items if i.author)),
-        url=part.items[0].url or document.url,
-        container=document.container,
-        tickets=_tickets(text),
-        units=part.units,
-        metadata={
-            "repo": document.metadata.get("repo", document.container),
-            "branch": document.metadata.get("branch"),
-            "tag": document.metadata.get("tag"),
-            "commits": [s for s in shas if s],
-        },
-        truncated=part.truncated,
-    )
+    metadata = {
+        "repo": document.metadata.get("repo", document.container),
+        "branch": document.metadata.get("branch"),
+        "tag": document.metadata.get("tag"),
+        "commits": [s for s in shas if s],
+    }
+    return build_chunk(document, head, n, part, tickets=_tickets, metadata=metadata)

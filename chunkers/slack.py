@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
 from briefing.textrules import ISSUE_URL, find_ticket_keys
+from chunkers.packing import PARAGRAPH, SENTENCE, WORDS, OpenChunk, build_chunk, fits, split_to_fit
 from chunkers.similarity import topic_shift
 
 _PR_REF = re.compile(r"(?:\b[Pp][Rr]\s*#|\bpull/)(\d+)\b")
@@ -64,72 +64,17 @@ def find_tickets(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-@dataclass
-class _Open:
-    """The chunk being filled: its lines and the units behind them."""
-
-    lines: list[str] = field(default_factory=list)
-    units: list[Unit] = field(default_factory=list)
-    items: list[Item] = field(default_factory=list)
-    truncated: bool = False
-
-
-def _fits(head: str, lines: Sequence[str], n_items: int, limits: ChunkLimits) -> bool:
-    text = "\n".join([head, *lines])
-    return (
-        len(text) <= limits.max_chars and n_items <= limits.max_items and limits.count_tokens(text) <= limits.max_tokens
-    )
+# A message too long for a chunk is cut at paragraphs, sentences, then words; its line is flattened anyway.
+_LEVELS = ((PARAGRAPH, " "), (SENTENCE, " "), (WORDS, " "))
 
 
 def _pieces(item: Item, head: str, limits: ChunkLimits) -> list[tuple[str, bool]]:
     """Split one message's text into pieces that each fit a chunk alone; True marks a mid-word cut."""
 
     def ok(piece: str) -> bool:
-        return _fits(head, [message_line(item, piece)], 1, limits)
+        return fits(head, [message_line(item, piece)], 1, limits)
 
-    def split(text: str, level: int) -> list[tuple[str, bool]]:
-        if ok(text):
-            return [(text, False)]
-        separators = [re.compile(r"\n\s*\n"), _SENTENCE_END, re.compile(r"\s+")]
-        if level >= len(separators):
-            return _hard_cut(text)
-        parts = [p for p in separators[level].split(text) if p.strip()]
-        if len(parts) <= 1:
-            return split(text, level + 1)
-        out: list[tuple[str, bool]] = []
-        current = ""
-        for part in parts:
-            candidate = f"{current} {part}" if current else part
-            if ok(candidate):
-                current = candidate
-                continue
-            if current:
-                out.append((current, False))
-            if ok(part):
-                current = part
-            else:
-                out += split(part, level + 1)
-                current = ""
-        if current:
-            out.append((current, False))
-        return out
-
-    def _hard_cut(text: str) -> list[tuple[str, bool]]:
-        out: list[tuple[str, bool]] = []
-        rest = text
-        while rest:
-            lo, hi = 1, len(rest)
-            while lo < hi:  # the longest prefix that still fits
-                mid = (lo + hi + 1) // 2
-                if ok(rest[:mid]):
-                    lo = mid
-                else:
-                    hi = mid - 1
-            out.append((rest[:lo], True))
-            rest = rest[lo:]
-        return out
-
-    return split(item.text, 0)
+    return split_to_fit(item.text, ok, _LEVELS)
 
 
 def chunk_messages(
@@ -141,15 +86,15 @@ def chunk_messages(
     """A Slack channel or thread document as chunks of consecutive messages."""
     head = header(document)
     items = sorted(document.items, key=lambda i: (i.occurred_at, i.ref))
-    done: list[_Open] = []
-    current = _Open()
+    done: list[OpenChunk] = []
+    current = OpenChunk()
     previous: Item | None = None
 
     def close() -> None:
         nonlocal current
         if current.items:
             done.append(current)
-        current = _Open()
+        current = OpenChunk()
 
     for item in items:
         line = message_line(item)
@@ -157,21 +102,21 @@ def chunk_messages(
             gap = (item.occurred_at - previous.occurred_at).total_seconds()
             if gap > limits.gap_seconds or topic_shift(previous, item, vectors, limits, len(current.items)):
                 close()
-        if _fits(head, [*current.lines, line], len(current.items) + 1, limits):
-            current.lines.append(line)
+        if fits(head, [*current.blocks, line], len(current.items) + 1, limits):
+            current.blocks.append(line)
             current.units.append(Unit(item.ref, flatten(item.text), item.author, item.occurred_at, item.url))
             current.items.append(item)
-        elif _fits(head, [line], 1, limits):
+        elif fits(head, [line], 1, limits):
             close()
-            current.lines.append(line)
+            current.blocks.append(line)
             current.units.append(Unit(item.ref, flatten(item.text), item.author, item.occurred_at, item.url))
             current.items.append(item)
         else:
             close()
             for piece, cut in _pieces(item, head, limits):
                 done.append(
-                    _Open(
-                        lines=[message_line(item, piece)],
+                    OpenChunk(
+                        blocks=[message_line(item, piece)],
                         units=[Unit(item.ref, flatten(piece), item.author, item.occurred_at, item.url)],
                         items=[item],
                         truncated=cut,
@@ -182,27 +127,6 @@ def chunk_messages(
     return [_build(document, head, n, chunk) for n, chunk in enumerate(done)]
 
 
-def _build(document: Document, head: str, n: int, chunk: _Open) -> Chunk:
-    text = "\n".join([head, *chunk.lines])
-    first = chunk.items[0]
-    return Chunk(
-        chunk_id=f"{document.key}::{n}",
-        doc_key=document.key,
-        source_type=document.source_type,
-        kind=document.kind,
-        title=document.title,
-        text=text,
-        refs=list(dict.fromkeys(i.ref for i in chunk.items)),
-        start=min(i.occurred_at for i in chunk.items),
-        end=max(i.occurred_at for i in chunk.items),
-        authors=list(dict.fromkeys(i.author for i in chunk.items if i.author)),
-        url=first.url or document.url,
-        container=document.container,
-        tickets=find_tickets(text),
-        units=chunk.units,
-        metadata={
-            "channel_id": document.metadata.get("channel_id"),
-            "thread_ts": document.metadata.get("thread_ts"),
-        },
-        truncated=chunk.truncated,
-    )
+def _build(document: Document, head: str, n: int, chunk: OpenChunk) -> Chunk:
+    metadata = {"channel_id": document.metadata.get("channel_id"), "thread_ts": document.metadata.get("thread_ts")}
+    return build_chunk(document, head, n, chunk, tickets=find_tickets, metadata=metadata)
