@@ -25,9 +25,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import ValidationError
-
-from briefing.errors import ConfigError, SourceError
+from briefing.errors import ConfigError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import SourceContext
 from connectors.calendar import CalendarSource
@@ -85,12 +83,7 @@ class GoogleCalendarConnector:
         return GoogleCalendarCursor()
 
     def load_cursor(self, data: JSON) -> GoogleCalendarCursor:
-        try:
-            return GoogleCalendarCursor.model_validate(data)
-        except ValidationError:
-            raise SourceError(
-                f"source '{self.name}': the saved cursor is unreadable: run `brief ingest {self.name} --full`"
-            ) from None
+        return GoogleCalendarCursor.model_validate(data)
 
     def check(self) -> None:
         """One authenticated call per configured calendar (`brief doctor`): the first event of each."""

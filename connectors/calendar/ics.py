@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import ValidationError
-
 from briefing.errors import ConfigError, SourceError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord, reader_email
 from briefing.registry import SourceContext
@@ -97,12 +95,7 @@ class IcsConnector:
         return IcsCursor()
 
     def load_cursor(self, data: JSON) -> IcsCursor:
-        try:
-            return IcsCursor.model_validate(data)
-        except ValidationError:
-            raise SourceError(
-                f"source '{self.name}': the saved cursor is unreadable: run `brief ingest {self.name} --full`"
-            ) from None
+        return IcsCursor.model_validate(data)
 
     def _files(self) -> list[tuple[str, Path]]:
         if not self.path.exists():

@@ -23,8 +23,6 @@ import email.policy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from briefing.errors import ConfigError, SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import SourceContext
@@ -87,12 +85,7 @@ class GmailConnector:
         return GmailCursor()
 
     def load_cursor(self, data: JSON) -> GmailCursor:
-        try:
-            return GmailCursor.model_validate(data)
-        except ValidationError:
-            raise SourceError(
-                f"source '{self.name}': the saved cursor is unreadable: run `brief ingest {self.name} --full`"
-            ) from None
+        return GmailCursor.model_validate(data)
 
     def check(self) -> None:
         """One authenticated call (`brief doctor`): the mailbox profile."""

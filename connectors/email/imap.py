@@ -15,8 +15,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from briefing.errors import AuthError, SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import SourceContext
@@ -56,12 +54,7 @@ class ImapConnector:
         return ImapCursor()
 
     def load_cursor(self, data: JSON) -> ImapCursor:
-        try:
-            return ImapCursor.model_validate(data)
-        except ValidationError:
-            raise SourceError(
-                f"source '{self.name}': the saved cursor is unreadable: run `brief ingest {self.name} --full`"
-            ) from None
+        return ImapCursor.model_validate(data)
 
     def fetch(self, cursor: Cursor) -> Iterator[Batch]:
         previous = {} if self.full or not isinstance(cursor, ImapCursor) else dict(cursor.folders)

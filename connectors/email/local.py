@@ -15,8 +15,6 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Connector, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import SourceContext
@@ -56,12 +54,7 @@ class LocalMailConnector:
         return MailboxCursor()
 
     def load_cursor(self, data: JSON) -> MailboxCursor:
-        try:
-            return MailboxCursor.model_validate(data)
-        except ValidationError:
-            raise SourceError(
-                f"source '{self.name}': the saved cursor is unreadable: run `brief ingest {self.name} --full`"
-            ) from None
+        return MailboxCursor.model_validate(data)
 
     # -- what is there ---------------------------------------------------------------------------------------
     def _files(self) -> list[tuple[str, Path, str]]:

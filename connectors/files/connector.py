@@ -22,8 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import ValidationError
-
 from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, RawRecord
 from briefing.registry import SourceContext
@@ -116,12 +114,7 @@ class FilesConnector:
         return FilesCursor()
 
     def load_cursor(self, data: JSON) -> FilesCursor:
-        try:
-            return FilesCursor.model_validate(data)
-        except ValidationError:
-            raise SourceError(
-                f"source '{self.name}': the saved cursor is unreadable: run a full ingest of this source to rebuild it"
-            ) from None
+        return FilesCursor.model_validate(data)
 
     # -- collection ------------------------------------------------------------------------------------------
 

@@ -13,9 +13,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from briefing import access, killpoint, people, registry
 from briefing.embed import Embedder
-from briefing.errors import BriefError, MassDeletionError
+from briefing.errors import BriefError, MassDeletionError, SourceError
 from briefing.index import Filter, Index, content_hash
 from briefing.model import Chunk, ChunkLimits, Connector, Document, Failure
 from briefing.registry import FetchOptions, SourceContext, chunker_for, connector_for
@@ -61,6 +63,17 @@ def make_connector(settings: Settings, name: str, options: FetchOptions | None =
     return connector_for(ctx)
 
 
+def _saved_cursor(connector: Connector, name: str, saved: Any) -> Any:
+    """The cursor a previous run saved; one that no longer reads (damaged, or from an incompatible version) is a
+    one-line error naming the repair, not a traceback."""
+    try:
+        return connector.load_cursor(saved)
+    except (ValidationError, TypeError, ValueError):
+        raise SourceError(
+            f"source '{name}': the saved cursor is unreadable: run `brief ingest {name} --full` to rebuild it"
+        ) from None
+
+
 def collect(settings: Settings, name: str, options: FetchOptions, connector: Connector | None = None) -> CollectReport:
     """Fetch new and changed records into the raw cache; the cursor moves only after its records are stored.
 
@@ -79,7 +92,7 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
     pending: set[str] = set() if options.full else state.pending_deletions
     try:
         saved = None if options.full else state.cursor
-        cursor = connector.load_cursor(saved) if saved is not None else connector.initial_cursor()
+        cursor = _saved_cursor(connector, name, saved) if saved is not None else connector.initial_cursor()
         for batch in connector.fetch(cursor):
             report.batches += 1
             killpoint.reached("collect.batch")

@@ -133,3 +133,38 @@ def test_one_unreadable_source_does_not_stop_the_others(tmp_path: Path) -> None:
     sources = json.loads(runner.invoke(app, ["--config", str(cfg), "sources", "--json"]).stdout)["sources"]
     docs = next(s for s in sources if s["name"] == "docs")
     assert docs["cached_records"] == 1 and docs["last_run"]["chunks"] >= 1
+
+
+def test_a_saved_cursor_that_no_longer_reads_names_the_repair_and_the_others_run(tmp_path: Path) -> None:
+    # Any source type: the saved cursor is validated in one place, so a damaged or foreign one is one line.
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the ledger with `make restart`.\n")
+    (tmp_path / "export").mkdir()
+    (tmp_path / "export" / "channels.json").write_text("[]")
+    cfg = config(
+        tmp_path,
+        '[workspace]\nname = "m"\n'
+        '[sources.archive]\ntype = "slack_export"\npath = "export"\n'
+        '[sources.docs]\ntype = "files"\npath = "docs"\n',
+    )
+    assert runner.invoke(app, ["--config", str(cfg), "ingest", "docs"]).exit_code == 0
+    states = sorted((tmp_path / "brief-home").rglob("state/docs.json"))
+    assert len(states) == 1
+    state = json.loads(states[0].read_text())
+    state["cursor"] = {"files": "not a mapping"}
+    states[0].write_text(json.dumps(state))
+    archive = states[0].with_name("archive.json")
+    archive.write_text(json.dumps({"cursor": {"files": [1, 2, 3]}}))
+    result = runner.invoke(app, ["--config", str(cfg), "ingest"])
+    assert result.exit_code == SourceError.exit_code
+    assert "Traceback" not in result.stderr and "validation error" not in result.stderr
+    for name in ("docs", "archive"):
+        assert f"source '{name}': the saved cursor is unreadable: run `brief ingest {name} --full`" in result.stderr
+    full = runner.invoke(app, ["--config", str(cfg), "ingest", "docs", "--full"])
+    assert full.exit_code == 0, full.stderr
+    docs = next(
+        s
+        for s in json.loads(runner.invoke(app, ["--config", str(cfg), "sources", "--json"]).stdout)["sources"]
+        if s["name"] == "docs"
+    )
+    assert docs["cached_records"] == 1
