@@ -141,7 +141,7 @@ def _run(
             except Exception as exc:  # one source's unexpected failure must not starve the sources after it
                 log.debug("source %s failed", name, exc_info=True)
                 summary.sources.append(SourceRun(name=name, error=unexpected(name, exc)))
-        if index is not None and not options.dry_run:
+        if index is not None and not options.dry_run and settings.digest.summaries:
             _summaries(settings, index, embedder)
     finally:
         if index is not None:

@@ -271,6 +271,9 @@ class DigestSettings(_Strict):
     max_lines: int = 40
     # A channel's top-level posts further apart than this are separate conversations (bursts).
     burst_minutes: float = 30
+    # Per-conversation summaries (the second level behind `brief summarize`), refreshed at the end of each ingest.
+    # Off: ingest skips them, and broad questions are answered by ordinary retrieval.
+    summaries: bool = True
 
 
 class SlackBotSettings(_Strict):

@@ -27,7 +27,7 @@ from typing import Any
 from briefing import registry
 from briefing.digest import text as tx
 from briefing.embed import Embedder
-from briefing.errors import BriefError
+from briefing.errors import BriefError, NotConfiguredError
 from briefing.index import Index
 from briefing.model import Chunk, Unit
 from briefing.settings import Settings
@@ -53,8 +53,8 @@ def cache_path(settings: Settings) -> Path:
 
 
 def available(settings: Settings) -> bool:
-    """Summaries were computed at ingest (cheap: the cache file, not the index)."""
-    return bool(_load_cache(cache_path(settings)))
+    """Summaries are on (`[digest] summaries`) and were computed at ingest (cheap: the cache file, not the index)."""
+    return settings.digest.summaries and bool(_load_cache(cache_path(settings)))
 
 
 def content_hash(chunks: Iterable[Chunk]) -> str:
@@ -292,6 +292,11 @@ def answer(
     from briefing.index import Filter
     from briefing.retrieve import Retriever, SearchQuery
 
+    if not settings.digest.summaries:
+        raise NotConfiguredError(
+            "conversation summaries are off ([digest] summaries = false): set it to true and run `brief ingest`, "
+            "or ask the question with `brief ask`"
+        )
     t0 = time.perf_counter()
     with Index.open(summary_settings(settings)) as summaries:
         if not summaries.exists() or summaries.count() == 0:

@@ -127,6 +127,26 @@ def test_summarize_without_summaries_says_to_ingest(tmp_path: Path, monkeypatch:
     assert result.exit_code == 9 and "brief ingest" in result.output
 
 
+def test_summaries_off_skips_them_at_ingest_and_broad_questions_use_retrieval(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "pool.md").write_text(
+        "# Connection pool\n\nThe PgBouncer pool of 20 was exhausted by retries during the outage.\n", encoding="utf-8"
+    )
+    ws = Workspace(tmp_path / "ws", {"handbook": {"type": "files", "path": str(docs)}})
+    ws.config.write_text(ws.config.read_text(encoding="utf-8") + "[digest]\nsummaries = false\n", encoding="utf-8")
+    ws.settings = load_settings(ws.config)
+    ws.run()
+    assert not summaries.cache_path(ws.settings).exists() and summary_count(ws.settings) == 0
+    result = runner.invoke(app, ["--config", str(ws.config), "summarize", "retries"])
+    assert result.exit_code == 3 and "[digest] summaries = false" in result.output
+    broad = json.loads(
+        cli(ws.config, "ask", "What are the main problems with the connection pool?", "--json", "--show-trace")
+    )
+    assert not broad["trace"]["answerer"].startswith("summaries")
+    assert broad["citations"] and "pool.md" in json.dumps(broad["citations"])
+
+
 @pytest.mark.parametrize(
     "question",
     [
