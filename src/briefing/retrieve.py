@@ -43,6 +43,10 @@ PERSON_LIST_WEIGHT = 0.5
 # them as much as their messages.
 PERSON_ABOUT = True
 MAX_LINKED = 3
+# For a "latest state" question, the newest chunks of the best-ranked threads join the candidates: a long
+# thread's current state is stated at its end, often in words the question does not share.
+THREAD_TAIL = 2
+THREAD_TAIL_FROM = 3
 # A reply to a question is credited with the question's unit score plus this margin, for up to ANSWER_SPAN replies
 # by others (until the asker speaks again), so the chunk holding the answer ranks above the one holding the question.
 # Chosen on the olake dev set among off, 0.9x, 1.0x and 1.02x the question's score (docs/retrieval.md).
@@ -364,6 +368,22 @@ class Retriever:
                     by_id[chunk.chunk_id] = hit
         return sorted(out, key=lambda h: -h.score)
 
+    def _thread_tails(self, candidates: list[Hit], flt: Filter) -> list[Hit]:
+        """The newest THREAD_TAIL chunks of the threads among the best THREAD_TAIL_FROM candidates."""
+        best: dict[str, float] = {}
+        for hit in sorted(candidates, key=lambda h: -h.fused)[:THREAD_TAIL_FROM]:
+            if _threaded(hit.chunk.kind):
+                best.setdefault(hit.chunk.doc_key, hit.fused)
+        if not best:
+            return []
+        found = self.index.fetch(doc_keys=list(best), within=flt)
+        out: list[Hit] = []
+        for doc, fused in best.items():
+            tail = sorted((c for c in found if c.doc_key == doc), key=lambda c: -c.end.timestamp())[:THREAD_TAIL]
+            # Placed just under the thread's best chunk in the fusion; the unit list and boosts order them.
+            out.extend(Hit(chunk=c, fused=fused * 0.99, origin="thread_tail") for c in tail)
+        return out
+
     def recent(self, start: datetime, end: datetime, flt: Filter, limit: int = 50) -> list[Hit]:
         """The newest chunks that overlap a time window (for "what happened" questions)."""
         window = replace(
@@ -449,6 +469,12 @@ class Retriever:
                     existing.fused += hit.fused
                 if hit.origin not in existing.origin:
                     existing.origin = f"{existing.origin}+{hit.origin}"
+        if THREAD_TAIL and constraints is not None and constraints.intent == "latest":
+            for hit in self._thread_tails(candidates, flt):
+                if hit.chunk.chunk_id not in seen:
+                    seen.add(hit.chunk.chunk_id)
+                    candidates.append(hit)
+                    by_id[hit.chunk.chunk_id] = hit
         if self.settings.unit_list and self.settings.dense and candidates:
             t2 = time.perf_counter()
             self._unit_list(question, self._query_vector(question), candidates)
