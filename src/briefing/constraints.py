@@ -356,6 +356,26 @@ def _projects(found: _Found, directory: Directory | None, out: Constraints) -> N
     _add(out.projects, *(name for _, name in sorted(named)))
 
 
+# Asks who a person is (their role, job, start, who helps or manages them), which what others wrote about them
+# answers, rather than what they did or said, which their own messages answer.
+_ABOUT_PERSON = re.compile(
+    r"\b(?:roles?|jobs?|titles?|positions?|responsib\w*|in\s+charge|start(?:s|ed|ing)?|join(?:s|ed|ing)?|"
+    r"background|reports?\s+to|manager|onboard\w*|who\s+is|who's|who\s+are)\b",
+    re.I,
+)
+
+
+def about_person(question: str, constraints: Constraints) -> bool:
+    """The question names a person and asks who they are (role, job, start), not what they did or said."""
+    if not constraints.people:
+        return False
+    text = question
+    for kind, span in sorted(constraints.spans, key=lambda s: -s[1].start):
+        if kind == "person":
+            text = text[: span.start] + " " + text[span.end :]
+    return bool(_ABOUT_PERSON.search(text))
+
+
 def _intent(question: str) -> str:
     for intent, pattern in _INTENTS:
         if pattern.search(question):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from briefing.constraints import about_person
 from briefing.embed import Embedder, SparseVec
 from briefing.index import Filter, Index, IndexHit, doc_id
 from briefing.model import Chunk
@@ -38,7 +39,22 @@ UNIT_LEXICAL_WEIGHT = 0.6
 LINK_FROM_TOP = 3
 # The weight of the named person's own list in the fusion (1.0: as much as the dense or the BM25 list).
 PERSON_LIST_WEIGHT = 0.5
+# A question about who a named person is (constraints.about_person) skips their own list and counts mentions of
+# them as much as their messages.
+PERSON_ABOUT = True
 MAX_LINKED = 3
+# For a "latest state" question, the newest chunks of the best-ranked threads join the candidates: a long
+# thread's current state is stated at its end, often in words the question does not share.
+THREAD_TAIL = 2
+THREAD_TAIL_FROM = 3
+# A reply to a question is credited with the question's unit score plus this margin, for up to ANSWER_SPAN replies
+# by others (until the asker speaks again), so the chunk holding the answer ranks above the one holding the question.
+# Chosen on the olake dev set among off, 0.9x, 1.0x and 1.02x the question's score (docs/retrieval.md).
+ANSWER_CREDIT = True
+ANSWER_MARGIN = 0.02
+ANSWER_SPAN = 2
+# A hit whose body is this much contained (word 5-grams) in a better hit's body is moved below the top k.
+NEAR_DUPLICATE = 0.8
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.'-]*")
 _FILLER = frozenset(
     """what happened happen happening changed change changes new news update updates status going on did do does
@@ -74,6 +90,8 @@ class Hit:
     origin: str = "search"
     # Cut to `now` (units written later removed) and re-scored on the remaining text.
     cut: bool = False
+    # The better hit this one nearly repeats (moved below the top k).
+    duplicate_of: str | None = None
 
     def to_trace(self) -> dict[str, Any]:
         return {
@@ -87,6 +105,7 @@ class Hit:
             "boosts": {k: round(v, 3) for k, v in self.boosts.items()},
             "origin": self.origin,
             "cut": self.cut,
+            "duplicate_of": self.duplicate_of,
         }
 
 
@@ -222,13 +241,15 @@ class Retriever:
         """
         texts: list[str] = []
         owner: list[int] = []
+        places: list[tuple[int, int]] = []
         for i, hit in enumerate(hits):
             context = unit_context(hit.chunk)
-            for unit in hit.chunk.units:
+            for pos, unit in enumerate(hit.chunk.units):
                 # A thread's root is in every chunk's header already: the header alone stands for it.
                 if unit.text.strip() and not (context and _restates(context, unit.text)):
                     texts.append(f"{context}\n{unit.text}" if context else unit.text)
                     owner.append(i)
+                    places.append((i, pos))
         if not texts:
             return
         vectors = self.embedder.dense_cached(texts)
@@ -241,8 +262,11 @@ class Retriever:
             lexical = _unit_bm25(self.embedder.sparse([query], query=True)[0], self.embedder.sparse(texts))
             top = max(lexical) or 1.0
             sims = sims + UNIT_LEXICAL_WEIGHT * np.asarray(lexical, dtype=np.float32) / top
+        scores = sims.tolist()
+        if ANSWER_CREDIT:
+            scores = _credit_answers(hits, places, scores)
         best: dict[int, float] = {}
-        for i, sim in zip(owner, sims.tolist(), strict=True):
+        for i, sim in zip(owner, scores, strict=True):
             best[i] = max(best.get(i, -1.0), sim)
         k = self.settings.rrf_k
         for rank, (i, sim) in enumerate(sorted(best.items(), key=lambda t: -t[1]), 1):
@@ -344,6 +368,22 @@ class Retriever:
                     by_id[chunk.chunk_id] = hit
         return sorted(out, key=lambda h: -h.score)
 
+    def _thread_tails(self, candidates: list[Hit], flt: Filter) -> list[Hit]:
+        """The newest THREAD_TAIL chunks of the threads among the best THREAD_TAIL_FROM candidates."""
+        best: dict[str, float] = {}
+        for hit in sorted(candidates, key=lambda h: -h.fused)[:THREAD_TAIL_FROM]:
+            if _threaded(hit.chunk.kind):
+                best.setdefault(hit.chunk.doc_key, hit.fused)
+        if not best:
+            return []
+        found = self.index.fetch(doc_keys=list(best), within=flt)
+        out: list[Hit] = []
+        for doc, fused in best.items():
+            tail = sorted((c for c in found if c.doc_key == doc), key=lambda c: -c.end.timestamp())[:THREAD_TAIL]
+            # Placed just under the thread's best chunk in the fusion; the unit list and boosts order them.
+            out.extend(Hit(chunk=c, fused=fused * 0.99, origin="thread_tail") for c in tail)
+        return out
+
     def recent(self, start: datetime, end: datetime, flt: Filter, limit: int = 50) -> list[Hit]:
         """The newest chunks that overlap a time window (for "what happened" questions)."""
         window = replace(
@@ -356,7 +396,7 @@ class Retriever:
         return [Hit(chunk=c, origin="recent") for c in chunks[:limit]]
 
     # -- rerank -----------------------------------------------------------------------------------------------
-    def _boosts(self, hit: Hit, constraints: Constraints | None) -> dict[str, float]:
+    def _boosts(self, hit: Hit, constraints: Constraints | None, about: bool = False) -> dict[str, float]:
         s = self.settings
         out: dict[str, float] = {}
         if constraints is None or not s.boosts:
@@ -376,7 +416,8 @@ class Retriever:
             if ids & by or any(p.lower() in authors for p in constraints.people):
                 out["person"] = s.boost_person
             elif ids & mentioned or any(p.lower() in text for p in constraints.people):
-                out["person"] = s.boost_person / 2
+                # Who someone is (their role, their start) is stated by others: a mention counts in full then.
+                out["person"] = s.boost_person if about else s.boost_person / 2
         containers = [c.lower() for c in list(constraints.channels) + list(constraints.projects)]
         if containers and chunk.container.lower() in containers:
             out["container"] = s.boost_container
@@ -403,10 +444,11 @@ class Retriever:
             and constraints.intent in {"what_happened", "summary"}
         )
         seen = {h.chunk.chunk_id for h in candidates}
+        about = constraints is not None and PERSON_ABOUT and about_person(question, constraints)
         extra: list[Hit] = []
         if constraints is not None:
             extra.extend(self.direct(constraints, flt))
-            if self.settings.person_list and "person" not in constraints.hard:
+            if self.settings.person_list and "person" not in constraints.hard and not about:
                 extra.extend(self.by_people(question, constraints, flt, timings))
             if time_first and constraints.time is not None:
                 extra.extend(self.recent(constraints.time.start, constraints.time.end, flt, limit))
@@ -427,6 +469,12 @@ class Retriever:
                     existing.fused += hit.fused
                 if hit.origin not in existing.origin:
                     existing.origin = f"{existing.origin}+{hit.origin}"
+        if THREAD_TAIL and constraints is not None and constraints.intent == "latest":
+            for hit in self._thread_tails(candidates, flt):
+                if hit.chunk.chunk_id not in seen:
+                    seen.add(hit.chunk.chunk_id)
+                    candidates.append(hit)
+                    by_id[hit.chunk.chunk_id] = hit
         if self.settings.unit_list and self.settings.dense and candidates:
             t2 = time.perf_counter()
             self._unit_list(question, self._query_vector(question), candidates)
@@ -448,7 +496,7 @@ class Retriever:
             relevance = hit.fused / top
             if ce_scores is not None:
                 relevance = 0.5 * relevance + 0.5 * _sigmoid(ce_scores[i])
-            hit.boosts = self._boosts(hit, constraints) if self.settings.rerank else {}
+            hit.boosts = self._boosts(hit, constraints, about) if self.settings.rerank else {}
             if "direct" in hit.origin and constraints is not None:
                 if doc_id(hit.chunk.doc_key) in constraints.tickets:
                     hit.boosts["direct"] = self.settings.boost_ticket
@@ -472,6 +520,8 @@ class Retriever:
             ranked = _within_document(ranked)
         if self.settings.follow_links:
             ranked = self._follow_links(ranked, constraints, flt)
+        if NEAR_DUPLICATE:
+            ranked = demote_near_duplicates(ranked, k)
         timings["rerank"] = (time.perf_counter() - t1) * 1000
         return Retrieval(
             hits=ranked[:k],
@@ -480,6 +530,83 @@ class Retriever:
             timings_ms=timings,
             reranker=self.reranker.name if self.settings.rerank else "off (fused score only)",
         )
+
+
+def _grams(chunk: Chunk) -> set[tuple[str, ...]]:
+    """The word 5-grams of a chunk's body (its header line, which a thread's chunks share, left out)."""
+    text = chunk.text
+    if unit_context(chunk):
+        text = text.split("\n", 1)[-1]
+    words = _WORD.findall(text.lower())
+    return {tuple(words[i : i + 5]) for i in range(max(1, len(words) - 4))} if words else set()
+
+
+def demote_near_duplicates(ranked: list[Hit], k: int) -> list[Hit]:
+    """Hits that nearly repeat a better hit move below the top k, so the k places hold k different pieces.
+
+    A message cross-posted to two channels, a release note repeated in a blog post, a section and the overlapping
+    piece of the next chunk: a hit is a repeat when at least NEAR_DUPLICATE of its word 5-grams are in one better
+    hit's. Nothing is dropped; the repeats follow the top k in their own order.
+    """
+    kept: list[tuple[Hit, set[tuple[str, ...]]]] = []
+    repeats: list[Hit] = []
+    for n, hit in enumerate(ranked):
+        if len(kept) >= k:
+            return [h for h, _ in kept] + repeats + ranked[n:]
+        grams = _grams(hit.chunk)
+        same = next(
+            (h for h, g in kept if grams and len(grams & g) >= NEAR_DUPLICATE * len(grams)),
+            None,
+        )
+        if same is None:
+            kept.append((hit, grams))
+        else:
+            hit.duplicate_of = same.chunk.chunk_id
+            repeats.append(hit)
+    return [h for h, _ in kept] + repeats
+
+
+def _ordinal(chunk: Chunk) -> int:
+    tail = chunk.chunk_id.rsplit("::", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+def _credit_answers(hits: list[Hit], places: list[tuple[int, int]], scores: list[float]) -> list[float]:
+    """A question's score passes to the replies that follow it, across a chunk boundary too.
+
+    The asker's own message restates the question, so it outranks the reply that answers it; when the reply
+    opens the next chunk, that chunk ranked below the question's. A unit asks when it has an author and a "?";
+    the next units (the next position, or the first unit of the document's next chunk) by other authors, up to
+    ANSWER_SPAN of them and until the asker speaks again, get at least its score plus ANSWER_MARGIN.
+    """
+    slot: dict[tuple[str, int, int], int] = {}
+    for n, (i, pos) in enumerate(places):
+        chunk = hits[i].chunk
+        slot.setdefault((chunk.doc_key, _ordinal(chunk), pos), n)
+    out = list(scores)
+    for n, (i, pos) in enumerate(places):
+        chunk = hits[i].chunk
+        asked = chunk.units[pos]
+        if not asked.author or "?" not in asked.text:
+            continue
+        doc, ordinal, at = chunk.doc_key, _ordinal(chunk), pos
+        credit = scores[n] + ANSWER_MARGIN
+        for _ in range(ANSWER_SPAN):
+            units = hits[places[slot[(doc, ordinal, at)]][0]].chunk.units if (doc, ordinal, at) in slot else ()
+            if at + 1 < len(units):
+                at += 1
+            elif ordinal >= 0:
+                ordinal, at = ordinal + 1, 0
+            else:
+                break
+            m = slot.get((doc, ordinal, at))
+            if m is None:
+                break
+            reply = hits[places[m][0]].chunk.units[places[m][1]]
+            if not reply.author or reply.author == asked.author:
+                break
+            out[m] = max(out[m], credit)
+    return out
 
 
 def _within_document(ranked: list[Hit]) -> list[Hit]:
@@ -494,7 +621,7 @@ def _within_document(ranked: list[Hit]) -> list[Hit]:
         if hit.unit_score is not None:
             places.setdefault(hit.chunk.doc_key, []).append(pos)
         context = unit_context(hit.chunk)
-        if context and any(_restates(context, u.text) for u in hit.chunk.units):
+        if _threaded(hit.chunk.kind) or (context and any(_restates(context, u.text) for u in hit.chunk.units)):
             threads.add(hit.chunk.doc_key)
     out = list(ranked)
     for doc, positions in places.items():
@@ -509,6 +636,17 @@ def _within_document(ranked: list[Hit]) -> list[Hit]:
             hit.score = score
             out[pos] = hit
     return out
+
+
+def _threaded(kind: str) -> bool:
+    """The kind is a conversation that opens with a question or report (its descriptor says so)."""
+    from briefing import registry
+    from briefing.errors import BriefError
+
+    try:
+        return registry.kind(kind).threaded
+    except BriefError:
+        return False
 
 
 def _unit_bm25(query: SparseVec, units: Sequence[SparseVec]) -> list[float]:

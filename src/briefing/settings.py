@@ -172,8 +172,9 @@ class RetrievalSettings(_Strict):
     rrf_k: int = 60
     # Fuse a third list: candidates ranked by their best unit (a reply, a comment, a section) against the question.
     unit_list: bool = True
-    # Questions naming a person also search what that person wrote (the authors index), fused with the rest.
-    person_list: bool = False
+    # Questions naming a person also search what that person wrote (the authors index), fused with the rest;
+    # not when the question asks who the person is (their role, their start), which others' messages state.
+    person_list: bool = True
     # Pull in the pages, tickets and pull requests that the top hits link to (an event's notes, a ticket's PRs).
     follow_links: bool = True
     rerank: bool = True
