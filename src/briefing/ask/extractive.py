@@ -315,9 +315,11 @@ class ExtractiveAnswerer:
                 inside = window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]
                 ev.score += WINDOW_BONUS if inside else -WINDOW_BONUS / 2
         _places_first(evidence, places)
-        _discount_reports(evidence, kind)
+        # The reply after a question inherits the question's score before the report discount: the report
+        # discount is about its author's lines, not about the answer they drew.
         if not _ASKS_ABOUT_ASKING.search(question):
             _answers_inherit(evidence)
+        _discount_reports(evidence, kind, question)
         _people_first(evidence, people)
         best = max(evidence, key=lambda e: e.score, default=None)
         # One chunk holding most of the question (an answer) vs the words spread over several (a near miss).
@@ -649,15 +651,43 @@ def _help_threads(evidence: list[Evidence]) -> dict[str, str]:
     return {key: who for key, who in starters.items() if key in asks and key in replied}
 
 
-def _discount_reports(evidence: list[Evidence], kind: str) -> None:
+# A question that asks for the cause, the fix or the advice ("Why did ...", "What was recommended ...", "which
+# setting had to be raised", "What came of ...") is answered by a reply, never by the report it replies to.
+_ASKS_FIX = re.compile(
+    r"\b(?:why|fix(?:es|ed)?|solution|solved?|workaround|recommend\w*|suggest\w*|advi[cs]\w*|resolv\w*|"
+    r"caus(?:e|ed|es|ing)|reason|turned\s+out|had\s+to|came\s+of|clears?|cure[ds]?|remed\w*)\b",
+    re.I,
+)
+FIX_REPORT_WEIGHT = 0.65
+# Replies that hold no answer: a promise to look, a request for logs, thanks for the report.
+_HOLDING_REPLY = re.compile(
+    r"\b(?:(?:we|i)(?:'ll| will| are| am|'re|'m)?\s+(?:check|look|get back|debug|investigat|pick|try)\w*|"
+    r"get back to you|(?:can|could) you (?:please |pls |kindly )?(?:share|send|provide|confirm|check|post|try)|"
+    r"please share|thanks? (?:you )?for (?:raising|reporting|flagging|sharing|the report)|looking into|"
+    r"picked up this|on it\b)",
+    re.I,
+)
+HOLDING_WEIGHT = 0.8
+HOLDING_MAX = 200
+
+
+def _discount_reports(evidence: list[Evidence], kind: str, question: str = "") -> None:
     """In a help thread the starter's messages describe the problem and the replies hold the fix, so the
-    starter's lines rank below a reply of similar strength (unless the question asks who)."""
-    if kind == "person":
-        return
-    threads = _help_threads(evidence)
-    for ev in evidence:
-        if ev.author and threads.get(ev.chunk.doc_key) == ev.author:
-            ev.score *= REPORT_WEIGHT
+    starter's lines rank below a reply of similar strength (unless the question asks who), and further below
+    when the question asks for the cause or the fix. A short holding reply ("we will check and get back to you",
+    "can you share the logs?") answers nothing and ranks below the replies that do."""
+    fix = bool(_ASKS_FIX.search(question))
+    if kind != "person":
+        threads = _help_threads(evidence)
+        weight = FIX_REPORT_WEIGHT if fix else REPORT_WEIGHT
+        for ev in evidence:
+            if ev.author and threads.get(ev.chunk.doc_key) == ev.author:
+                ev.score *= weight
+    if not _ASKS_ABOUT_ASKING.search(question):
+        for ev in evidence:
+            short = len(ev.text) <= HOLDING_MAX
+            if short and _presentation(ev.chunk).conversational and _HOLDING_REPLY.search(ev.text):
+                ev.score *= HOLDING_WEIGHT
 
 
 _MONTH_NUMBER = {
