@@ -108,7 +108,19 @@ def named_terms(question: str) -> list[str]:
 def missing_terms(question: str, context: Sequence[Chunk]) -> list[str]:
     """Named terms of the question that no context chunk contains (as a word start, case-insensitive)."""
     text = "\n".join(f"{c.title}\n{c.text}" for c in context)
-    return [t for t in named_terms(question) if not re.search(rf"(?<![A-Za-z0-9]){re.escape(t)}", text, re.I)]
+    return [t for t in named_terms(question) if not any(re.search(p, text, re.I) for p in _term_patterns(t))]
+
+
+def _term_patterns(term: str) -> list[str]:
+    """How a named term may occur: as a word start; a version with or without its "v" ("0.8" in "v0.8.0"); a
+    hyphenated compound by its named part ("Helm-deployed" is about Helm)."""
+    if re.search(r"\d", term) and re.fullmatch(r"[vV]?\d[\d.]*", term):
+        return [rf"(?<![A-Za-z0-9.])v?{re.escape(term.lstrip('vV'))}(?!\d)"]
+    patterns = [rf"(?<![A-Za-z0-9]){re.escape(term)}"]
+    head = term.split("-")[0]
+    if "-" in term and len(head) >= 3 and head[0].isupper() and not re.search(r"\d", term):
+        patterns.append(rf"(?<![A-Za-z0-9]){re.escape(head)}\b")
+    return patterns
 
 
 _ASKS_VERSION = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,5}?(?:version|release)s?\b|\bversion\s+(?:of|is)\b", re.I)
