@@ -454,3 +454,19 @@ def test_a_holding_reply_is_not_quoted_beside_the_answer(answerer: ExtractiveAns
     assert "auto.offset.reset" in lines(answer)[0]["text"], answer.text
     assert "get back to you" not in answer.text
     assert answer.cited == {1: [chunks[2].units[0].ref]}
+
+
+def test_a_line_that_announces_what_follows_is_quoted_with_the_next_message(answerer: ExtractiveAnswerer) -> None:
+    chunk = slack(
+        "slack:CGENERAL::3",
+        "general",
+        ("Anna Berg", "Happy Tuesday, everyone! We are curious how teams approach this, so this week's poll:", at(8, 4, 9)),
+        ("Simple Poll", "Merge-on-read: fast writes, slower reads. Worth the trade?", at(8, 4, 9, 2)),
+        ("Anna Berg", "Thanks to everyone who voted in last week's poll on delete strategies!", at(8, 4, 9, 30)),
+    )
+    answer = answerer.answer("What did this week's community poll ask?", [chunk])
+    shown = lines(answer)
+    poll = next(i for i, m in enumerate(shown) if m["text"].endswith("this week's poll:"))
+    assert shown[poll + 1]["attribution"].startswith("Simple Poll"), answer.text
+    assert "Merge-on-read" in shown[poll + 1]["text"]
+    assert answer.cited[int(shown[poll + 1]["n"])] == [chunk.units[1].ref]

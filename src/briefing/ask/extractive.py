@@ -455,7 +455,7 @@ class ExtractiveAnswerer:
             if _redundant(ev, chosen):
                 continue
             chosen.append(ev)
-        return chosen
+        return _with_continuations(chosen, ranked)
 
     def _latest(self, ranked: list[Evidence], kind: str) -> list[Evidence]:
         """Newest first among the lines that state the state: close to the best score and, when the question asks
@@ -507,6 +507,19 @@ class ExtractiveAnswerer:
             if not any(c.ref == top.ref and c.text == top.text for c in chosen):
                 chosen.append(top)
         return chosen, head
+
+
+def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
+    """A chosen line that ends announcing what follows ("so this week's poll:") is quoted with the next message
+    of its chunk, as a line and a citation of its own (the poll, by the poll app)."""
+    out = list(chosen)
+    for ev in chosen:
+        if not _clean(ev.quote).rstrip().endswith(":"):
+            continue
+        nxt = next((e for e in ranked if e.n == ev.n and e.unit == ev.unit + 1), None)
+        if nxt is not None and not any(c.n == nxt.n and c.unit == nxt.unit for c in out):
+            out.insert(out.index(ev) + 1, nxt)
+    return out
 
 
 def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
