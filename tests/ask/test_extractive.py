@@ -460,7 +460,7 @@ def test_a_line_that_announces_what_follows_is_quoted_with_the_next_message(answ
     chunk = slack(
         "slack:CGENERAL::3",
         "general",
-        ("Anna Berg", "Happy Tuesday, everyone! We are curious how teams approach this, so this week's poll:", at(8, 4, 9)),
+        ("Anna Berg", "Happy Tuesday, everyone! We wonder how teams do this, so this week's poll:", at(8, 4, 9)),
         ("Simple Poll", "Merge-on-read: fast writes, slower reads. Worth the trade?", at(8, 4, 9, 2)),
         ("Anna Berg", "Thanks to everyone who voted in last week's poll on delete strategies!", at(8, 4, 9, 30)),
     )
