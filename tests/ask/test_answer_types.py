@@ -112,3 +112,24 @@ def test_the_channel_the_question_names_is_quoted_first(answerer: ExtractiveAnsw
     assert "#discussions" in placed.text.splitlines()[0]
     # Without the place, the better-worded #help line leads: the preference is what moved it.
     assert plain.cited[1] == [help_channel.refs[0]]
+
+
+def test_a_named_version_or_compound_counts_as_present_in_its_usual_spellings() -> None:
+    from briefing.ask.extractive import missing_terms
+
+    notes = doc(
+        "release/v0.8.0.md",
+        "OLake Go (v0.8.0 - v0.8.2)",
+        "nayan",
+        at(7, 11),
+        "Kafka consumers now resume from the committed offset after a failure.",
+        "The Helm chart raises the worker's memory request to 4 GiB.",
+    )
+    # "the 0.8 line" is written v0.8.0 in the notes; a "Helm-deployed sync" is about the Helm chart.
+    assert missing_terms("What did the 0.8 line add for Kafka?", [notes]) == []
+    assert missing_terms("What was recommended for a Helm-deployed sync that kept crashing?", [notes]) == []
+    # Still missing: a version the notes do not hold (0.9, not a prefix of 0.8.x) and a compound of another name.
+    assert missing_terms("What did the 0.9 line add for Kafka?", [notes]) == ["0.9"]
+    assert missing_terms("Is a Fargate-deployed worker supported?", [notes]) == ["Fargate-deployed"]
+    assert missing_terms("What did 1.8 change?", [notes]) == ["1.8"]
+    assert missing_terms("What did 0.80 change?", [notes]) == ["0.80"]

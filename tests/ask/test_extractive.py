@@ -417,3 +417,56 @@ def test_each_citation_opens_the_message_it_quotes(answerer: ExtractiveAnswerer)
     answer = answerer.answer("What did Lena change in PgBouncer to stop the errors?", [linked])
     quoted = next(n for n, refs in answer.cited.items() if refs == [units[2].ref])
     assert answer.urls[quoted] == units[2].url != linked.url
+
+
+def test_a_why_question_quotes_the_reply_even_when_the_report_is_worded_like_the_question(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    opening = "Hi team, since yesterday our scheduled Kafka ingestion jobs keep failing."
+    chunks = help_thread(
+        opening,
+        opening[:-1] + " with: logs directory not found. Could someone help?",
+        "The worker could not create the jobs folder: no space left on device. Free up the disk on the worker node "
+        "and the runs go through.",
+    )
+    answer = answerer.answer("Why were the scheduled Kafka ingestion jobs failing with a missing log folder?", chunks)
+    first = lines(answer)[0]
+    assert first["attribution"].startswith("Omar Haddad"), answer.text
+    assert "no space left on device" in first["text"]
+
+
+def test_a_holding_reply_is_not_quoted_beside_the_answer(answerer: ExtractiveAnswerer) -> None:
+    root = at(7, 2, 9, 0)
+    opening = "Hi team, our Kafka sync to Iceberg stopped writing new snapshots after the upgrade. Any idea?"
+    holding = "Thanks for reporting the Kafka sync issue, we will check and get back to you."
+    fix = (
+        "After the upgrade the Kafka consumer group offset was reset; set auto.offset.reset to earliest and the "
+        "sync writes again."
+    )
+    chunks = [
+        thread_part(root.timestamp(), 0, "Priya Shah", opening, ("Priya Shah", opening, root)),
+        thread_part(root.timestamp(), 1, "Priya Shah", opening, ("Omar Haddad", holding, at(7, 2, 10))),
+        thread_part(root.timestamp(), 2, "Priya Shah", opening, ("Omar Haddad", fix, at(7, 3))),
+    ]
+    answer = answerer.answer(
+        "What was suggested for the Kafka sync that stopped writing snapshots after the upgrade?", chunks
+    )
+    assert "auto.offset.reset" in lines(answer)[0]["text"], answer.text
+    assert "get back to you" not in answer.text
+    assert answer.cited == {1: [chunks[2].units[0].ref]}
+
+
+def test_a_line_that_announces_what_follows_is_quoted_with_the_next_message(answerer: ExtractiveAnswerer) -> None:
+    chunk = slack(
+        "slack:CGENERAL::3",
+        "general",
+        ("Anna Berg", "Happy Tuesday, everyone! We wonder how teams do this, so this week's poll:", at(8, 4, 9)),
+        ("Simple Poll", "Merge-on-read: fast writes, slower reads. Worth the trade?", at(8, 4, 9, 2)),
+        ("Anna Berg", "Thanks to everyone who voted in last week's poll on delete strategies!", at(8, 4, 9, 30)),
+    )
+    answer = answerer.answer("What did this week's community poll ask?", [chunk])
+    shown = lines(answer)
+    poll = next(i for i, m in enumerate(shown) if m["text"].endswith("this week's poll:"))
+    assert shown[poll + 1]["attribution"].startswith("Simple Poll"), answer.text
+    assert "Merge-on-read" in shown[poll + 1]["text"]
+    assert answer.cited[int(shown[poll + 1]["n"])] == [chunk.units[1].ref]

@@ -108,7 +108,19 @@ def named_terms(question: str) -> list[str]:
 def missing_terms(question: str, context: Sequence[Chunk]) -> list[str]:
     """Named terms of the question that no context chunk contains (as a word start, case-insensitive)."""
     text = "\n".join(f"{c.title}\n{c.text}" for c in context)
-    return [t for t in named_terms(question) if not re.search(rf"(?<![A-Za-z0-9]){re.escape(t)}", text, re.I)]
+    return [t for t in named_terms(question) if not any(re.search(p, text, re.I) for p in _term_patterns(t))]
+
+
+def _term_patterns(term: str) -> list[str]:
+    """How a named term may occur: as a word start; a version with or without its "v" ("0.8" in "v0.8.0"); a
+    hyphenated compound by its named part ("Helm-deployed" is about Helm)."""
+    if re.search(r"\d", term) and re.fullmatch(r"[vV]?\d[\d.]*", term):
+        return [rf"(?<![A-Za-z0-9.])v?{re.escape(term.lstrip('vV'))}(?!\d)"]
+    patterns = [rf"(?<![A-Za-z0-9]){re.escape(term)}"]
+    head = term.split("-")[0]
+    if "-" in term and len(head) >= 3 and head[0].isupper() and not re.search(r"\d", term):
+        patterns.append(rf"(?<![A-Za-z0-9]){re.escape(head)}\b")
+    return patterns
 
 
 _ASKS_VERSION = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,5}?(?:version|release)s?\b|\bversion\s+(?:of|is)\b", re.I)
@@ -315,9 +327,11 @@ class ExtractiveAnswerer:
                 inside = window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]
                 ev.score += WINDOW_BONUS if inside else -WINDOW_BONUS / 2
         _places_first(evidence, places)
-        _discount_reports(evidence, kind)
+        # The reply after a question inherits the question's score before the report discount: the report
+        # discount is about its author's lines, not about the answer they drew.
         if not _ASKS_ABOUT_ASKING.search(question):
             _answers_inherit(evidence)
+        _discount_reports(evidence, kind, question)
         _people_first(evidence, people)
         best = max(evidence, key=lambda e: e.score, default=None)
         # One chunk holding most of the question (an answer) vs the words spread over several (a near miss).
@@ -441,7 +455,7 @@ class ExtractiveAnswerer:
             if _redundant(ev, chosen):
                 continue
             chosen.append(ev)
-        return chosen
+        return _with_continuations(chosen, ranked)
 
     def _latest(self, ranked: list[Evidence], kind: str) -> list[Evidence]:
         """Newest first among the lines that state the state: close to the best score and, when the question asks
@@ -493,6 +507,19 @@ class ExtractiveAnswerer:
             if not any(c.ref == top.ref and c.text == top.text for c in chosen):
                 chosen.append(top)
         return chosen, head
+
+
+def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
+    """A chosen line that ends announcing what follows ("so this week's poll:") is quoted with the next message
+    of its chunk, as a line and a citation of its own (the poll, by the poll app)."""
+    out = list(chosen)
+    for ev in chosen:
+        if not _clean(ev.quote).rstrip().endswith(":"):
+            continue
+        nxt = next((e for e in ranked if e.n == ev.n and e.unit == ev.unit + 1), None)
+        if nxt is not None and not any(c.n == nxt.n and c.unit == nxt.unit for c in out):
+            out.insert(out.index(ev) + 1, nxt)
+    return out
 
 
 def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
@@ -649,15 +676,43 @@ def _help_threads(evidence: list[Evidence]) -> dict[str, str]:
     return {key: who for key, who in starters.items() if key in asks and key in replied}
 
 
-def _discount_reports(evidence: list[Evidence], kind: str) -> None:
+# A question that asks for the cause, the fix or the advice ("Why did ...", "What was recommended ...", "which
+# setting had to be raised", "What came of ...") is answered by a reply, never by the report it replies to.
+_ASKS_FIX = re.compile(
+    r"\b(?:why|fix(?:es|ed)?|solution|solved?|workaround|recommend\w*|suggest\w*|advi[cs]\w*|resolv\w*|"
+    r"caus(?:e|ed|es|ing)|reason|turned\s+out|had\s+to|came\s+of|clears?|cure[ds]?|remed\w*)\b",
+    re.I,
+)
+FIX_REPORT_WEIGHT = 0.65
+# Replies that hold no answer: a promise to look, a request for logs, thanks for the report.
+_HOLDING_REPLY = re.compile(
+    r"\b(?:(?:we|i)(?:'ll| will| are| am|'re|'m)?\s+(?:check|look|get back|debug|investigat|pick|try)\w*|"
+    r"get back to you|(?:can|could) you (?:please |pls |kindly )?(?:share|send|provide|confirm|check|post|try)|"
+    r"please share|thanks? (?:you )?for (?:raising|reporting|flagging|sharing|the report)|looking into|"
+    r"picked up this|on it\b)",
+    re.I,
+)
+HOLDING_WEIGHT = 0.8
+HOLDING_MAX = 200
+
+
+def _discount_reports(evidence: list[Evidence], kind: str, question: str = "") -> None:
     """In a help thread the starter's messages describe the problem and the replies hold the fix, so the
-    starter's lines rank below a reply of similar strength (unless the question asks who)."""
-    if kind == "person":
-        return
-    threads = _help_threads(evidence)
-    for ev in evidence:
-        if ev.author and threads.get(ev.chunk.doc_key) == ev.author:
-            ev.score *= REPORT_WEIGHT
+    starter's lines rank below a reply of similar strength (unless the question asks who), and further below
+    when the question asks for the cause or the fix. A short holding reply ("we will check and get back to you",
+    "can you share the logs?") answers nothing and ranks below the replies that do."""
+    fix = bool(_ASKS_FIX.search(question))
+    if kind != "person":
+        threads = _help_threads(evidence)
+        weight = FIX_REPORT_WEIGHT if fix else REPORT_WEIGHT
+        for ev in evidence:
+            if ev.author and threads.get(ev.chunk.doc_key) == ev.author:
+                ev.score *= weight
+    if not _ASKS_ABOUT_ASKING.search(question):
+        for ev in evidence:
+            short = len(ev.text) <= HOLDING_MAX
+            if short and _presentation(ev.chunk).conversational and _HOLDING_REPLY.search(ev.text):
+                ev.score *= HOLDING_WEIGHT
 
 
 _MONTH_NUMBER = {
