@@ -88,15 +88,9 @@ def _attributes(document: Document) -> list[str]:
         return [line + (f" ({', '.join(flags)})" if flags else "")]
     kind = "Pull request" if meta.get("is_pull_request") else "Issue"
     number = f" #{meta['number']}" if meta.get("number") else ""
-    facts = [f"{kind}{number} authored by {meta.get('author') or 'unknown'}", f"state: {meta.get('state', 'open')}"]
-    for label, key in (("labels", "labels"), ("assignees", "assignees")):
-        if meta.get(key):
-            facts.append(f"{label}: {', '.join(meta[key])}")
-    if meta.get("milestone"):
-        facts.append(f"milestone: {meta['milestone']}")
-    lines = [" | ".join(facts)]
-    # The dates line names the item too, so that "when was the X fix merged?" finds its words in one sentence.
     subject = f'{number.strip()} "{_subject(document)}"'.strip()
+    # One sentence says what the item is, who wrote it and when it was opened and merged or closed, so that an
+    # answer quoting it has the title's words next to the person or the date asked for.
     dates = [] if meta.get("opened_unknown") else [f"opened {_day(meta.get('created_at'))}"]
     if meta.get("merged_at"):
         by = f" by {meta['merged_by']}" if meta.get("merged_by") else ""
@@ -107,11 +101,19 @@ def _attributes(document: Document) -> list[str]:
         reason = " (not planned)" if meta.get("state_reason") == "not_planned" else ""
         unmerged = " unmerged" if meta.get("is_pull_request") else ""
         dates.append(f"closed{unmerged} {_day(meta['closed_at'])}{by}{reason}")
-    if meta.get("base") and meta.get("head"):
-        dates.append(f"{meta['head']} -> {meta['base']}")
-    if meta.get("draft"):
-        dates.append("draft")
-    lines.append(f"{subject}: {' | '.join(dates)}" if dates else subject)
+    facts = [f'{kind}{number} "{_subject(document)}" authored by {meta.get("author") or "unknown"}']
+    facts[0] += ", " + ", ".join(dates) if dates else ""
+    facts.append(f"state: {meta.get('state', 'open')}")
+    for label, key in (("labels", "labels"), ("assignees", "assignees")):
+        if meta.get(key):
+            facts.append(f"{label}: {', '.join(meta[key])}")
+    if meta.get("milestone"):
+        facts.append(f"milestone: {meta['milestone']}")
+    lines = [" | ".join(facts)]
+    branches = [f"{meta['head']} -> {meta['base']}"] if meta.get("base") and meta.get("head") else []
+    branches += ["draft"] if meta.get("draft") else []
+    if branches:
+        lines.append(" | ".join(branches))
     tag = meta.get("next_tag")
     if isinstance(tag, dict) and tag.get("tag"):
         # From an export's timeline (no ancestry): the first tag cut after the merge.
@@ -395,14 +397,16 @@ def chunk_commits(
     limits: ChunkLimits,
     vectors: Mapping[str, Sequence[float]] | None = None,
 ) -> list[Chunk]:
-    """A repository's commits by week, chunked as local git history (`chunkers.git`); a bare `#n` in a commit
-    message ("Fix the retry (#41)", "Merge pull request #41") links to that pull request, `github:<repo>#n`."""
+    """Commit history (a GitHub repository's weeks, or local git's branches and tags), chunked by `chunkers.git`.
+
+    For GitHub, a bare `#n` in a commit message ("Fix the retry (#41)", "Merge pull request #41") links to that
+    pull request, `github:<owner>/<repo>#n`."""
     from dataclasses import replace
 
     from chunkers.git import chunk_commits as chunk_git_history
 
     chunks = chunk_git_history(document, limits=limits, vectors=vectors)
     repo = str(document.metadata.get("repo") or document.container or "")
-    if not repo:
-        return chunks
+    if document.source_type != "github" or repo.count("/") != 1:
+        return chunks  # local git history: its `#n` stays as the git chunker wrote it
     return [replace(chunk, tickets=find_tickets(chunk.text, repo)) for chunk in chunks]

@@ -394,11 +394,12 @@ class _Timeline:
             record.data["merged_pulls"] = [{"number": n, "title": t, "author": a} for _, n, t, a in merged]
             record.data["previous_tag"] = before[1] if before else None
             if merged and record.data.get("generated_body"):
-                since = f"after {before[1]} ({before[0]:%Y-%m-%d}) " if before else ""
-                lines = [f"- #{n} {t}" + (f" (by {a})" if a else "") for _, n, t, a in merged]
+                # One line per pull request, each naming the tag, so that a quoted line answers on its own.
+                since = f"after {before[1]} " if before else ""
+                lines = [f"- #{n} {t}" + (f" (by {a})" if a else "") + f", before {tag}" for _, n, t, a in merged]
                 record.data["body"] = (
                     f"{record.data['body']}\n\nPull requests merged {since}up to tag {tag}, by merge time "
-                    "(the export records no ancestry):\n" + "\n".join(lines)
+                    "(the export records no ancestry).\n" + "\n".join(lines)
                 )
 
 
