@@ -86,9 +86,10 @@ def _attributes(document: Document) -> list[str]:
             line += f" by {meta['author']}"
         flags = [flag for flag in ("draft", "prerelease") if meta.get(flag)]
         return [line + (f" ({', '.join(flags)})" if flags else "")]
-    kind = "Pull request" if meta.get("is_pull_request") else "Issue"
+    # "PR #12", as GitHub and the people asking write it (the title line above says "pull request").
+    kind = "PR" if meta.get("is_pull_request") else "Issue"
     number = f" #{meta['number']}" if meta.get("number") else ""
-    subject = f'{number.strip()} "{_subject(document)}"'.strip()
+    subject = f'{kind}{number} "{_subject(document)}"'
     # One sentence says what the item is, who wrote it and when it was opened and merged or closed, so that an
     # answer quoting it has the title's words next to the person or the date asked for.
     dates = [] if meta.get("opened_unknown") else [f"opened {_day(meta.get('created_at'))}"]

@@ -396,9 +396,9 @@ class _Timeline:
             if merged and record.data.get("generated_body"):
                 # One line per pull request, each naming the tag, so that a quoted line answers on its own.
                 since = f"after {before[1]} " if before else ""
-                lines = [f"- #{n} {t}" + (f" (by {a})" if a else "") + f", before {tag}" for _, n, t, a in merged]
+                lines = [f"- PR #{n} {t}" + (f" (by {a})" if a else "") + f", before {tag}" for _, n, t, a in merged]
                 record.data["body"] = (
-                    f"{record.data['body']}\n\nPull requests merged {since}up to tag {tag}, by merge time "
+                    f"{record.data['body']}\n\nPull requests (PRs) merged {since}up to tag {tag}, by merge time "
                     "(the export records no ancestry).\n" + "\n".join(lines)
                 )
 
