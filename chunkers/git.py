@@ -28,11 +28,13 @@ def commit_line(item: Item) -> str:
         target = str(meta.get("commit") or "")[:7]
         message = " ".join(str(meta.get("message") or "").split()[:30])
         return f"[{day}] {author} tag {meta.get('name')} on {target}" + (f": {message}" if message else "")
+    subject = meta.get("subject") or item.title or item.text.split("\n", 1)[0]
+    line = f"[{day}] {author} {str(meta.get('sha', ''))[:7]}: {subject}"
+    if meta.get("files") is None:  # a commit listing without stats (an export): unknown, not "+0 -0"
+        return line
     files = meta.get("files") or []
     plural = "s" if len(files) != 1 else ""
-    stats = f"+{meta.get('insertions', 0)} -{meta.get('deletions', 0)}, {len(files)} file{plural}"
-    subject = meta.get("subject") or item.title or item.text.split("\n", 1)[0]
-    return f"[{day}] {author} {str(meta.get('sha', ''))[:7]}: {subject} ({stats})"
+    return f"{line} (+{meta.get('insertions', 0)} -{meta.get('deletions', 0)}, {len(files)} file{plural})"
 
 
 def _details(item: Item) -> list[str]:

@@ -86,31 +86,47 @@ def _attributes(document: Document) -> list[str]:
             line += f" by {meta['author']}"
         flags = [flag for flag in ("draft", "prerelease") if meta.get(flag)]
         return [line + (f" ({', '.join(flags)})" if flags else "")]
-    kind = "Pull request" if meta.get("is_pull_request") else "Issue"
-    facts = [f"{kind} by {meta.get('author') or 'unknown'}", f"state: {meta.get('state', 'open')}"]
+    # "PR #12", as GitHub and the people asking write it (the title line above says "pull request").
+    kind = "PR" if meta.get("is_pull_request") else "Issue"
+    number = f" #{meta['number']}" if meta.get("number") else ""
+    subject = f'{kind}{number} "{_subject(document)}"'
+    # One sentence says what the item is, who wrote it and when it was opened and merged or closed, so that an
+    # answer quoting it has the title's words next to the person or the date asked for.
+    dates = [] if meta.get("opened_unknown") else [f"opened {_day(meta.get('created_at'))}"]
+    if meta.get("merged_at"):
+        by = f" by {meta['merged_by']}" if meta.get("merged_by") else ""
+        commit = f" as {str(meta['merge_commit'])[:7]}" if meta.get("merge_commit") else ""
+        dates.append(f"merged {_day(meta['merged_at'])}{by}{commit}")
+    elif meta.get("closed_at"):
+        by = f" by {meta['closed_by']}" if meta.get("closed_by") else ""
+        reason = " (not planned)" if meta.get("state_reason") == "not_planned" else ""
+        unmerged = " unmerged" if meta.get("is_pull_request") else ""
+        dates.append(f"closed{unmerged} {_day(meta['closed_at'])}{by}{reason}")
+    facts = [f'{kind}{number} "{_subject(document)}" authored by {meta.get("author") or "unknown"}']
+    facts[0] += ", " + ", ".join(dates) if dates else ""
+    facts.append(f"state: {meta.get('state', 'open')}")
     for label, key in (("labels", "labels"), ("assignees", "assignees")):
         if meta.get(key):
             facts.append(f"{label}: {', '.join(meta[key])}")
     if meta.get("milestone"):
         facts.append(f"milestone: {meta['milestone']}")
     lines = [" | ".join(facts)]
-    dates = [f"opened {_day(meta.get('created_at'))}"]
-    if meta.get("merged_at"):
-        by = f" by {meta['merged_by']}" if meta.get("merged_by") else ""
-        dates.append(f"merged {_day(meta['merged_at'])}{by}")
-    elif meta.get("closed_at"):
-        by = f" by {meta['closed_by']}" if meta.get("closed_by") else ""
-        reason = " (not planned)" if meta.get("state_reason") == "not_planned" else ""
-        unmerged = " unmerged" if meta.get("is_pull_request") else ""
-        dates.append(f"closed{unmerged} {_day(meta['closed_at'])}{by}{reason}")
-    if meta.get("base") and meta.get("head"):
-        dates.append(f"{meta['head']} -> {meta['base']}")
-    if meta.get("draft"):
-        dates.append("draft")
-    lines.append(" | ".join(dates))
+    branches = [f"{meta['head']} -> {meta['base']}"] if meta.get("base") and meta.get("head") else []
+    branches += ["draft"] if meta.get("draft") else []
+    if branches:
+        lines.append(" | ".join(branches))
+    tag = meta.get("next_tag")
+    if isinstance(tag, dict) and tag.get("tag"):
+        # From an export's timeline (no ancestry): the first tag cut after the merge.
+        lines.append(f"First tag after {subject} was merged: {tag['tag']} ({_day(tag.get('at'))})")
     if meta.get("linked_issues"):
         lines.append(f"Closes: {', '.join(meta['linked_issues'])}")
     return lines
+
+
+def _subject(document: Document) -> str:
+    """The item's own title, without the `owner/repo#n: ` prefix of the document title."""
+    return document.title.split(": ", 1)[1] if re.match(r"[\w.-]+/[\w.-]+#\d+: ", document.title) else document.title
 
 
 def _day(value: Any) -> str:
@@ -382,7 +398,16 @@ def chunk_commits(
     limits: ChunkLimits,
     vectors: Mapping[str, Sequence[float]] | None = None,
 ) -> list[Chunk]:
-    """Local git history (kind "git_history"); the chunker itself lives in `chunkers.git`."""
+    """Commit history (a GitHub repository's weeks, or local git's branches and tags), chunked by `chunkers.git`.
+
+    For GitHub, a bare `#n` in a commit message ("Fix the retry (#41)", "Merge pull request #41") links to that
+    pull request, `github:<owner>/<repo>#n`."""
+    from dataclasses import replace
+
     from chunkers.git import chunk_commits as chunk_git_history
 
-    return chunk_git_history(document, limits=limits, vectors=vectors)
+    chunks = chunk_git_history(document, limits=limits, vectors=vectors)
+    repo = str(document.metadata.get("repo") or document.container or "")
+    if document.source_type != "github" or repo.count("/") != 1:
+        return chunks  # local git history: its `#n` stays as the git chunker wrote it
+    return [replace(chunk, tickets=find_tickets(chunk.text, repo)) for chunk in chunks]

@@ -87,7 +87,8 @@ def _copied_run(question: str, evidence: str) -> str | None:
     return None
 
 
-def check_case(c: dict[str, Any], slack: dict[str, str], docs: Path) -> list[str]:
+def check_case(c: dict[str, Any], slack: dict[str, str], docs: Path, others: dict[str, str] | None = None) -> list[str]:
+    """Problems of one case; `others` maps refs of further schemes (e.g. `github:`) to their evidence text."""
     cid = c.get("id", "?")
     if set(c) != KEYS:
         return [f"{cid}: keys {sorted(set(c) ^ KEYS)} differ from the contract"]
@@ -115,6 +116,11 @@ def check_case(c: dict[str, Any], slack: dict[str, str], docs: Path) -> list[str
                 problems.append(f"{cid}: {ref} does not exist under docs/")
             else:
                 texts.append(path.read_text(encoding="utf-8"))
+        elif others is not None and ref.partition(":")[0] in {r.partition(":")[0] for r in others}:
+            if ref not in others:
+                problems.append(f"{cid}: {ref} is not in the export")
+            else:
+                texts.append(others[ref])
         else:
             problems.append(f"{cid}: unknown ref scheme {ref}")
     evidence = " ".join(texts).lower()

@@ -39,7 +39,13 @@ DESCRIPTOR = SourceDescriptor(
         CODE_KIND,
         DocumentKind("github_commits", "chunkers.github:chunk_commits", CONVERSATION_LIMITS, topic_split=True),
     ),
-    words=(r"github(?:\s+issues?)?|prs?|pull[\s-]requests?|merge[\s-]requests?|code[\s-]reviews?", COMMIT_WORDS),
+    # "merged" and "tag" are GitHub's words for a pull request landing and a release point ("when was X merged",
+    # "which tag shipped it"); soft unless the question says "only".
+    words=(
+        r"github(?:\s+issues?)?|prs?|pull[\s-]requests?|merge[\s-]requests?|code[\s-]reviews?",
+        COMMIT_WORDS,
+        r"merged|tags?",
+    ),
     ref_patterns=(r"github:[\w.-]+/[\w.-]+(?:#\d+(?:/comment-\d+)?|@release:.+|@[0-9a-f]{7,40}|:.+)",),
     supports=frozenset({"since", "deletions", "scopes"}),
 )

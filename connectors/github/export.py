@@ -11,9 +11,13 @@ flat shape of a simple export:
 - tags: `tag_name`, `created_at`, `sha`.
 
 Records are stored in the shapes the API connector stores, so both normalise alike (commits become weekly
-history documents). Incremental like the files source: the cursor keeps each file's sha256 and each record's
-content hash; an unchanged file is not parsed, a changed one emits only records whose hash changed, and records
-gone from a file that was read are deleted. A missing or unreadable file deletes nothing (its failure says why).
+history documents). An export records no ancestry between tags and merges, so the tag and merge times give the
+timeline instead: a tag without release notes lists the pull requests merged after the tag before it and up to
+itself, and a merged pull request names the first tag after its merge, both said to be by time. Incremental like
+the files source: the cursor keeps each file's sha256 and each record's content hash; an unchanged file is not
+parsed, a changed one emits only records whose hash changed, and records gone from a file that was read are
+deleted (a changed tags.json re-reads pulls.json, whose records name their next tag). A missing or unreadable file
+deletes nothing (its failure says why).
 """
 
 from __future__ import annotations
@@ -99,11 +103,10 @@ class GithubExportConnector:
         old = {} if self.full else dict(cursor.files)
         state = dict(old)
         batch = Batch()
-        commit_dates: dict[str, str] = {}
+        read: dict[str, tuple[bytes, list[Any]]] = {}
         for name in present:
-            path = self.root / name
             try:
-                content = self._read(name, path)
+                content = self._read(name, self.root / name)
                 listed = json.loads(content)
             except (OSError, ValueError, RecursionError) as exc:
                 batch.failures.append(Failure(name, f"unreadable export file: {exc}"))
@@ -111,16 +114,21 @@ class GithubExportConnector:
             if not isinstance(listed, list):
                 batch.failures.append(Failure(name, f"expected a JSON list, found {type(listed).__name__}"))
                 continue
-            digest = hashlib.sha256(content).hexdigest()
-            if name == "commits.json":
-                commit_dates = _commit_dates(listed)
+            read[name] = (content, listed)
+        commit_dates = _commit_dates(read["commits.json"][1]) if "commits.json" in read else {}
+        timeline = _Timeline(read.get("tags.json", (b"", []))[1], read.get("pulls.json", (b"", []))[1], commit_dates)
+        for name, (content, listed) in read.items():
+            # A pull request names the first tag after its merge, so a changed tags.json re-reads the pulls.
+            context = read["tags.json"][0] if name == "pulls.json" and "tags.json" in read else b""
+            digest = hashlib.sha256(content + context).hexdigest()
             previous = old.get(name)
             if previous is not None and previous.sha256 == digest and name != "tags.json":
-                continue  # unchanged (tags are re-read: their dates may come from commits.json)
+                continue  # unchanged (tags are re-read: their dates and pull requests come from the other files)
             records: dict[str, RawRecord] = {}
             for n, entry in enumerate(listed):
                 try:
                     record = self._record(name, entry, commit_dates)
+                    timeline.annotate(record)
                 except (KeyError, TypeError, ValueError, AttributeError) as exc:
                     batch.failures.append(
                         Failure(f"{name}#{n}", f"malformed {name.removesuffix('.json')} entry: {exc}")
@@ -197,6 +205,8 @@ class GithubExportConnector:
             "html_url": entry.get("html_url") or f"{WEB}/{self.repo}/{page}/{number}",
         }
         data: JSON = {"issue": issue, "comments": []}
+        if not entry.get("created_at"):
+            data["opened_unknown"] = True  # the item's time is its merge or close: no "opened" date to state
         if not is_pr:
             return RawRecord(key=f"{self.repo}#{number}", kind="issue", data=data)
         issue["pull_request"] = {**(entry.get("pull_request") or {}), "merged_at": merged_at}
@@ -251,6 +261,7 @@ class GithubExportConnector:
             "tag_name": tag,
             "name": entry.get("name") if entry.get("tag_name") else tag,
             "body": entry.get("body") or (f"Tag {tag} at commit {sha[:12]}." if sha else f"Tag {tag}."),
+            "generated_body": not entry.get("body"),
             "created_at": when,
             "published_at": entry.get("published_at") or when,
             "sha": sha,
@@ -274,7 +285,15 @@ class GithubExportConnector:
                 elif record.kind == "release":
                     out.documents.append(_release_document(record, people))
                 else:
-                    out.documents.append(_issue_document(record, people, out.failures))
+                    document = _issue_document(record, people, out.failures)
+                    pull = record.data.get("pull") or {}
+                    if pull.get("merge_commit_sha"):
+                        document.metadata["merge_commit"] = str(pull["merge_commit_sha"])
+                    if isinstance(pull.get("next_tag"), dict):
+                        document.metadata["next_tag"] = dict(pull["next_tag"])
+                    if record.data.get("opened_unknown"):
+                        document.metadata["opened_unknown"] = True
+                    out.documents.append(document)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 out.failures.append(Failure(record.key, f"malformed GitHub export record: {type(exc).__name__} {exc}"))
         for (repo, label), items in sorted(weeks.items()):
@@ -320,9 +339,75 @@ def _commit_item(record: RawRecord) -> Item:
             "body": body.strip(),
             "author_email": str(data.get("email") or ""),
             "login": data.get("login"),
-            "files": [],
+            "files": None,  # an export lists no files or line counts: unknown, not "0 files"
         },
     )
+
+
+class _Timeline:
+    """Tags and merges in time order: which pull requests were merged between two tags (the export has no ancestry).
+
+    A tag without release notes gets `merged_pulls` (merged after the tag before it, up to itself) and a body that
+    lists them; a merged pull request gets `next_tag`, the first tag at or after its merge.
+    """
+
+    def __init__(self, tags: list[Any], pulls: list[Any], commit_dates: dict[str, str]) -> None:
+        self.tags: list[tuple[datetime, str]] = []
+        for entry in tags:
+            if not isinstance(entry, dict):
+                continue
+            name = entry.get("tag_name") or entry.get("name")
+            listed = entry.get("commit")
+            commit: dict[str, Any] = listed if isinstance(listed, dict) else {}
+            sha = str(entry.get("sha") or entry.get("target_commitish") or commit.get("sha") or "").lower()
+            when = _when(entry.get("published_at") or entry.get("created_at") or commit_dates.get(sha))
+            if isinstance(name, str) and name.strip() and when is not None:
+                self.tags.append((when, name))
+        self.tags.sort()
+        self.merges: list[tuple[datetime, int, str, str]] = []
+        for entry in pulls:
+            if not isinstance(entry, dict) or not isinstance(entry.get("number"), int):
+                continue
+            pull = entry.get("pull_request")
+            when = _when(entry.get("merged_at") or (pull.get("merged_at") if isinstance(pull, dict) else None))
+            listed_user = entry.get("user")
+            user: dict[str, Any] = listed_user if isinstance(listed_user, dict) else {}
+            author = str(entry.get("author") or user.get("login") or "")
+            if when is not None:
+                self.merges.append((when, entry["number"], str(entry.get("title") or ""), author))
+        self.merges.sort()
+
+    def annotate(self, record: RawRecord) -> None:
+        if record.kind == "pull_request":
+            when = _when(record.data["pull"].get("merged_at"))
+            after = next(((at, tag) for at, tag in self.tags if when is not None and at >= when), None)
+            if after is not None:
+                record.data["pull"]["next_tag"] = {"tag": after[1], "at": after[0].isoformat()}
+        elif record.kind == "release":
+            tag = str(record.data["tag_name"])
+            position = next((n for n, (_, name) in enumerate(self.tags) if name == tag), None)
+            if position is None:
+                return
+            at = self.tags[position][0]
+            before = self.tags[position - 1] if position > 0 else None
+            merged = [m for m in self.merges if m[0] <= at and (before is None or m[0] > before[0])]
+            record.data["merged_pulls"] = [{"number": n, "title": t, "author": a} for _, n, t, a in merged]
+            record.data["previous_tag"] = before[1] if before else None
+            if merged and record.data.get("generated_body"):
+                # One line per pull request, each naming the tag, so that a quoted line answers on its own.
+                since = f"after {before[1]} " if before else ""
+                lines = [f"- PR #{n} {t}" + (f" (by {a})" if a else "") + f", before {tag}" for _, n, t, a in merged]
+                record.data["body"] = (
+                    f"{record.data['body']}\n\nPull requests (PRs) merged {since}up to tag {tag}, by merge time "
+                    "(the export records no ancestry).\n" + "\n".join(lines)
+                )
+
+
+def _when(value: Any) -> datetime | None:
+    try:
+        return _at(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _commit_dates(listed: list[Any]) -> dict[str, str]:

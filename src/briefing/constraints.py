@@ -219,7 +219,7 @@ def _tickets(found: _Found, directory: Directory | None, out: Constraints) -> No
         _add(out.tickets, key)
 
 
-def _prs(found: _Found, out: Constraints) -> None:
+def _prs(found: _Found, out: Constraints, directory: Directory | None = None) -> None:
     # The forms the chunkers index. "PR #45" as a whole before its "#45" (the sort is stable: at one start the
     # written-out form wins), and a pull request's web address as one ref.
     patterns = (ISSUE_URL, NAMED_ISSUE_REF, ISSUE_REF)
@@ -228,7 +228,13 @@ def _prs(found: _Found, out: Constraints) -> None:
         if not found.free(m.start(), m.end()):
             continue
         found.claim("pr", m.start(), m.end())
-        _add(out.prs, str(int(m["number"])))
+        number = str(int(m["number"]))
+        _add(out.prs, number)
+        # "PR 45" is item 45 of every indexed repository that has one (the index's own refs, `<src>:<repo>#45`).
+        repo = m.groupdict().get("repo")
+        tail = f":{repo}#{number}" if repo else f"#{number}"
+        known = directory.ticket_keys if directory else set()
+        _add(out.tickets, *sorted(k for k in known if k.endswith(tail) and "/" in k.partition("#")[0]))
 
 
 def _channels(found: _Found, directory: Directory | None, out: Constraints) -> None:
@@ -408,7 +414,7 @@ def extract(
     out = Constraints()
     # Order matters: keys and numbers first, so neither dates nor names read "PLAT-123" or "#45".
     _tickets(found, directory, out)
-    _prs(found, out)
+    _prs(found, out, directory)
     _channels(found, directory, out)
     names = frozenset(p.name.split()[0].lower() for p in directory.people if p.name.split()) if directory else None
     windows = find_windows(text, calendar, found.taken(), names=names or frozenset())

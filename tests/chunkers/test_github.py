@@ -140,8 +140,9 @@ def test_body_chunk_carries_the_attributes_and_the_ticket_refs() -> None:
 
     assert chunk.text.splitlines()[:3] == [
         "acme/api#10: Payout retries (issue, closed)",
-        "Issue by ana | state: closed | labels: bug | assignees: ben | milestone: June",
-        "opened 2026-06-02 | closed 2026-06-05",
+        'Issue #10 "Payout retries" authored by ana, opened 2026-06-02, closed 2026-06-05 | state: closed | '
+        "labels: bug | assignees: ben | milestone: June",
+        "",
     ]
     assert chunk.tickets == ["github:acme/api#10", "PAY-42", "github:acme/api#12", "github:acme/api#14"]
     assert chunk.end == datetime(2026, 6, 5, 10, 0, tzinfo=UTC)  # closing counts in the chunk's time span

@@ -230,3 +230,30 @@ def test_the_olake_github_export_is_read_in_full(tmp_path: Path, olake: Path) ->
     assert sum(r.startswith("github:datazip-inc/olake@release:") for r in refs) == counts["tags"]
     again = ws.ingest("gh")
     assert again.collected is not None and again.collected.fetched == 0
+
+
+def test_a_new_tag_names_itself_on_the_prs_merged_before_it(tmp_path: Path) -> None:
+    from connectors.github.export import GithubExportConnector
+
+    folder = tmp_path / "export"
+    flat_export(folder)
+    connector = GithubExportConnector("gh", folder, "acme/payments")
+    [first] = list(connector.fetch(connector.initial_cursor()))
+    pulls = {r.key: r for r in first.records if r.kind == "pull_request"}
+    # PR 41 was merged on 4 May: v1.4.0 (12 May) is the first tag after it, and v1.4.0 lists it.
+    assert pulls["acme/payments#41"].data["pull"]["next_tag"]["tag"] == "v1.4.0"
+    [tag] = [r for r in first.records if r.key == "acme/payments@release:v1.4.0"]
+    assert [p["number"] for p in tag.data["merged_pulls"]] == [41]
+    assert "PR #41 Retry payouts with backoff (by dana), before v1.4.0" in tag.data["body"]
+    # The unmerged draft names no tag.
+    assert "next_tag" not in pulls["acme/payments#42"].data["pull"]
+
+    # A tag cut earlier than v1.4.0 and after the merge: pulls.json is unchanged, yet PR 41 is emitted again.
+    tags = json.loads((folder / "tags.json").read_text(encoding="utf-8"))
+    tags.append({"tag_name": "v1.3.10", "created_at": "2026-05-05T08:00:00Z", "sha": SHA[1]})
+    _write(folder, "tags.json", tags)
+    [second] = list(connector.fetch(first.cursor))
+    again = {r.key: r for r in second.records}
+    assert again["acme/payments#41"].data["pull"]["next_tag"]["tag"] == "v1.3.10"
+    assert [p["number"] for p in again["acme/payments@release:v1.3.10"].data["merged_pulls"]] == [41]
+    assert again["acme/payments@release:v1.4.0"].data["merged_pulls"] == []

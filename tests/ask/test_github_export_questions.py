@@ -1,0 +1,138 @@
+"""Pull-request questions over an offline GitHub export, through the real pipeline and the real command line.
+
+A small slice in the olake export shape (flat pulls/commits/tags) and a release-notes file: ingest, then ask who
+wrote a PR, when it was merged, which tag came after it, and what a tag holds; the citations open the PR page.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from briefing.cli.app import app
+
+REPO = "acme/payments"
+SHA = [
+    "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+    "0f1e2d3c4b5a69788796a5b4c3d2e1f001234567",
+    "1234567890abcdef1234567890abcdef12345678",
+    "fedcba9876543210fedcba9876543210fedcba98",
+]
+PULLS = [
+    {
+        "number": 41,
+        "title": "fix(payouts): retry failed payouts with exponential backoff",
+        "author": "dana-ruiz",
+        "merged_at": "2026-05-04T10:00:00+05:30",
+        "merge_commit_sha": SHA[0],
+        "body": "Payout retries now back off exponentially, capped at five minutes.",
+    },
+    {
+        "number": 44,
+        "title": "feat(ledger): export the ledger to Parquet",
+        "author": "eli-park",
+        "merged_at": "2026-05-11T16:30:00+05:30",
+        "merge_commit_sha": SHA[1],
+        "body": "",
+    },
+    {
+        "number": 47,
+        "title": "chore(deps): bump the protobuf runtime to 5.29",
+        "author": "dependabot[bot]",
+        "merged_at": "2026-05-13T09:00:00Z",
+        "merge_commit_sha": SHA[3],
+        "body": "Signed-off-by: dependabot[bot]",
+    },
+]
+COMMITS = [
+    {"sha": SHA[0], "date": "2026-05-04T10:00:00+05:30", "author": "Dana Ruiz",
+     "message": "fix(payouts): retry failed payouts with exponential backoff (#41)"},
+    {"sha": SHA[1], "date": "2026-05-11T16:30:00+05:30", "author": "Eli Park",
+     "message": "feat(ledger): export the ledger to Parquet (#44)"},
+    {"sha": SHA[3], "date": "2026-05-13T09:00:00Z", "author": "dependabot[bot]",
+     "message": "chore(deps): bump the protobuf runtime to 5.29 (#47)"},
+]  # fmt: skip
+TAGS = [
+    {"tag_name": "v1.3.0", "created_at": "2026-04-28T08:00:00Z", "sha": SHA[2]},
+    {"tag_name": "v1.4.0", "created_at": "2026-05-12T08:00:00Z", "sha": SHA[2]},
+]
+NOTES = """# Payments 1.4
+
+## Bug fixes
+
+1. **Payout retries** - failed payouts are retried with backoff instead of failing the batch.
+"""
+NOW = "2026-05-20T09:00:00+00:00"
+runner = CliRunner()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    export = tmp_path / "github"
+    export.mkdir()
+    for name, data in (("pulls.json", PULLS), ("commits.json", COMMITS), ("tags.json", TAGS)):
+        (export / name).write_text(json.dumps(data), encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "release-1.4.md").write_text(NOTES, encoding="utf-8")
+    config = tmp_path / "brief.toml"
+    config.write_text(
+        '[workspace]\nname = "gh-questions"\n'
+        f'[sources.github]\ntype = "github"\npath = "{export}"\nrepos = ["{REPO}"]\n'
+        f'[sources.docs]\ntype = "files"\npath = "{tmp_path / "docs"}"\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["--config", str(config), "ingest"])
+    assert result.exit_code == 0, result.output
+    return config
+
+
+def ask(config: Path, question: str) -> dict:
+    result = runner.invoke(app, ["--config", str(config), "ask", question, "--json", "--now", NOW])
+    assert result.exit_code == 0, result.output
+    answer: dict = json.loads(result.stdout)
+    return answer
+
+
+def cited(answer: dict) -> list[str]:
+    return [ref for c in answer["citations"] for ref in c["refs"]]
+
+
+def test_who_wrote_a_pull_request_is_answered_and_cites_its_page(workspace: Path) -> None:
+    answer = ask(workspace, "Who authored PR #41?")
+    assert not answer["no_answer"]
+    assert "dana-ruiz" in answer["answer"]
+    first = answer["citations"][0]
+    assert first["refs"] == [f"github:{REPO}#41"]
+    assert first["url"] == f"https://github.com/{REPO}/pull/41"
+
+
+def test_the_merge_day_and_the_next_tag_are_in_the_answer(workspace: Path) -> None:
+    merged = ask(workspace, "When was the ledger Parquet export pull request merged?")
+    assert "2026-05-11" in merged["answer"]
+    assert f"github:{REPO}#44" in cited(merged)
+    # Merged on 11 May, after v1.3.0 and before v1.4.0 was cut on 12 May.
+    shipped = ask(workspace, "Which tag first shipped the payout retry backoff fix?")
+    assert "v1.4.0" in shipped["answer"]
+    assert f"github:{REPO}#41" in cited(shipped) or f"github:{REPO}@release:v1.4.0" in cited(shipped)
+
+
+def test_a_tag_lists_the_pull_requests_merged_before_it(workspace: Path) -> None:
+    answer = ask(workspace, "What went into tag v1.4.0?")
+    assert f"github:{REPO}@release:v1.4.0" in cited(answer)
+    assert "#41" in answer["answer"] and "#44" in answer["answer"]
+    assert "#47" not in answer["answer"]  # merged after the tag
+
+
+def test_a_commit_links_to_its_pull_request(workspace: Path) -> None:
+    result = runner.invoke(
+        app, ["--config", str(workspace), "search", "protobuf runtime bump commit", "--json", "--now", NOW]
+    )
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.stdout)["hits"]
+    commits = [h for h in hits if any(r == f"github:{REPO}@{SHA[3]}" for r in h["refs"])]
+    assert commits, [h["refs"] for h in hits]
+    # The export has no line counts: the commit line does not claim "+0 -0, 0 files".
+    assert "0 files" not in commits[0]["text"]
