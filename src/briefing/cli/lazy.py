@@ -1,0 +1,171 @@
+"""The root `brief` group, with command modules imported only when one of their commands is needed.
+
+`brief --help` lists every command from `COMMANDS` (name, module, the first paragraph of its help) without
+importing a command module; `brief ask ...` or `brief ask --help` imports `briefing.cli.query` alone. Each
+module keeps its `register(app)`: the group calls it on a private `typer.Typer` and takes the commands typer
+builds from it, so a command's options, examples (`briefing.cli.help`) and behaviour are the ones an eager
+registration gives. `tests/cli/test_lazy.py` checks `COMMANDS` against what the modules register.
+"""
+
+from __future__ import annotations
+
+import importlib
+from difflib import get_close_matches
+from typing import Any, NamedTuple
+
+import typer
+import typer.core
+from typer._click.exceptions import UsageError  # typer runs on its own copy of click
+
+
+class Entry(NamedTuple):
+    name: str
+    module: str
+    help: str  # the first paragraph of the command's help: what the command list shows
+
+
+# In the order `brief --help` lists them (the modules' registration order).
+COMMANDS: tuple[Entry, ...] = (
+    Entry("ingest", "briefing.cli.ingest", "Collect new and changed items from configured sources and index them."),
+    Entry("reindex", "briefing.cli.ingest", "Re-chunk and re-embed from the raw cache, without contacting any source."),
+    Entry(
+        "sources",
+        "briefing.cli.ingest",
+        "What is configured, when it last synced, counts and failures (`--as`: what that person may see).",
+    ),
+    Entry(
+        "search", "briefing.cli.query", "Hybrid search over everything indexed, with metadata boosts from the query."
+    ),
+    Entry(
+        "ask",
+        "briefing.cli.query",
+        "Answer a question from the indexed sources, with citations, or say they do not cover it.",
+    ),
+    Entry(
+        "digest",
+        "briefing.cli.digest",
+        "What happened in a window: every conversation, grouped by channel or project, one cited line each.",
+    ),
+    Entry(
+        "timeline",
+        "briefing.cli.digest",
+        "The dated sequence of events about a topic or a ticket across sources, each cited.",
+    ),
+    Entry(
+        "summarize",
+        "briefing.cli.summarize",
+        "Broad questions: search the per-conversation summaries first, then quote the best conversations' own\n"
+        "messages, comments and sections, each line cited to the exact unit.",
+    ),
+    Entry(
+        "demo",
+        "briefing.cli.demo",
+        "Ingest the bundled sample team (Slack, docs, JIRA, Confluence, GitHub, git) and answer a few questions.",
+    ),
+    Entry(
+        "mcp",
+        "briefing.cli.mcp",
+        "Serve search, ask, digest, timeline, get_item, list_sources and list_people to an MCP client.",
+    ),
+    Entry(
+        "slack-bot",
+        "briefing.cli.slack_bot",
+        "Answer @-mentions and DMs in Slack with cited answers from the index, threaded, with permalinks.",
+    ),
+    Entry(
+        "init", "briefing.cli.init", "Write a commented config, check it, and list the environment variables to set."
+    ),
+    Entry(
+        "doctor",
+        "briefing.cli.ops",
+        "Check the setup: config, credentials, models, index, cache, disk, schedules; each problem with its fix.",
+    ),
+    Entry(
+        "deliver",
+        "briefing.cli.ops",
+        "Send a file (a digest) through the configured delivery targets: stdout, a file, e-mail, a chat message.",
+    ),
+    Entry(
+        "tune",
+        "briefing.cli.tune",
+        "Tune the LLM answer program on evaluation cases; `brief ask` then uses the saved program.",
+    ),
+    Entry(
+        "eval",
+        "briefing.cli.evaluate",
+        "Run evaluation cases through the ask path and report retrieval, citation and answer metrics.",
+    ),
+    Entry("config", "briefing.cli.config", "Inspect the configuration."),
+    Entry("schedule", "briefing.cli.ops", "Run brief from cron: add, list, remove and run schedules."),
+    Entry("watch", "briefing.cli.ops", "Be told about new items that match a ticket or a query."),
+    Entry("metrics", "briefing.cli.ops", "Prometheus metrics: the textfile under BRIEF_HOME/metrics/, or an exporter."),
+    Entry(
+        "people",
+        "briefing.cli.people",
+        "People across every source, one record each; merge and split correct the matching.",
+    ),
+)
+# The order the modules used to be registered in, which gives the order above (typer lists commands, then groups).
+MODULES: tuple[str, ...] = tuple(
+    f"briefing.cli.{name}"
+    for name in (
+        "ingest", "query", "digest", "summarize", "demo", "mcp", "slack_bot", "config", "init", "ops", "tune",
+        "people", "evaluate",
+    )
+)  # fmt: skip
+_BY_NAME = {entry.name: entry for entry in COMMANDS}
+
+
+def build(module: str, markup: Any = "rich") -> dict[str, Any]:
+    """The click commands `module.register` defines, built by typer exactly as on the root app, examples added."""
+    from briefing.cli.help import add_examples
+
+    app = typer.Typer(rich_markup_mode=markup)
+    importlib.import_module(module).register(app)
+    add_examples(app)
+    return dict(typer.main.get_group(app).commands)
+
+
+class LazyGroup(typer.core.TyperGroup):
+    """`brief`'s root group: lists commands from `COMMANDS`, imports a command's module when it is looked up."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._listing = False
+        self._built: set[str] = set()
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*(entry.name for entry in COMMANDS), *(name for name in self.commands if name not in _BY_NAME)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        entry = _BY_NAME.get(cmd_name)
+        if entry is None or cmd_name in self.commands:
+            return self.commands.get(cmd_name)
+        if self._listing:  # the root help's command list: the name and its first paragraph are all it shows
+            return typer.core.TyperCommand(name=cmd_name, help=entry.help)
+        if entry.module not in self._built:
+            self._built.add(entry.module)
+            try:
+                built = build(entry.module, self.rich_markup_mode)
+            except ImportError:  # an optional module whose extra is not installed: the command is absent
+                return None
+            for name, command in built.items():
+                self.commands.setdefault(name, command)
+        return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as e:  # typer suggests from the commands built so far; suggest from all of them
+            if self.suggest_commands and args and "Did you mean" not in e.message:
+                matches = get_close_matches(args[0], self.list_commands(ctx))
+                if matches:
+                    e.message = f"{e.message.rstrip('.')}. Did you mean {', '.join(repr(m) for m in matches)}?"
+            raise
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
