@@ -84,6 +84,7 @@ def test_root_help_imports_no_command_module_and_no_heavy_library() -> None:
     assert not {m for m in modules if m.split(".")[0] in HEAVY}
     assert not {entry.module for entry in COMMANDS} & modules
     assert "pydantic" not in {m.split(".")[0] for m in modules}
+    assert not {"markdown_it", "pygments"} & {m.split(".")[0] for m in modules}  # typer's help needs neither
 
 
 def test_a_command_help_imports_its_module_only() -> None:
@@ -98,3 +99,34 @@ def test_a_mistyped_command_is_suggested() -> None:
     result = CliRunner().invoke(app, ["ak", "what?"])
     assert result.exit_code == 2
     assert "Did you mean 'ask'?" in result.output
+
+
+def test_the_deferred_rich_classes_are_the_real_ones_when_used() -> None:
+    script = """
+import sys
+from briefing.cli.lazy import light_rich_help
+light_rich_help()
+import typer.rich_utils as ru
+assert "markdown_it" not in sys.modules and "rich.markdown" not in sys.modules
+from rich.console import Console
+console = Console(width=60, record=True, color_system=None)
+console.print(ru._make_rich_text(text="**bold** and `code`", markup_mode="markdown"))
+import rich.markdown
+assert isinstance(ru._make_rich_text(text="x", markup_mode="markdown"), rich.markdown.Markdown)
+try:
+    raise ValueError("boom")
+except ValueError as exc:
+    from typer.models import DeveloperExceptionConfig
+    console.print(ru.get_traceback(exc, DeveloperExceptionConfig(), []))
+print(console.export_text())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "bold and code" in done.stdout and "**" not in done.stdout  # rendered as Markdown
+    assert "ValueError" in done.stdout and "boom" in done.stdout  # a pretty traceback

@@ -10,6 +10,8 @@ registration gives. `tests/cli/test_lazy.py` checks `COMMANDS` against what the 
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from difflib import get_close_matches
 from typing import Any, NamedTuple
 
@@ -116,10 +118,59 @@ MODULES: tuple[str, ...] = tuple(
 _BY_NAME = {entry.name: entry for entry in COMMANDS}
 
 
+class _Deferred(type):
+    """A stand-in for a rich class that typer's help module imports at its top but help output never uses.
+
+    The first real use (a call, an attribute such as `Traceback.from_exception`, an isinstance check) imports
+    the real module and hands over to the real class.
+    """
+
+    _module: str
+    _name: str
+
+    def _real(cls) -> Any:
+        return getattr(importlib.import_module(cls._module), cls._name)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._real()(*args, **kwargs)
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(cls._real(), name)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls._real())
+
+
+# typer.rich_utils imports these at its top for Markdown help (markup mode "markdown", which brief does not use)
+# and pretty tracebacks; they pull in markdown-it and pygments, about 85 % of the module's import time.
+_DEFERRED = (("rich.markdown", "Markdown"), ("rich.traceback", "Traceback"))
+
+
+def light_rich_help() -> None:
+    """Import typer's rich help module with `_DEFERRED` standing in for their real modules while it loads."""
+    if "typer.rich_utils" in sys.modules:
+        return
+    stand_ins: dict[str, types.ModuleType] = {}
+    for module, name in _DEFERRED:
+        if module not in sys.modules:
+            stand_in = types.ModuleType(module)
+            setattr(stand_in, name, _Deferred(name, (), {"_module": module, "_name": name}))
+            stand_ins[module] = sys.modules[module] = stand_in
+    try:
+        importlib.import_module("typer.rich_utils")
+    finally:
+        for module, stand_in in stand_ins.items():
+            if sys.modules.get(module) is stand_in:
+                del sys.modules[module]  # the next import of it loads the real module
+
+
 def build(module: str, markup: Any = "rich") -> dict[str, Any]:
     """The click commands `module.register` defines, built by typer exactly as on the root app, examples added."""
     from briefing.cli.help import add_examples
 
+    light_rich_help()  # the command's help and usage errors format through it
     app = typer.Typer(rich_markup_mode=markup)
     importlib.import_module(module).register(app)
     add_examples(app)
@@ -164,6 +215,7 @@ class LazyGroup(typer.core.TyperGroup):
             raise
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
+        light_rich_help()
         self._listing = True
         try:
             super().format_help(ctx, formatter)
