@@ -166,14 +166,23 @@ def light_rich_help() -> None:
                 del sys.modules[module]  # the next import of it loads the real module
 
 
+# One registration per module and process (a module's `register` adds commands to its module-level sub-apps, so a
+# second call would add them twice); the click commands are built from it afresh for each root group, as typer
+# does for an eager app.
+_REGISTERED: dict[tuple[str, Any], typer.Typer] = {}
+
+
 def build(module: str, markup: Any = "rich") -> dict[str, Any]:
     """The click commands `module.register` defines, built by typer exactly as on the root app, examples added."""
     from briefing.cli.help import add_examples
 
     light_rich_help()  # the command's help and usage errors format through it
-    app = typer.Typer(rich_markup_mode=markup)
-    importlib.import_module(module).register(app)
-    add_examples(app)
+    app = _REGISTERED.get((module, markup))
+    if app is None:
+        app = typer.Typer(rich_markup_mode=markup)
+        importlib.import_module(module).register(app)
+        add_examples(app)
+        _REGISTERED[(module, markup)] = app
     return dict(typer.main.get_group(app).commands)
 
 
