@@ -211,9 +211,9 @@ def item_vectors(
 class _AskedVectors(Mapping[str, Sequence[float]]):
     """The item vectors one document's chunker reads, noting each one it asks for that is not embedded yet.
 
-    A chunker asks for a vector only where a topic shift would decide a boundary (two messages in the open
-    chunk, no long silence before, the message fits); an unembedded one reads as missing, which never splits,
-    and the document is chunked again once the asked vectors are embedded.
+    A chunker asks for a vector only where it evaluates a topic shift (the Slack chunker: two messages in the
+    open chunk, no long silence before, the message fits); an unembedded one reads as missing, which never
+    splits, and the document is chunked again once the asked vectors are embedded.
     """
 
     def __init__(self, known: Mapping[str, Sequence[float]], refs: set[str]) -> None:
