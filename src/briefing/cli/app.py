@@ -10,10 +10,14 @@ from typing import IO, Annotated, cast
 import typer
 
 from briefing import __version__
+from briefing.cli import help as _help  # noqa: F401  (flags shown without a `<bool>` type, on every help)
 from briefing.cli.common import err, state
+from briefing.cli.lazy import LazyGroup
 
+# The command modules are imported on first use (briefing.cli.lazy): `brief --help` imports none of them.
 app = typer.Typer(
     name="brief",
+    cls=LazyGroup,
     help="Briefings with citations over your team's Slack, docs, tickets and code.",
     rich_markup_mode="rich",
     pretty_exceptions_show_locals=False,
@@ -67,35 +71,6 @@ def main_callback(
         logging.basicConfig(level=logging.INFO, handlers=[RichHandler(console=err, show_path=False)], force=True)
     else:
         logging.basicConfig(level=logging.WARNING, handlers=[logging.StreamHandler(sys.stderr)], force=True)
-
-
-def _register() -> None:
-    from briefing.cli import config, demo, digest, ingest, init, mcp, ops, people, query, slack_bot, summarize, tune
-
-    ingest.register(app)
-    query.register(app)
-    digest.register(app)
-    summarize.register(app)
-    demo.register(app)
-    mcp.register(app)
-    slack_bot.register(app)
-    config.register(app)
-    init.register(app)
-    ops.register(app)
-    tune.register(app)
-    people.register(app)
-    try:
-        from briefing.cli import evaluate
-    except ImportError:
-        pass
-    else:
-        evaluate.register(app)
-    from briefing.cli.help import add_examples
-
-    add_examples(app)
-
-
-_register()
 
 
 def main() -> None:
