@@ -133,3 +133,53 @@ def test_a_named_version_or_compound_counts_as_present_in_its_usual_spellings() 
     assert missing_terms("Is a Fargate-deployed worker supported?", [notes]) == ["Fargate-deployed"]
     assert missing_terms("What did 1.8 change?", [notes]) == ["1.8"]
     assert missing_terms("What did 0.80 change?", [notes]) == ["0.80"]
+
+
+PR_LOG = doc(
+    "github/pulls.md",
+    "Merged pull requests",
+    "export",
+    at(8, 17),
+    'PR #1074 "fix(mysql): handle zero dates" authored by mihir-datazip, merged 2026-08-17 as 911a540.',
+    'PR #1085 "feat: parallel chunk reader" authored by saksham-datazip, merged 2026-08-19 as 3c7d2e1.',
+)
+REVIEW = slack(
+    "slack:CCONTRIB::0",
+    "contributing",
+    ("Nayan Joshi", "I reviewed #1085 this morning and approved it, nice work on the reader.", at(8, 19, 9)),
+    ("saksham", "Thanks! Merging now.", at(8, 19, 9, 30)),
+)
+
+
+@pytest.mark.parametrize("question", ["Who reviewed PR #1085?", "Who merged #1085?", "Who approved PR 1085?"])
+def test_who_held_a_role_is_refused_when_the_lines_name_only_the_author(
+    answerer: ExtractiveAnswerer, question: str
+) -> None:
+    answer = answerer.answer(question, [PR_LOG], scope="github")
+    assert answer.no_answer and answer.cited == {}
+    assert "do not say who" in answer.text
+    assert "saksham" not in answer.text
+
+
+def test_who_reviewed_is_answered_when_a_line_states_the_review(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("Who reviewed PR #1085?", [PR_LOG, REVIEW], scope="github, slack")
+    assert not answer.no_answer
+    assert "Nayan Joshi" in answer.text.splitlines()[0]
+    assert REVIEW.refs[0] in answer.cited[1]
+
+
+def test_who_wrote_a_pr_is_still_answered_by_its_author_line(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("Who wrote PR #1085?", [PR_LOG], scope="github")
+    assert not answer.no_answer and "saksham-datazip" in answer.text
+
+
+def test_who_merged_is_answered_by_a_merge_commits_author(answerer: ExtractiveAnswerer) -> None:
+    history = doc(
+        "git/staging.md",
+        "commits in 2026-W34",
+        "git",
+        at(8, 21),
+        "[2026-08-21] Ankit Sharma 0a36e1b: Merge branch 'master' into staging",
+    )
+    answer = answerer.answer("Who merged master into staging on 21 August?", [history], scope="git")
+    assert not answer.no_answer and "Ankit Sharma" in answer.text

@@ -338,6 +338,8 @@ class ExtractiveAnswerer:
         chunk_cover = max((sum(weight[w] for w in q_words & words) / total for words in chunk_words), default=0.0)
         top = sorted(evidence, key=lambda e: -e.score)[:5]
         near = typed_near(question, kind, top)
+        role = asked_role(question) if kind == "person" else ""
+        role_miss = not role_stated(role, top)
         return {
             "chunk_cover": chunk_cover if q_words else 0.0,
             "typed_top": float(any(e.typed for e in top)) if kind else 1.0,
@@ -350,7 +352,7 @@ class ExtractiveAnswerer:
             "top_dense": max((e.dense for e in evidence if e.n == 1), default=0.0),
             "best_rank": float(best.n) if best else 0.0,
             "typed_near": near,
-            "typed_miss": 1.0 if kind in VETO_KINDS and not near else 0.0,
+            "typed_miss": 1.0 if (kind in VETO_KINDS and not near) or role_miss else 0.0,
             "missing_share": missing_share(q_words, seen),
         }
 
@@ -816,8 +818,52 @@ def _values(kind: str, text: str, q_low: str) -> list[re.Match[str]]:
 
 def _veto_reason(question: str, intent: str) -> str:
     kind = answer_type(question, intent)
+    role = asked_role(question) if kind == "person" else ""
+    if role:
+        held = {"review": "reviewed", "approve": "approved", "merge": "merged", "sign": "signed off"}[role]
+        return f"the closest sources do not say who {held} it"
     value = "amount" if _ASKS_MONEY.search(question) else ("date" if kind == "time" else "number")
     return f"the closest sources state no {value} for what is asked"
+
+
+# "Who reviewed / approved / merged X": the person asked for holds a role, and a line naming only the author
+# ("PR #12 by dana, merged 3 May") does not say who held it. The role must be stated with someone in it.
+_ASKS_ROLE = re.compile(
+    r"\bwho\s+(?:\w+\s+){0,2}?(reviewed|reviews|approved|approves|merged|merges|signed\s+off|clicked\s+merge)\b",
+    re.I,
+)
+_ROLE_STATED = {
+    "review": re.compile(
+        r"\breview(?:ed|er|ers)\b|\bapproved\b|\brequested\s+changes\b|\bLGTM\b|\bsigned[- ]off\b", re.I
+    ),
+    "approve": re.compile(r"\bapprov(?:ed|al|er)\b|\bLGTM\b|\bsigned[- ]off\b", re.I),
+    # "merged by X", "X merged", or a merge commit (its author merged: "Merge branch 'master' into staging").
+    "merge": re.compile(
+        r"\bmerged\b[^.\n]{0,40}?\bby\s+\S|(?:^|[\s(])@?[A-Z][\w.-]*\s+merged\b|\bmerged\s+it\b"
+        r"|\bMerge\s+(?:branch|pull\s+request|remote-tracking\s+branch)\b"
+    ),
+    "sign": re.compile(r"\bsign(?:ed)?[- ]off\b|\bapproved\b", re.I),
+}
+
+
+def asked_role(question: str) -> str:
+    """The role a "who" question asks about ("review", "approve", "merge", "sign"), or empty."""
+    m = _ASKS_ROLE.search(question)
+    if not m:
+        return ""
+    verb = m[1].lower()
+    return (
+        "review"
+        if verb.startswith("review")
+        else "approve"
+        if verb.startswith("approv")
+        else ("sign" if verb.startswith("signed") else "merge")
+    )
+
+
+def role_stated(role: str, top: Sequence[Evidence]) -> bool:
+    """Whether one of the best lines states who held `role` (always true when no role is asked)."""
+    return not role or any(_ROLE_STATED[role].search(_clean(ev.text, limit=2000)) for ev in top)
 
 
 def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
