@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -17,7 +18,7 @@ from briefing import access, killpoint, people, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, MassDeletionError
 from briefing.index import Filter, Index, content_hash
-from briefing.model import Chunk, ChunkLimits, Connector, Document, Failure
+from briefing.model import Chunk, ChunkLimits, Connector, Document, Failure, Normalised, StreamingNormaliser
 from briefing.registry import FetchOptions, SourceContext, chunker_for, connector_for
 from briefing.settings import Settings
 from briefing.sources import DocumentKind
@@ -202,9 +203,16 @@ def item_vectors(documents: Sequence[Document], embedder: Embedder) -> dict[str,
 def chunk_documents(
     settings: Settings, documents: Sequence[Document], embedder: Embedder, source_name: str
 ) -> tuple[list[Chunk], list[Failure]]:
-    vectors = item_vectors(documents, embedder.for_model(settings.chunking.similarity_model))
-    chunks: list[Chunk] = []
     failures: list[Failure] = []
+    chunks = list(iter_chunks(settings, documents, embedder, source_name, failures))
+    return chunks, failures
+
+
+def iter_chunks(
+    settings: Settings, documents: Sequence[Document], embedder: Embedder, source_name: str, failures: list[Failure]
+) -> Iterator[Chunk]:
+    """The chunks of `documents`, one at a time as their chunkers make them; a document that fails is counted."""
+    vectors = item_vectors(documents, embedder.for_model(settings.chunking.similarity_model))
     for doc in documents:
         try:
             chunker = chunker_for(doc.kind)
@@ -212,12 +220,22 @@ def chunk_documents(
             doc_vectors = {i.ref: vectors[i.ref] for i in doc.items if i.ref in vectors} or None
             for chunk in chunker(doc, limits=limits, vectors=doc_vectors):
                 chunk.source_name = source_name
-                chunks.append(chunk)
+                yield chunk
             killpoint.reached("chunk")
         except Exception as exc:  # one bad document must not abort the ingest
             log.warning("chunking %s failed: %s", doc.key, exc)
             failures.append(Failure(key=doc.key, reason=f"chunking failed: {type(exc).__name__}: {exc}"))
-    return chunks, failures
+
+
+def normalised_parts(connector: Connector, store: RawStore) -> Iterator[Normalised]:
+    """A source's cached records, normalised: in parts where the connector streams, else all at once."""
+    if isinstance(connector, StreamingNormaliser):
+        yield from connector.normalise_parts(store)
+        return
+    records = list(store.records())
+    normalised = connector.normalise(records)
+    del records
+    yield normalised
 
 
 # Documents chunked together: their per-item vectors are one embedding call, and only their chunks (plus the
@@ -236,26 +254,40 @@ def process(
 ) -> ProcessReport:
     """Normalise the cached records of one source, chunk them, embed what changed, and sync the index.
 
-    Streaming: documents are chunked a window at a time and changed chunks are embedded and upserted as soon as
-    an embedding round is full, so memory holds one window's chunks, never the whole source's. What the index
-    holds of the source beyond the chunks it should hold is deleted at the end; readers see the source change
-    only when the writer publishes (`Index.commit`).
+    Streaming: records are normalised in parts where the connector can (`StreamingNormaliser`: a Slack export
+    one channel at a time), documents are chunked a window at a time, a document's chunks are taken a group at
+    a time as its chunker makes them, and changed chunks are embedded and upserted as soon as an embedding round
+    is full; so memory holds one part's documents and one group's chunks, never the whole source's. What the
+    index holds of the source beyond the chunks it should hold is deleted at the end; readers see the source
+    change only when the writer publishes (`Index.commit`).
     """
     started = time.perf_counter()
     report = ProcessReport(source=name)
     connector = connector or make_connector(settings, name)
     store = RawStore.for_source(settings, name)
     try:
-        records = list(store.records())
+        parts = normalised_parts(connector, store)
+        first = next(parts, Normalised())
+        killpoint.reached("normalise")
+        state = SourceState.for_source(settings, name)
+        state.save_people([asdict(p) for p in first.people])
+        _process_parts(settings, name, index, embedder, state, itertools.chain([first], parts), report, progress)
     finally:
         store.close()
-    normalised = connector.normalise(records)
-    del records
-    killpoint.reached("normalise")
-    report.failures.extend(normalised.failures)
-    report.documents = len(normalised.documents)
-    state = SourceState.for_source(settings, name)
-    state.save_people([asdict(p) for p in normalised.people])
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _process_parts(
+    settings: Settings,
+    name: str,
+    index: Index,
+    embedder: Embedder,
+    state: SourceState,
+    parts: Iterator[Normalised],
+    report: ProcessReport,
+    progress: Progress | None,
+) -> None:
     directory = people.records_for(settings)
     config = settings.sources.get(name)
     audience = config.audience if config is not None else None
@@ -295,13 +327,7 @@ def process(
 
             warm_sentence_vectors(part, embedder.for_model(settings.answer.sentence_model))
 
-    documents = normalised.documents
-    for first in range(0, len(documents), DOCUMENT_WINDOW):
-        window = documents[first : first + DOCUMENT_WINDOW]
-        chunk_started = time.perf_counter()
-        chunks, failures = chunk_documents(settings, window, embedder, name)
-        report.chunk_seconds += time.perf_counter() - chunk_started
-        report.failures.extend(failures)
+    def take(chunks: list[Chunk], window: Sequence[Document]) -> None:
         people.annotate(chunks, directory)
         access.assign(chunks, window, name, directory, audience)
         unchanged: set[str] = set()
@@ -325,6 +351,25 @@ def process(
         while len(todo) >= step:
             part, todo[:] = todo[:step], todo[step:]
             embed_round(part)
+
+    for normalised in parts:  # people come with the first part (saved by the caller)
+        report.failures.extend(normalised.failures)
+        report.documents += len(normalised.documents)
+        documents = normalised.documents
+        for first in range(0, len(documents), DOCUMENT_WINDOW):
+            window = documents[first : first + DOCUMENT_WINDOW]
+            chunk_started = time.perf_counter()
+            group: list[Chunk] = []
+            for chunk in iter_chunks(settings, window, embedder, name, report.failures):
+                group.append(chunk)
+                if len(group) >= step:  # a document's chunks (a 50 MB file makes ~55,000), a round at a time
+                    report.chunk_seconds += time.perf_counter() - chunk_started
+                    take(group, window)
+                    group = []
+                    chunk_started = time.perf_counter()
+            report.chunk_seconds += time.perf_counter() - chunk_started
+            take(group, window)
+        del documents, normalised
     if todo:
         part, todo[:] = list(todo), []
         embed_round(part)
@@ -337,8 +382,6 @@ def process(
         index.delete_ids(stale)
     report.removed = len(stale)
     report.index_seconds += time.perf_counter() - index_started
-    report.seconds = time.perf_counter() - started
-    return report
 
 
 def run_report(collected: CollectReport | None, processed: ProcessReport | None) -> dict[str, Any]:
