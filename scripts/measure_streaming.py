@@ -2,7 +2,8 @@
 
 Run: `nice -n 10 python scripts/measure_streaming.py slack|text [--embed | --whole] [--mb 50] [--messages 10000]`
 (writes only to a temporary folder). Each case runs in this process, phase by phase, and prints wall time and the
-process's peak RSS after each phase. Peak RSS only grows, so a phase's figure is the peak so far.
+process's CPU time (all its threads) and peak RSS after each phase. Peak RSS only grows, so a phase's figure is
+the peak so far; on a loaded machine CPU time says more than wall time.
 
 - collect: connector -> raw cache (a Slack day file is read with ijson and cached 2,000 messages at a time).
 - stream (default): what `ingest.process` does before embedding: the cache normalised in parts
@@ -107,8 +108,14 @@ def main() -> None:
         settings = load_settings(root / "brief.toml")
         print(f"{args.case}: start, peak RSS {peak_mb():.0f} MB")
 
+        cpu = [time.process_time()]
+
         def phase(name: str, started: float) -> None:
-            print(f"  {name:10s} {time.perf_counter() - started:8.1f} s   peak RSS {peak_mb():7.0f} MB")
+            used, cpu[0] = time.process_time() - cpu[0], time.process_time()
+            print(
+                f"  {name:10s} {time.perf_counter() - started:8.1f} s wall {used:8.1f} s CPU   "
+                f"peak RSS {peak_mb():7.0f} MB"
+            )
 
         started = time.perf_counter()
         report = collect(settings, "chat", FetchOptions())
