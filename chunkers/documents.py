@@ -9,7 +9,7 @@ a table or a list item unless that one block alone is over the limit, in which c
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
@@ -58,19 +58,33 @@ def chunk_document(
     vectors: Mapping[str, Sequence[float]] | None = None,
 ) -> list[Chunk]:
     """Chunks of every item of a document, numbered across items; `vectors` is unused (no topic splits)."""
-    chunks: list[Chunk] = []
+    return list(stream_document(document, limits=limits, vectors=vectors))
+
+
+def stream_document(
+    document: Document,
+    *,
+    limits: ChunkLimits,
+    vectors: Mapping[str, Sequence[float]] | None = None,
+) -> Iterator[Chunk]:
+    """The chunks of `chunk_document`, made one section (or one cut of a long section) at a time.
+
+    What the ingest registers: a large document (a 50 MB text file) is never held as all of its chunks at
+    once, only as its text and blocks plus the chunk being made.
+    """
+    n = 0
     for item in document.items:
         for draft in _drafts(document, item, limits):
-            chunks.append(_chunk(document, item, draft, len(chunks), limits))
-    return chunks
+            yield _chunk(document, item, draft, n, limits)
+            n += 1
 
 
-def _drafts(document: Document, item: Item, limits: ChunkLimits) -> list[_Draft]:
+def _drafts(document: Document, item: Item, limits: ChunkLimits) -> Iterator[_Draft]:
     fmt = str(item.metadata.get("format") or document.metadata.get("format") or "markdown")
     title = document.title or item.title or document.key
     blocks = parse_blocks(item.text, headings=fmt == "markdown")
     sections = _sections(blocks, title)
-    drafts: list[_Draft] = []
+    del blocks  # the sections hold the blocks now
     group: list[_Section] = []
     for section in sections:
         if not section.blocks:
@@ -79,10 +93,9 @@ def _drafts(document: Document, item: Item, limits: ChunkLimits) -> list[_Draft]
         if group and _mergeable(candidate) and _merge_fits(candidate, limits):
             group = candidate
             continue
-        drafts.extend(_flush(group, limits))
+        yield from _flush(group, limits)
         group = [section]
-    drafts.extend(_flush(group, limits))
-    return drafts
+    yield from _flush(group, limits)
 
 
 def _sections(blocks: list[Block], title: str) -> list[_Section]:
@@ -183,60 +196,72 @@ def _merged_draft(group: list[_Section]) -> _Draft:
     return _Draft(prefix, level, parts)
 
 
-def _flush(group: list[_Section], limits: ChunkLimits) -> list[_Draft]:
+def _flush(group: list[_Section], limits: ChunkLimits) -> Iterator[_Draft]:
     if not group:
-        return []
+        return
     if len(group) > 1:
-        return [_merged_draft(group)]
+        yield _merged_draft(group)
+        return
     section = group[0]
     here = _heading(section.path)
+    # A section over the character limit cannot fit whole: not rendered (a 50 MB section would be copied once).
+    small = sum(len(b.text) + 2 for b in section.blocks) <= limits.max_chars
     whole = _Draft(section.path, section.level, [_Part(b.text, b.page, section=here) for b in section.blocks])
-    if _fits(_render(whole, limits), limits):
-        return [whole]
-    return _split_section(section, limits)
+    if small and _fits(_render(whole, limits), limits):
+        yield whole
+        return
+    del whole
+    yield from _split_section(section, limits)
 
 
-def _split_section(section: _Section, limits: ChunkLimits) -> list[_Draft]:
+def _split_section(section: _Section, limits: ChunkLimits) -> Iterator[_Draft]:
+    """A long section's drafts, made as its blocks are read: only the open draft is held."""
     header = _path_line(section.path, limits)
     here = _heading(section.path)
 
     def fits_body(body: str) -> bool:
         return _fits(f"{header}\n\n{body}", limits)
 
-    # Atoms: runs of parts that go into one chunk together; each fits a chunk on its own.
-    atoms: list[list[_Part]] = []
-    for run in _glued_runs(section.blocks):
-        joined = "\n\n".join(b.text for b in run)
-        if fits_body(joined):
-            atoms.append([_Part(b.text, b.page, section=here) for b in run])
-            continue
-        for block in run:
-            if fits_body(block.text):
-                atoms.append([_Part(block.text, block.page, section=here)])
-            else:
-                atoms.extend([_Part(piece, block.page, section=here)] for piece in _split_block(block, fits_body))
-    drafts: list[_Draft] = []
     current: list[_Part] = []
-    for atom in atoms:
+    for atom in _atoms(section.blocks, fits_body, here, limits.max_chars):
         candidate = [*current, *atom]
         if current and not fits_body("\n\n".join(p.text for p in candidate)):
-            drafts.append(_Draft(section.path, section.level, current))
+            yield _Draft(section.path, section.level, current)
             current = list(atom)
         else:
             current = candidate
     if current:
-        drafts.append(_Draft(section.path, section.level, current))
-    return drafts
+        yield _Draft(section.path, section.level, current)
 
 
-def _glued_runs(blocks: list[Block]) -> list[list[Block]]:
-    runs: list[list[Block]] = []
+def _atoms(blocks: list[Block], fits_body: Fits, here: str, max_chars: int) -> Iterator[list[_Part]]:
+    """Runs of parts that go into one chunk together; each fits a chunk on its own.
+
+    Text over `max_chars` cannot fit, so it is not joined or rendered to be measured (no copy of a huge block).
+    """
+    for run in _glued_runs(blocks):
+        if sum(len(b.text) + 2 for b in run) <= max_chars and fits_body("\n\n".join(b.text for b in run)):
+            yield [_Part(b.text, b.page, section=here) for b in run]
+            continue
+        for block in run:
+            if len(block.text) <= max_chars and fits_body(block.text):
+                yield [_Part(block.text, block.page, section=here)]
+            else:
+                for piece in _split_block(block, fits_body):
+                    yield [_Part(piece, block.page, section=here)]
+
+
+def _glued_runs(blocks: list[Block]) -> Iterator[list[Block]]:
+    run: list[Block] = []
     for block in blocks:
-        if block.glue and runs:
-            runs[-1].append(block)
-        else:
-            runs.append([block])
-    return runs
+        if block.glue and run:
+            run.append(block)
+            continue
+        if run:
+            yield run
+        run = [block]
+    if run:
+        yield run
 
 
 # -- cutting one oversized block -----------------------------------------------------------------------------

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from briefing.model import ChunkLimits, Item
 
 
@@ -17,6 +19,8 @@ def drifted(vectors: Mapping[str, Sequence[float]] | None, previous_ref: str, re
     a, b = vectors.get(previous_ref), vectors.get(ref)
     if a is None or b is None:
         return False
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):  # rows of the ingest's vector matrix
+        return float(np.dot(a.astype(np.float64), b.astype(np.float64))) < threshold
     return sum(x * y for x, y in zip(a, b, strict=False)) < threshold
 
 

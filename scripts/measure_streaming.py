@@ -1,10 +1,16 @@
 """Time and peak memory of one big item through the real pipeline: a 10,000-message Slack day file, a 50 MB text file.
 
-Run: `nice -n 10 python scripts/measure_streaming.py slack|text [--embed] [--mb 50] [--messages 10000]`
+Run: `nice -n 10 python scripts/measure_streaming.py slack|text [--embed | --whole] [--mb 50] [--messages 10000]`
 (writes only to a temporary folder). Each case runs in this process, phase by phase, and prints wall time and the
-process's peak RSS after each phase: collect (connector -> raw cache), read (the cache back), normalise, chunk,
-and with `--embed` the whole `process` step (embedding and upserting every chunk into the embedded index).
-Peak RSS only grows, so a phase's figure is the peak so far.
+process's CPU time (all its threads) and peak RSS after each phase. Peak RSS only grows, so a phase's figure is
+the peak so far; on a loaded machine CPU time says more than wall time.
+
+- collect: connector -> raw cache (a Slack day file is read with ijson and cached 2,000 messages at a time).
+- stream (default): what `ingest.process` does before embedding: the cache normalised in parts
+  (`ingest.normalised_parts`: a Slack export one channel at a time), 64 documents at a time chunked through
+  `ingest.iter_chunks` (with the per-item vectors topic splits need), each chunk dropped once counted.
+- `--whole`: the old way, for comparison: every record read, normalised at once, every chunk kept in a list.
+- `--embed`: the whole `process` step (embedding and upserting every chunk into the embedded index).
 """
 
 from __future__ import annotations
@@ -73,7 +79,9 @@ def make_text(root: Path, mb: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("case", choices=["slack", "text"])
-    parser.add_argument("--embed", action="store_true", help="also embed and index every chunk (slow)")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--embed", action="store_true", help="the whole index step: embed and index every chunk (slow)")
+    how.add_argument("--whole", action="store_true", help="the old way: read, normalise and chunk all at once")
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--messages", type=int, default=10_000)
     args = parser.parse_args()
@@ -83,7 +91,16 @@ def main() -> None:
         (make_slack(root, args.messages) if args.case == "slack" else make_text(root, args.mb))
         from briefing.embed import Embedder
         from briefing.index import Index
-        from briefing.ingest import chunk_documents, collect, make_connector, process
+        from briefing.ingest import (
+            DOCUMENT_WINDOW,
+            chunk_documents,
+            collect,
+            iter_chunks,
+            make_connector,
+            normalised_parts,
+            process,
+        )
+        from briefing.model import Failure
         from briefing.registry import FetchOptions
         from briefing.settings import load_settings
         from briefing.store import RawStore
@@ -91,8 +108,14 @@ def main() -> None:
         settings = load_settings(root / "brief.toml")
         print(f"{args.case}: start, peak RSS {peak_mb():.0f} MB")
 
+        cpu = [time.process_time()]
+
         def phase(name: str, started: float) -> None:
-            print(f"  {name:10s} {time.perf_counter() - started:8.1f} s   peak RSS {peak_mb():7.0f} MB")
+            used, cpu[0] = time.process_time() - cpu[0], time.process_time()
+            print(
+                f"  {name:10s} {time.perf_counter() - started:8.1f} s wall {used:8.1f} s CPU   "
+                f"peak RSS {peak_mb():7.0f} MB"
+            )
 
         started = time.perf_counter()
         report = collect(settings, "chat", FetchOptions())
@@ -107,18 +130,37 @@ def main() -> None:
             phase("process", started)
             print(f"  documents {done.documents}, chunks {done.chunks}, embedded {done.embedded}")
             return
+        if args.whole:
+            started = time.perf_counter()
+            store = RawStore.for_source(settings, "chat")
+            records = list(store.records())
+            store.close()
+            phase("read", started)
+            started = time.perf_counter()
+            normalised = make_connector(settings, "chat").normalise(records)
+            phase("normalise", started)
+            started = time.perf_counter()
+            chunks, failures = chunk_documents(settings, normalised.documents, embedder, "chat")
+            phase("chunk", started)
+            print(f"  documents {len(normalised.documents)}, chunks {len(chunks)}, failures {len(failures)}")
+            return
         started = time.perf_counter()
         store = RawStore.for_source(settings, "chat")
-        records = list(store.records())
-        store.close()
-        phase("read", started)
-        started = time.perf_counter()
-        normalised = make_connector(settings, "chat").normalise(records)
-        phase("normalise", started)
-        started = time.perf_counter()
-        chunks, failures = chunk_documents(settings, normalised.documents, embedder, "chat")
-        phase("chunk", started)
-        print(f"  documents {len(normalised.documents)}, chunks {len(chunks)}, failures {len(failures)}")
+        documents = chunked = 0
+        failed: list[Failure] = []
+        try:
+            for part in normalised_parts(make_connector(settings, "chat"), store):
+                documents += len(part.documents)
+                failed += part.failures
+                for first in range(0, len(part.documents), DOCUMENT_WINDOW):
+                    window = part.documents[first : first + DOCUMENT_WINDOW]
+                    for _chunk in iter_chunks(settings, window, embedder, "chat", failed):
+                        chunked += 1
+                del part
+        finally:
+            store.close()
+        phase("stream", started)
+        print(f"  documents {documents}, chunks {chunked}, failures {len(failed)}")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ DESCRIPTOR = SourceDescriptor(
     kinds=(
         DocumentKind(
             "confluence_page",
-            "chunkers.documents:chunk_document",
+            "chunkers.documents:stream_document",
             DOCUMENT_LIMITS,
             config_keys={"max_chars": "doc_max_chars"},
         ),

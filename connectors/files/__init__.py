@@ -33,7 +33,7 @@ DESCRIPTOR = SourceDescriptor(
     kinds=(
         DocumentKind(
             "document",
-            "chunkers.documents:chunk_document",
+            "chunkers.documents:stream_document",
             KindLimits(max_chars=1000, max_items=12, gap_hours=4.0, topic_threshold=0.15),
             config_keys={"max_chars": "doc_max_chars"},
         ),

@@ -499,46 +499,77 @@ def _title_words(text: str) -> str:
 def normalise_records(records: Sequence[RawRecord], *, workspace_url: str | None = None) -> Normalised:
     """Cached Slack records -> one document per channel (unthreaded messages) and one per thread."""
     out = Normalised()
-    checks = {"user": user_problem, "channel": channel_problem, "message": message_problem}
+    usable = usable_records(records, out.failures)
+    messages = [r for r in usable if r.kind == "message"]
+    ctx, channel_records = context_of(usable, out, workspace_url, messages)
+    by_channel: dict[str, list[RawRecord]] = defaultdict(list)
+    for record in messages:
+        channel_id = record_channel(record, out.failures)
+        if channel_id is not None:
+            by_channel[channel_id].append(record)
+    for channel_id in sorted(by_channel):
+        out.documents.extend(channel_documents(channel_id, by_channel[channel_id], ctx, channel_records, out.failures))
+    return out
+
+
+_CHECKS = {"user": user_problem, "channel": channel_problem, "message": message_problem}
+
+
+def usable_records(records: Iterable[RawRecord], failures: list[Failure]) -> list[RawRecord]:
+    """The records that pass their kind's checks; each other one is a counted failure."""
     usable: list[RawRecord] = []
     for record in records:
-        check = checks.get(record.kind)
+        check = _CHECKS.get(record.kind)
         problem = check(record.data) if check else None
         if problem is not None:
             # Cached before these checks existed (or by a damaged run): one counted failure, never a crash.
-            out.failures.append(Failure(record.key, problem))
+            failures.append(Failure(record.key, problem))
             continue
         usable.append(record)
-    user_records = [r.data for r in usable if r.kind == "user"]
+    return usable
+
+
+def context_of(
+    meta: Sequence[RawRecord], out: Normalised, workspace_url: str | None, messages: Iterable[RawRecord]
+) -> tuple[_Context, dict[str, JSON]]:
+    """Names of users and channels and the workspace URL (from `messages` when no record names it); the people
+    go into `out`. `messages` is read only as far as the first file permalink."""
+    user_records = [r.data for r in meta if r.kind == "user"]
     users = {u["id"]: user_name(u) for u in user_records}
-    channel_records = {r.data["id"]: r.data for r in usable if r.kind == "channel"}
+    channel_records = {r.data["id"]: r.data for r in meta if r.kind == "channel"}
     channels = {cid: channel_name(c, users) for cid, c in channel_records.items()}
-    messages = [r for r in usable if r.kind == "message"]
     # The API connector caches auth.test's team URL as a `workspace` record; exports carry none.
     stored_url = next(
-        (r.data.get("url") for r in usable if r.kind == "workspace" and isinstance(r.data.get("url"), str)), None
+        (r.data.get("url") for r in meta if r.kind == "workspace" and isinstance(r.data.get("url"), str)), None
     )
     workspace_url = workspace_url or stored_url or workspace_url_from(r.data for r in messages)
-    ctx = _Context(users, channels, workspace_url)
     out.people = [user_to_person(u) for u in user_records]
+    return _Context(users, channels, workspace_url), channel_records
 
-    by_channel: dict[str, list[RawRecord]] = defaultdict(list)
-    for record in messages:
-        chan = record.data.get("_channel")
-        if not isinstance(chan, dict) or not isinstance(chan.get("id"), str) or not chan["id"]:
-            out.failures.append(Failure(record.key, "message record without _channel.id"))
-            continue
-        by_channel[chan["id"]].append(record)
 
-    for channel_id in sorted(by_channel):
-        chan_records = by_channel[channel_id]
-        name = channels.get(channel_id) or chan_records[0].data["_channel"].get("name") or channel_id
-        docs = _channel_documents(channel_id, name, chan_records, ctx, out.failures)
-        readers = channel_readers(channel_records.get(channel_id))
-        for doc in docs:
-            doc.readers = readers
-        out.documents.extend(docs)
-    return out
+def record_channel(record: RawRecord, failures: list[Failure]) -> str | None:
+    """The channel id a cached message names, or None (a counted failure)."""
+    chan = record.data.get("_channel")
+    if not isinstance(chan, dict) or not isinstance(chan.get("id"), str) or not chan["id"]:
+        failures.append(Failure(record.key, "message record without _channel.id"))
+        return None
+    return str(chan["id"])
+
+
+def channel_documents(
+    channel_id: str,
+    records: list[RawRecord],
+    ctx: _Context,
+    channel_records: Mapping[str, JSON],
+    failures: list[Failure],
+) -> list[Document]:
+    """The documents of one channel's messages (all of them: its unthreaded messages are one document)."""
+    name = ctx.channels.get(channel_id) or records[0].data["_channel"].get("name") or channel_id
+    docs = _channel_documents(channel_id, name, records, ctx, failures)
+    readers = channel_readers(channel_records.get(channel_id))
+    for doc in docs:
+        doc.readers = readers
+    return docs
 
 
 def _thread_roots(messages: Iterable[JSON]) -> set[str]:

@@ -21,13 +21,23 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import ijson
 from pydantic import BaseModel, ConfigDict, Field
 
 from briefing.errors import SourceError
-from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
+from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord, RecordSource
 from briefing.registry import FetchOptions, SourceContext
 from connectors.slack import SlackExportSource
-from connectors.slack.common import channel_problem, message_problem, normalise_records, user_problem
+from connectors.slack.common import (
+    channel_documents,
+    channel_problem,
+    context_of,
+    message_problem,
+    normalise_records,
+    record_channel,
+    usable_records,
+    user_problem,
+)
 
 # Optional conversation lists beside channels.json; their folders are named by `name`, DMs by `id`.
 _EXTRA_LISTS = ("groups.json", "mpims.json", "dms.json")
@@ -71,9 +81,12 @@ class SlackExportConnector:
         options: FetchOptions | None = None,
         *,
         max_file_bytes: int = 50_000_000,
+        batch_records: int = 2_000,
     ) -> None:
         self.root = root
         self.max_file_bytes = max_file_bytes
+        # Messages per cached batch: a day file of any size is read and stored this many messages at a time.
+        self.batch_records = batch_records
         self.channel_filter = {c.lstrip("#") for c in channels}
         self.options = options or FetchOptions()
         self.windowed = self.options.since is not None or self.options.until is not None
@@ -119,13 +132,18 @@ class SlackExportConnector:
         )
         seen: set[str] = set(_META_FILES)
         for conv in conversations:
-            batch = self._read_conversation(conv, old, state, seen)
-            batch.cursor = SlackExportCursor(files=dict(state), users_missing=missing)
-            if batch.records or batch.deleted or batch.failures:
-                yield batch
-        last = self._vanished(old, state, seen)
-        last.cursor = SlackExportCursor(files=dict(state), users_missing=missing)
-        yield last
+            last: Batch | None = None
+            for batch in self._conversation_batches(conv, old, state, seen):
+                if last is not None:
+                    yield last
+                last = batch
+            if last is not None:
+                last.cursor = SlackExportCursor(files=dict(state), users_missing=missing)
+                if last.records or last.deleted or last.failures:
+                    yield last
+        gone = self._vanished(old, state, seen)
+        gone.cursor = SlackExportCursor(files=dict(state), users_missing=missing)
+        yield gone
 
     def _read_meta(self, old: dict[str, FileState], state: dict[str, FileState]) -> tuple[list[_Conversation], Batch]:
         if not self.root.is_dir():
@@ -264,15 +282,21 @@ class SlackExportConnector:
     def _wanted(self, conv: _Conversation) -> bool:
         return not self.channel_filter or conv.id in self.channel_filter or conv.name in self.channel_filter
 
-    def _read_conversation(
+    def _conversation_batches(
         self, conv: _Conversation, old: dict[str, FileState], state: dict[str, FileState], seen: set[str]
-    ) -> Batch:
+    ) -> Iterator[Batch]:
+        """One channel's day files as batches of at most `batch_records` messages, read incrementally.
+
+        Only the last batch of a channel may carry a cursor (the caller sets it), so a crash before it re-reads
+        the channel's changed files next run; the deletions a changed file implies also come with the last one.
+        """
         batch = Batch()
         candidates: set[str] = set()
         folder = self.root / conv.folder
         if folder.is_dir() and not _inside(self.root, folder):
             batch.failures.append(Failure(conv.folder, "channel folder is a link to outside the export; not followed"))
-            return batch
+            yield batch
+            return
         day_files = sorted(folder.glob("*.json")) if folder.is_dir() else []
         for path in day_files:
             rel = f"{conv.folder}/{path.name}"
@@ -285,40 +309,56 @@ class SlackExportConnector:
             if unchanged and not self.windowed:
                 continue
             try:
-                content = self._read(rel, path)
-                messages = _parse_list(content)
+                day = self._open_day(rel, path)
             except (OSError, ValueError) as exc:
                 # Keep the previous state: the old messages stay cached and the file is retried next run.
                 batch.failures.append(Failure(rel, f"unreadable day file: {exc}"))
                 continue
-            digest = hashlib.sha256(content).hexdigest()
-            records: list[RawRecord] = []
-            for n, message in enumerate(messages):
-                problem = message_problem(message)
-                if problem is not None:
-                    batch.failures.append(Failure(f"{rel}#{n}", problem))
-                    continue
-                ts = message["ts"]
-                if self.windowed and not self._in_window(ts):
-                    continue
-                data = {**message, "_channel": {"id": conv.id, "name": conv.name}}
-                records.append(RawRecord(f"{conv.id}/{ts}", "message", data))
+            if not self.windowed and previous is not None and previous.sha256 == day.sha256:
+                state[rel] = FileState(
+                    mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=day.sha256, keys=previous.keys
+                )
+                continue
+            keys: list[str] = []
+            try:
+                for n, message in enumerate(day.messages()):
+                    problem = message_problem(message)
+                    if problem is not None:
+                        batch.failures.append(Failure(f"{rel}#{n}", problem))
+                        continue
+                    ts = message["ts"]
+                    if self.windowed and not self._in_window(ts):
+                        continue
+                    data = {**message, "_channel": {"id": conv.id, "name": conv.name}}
+                    batch.records.append(RawRecord(f"{conv.id}/{ts}", "message", data))
+                    keys.append(f"{conv.id}/{ts}")
+                    if len(batch.records) >= self.batch_records:
+                        yield batch  # no cursor: the file is not finished
+                        batch = Batch()
+            except (OSError, ValueError) as exc:  # changed under us between the check and the read
+                batch.failures.append(Failure(rel, f"unreadable day file: {exc}"))
+                continue
             if self.windowed:
-                # A partial read: the file's state and any deletions wait for an unwindowed run.
-                batch.records += records
-                continue
-            keys = tuple(r.key for r in records)
-            state[rel] = FileState(mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=digest, keys=keys)
-            if previous is not None and previous.sha256 == digest:
-                continue
-            batch.records += records
+                continue  # a partial read: the file's state and any deletions wait for an unwindowed run
+            state[rel] = FileState(mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=day.sha256, keys=tuple(keys))
             if previous is not None:
                 candidates.update(previous.keys)
         # A message that moved to another day file of the same channel is still alive.
         prefix = f"{conv.folder}/"
         alive = {key for rel, file in state.items() if rel.startswith(prefix) for key in file.keys}
         batch.deleted = sorted(candidates - alive)
-        return batch
+        yield batch
+
+    def _open_day(self, rel: str, path: Path) -> _DayFile:
+        """A day file checked whole (links, size, JSON syntax, nesting, a list on top) before any message is used."""
+        if not _inside(self.root, path):
+            raise ValueError(f"{rel} is a link to outside the export folder; not followed")
+        size = path.stat().st_size
+        if size > self.max_file_bytes:
+            raise ValueError(
+                f"{rel} is {size:,} bytes, over max_file_bytes={self.max_file_bytes:,}; raise it or split the file"
+            )
+        return _DayFile.open(path)
 
     def _vanished(self, old: dict[str, FileState], state: dict[str, FileState], seen: set[str]) -> Batch:
         """Files gone since the last run (or filtered out now): delete what only they contained."""
@@ -334,6 +374,46 @@ class SlackExportConnector:
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
         return normalise_records(records)
 
+    def normalise_parts(self, records: RecordSource) -> Iterator[Normalised]:
+        """`normalise`, one channel at a time: users and channels first, then each channel's messages.
+
+        Memory holds the users, the channel list and one channel's messages, never the whole export. Keys are
+        `user/ID`, `channel/ID` and `CHANNEL_ID/ts` (see `fetch`), so a channel's messages are read by key.
+        """
+        keys = sorted(records.keys())
+        by_channel: dict[str, list[str]] = {}
+        meta_keys: list[str] = []
+        for key in keys:
+            prefix, sep, _ = key.partition("/")
+            if not sep or prefix in ("user", "channel"):
+                meta_keys.append(key)
+            else:
+                by_channel.setdefault(prefix, []).append(key)
+        first = Normalised()
+        meta = usable_records(records.read(meta_keys), first.failures)
+
+        def messages() -> Iterator[RawRecord]:  # read only as far as the first file permalink
+            for key_list in by_channel.values():
+                for record in records.read(key_list):
+                    if record.kind == "message" and message_problem(record.data) is None:
+                        yield record
+
+        ctx, channel_records = context_of(meta, first, None, messages())
+        yield first
+        for channel_id, key_list in by_channel.items():
+            part = Normalised()
+            usable = [r for r in usable_records(records.read(key_list), part.failures) if r.kind == "message"]
+            mine: list[RawRecord] = []
+            for record in usable:
+                named = record_channel(record, part.failures)
+                if named == channel_id:
+                    mine.append(record)
+                elif named is not None:
+                    part.failures.append(Failure(record.key, f"message record cached under {channel_id} names {named}"))
+            if mine:
+                part.documents = channel_documents(channel_id, mine, ctx, channel_records, part.failures)
+            yield part
+
 
 _META_FILES = ("channels.json", "users.json")
 
@@ -348,6 +428,76 @@ def _parse_list(content: bytes) -> list[Any]:
     if not isinstance(data, list):
         raise ValueError(f"expected a JSON list, found {type(data).__name__}")
     return data
+
+
+# Deeper than any real export (Python's own json gives up near 1,000 levels); the old reader's reason is kept.
+_MAX_DEPTH = 512
+_READ_BYTES = 1 << 16
+
+
+class _DayFile:
+    """A day file read incrementally (ijson): one pass checks and hashes it, a second yields its messages.
+
+    Memory holds one message at a time, not the file. A file in JSON that only Python's json accepts (NaN,
+    Infinity, a BOM) or that is not valid JSON at all is read whole instead, with the reasons it always gave.
+    """
+
+    def __init__(self, path: Path, sha256: str, whole: list[Any] | None) -> None:
+        self.path = path
+        self.sha256 = sha256
+        self._whole = whole
+
+    @classmethod
+    def open(cls, path: Path) -> _DayFile:
+        digest = hashlib.sha256()
+        depth = 0
+        top: str | None = None
+        try:
+            with path.open("rb") as handle:
+                reader = _Hashing(handle, digest)
+                for event, _ in ijson.basic_parse(reader, buf_size=_READ_BYTES):
+                    if top is None:
+                        top = event
+                    if event in ("start_map", "start_array"):
+                        depth += 1
+                        if depth > _MAX_DEPTH:
+                            raise ValueError("JSON nested too deeply to be a real export")
+                    elif event in ("end_map", "end_array"):
+                        depth -= 1
+                reader.drain()
+        except ijson.JSONError:
+            top = None
+        if top != "start_array":  # read whole, for the reason (or the NaN) Python's json finds
+            content = path.read_bytes()
+            return cls(path, hashlib.sha256(content).hexdigest(), _parse_list(content))
+        return cls(path, digest.hexdigest(), None)
+
+    def messages(self) -> Iterator[Any]:
+        if self._whole is not None:
+            yield from self._whole
+            return
+        with self.path.open("rb") as handle:
+            try:
+                yield from ijson.items(handle, "item", use_float=True, buf_size=_READ_BYTES)
+            except ijson.JSONError as exc:  # the file changed since it was checked
+                raise ValueError(f"not valid JSON: {str(exc).splitlines()[0]}") from None
+
+
+class _Hashing:
+    """A binary file whose bytes are hashed as ijson reads them."""
+
+    def __init__(self, handle: Any, digest: Any) -> None:
+        self.handle = handle
+        self.digest = digest
+
+    def read(self, size: int = -1) -> bytes:
+        data: bytes = self.handle.read(size)
+        self.digest.update(data)
+        return data
+
+    def drain(self) -> None:  # whatever the parser did not need to read still belongs to the file's hash
+        while self.read(_READ_BYTES):
+            pass
 
 
 def _plain_name(name: str) -> bool:

@@ -7,12 +7,13 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
@@ -20,7 +21,7 @@ from briefing import access, killpoint, people, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, MassDeletionError, SourceError
 from briefing.index import Filter, Index, content_hash
-from briefing.model import Chunk, ChunkLimits, Connector, Document, Failure
+from briefing.model import Chunk, ChunkLimits, Connector, Document, Failure, Normalised, StreamingNormaliser
 from briefing.registry import FetchOptions, SourceContext, chunker_for, connector_for
 from briefing.settings import Settings
 from briefing.sources import DocumentKind
@@ -204,7 +205,7 @@ def _can_split(doc: Document) -> bool:
 
 def item_vectors(
     documents: Sequence[Document], embedder: Embedder, only: set[str] | None = None
-) -> dict[str, list[float]]:
+) -> Mapping[str, Sequence[float]]:
     """Embeddings of single items (messages, comments) for topic-shift splits; cached on disk by text.
 
     Only documents that can split on topic (two items or more) get them; `only` limits them to those refs.
@@ -218,7 +219,9 @@ def item_vectors(
                     refs.append(item.ref)
                     texts.append(item.text)
     vectors = embedder.dense_cached(texts)
-    return {ref: vec.tolist() for ref, vec in zip(refs, vectors, strict=True)}
+    # Rows of one float32 matrix (1.5 KB a 384-dim item), not lists of Python floats (12 KB): a 10,000-message
+    # channel's vectors take 15 MB, not 120 MB. `chunkers.similarity.drifted` reads either.
+    return cast("Mapping[str, Sequence[float]]", dict(zip(refs, vectors, strict=True)))
 
 
 class _AskedVectors(Mapping[str, Sequence[float]]):
@@ -265,7 +268,7 @@ def _chunk_one(
     try:
         chunker = chunker_for(doc.kind)
         limits = kind_limits(settings, registry.kind(doc.kind), count_tokens)
-        chunks = chunker(doc, limits=limits, vectors=vectors)
+        chunks = list(chunker(doc, limits=limits, vectors=vectors))  # a generator's errors are raised here
     except Exception as exc:  # one bad document must not abort the ingest
         log.warning("chunking %s failed: %s", doc.key, exc)
         return _Chunked([], Failure(key=doc.key, reason=f"chunking failed: {type(exc).__name__}: {exc}"))
@@ -275,49 +278,93 @@ def _chunk_one(
 def chunk_documents(
     settings: Settings, documents: Sequence[Document], embedder: Embedder, source_name: str
 ) -> tuple[list[Chunk], list[Failure]]:
-    """Chunk documents, embedding only the item vectors their topic-shift decisions ask for.
+    failures: list[Failure] = []
+    chunks = list(iter_chunks(settings, documents, embedder, source_name, failures))
+    return chunks, failures
+
+
+def iter_chunks(
+    settings: Settings, documents: Sequence[Document], embedder: Embedder, source_name: str, failures: list[Failure]
+) -> Iterator[Chunk]:
+    """The chunks of `documents` in document order; a document that fails is counted in `failures`.
+
+    Conversations that can split on topic are chunked first (`_conversation_chunks`: only the item vectors their
+    topic-shift decisions ask for are embedded); every other document's chunks are taken one at a time as its
+    chunker makes them, so a large file is never held as one list of chunks.
+    """
+    counted = functools.lru_cache(maxsize=8192)(embedder.count_tokens)  # reruns measure the same texts again
+    conversations = _conversation_chunks(settings, documents, embedder, counted)
+    for n, doc in enumerate(documents):
+        if n in conversations:
+            done = conversations.pop(n)
+            if done.failure is not None:
+                failures.append(done.failure)
+                continue
+            for chunk in done.chunks:
+                chunk.source_name = source_name
+                yield chunk
+            killpoint.reached("chunk")
+            continue
+        try:
+            chunker = chunker_for(doc.kind)
+            limits = kind_limits(settings, registry.kind(doc.kind), counted)
+            for chunk in chunker(doc, limits=limits, vectors=None):
+                chunk.source_name = source_name
+                yield chunk
+            killpoint.reached("chunk")
+        except Exception as exc:  # one bad document must not abort the ingest
+            log.warning("chunking %s failed: %s", doc.key, exc)
+            failures.append(Failure(key=doc.key, reason=f"chunking failed: {type(exc).__name__}: {exc}"))
+
+
+def _conversation_chunks(
+    settings: Settings, documents: Sequence[Document], embedder: Embedder, counted: Callable[[str], int]
+) -> dict[int, _Chunked]:
+    """The chunks of the documents that can split on topic, by position, embedding only the item vectors their
+    topic-shift decisions ask for.
 
     Vectors already in the on-disk cache are used from the start. A document whose chunker asked for vectors
     not embedded yet is chunked again once they are (all of a round's in one embedding call), so its chunks
     are the ones it would get with every item embedded, without embedding the items whose topic cannot change
     a boundary. After `TOPIC_ROUNDS` rounds the rest of a pending document's items are embedded at once.
     """
+    positions = [n for n, doc in enumerate(documents) if _can_split(doc)]
+    if not positions:
+        return {}
     similarity = embedder.for_model(settings.chunking.similarity_model)
-    counted = functools.lru_cache(maxsize=8192)(embedder.count_tokens)  # reruns measure the same texts again
-    splittable = [doc for doc in documents if _can_split(doc)]
-    texts = {item.ref: item.text for doc in splittable for item in doc.items}
+    texts = {item.ref: item.text for n in positions for item in documents[n].items}
     known: dict[str, Sequence[float]] = {
-        ref: vec.tolist()
+        ref: cast("Sequence[float]", vec)  # float32 rows; `chunkers.similarity.drifted` reads them
         for ref, vec in zip(texts, similarity.cached_only(list(texts.values())), strict=True)
         if vec is not None
     }
-    results: list[_Chunked] = [_Chunked([])] * len(documents)
-    pending = list(range(len(documents)))
+    results: dict[int, _Chunked] = {}
+    pending = positions
     rounds = 0
     while pending:
         rounds += 1
         asked: set[str] = set()
         for n in pending:
             doc = documents[n]
-            vectors = _AskedVectors(known, {item.ref for item in doc.items}) if _can_split(doc) else None
-            results[n] = _chunk_one(settings, doc, counted, vectors)
+            results[n] = _chunk_one(settings, doc, counted, _AskedVectors(known, {item.ref for item in doc.items}))
             asked |= results[n].missing
         pending = [n for n in pending if results[n].missing]
         if rounds >= TOPIC_ROUNDS:
             asked |= {item.ref for n in pending for item in documents[n].items}
         if asked:
             known.update(item_vectors([documents[n] for n in pending], similarity, only=asked))
-    chunks: list[Chunk] = []
-    failures: list[Failure] = []
-    for done in results:
-        if done.failure is not None:
-            failures.append(done.failure)
-            continue
-        for chunk in done.chunks:
-            chunk.source_name = source_name
-            chunks.append(chunk)
-        killpoint.reached("chunk")
-    return chunks, failures
+    return results
+
+
+def normalised_parts(connector: Connector, store: RawStore) -> Iterator[Normalised]:
+    """A source's cached records, normalised: in parts where the connector streams, else all at once."""
+    if isinstance(connector, StreamingNormaliser):
+        yield from connector.normalise_parts(store)
+        return
+    records = list(store.records())
+    normalised = connector.normalise(records)
+    del records
+    yield normalised
 
 
 # Documents chunked together: their per-item vectors are one embedding call, and only their chunks (plus the
@@ -336,26 +383,40 @@ def process(
 ) -> ProcessReport:
     """Normalise the cached records of one source, chunk them, embed what changed, and sync the index.
 
-    Streaming: documents are chunked a window at a time and changed chunks are embedded and upserted as soon as
-    an embedding round is full, so memory holds one window's chunks, never the whole source's. What the index
-    holds of the source beyond the chunks it should hold is deleted at the end; readers see the source change
-    only when the writer publishes (`Index.commit`).
+    Streaming: records are normalised in parts where the connector can (`StreamingNormaliser`: a Slack export
+    one channel at a time), documents are chunked a window at a time, a document's chunks are taken a group at
+    a time as its chunker makes them, and changed chunks are embedded and upserted as soon as an embedding round
+    is full; so memory holds one part's documents and one group's chunks, never the whole source's. What the
+    index holds of the source beyond the chunks it should hold is deleted at the end; readers see the source
+    change only when the writer publishes (`Index.commit`).
     """
     started = time.perf_counter()
     report = ProcessReport(source=name)
     connector = connector or make_connector(settings, name)
     store = RawStore.for_source(settings, name)
     try:
-        records = list(store.records())
+        parts = normalised_parts(connector, store)
+        first = next(parts, Normalised())
+        killpoint.reached("normalise")
+        state = SourceState.for_source(settings, name)
+        state.save_people([asdict(p) for p in first.people])
+        _process_parts(settings, name, index, embedder, state, itertools.chain([first], parts), report, progress)
     finally:
         store.close()
-    normalised = connector.normalise(records)
-    del records
-    killpoint.reached("normalise")
-    report.failures.extend(normalised.failures)
-    report.documents = len(normalised.documents)
-    state = SourceState.for_source(settings, name)
-    state.save_people([asdict(p) for p in normalised.people])
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _process_parts(
+    settings: Settings,
+    name: str,
+    index: Index,
+    embedder: Embedder,
+    state: SourceState,
+    parts: Iterator[Normalised],
+    report: ProcessReport,
+    progress: Progress | None,
+) -> None:
     directory = people.records_for(settings)
     config = settings.sources.get(name)
     audience = config.audience if config is not None else None
@@ -395,13 +456,7 @@ def process(
 
             warm_sentence_vectors(part, embedder.for_model(settings.answer.sentence_model))
 
-    documents = normalised.documents
-    for first in range(0, len(documents), DOCUMENT_WINDOW):
-        window = documents[first : first + DOCUMENT_WINDOW]
-        chunk_started = time.perf_counter()
-        chunks, failures = chunk_documents(settings, window, embedder, name)
-        report.chunk_seconds += time.perf_counter() - chunk_started
-        report.failures.extend(failures)
+    def take(chunks: list[Chunk], window: Sequence[Document]) -> None:
         people.annotate(chunks, directory)
         access.assign(chunks, window, name, directory, audience)
         unchanged: set[str] = set()
@@ -425,6 +480,25 @@ def process(
         while len(todo) >= step:
             part, todo[:] = todo[:step], todo[step:]
             embed_round(part)
+
+    for normalised in parts:  # people come with the first part (saved by the caller)
+        report.failures.extend(normalised.failures)
+        report.documents += len(normalised.documents)
+        documents = normalised.documents
+        for first in range(0, len(documents), DOCUMENT_WINDOW):
+            window = documents[first : first + DOCUMENT_WINDOW]
+            chunk_started = time.perf_counter()
+            group: list[Chunk] = []
+            for chunk in iter_chunks(settings, window, embedder, name, report.failures):
+                group.append(chunk)
+                if len(group) >= step:  # a document's chunks (a 50 MB file makes ~55,000), a round at a time
+                    report.chunk_seconds += time.perf_counter() - chunk_started
+                    take(group, window)
+                    group = []
+                    chunk_started = time.perf_counter()
+            report.chunk_seconds += time.perf_counter() - chunk_started
+            take(group, window)
+        del documents, normalised
     if todo:
         part, todo[:] = list(todo), []
         embed_round(part)
@@ -437,8 +511,6 @@ def process(
         index.delete_ids(stale)
     report.removed = len(stale)
     report.index_seconds += time.perf_counter() - index_started
-    report.seconds = time.perf_counter() - started
-    return report
 
 
 def run_report(collected: CollectReport | None, processed: ProcessReport | None) -> dict[str, Any]:

@@ -8,7 +8,7 @@ their authors, and one `Unit` per item so that answers can attribute and cite ea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
@@ -198,6 +198,25 @@ class Connector(Protocol):
     def normalise(self, records: Sequence[RawRecord]) -> Normalised: ...
 
 
+class RecordSource(Protocol):
+    """The raw cache of one source as a streaming normaliser reads it: its keys, and records by key."""
+
+    def keys(self) -> set[str]: ...
+
+    def read(self, keys: Iterable[str]) -> Iterator[RawRecord]: ...
+
+
+@runtime_checkable
+class StreamingNormaliser(Protocol):
+    """A connector that normalises its cache in parts, so memory holds one part's records, not the source's.
+
+    Contract: the parts together equal `normalise` of every record; the first part carries every person; a
+    document (one key) is whole inside one part.
+    """
+
+    def normalise_parts(self, records: RecordSource) -> Iterator[Normalised]: ...
+
+
 class Chunker(Protocol):
     """A pure function from one document to its chunks."""
 
@@ -207,4 +226,4 @@ class Chunker(Protocol):
         *,
         limits: ChunkLimits,
         vectors: Mapping[str, Sequence[float]] | None = None,
-    ) -> list[Chunk]: ...
+    ) -> Iterable[Chunk]: ...

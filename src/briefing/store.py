@@ -175,7 +175,11 @@ class RawStore:
         return len(self._cache)
 
     def records(self) -> Iterator[RawRecord]:
-        for key in sorted(self.keys()):
+        return self.read(sorted(self.keys()))
+
+    def read(self, keys: Iterable[str]) -> Iterator[RawRecord]:
+        """The records of `keys`, in that order, one at a time (a key no longer cached is skipped)."""
+        for key in keys:
             try:
                 value = self._cache.get(key)
             except (sqlite3.DatabaseError, UnsafeCacheError, OSError) as exc:
