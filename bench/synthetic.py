@@ -1,8 +1,9 @@
-"""A deterministic synthetic workspace: chunks with Slack-like metadata, random unit dense vectors, BM25-like sparse.
+"""A deterministic synthetic workspace: chunks with Slack-like metadata, unit dense vectors, BM25-like sparse.
 
-Same seed, same size -> the same chunks, vectors and queries, so engines are compared on identical input. Vectors
-are synthetic on purpose: the index benchmark measures the engine, not the embedding model (bench/ingest_bench.py
-measures that).
+Same seed, same size -> the same chunks, vectors and queries, so engines are compared on identical input. Dense vectors
+are random by default (the engine, not the embedding model, is measured; bench/ingest_bench.py measures that), or
+grown from real embeddings (`real=`) for the recall benchmark: random 384-d vectors are HNSW's hardest case and
+understate its recall on what the product stores.
 """
 
 from __future__ import annotations
@@ -35,10 +36,47 @@ def _word(i: int) -> str:
     return "".join(out)
 
 
+# Real-embedding mode (`Workspace(size, real=vectors)`): each point lies between a real vector and one of its
+# nearest real neighbours (a random mix), plus isotropic noise of about this norm; queries are held-out real vectors.
+NOISE_NORM = 0.25
+NEIGHBOURS = 10
+HELD_OUT = 200
+
+
 @dataclass
 class Workspace:
     size: int
     seed: int = 7
+    real: np.ndarray | None = None  # unit vectors from the product's embedder (bench/real_vectors.py)
+
+    def __post_init__(self) -> None:
+        self._base: np.ndarray | None = None
+        self._held: np.ndarray | None = None
+        self._near: np.ndarray | None = None
+        if self.real is not None:
+            order = np.random.default_rng(self.seed).permutation(len(self.real))
+            held = min(HELD_OUT, len(self.real) // 5)
+            self._held = self.real[order[:held]]
+            self._base = self.real[order[held:]]
+            near = np.empty((len(self._base), NEIGHBOURS), dtype=np.int64)
+            for start in range(0, len(self._base), 1024):
+                sims = self._base[start : start + 1024] @ self._base.T
+                for k in range(len(sims)):
+                    sims[k, start + k] = -2.0
+                near[start : start + 1024] = np.argsort(-sims, axis=1)[:, :NEIGHBOURS]
+            self._near = near
+
+    def _dense(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        if self._base is None or self._near is None:
+            dense = rng.standard_normal((n, DIM)).astype(np.float32)
+        else:
+            i = rng.integers(0, len(self._base), n)
+            j = self._near[i, rng.integers(0, NEIGHBOURS, n)]
+            a = rng.uniform(0.0, 1.0, (n, 1)).astype(np.float32)
+            dense = a * self._base[i] + (1 - a) * self._base[j]
+            dense += rng.standard_normal((n, DIM)).astype(np.float32) * (NOISE_NORM / np.sqrt(DIM))
+        dense /= np.linalg.norm(dense, axis=1, keepdims=True)
+        return dense.astype(np.float32)
 
     def _zipf_terms(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return np.minimum(rng.zipf(1.3, size=n), VOCAB) - 1
@@ -48,8 +86,7 @@ class Workspace:
         for start in range(0, self.size, batch):
             n = min(batch, self.size - start)
             rng = np.random.default_rng([self.seed, start])
-            dense = rng.standard_normal((n, DIM)).astype(np.float32)
-            dense /= np.linalg.norm(dense, axis=1, keepdims=True)
+            dense = self._dense(rng, n)
             chunks: list[Chunk] = []
             sparse: list[SparseVec] = []
             for j in range(n):
@@ -103,8 +140,11 @@ class Workspace:
         out = []
         for _ in range(n):
             rng = np.random.default_rng(rnd.randrange(1 << 30))
-            q = rng.standard_normal(DIM).astype(np.float32)
-            q /= np.linalg.norm(q)
+            if self._held is not None:
+                q = self._held[len(out) % len(self._held)].astype(np.float32)
+            else:
+                q = rng.standard_normal(DIM).astype(np.float32)
+                q /= np.linalg.norm(q)
             terms = sorted({int(x) for x in np.minimum(rng.zipf(1.5, size=5), VOCAB) - 1})
             now = START + timedelta(days=rnd.uniform(SPAN_DAYS * 0.5, SPAN_DAYS * 1.1))
             out.append((q, SparseVec(indices=terms, values=[1.0] * len(terms)), now))

@@ -245,6 +245,9 @@ def test_bad_index_settings_name_the_key(tmp_path: Path) -> None:
     config.write_text("[qdrant]\nshards = 0\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"qdrant\.shards"):
         load_settings(config)
+    config.write_text("[qdrant]\nhnsw_ef = 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"qdrant\.hnsw_ef"):
+        load_settings(config)
 
 
 @pytest.mark.parametrize("quantization", ["scalar", "binary"])
@@ -255,6 +258,7 @@ def test_hnsw_and_quantisation_settings_build_a_working_collection(tmp_path: Pat
             engine="local" if engine == "local" else "edge",
             hnsw_m=8,
             hnsw_ef_construct=32,
+            hnsw_ef=16,  # the search effort goes with every dense query
             quantization=quantization,  # type: ignore[arg-type]
             upsert_batch=2,  # several upsert requests for four chunks
         )
@@ -263,6 +267,10 @@ def test_hnsw_and_quantisation_settings_build_a_working_collection(tmp_path: Pat
             assert index.count() == 4
             hits = index.search_dense(_dense(2), limit=1, flt=Filter(as_of=T0 + timedelta(days=40)))
             assert hits[0].chunk.chunk_id == "slack:general:2"
+            if isinstance(index, EdgeIndex):  # brute force (the recall benchmark's reference) finds the same
+                index.exact = True
+                exact = index.search_dense(_dense(2), limit=1, flt=Filter(as_of=T0 + timedelta(days=40)))
+                assert [h.chunk.chunk_id for h in exact] == ["slack:general:2"]
 
 
 SERVER = os.environ.get("QDRANT_TEST_URL")

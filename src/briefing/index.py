@@ -674,7 +674,14 @@ class ClientIndex(Index):
         from qdrant_client import models
 
         query = models.SparseVector(indices=vector.indices, values=vector.values) if using == SPARSE else vector
+        ef = self.qdrant.hnsw_ef if using == DENSE and self.server else None
         result = self.client.query_points(
-            self.collection, query=query, using=using, limit=limit, query_filter=_qdrant(flt), with_payload=True
+            self.collection,
+            query=query,
+            using=using,
+            limit=limit,
+            query_filter=_qdrant(flt),
+            with_payload=True,
+            search_params=models.SearchParams(hnsw_ef=ef) if ef is not None else None,
         )
         return [(dict(p.payload or {}), float(p.score)) for p in result.points]

@@ -290,6 +290,7 @@ class EdgeIndex(Index):
         self._writer_gen: Path | None = None
         self._writer_meta: dict[str, Any] | None = None
         self._opened = False
+        self.exact = False  # dense queries by brute force instead of the HNSW graph (bench/recall_bench.py)
 
     @classmethod
     def connect(cls, settings: Settings) -> EdgeIndex:
@@ -688,6 +689,15 @@ class EdgeIndex(Index):
                 filter=edge_filter(flt),
                 with_payload=True,
                 with_vector=False,
+                params=self._search_params(using),
             )
         )
         return [(dict(p.payload or {}), float(p.score)) for p in points]
+
+    def _search_params(self, using: str) -> Any:
+        """The HNSW search effort for dense queries (`[qdrant] hnsw_ef`); `exact` is brute force (benchmarks)."""
+        import qdrant_edge as qe
+
+        if using != DENSE or (self.qdrant.hnsw_ef is None and not self.exact):
+            return None
+        return qe.SearchParams(hnsw_ef=self.qdrant.hnsw_ef, exact=self.exact)

@@ -24,6 +24,8 @@ from briefing.sources import ApiSource, SourceBase, StrictModel, secret
 __all__ = ["ApiSource", "Settings", "SourceBase", "load_settings", "secret", "source_adapter"]
 
 DEFAULT_CONFIG_NAME = "brief.toml"
+# The default `[qdrant] hnsw_ef`: chosen by bench/recall_bench.py on real embeddings (docs/performance.md).
+HNSW_EF = 128
 
 
 _Strict = StrictModel
@@ -132,6 +134,9 @@ class QdrantSettings(_Strict):
     # HNSW and quantisation (server collections and the embedded engine's graph).
     hnsw_m: int | None = Field(default=None, ge=4, le=128)
     hnsw_ef_construct: int | None = Field(default=None, ge=4, le=1000)
+    # HNSW search effort (candidates kept per query; at least the result limit): recall against exact search
+    # rises with it, and so does latency (docs/performance.md, "Recall"). None: the engine's default.
+    hnsw_ef: int | None = Field(default=HNSW_EF, ge=4, le=4096)
     quantization: Literal["none", "scalar", "binary"] = "none"
     on_disk: bool = False
     on_disk_payload: bool = True
