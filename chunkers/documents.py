@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
 from briefing.textrules import ISSUE_REF, ISSUE_URL, find_ticket_keys
 from chunkers.markdown_blocks import Block, closes_fence, fence_of, is_list_item, parse_blocks
+from chunkers.packing import hard_cut
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?:[\"')\]]*)\s+")
 _CONTINUED = "(code continued)"
@@ -346,18 +347,7 @@ def _words(text: str) -> list[str]:
 
 
 def _hard_cut(text: str, fits: Fits) -> list[str]:
-    out: list[str] = []
-    while text:
-        lo, hi = 1, len(text)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if fits(text[:mid]):
-                lo = mid
-            else:
-                hi = mid - 1
-        out.append(text[:lo])
-        text = text[lo:]
-    return out
+    return [piece for piece, _ in hard_cut(text, fits)]
 
 
 def _split_code(text: str, fits: Fits) -> list[str]:

@@ -15,8 +15,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from pydantic import ValidationError
-
 from briefing import access, killpoint, people, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, MassDeletionError, SourceError
@@ -70,7 +68,7 @@ def _saved_cursor(connector: Connector, name: str, saved: Any) -> Any:
     one-line error naming the repair, not a traceback."""
     try:
         return connector.load_cursor(saved)
-    except (ValidationError, TypeError, ValueError):
+    except (TypeError, ValueError):  # pydantic's ValidationError is a ValueError
         raise SourceError(
             f"source '{name}': the saved cursor is unreadable: run `brief ingest {name} --full` to rebuild it"
         ) from None
