@@ -10,29 +10,19 @@ one gold item, and no question may repeat a run of six words from its evidence. 
 from __future__ import annotations
 
 import json
-import re
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import case_checks  # noqa: E402
+from case_checks import Resolver, check_cases, from_files, from_index, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "olake"
 CASES = ROOT / "eval" / "olake_dev.jsonl"
-CATEGORIES = {
-    "direct",
-    "thread_reply",
-    "time_scoped",
-    "person",
-    "channel",
-    "multi_source",
-    "changed_state",
-    "summary",
-    "no_answer",
-}
-KEYS = {"id", "question", "now", "gold_refs", "answer_keywords", "no_answer", "category"}
 MIN_CASES, MIN_NONE = 35, 8
-COPY_RUN = 6  # words in a row shared with the evidence that count as copying it
 
 
 def _message_text(msg: dict[str, Any], names: dict[str, str]) -> str:
@@ -73,66 +63,17 @@ def slack_index(slack: Path) -> dict[str, str]:
     return index
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9_.\-]+", text.lower())
-
-
-def _copied_run(question: str, evidence: str) -> str | None:
-    """The first run of COPY_RUN question words that also occurs in the evidence, if any."""
-    q, e = _words(question), " ".join(_words(evidence))
-    for i in range(len(q) - COPY_RUN + 1):
-        run = " ".join(q[i : i + COPY_RUN])
-        if f" {run} " in f" {e} ":
-            return run
-    return None
+def resolvers(slack: dict[str, str], docs: Path, others: dict[str, str] | None = None) -> dict[str, Resolver]:
+    """How this corpus's refs resolve; `others` maps refs of further schemes (e.g. `github:`) to their text."""
+    found = {"slack": from_index(slack, "a message in the export"), "file": from_files(docs)}
+    for scheme in {ref.partition(":")[0] for ref in others or {}}:
+        found[scheme] = from_index(others or {}, "in the export")
+    return found
 
 
 def check_case(c: dict[str, Any], slack: dict[str, str], docs: Path, others: dict[str, str] | None = None) -> list[str]:
-    """Problems of one case; `others` maps refs of further schemes (e.g. `github:`) to their evidence text."""
-    cid = c.get("id", "?")
-    if set(c) != KEYS:
-        return [f"{cid}: keys {sorted(set(c) ^ KEYS)} differ from the contract"]
-    problems: list[str] = []
-    if c["category"] not in CATEGORIES:
-        problems.append(f"{cid}: unknown category {c['category']}")
-    if datetime.fromisoformat(c["now"]).tzinfo is None:
-        problems.append(f"{cid}: now has no timezone")
-    if c["no_answer"] != (c["category"] == "no_answer"):
-        problems.append(f"{cid}: no_answer flag does not match category")
-    if c["no_answer"] and (c["gold_refs"] or c["answer_keywords"]):
-        problems.append(f"{cid}: no_answer case with gold refs or keywords")
-    if not c["no_answer"] and not (c["gold_refs"] and c["answer_keywords"]):
-        problems.append(f"{cid}: answerable case without gold refs or keywords")
-    texts: list[str] = []
-    for ref in c["gold_refs"]:
-        if ref.startswith("slack:"):
-            if ref not in slack:
-                problems.append(f"{cid}: {ref} is not a message in the export")
-            else:
-                texts.append(slack[ref])
-        elif ref.startswith("file:"):
-            path = docs / ref.removeprefix("file:")
-            if not path.is_file():
-                problems.append(f"{cid}: {ref} does not exist under docs/")
-            else:
-                texts.append(path.read_text(encoding="utf-8"))
-        elif others is not None and ref.partition(":")[0] in {r.partition(":")[0] for r in others}:
-            if ref not in others:
-                problems.append(f"{cid}: {ref} is not in the export")
-            else:
-                texts.append(others[ref])
-        else:
-            problems.append(f"{cid}: unknown ref scheme {ref}")
-    evidence = " ".join(texts).lower()
-    for group in c["answer_keywords"]:
-        if any(k != k.lower() for k in group):
-            problems.append(f"{cid}: keyword group {group} is not lower-case")
-        if texts and not any(k in evidence for k in group):
-            problems.append(f"{cid}: none of {group} occurs in the gold evidence")
-    copied = _copied_run(c["question"], evidence) if texts else None
-    if copied:
-        problems.append(f"{cid}: question repeats the evidence ({copied!r}); paraphrase it")
-    return problems
+    """Problems of one case against the export, the docs and `others`."""
+    return case_checks.check_case(c, resolvers(slack, docs, others))
 
 
 def check() -> list[str]:
@@ -144,12 +85,7 @@ def check() -> list[str]:
         problems.append("olake_dev.jsonl contains the Slack team id")
     slack = slack_index(CORPUS / "slack")
     cases = [json.loads(line) for line in raw.splitlines() if line.strip()]
-    seen: set[str] = set()
-    for c in cases:
-        if c.get("id") in seen:
-            problems.append(f"{c.get('id')}: duplicate id")
-        seen.add(c.get("id", "?"))
-        problems += check_case(c, slack, CORPUS / "docs")
+    problems += check_cases(cases, resolvers(slack, CORPUS / "docs"))
     n_none = sum(bool(c.get("no_answer")) for c in cases)
     if len(cases) < MIN_CASES or n_none < MIN_NONE:
         problems.append(f"{len(cases)} cases, {n_none} no_answer: need at least {MIN_CASES} and {MIN_NONE}")
@@ -160,11 +96,7 @@ def main() -> None:
     if not (CORPUS / "slack" / "channels.json").is_file():
         print(f"OLake corpus not found at {CORPUS}; nothing to check")
         sys.exit(0)
-    problems = check()
-    for problem in problems:
-        print(problem)
-    print("ok" if not problems else f"{len(problems)} problem(s)")
-    sys.exit(1 if problems else 0)
+    report(check())
 
 
 if __name__ == "__main__":

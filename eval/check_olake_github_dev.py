@@ -17,7 +17,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from check_olake_dev import CORPUS, ROOT, check_case, slack_index  # noqa: E402
+from case_checks import check_cases, report  # noqa: E402
+from check_olake_dev import CORPUS, ROOT, resolvers, slack_index  # noqa: E402
 
 CASES = ROOT / "eval" / "olake_github_dev.jsonl"
 REPO = "datazip-inc/olake"
@@ -47,12 +48,7 @@ def check() -> list[str]:
         problems.append("olake_github_dev.jsonl contains the Slack team id")
     slack, github = slack_index(CORPUS / "slack"), github_index(CORPUS / "github")
     cases: list[dict[str, Any]] = [json.loads(line) for line in raw.splitlines() if line.strip()]
-    seen: set[str] = set()
-    for c in cases:
-        if c.get("id") in seen:
-            problems.append(f"{c.get('id')}: duplicate id")
-        seen.add(c.get("id", "?"))
-        problems += check_case(c, slack, CORPUS / "docs", github)
+    problems += check_cases(cases, resolvers(slack, CORPUS / "docs", github))
     n_none = sum(bool(c.get("no_answer")) for c in cases)
     n_github = sum(any(r.startswith("github:") for r in c.get("gold_refs", [])) for c in cases)
     if len(cases) < MIN_CASES or n_none < MIN_NONE or n_github < MIN_GITHUB:
@@ -67,11 +63,7 @@ def main() -> None:
     if not (CORPUS / "github" / "pulls.json").is_file():
         print(f"OLake corpus (with github/) not found at {CORPUS}; nothing to check")
         sys.exit(0)
-    problems = check()
-    for problem in problems:
-        print(problem)
-    print("ok" if not problems else f"{len(problems)} problem(s)")
-    sys.exit(1 if problems else 0)
+    report(check())
 
 
 if __name__ == "__main__":
