@@ -15,6 +15,7 @@ from typing import Any
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
 from briefing.textrules import find_ticket_keys
+from chunkers.packing import longest_prefix
 from chunkers.similarity import drifted
 
 HISTORY_PER_CHUNK = 20
@@ -129,7 +130,7 @@ def _chunk(
     truncated = False
     if not _fits(limits)(text):
         # Only reachable when the header alone is over the limit: cut, and say so.
-        text, truncated = _hard_cut(text, _fits(limits)), True
+        text, truncated = longest_prefix(text, _fits(limits)), True
     times = [unit.at for unit in units if unit.at is not None]
     start, end = min(times), max(times)
     authors: list[str] = []
@@ -372,18 +373,6 @@ def _split_text(text: str, fits: Callable[[str], bool]) -> list[str]:
                 else:
                     pieces.extend(_split_text(part, fits))
             return pieces
-    cut = _hard_cut(text, fits)
+    cut = longest_prefix(text, fits)
     rest = text[len(cut) :]
     return [cut, *(_split_text(rest, fits) if rest.strip() else [])] if cut else [text]
-
-
-def _hard_cut(text: str, fits: Callable[[str], bool]) -> str:
-    """The longest prefix of `text` that fits (binary search on length)."""
-    low, high = 0, len(text)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if fits(text[:middle]):
-            low = middle
-        else:
-            high = middle - 1
-    return text[:low]

@@ -72,20 +72,27 @@ def split_to_fit(
     return out
 
 
+def longest_prefix(text: str, check: Callable[[str], bool], *, minimum: int = 0) -> str:
+    """The longest prefix of `text` that passes `check` (binary search on length), never under `minimum`
+    characters; `check` must hold for every prefix shorter than one that holds."""
+    lo, hi = min(minimum, len(text)), len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if check(text[:mid]):
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
+
+
 def hard_cut(text: str, check: Callable[[str], bool]) -> list[tuple[str, bool]]:
     """`text` as consecutive longest prefixes that pass `check` (at least one character each), all mid-word."""
     out: list[tuple[str, bool]] = []
     rest = text
     while rest:
-        lo, hi = 1, len(rest)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if check(rest[:mid]):
-                lo = mid
-            else:
-                hi = mid - 1
-        out.append((rest[:lo], True))
-        rest = rest[lo:]
+        cut = longest_prefix(rest, check, minimum=1)
+        out.append((cut, True))
+        rest = rest[len(cut) :]
     return out
 
 
