@@ -241,8 +241,8 @@ class SlackExportConnector:
         except OSError as exc:
             raise ValueError(exc.strerror or str(exc)) from None
 
-    def _read(self, rel: str, path: Path) -> bytes:
-        """A file of the export, refusing links that lead outside it and files over the size limit."""
+    def _check_readable(self, rel: str, path: Path) -> None:
+        """Refuse a link that leads outside the export and a file over the size limit."""
         if not _inside(self.root, path):
             raise ValueError(f"{rel} is a link to outside the export folder; not followed")
         size = path.stat().st_size
@@ -250,6 +250,10 @@ class SlackExportConnector:
             raise ValueError(
                 f"{rel} is {size:,} bytes, over max_file_bytes={self.max_file_bytes:,}; raise it or split the file"
             )
+
+    def _read(self, rel: str, path: Path) -> bytes:
+        """A file of the export, read whole once it passes `_check_readable`."""
+        self._check_readable(rel, path)
         return path.read_bytes()
 
     def _emit_if_changed(
@@ -351,13 +355,7 @@ class SlackExportConnector:
 
     def _open_day(self, rel: str, path: Path) -> _DayFile:
         """A day file checked whole (links, size, JSON syntax, nesting, a list on top) before any message is used."""
-        if not _inside(self.root, path):
-            raise ValueError(f"{rel} is a link to outside the export folder; not followed")
-        size = path.stat().st_size
-        if size > self.max_file_bytes:
-            raise ValueError(
-                f"{rel} is {size:,} bytes, over max_file_bytes={self.max_file_bytes:,}; raise it or split the file"
-            )
+        self._check_readable(rel, path)
         return _DayFile.open(path)
 
     def _vanished(self, old: dict[str, FileState], state: dict[str, FileState], seen: set[str]) -> Batch:
