@@ -16,8 +16,11 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import numpy as np
+
 from briefing import registry
 from briefing.ask.segment import clean, sentences
+from briefing.ask.vocabulary import Spread, Vocabulary
 from briefing.embed import Embedder
 from briefing.errors import BriefError
 from briefing.model import Chunk
@@ -245,8 +248,10 @@ class ExtractiveAnswerer:
         hedge_below: float = HEDGE_BELOW,
         whole_below: int = 300,
         timezone: str = "UTC",
+        vocabulary: Vocabulary | None = None,
     ) -> None:
         self.embedder = embedder
+        self.vocabulary = vocabulary  # the workspace's word spread (index-wide), for the confidence
         self.zone = ZoneInfo(timezone)  # answers name days and times in the workspace's zone
         self.pool = pool
         self.min_evidence = min_evidence
@@ -287,6 +292,7 @@ class ExtractiveAnswerer:
         window: tuple[datetime, datetime] | None = None,
         people: Sequence[str] = (),
         places: Sequence[str] = (),
+        now: datetime | None = None,
     ) -> dict[str, float]:
         """Score every sentence; return the question-level features the confidence is computed from."""
         q_words = content_words(question)
@@ -309,6 +315,7 @@ class ExtractiveAnswerer:
             ev.typed = _typed(kind, ev.text, names)
         pool = sorted(evidence, key=lambda e: -(e.lexical + 0.5 * _prior(e.n, n_chunks) + 0.2 * e.typed))
         pool = pool[: self.pool]
+        s_vecs = None
         if pool:
             q_vec = self.embedder.dense([question], query=True)[0]
             s_vecs = self.embedder.dense_cached([_clean(e.text) for e in pool], max_chars=300)
@@ -354,7 +361,30 @@ class ExtractiveAnswerer:
             "typed_near": near,
             "typed_miss": 1.0 if (kind in VETO_KINDS and not near) or role_miss else 0.0,
             "missing_share": missing_share(q_words, seen),
+            **self._vocabulary_features(question, context, seen, people, now, s_vecs),
         }
+
+    def _vocabulary_features(
+        self,
+        question: str,
+        context: Sequence[Chunk],
+        seen: set[str],
+        people: Sequence[str],
+        now: datetime | None,
+        s_vecs: np.ndarray | None,
+    ) -> dict[str, float]:
+        if self.vocabulary is None:
+            return {}
+        words = question_vocabulary(question, people)
+        spread = self.vocabulary.spread(words, now=now)
+        near: dict[str, float] = {}
+        unknown = [w for w in words if w in spread and _off_context(w, spread[w], context, seen)]
+        if unknown and s_vecs is not None and len(s_vecs):
+            # How close each uncovered word comes to any scored sentence: a paraphrase ("switchover" for
+            # "cutover") stays near the evidence, an off-topic word ("sourdough") does not.
+            w_vecs = self.embedder.dense(unknown, query=True)
+            near = {w: float(v) for w, v in zip(unknown, (s_vecs @ w_vecs.T).max(axis=0), strict=True)}
+        return vocabulary_features(words, spread, context, seen, near)
 
     def answer(
         self,
@@ -366,6 +396,7 @@ class ExtractiveAnswerer:
         window: tuple[datetime, datetime] | None = None,
         people: Sequence[str] = (),
         places: Sequence[str] = (),
+        now: datetime | None = None,
     ) -> ExtractiveAnswer:
         """Answer `question` from `context` (rank order); `window` is the question's time range, if any, and
         `people` the directory names it mentions (their messages, the replies to them and mentions of them
@@ -373,7 +404,7 @@ class ExtractiveAnswerer:
         evidence = self.candidates(context)
         window = window or _window_from_scope(scope)
         features = (
-            self.score(question, evidence, context, intent=intent, window=window, people=people, places=places)
+            self.score(question, evidence, context, intent=intent, window=window, people=people, places=places, now=now)
             if evidence
             else {}
         )
@@ -391,7 +422,10 @@ class ExtractiveAnswerer:
                 conf = max(conf, self.hedge_below)
         if not evidence or conf < self.min_evidence:
             return ExtractiveAnswer(
-                text=refusal(scope, _veto_reason(question, intent) if features.get("typed_miss") else ""),
+                text=refusal(
+                    scope,
+                    _refusal_reason(question, intent, features, unknown_words(question, people, self.vocabulary, now)),
+                ),
                 no_answer=True,
                 best_score=best,
                 evidence=evidence[:5],
@@ -816,6 +850,15 @@ def _values(kind: str, text: str, q_low: str) -> list[re.Match[str]]:
     return [m for m in found if m[0].strip().lower() not in q_low]
 
 
+def _refusal_reason(question: str, intent: str, features: dict[str, float], unknown: Sequence[str]) -> str:
+    """Why the question is refused, in words: the value the best lines lack, or the words no source holds."""
+    if features.get("typed_miss"):
+        return _veto_reason(question, intent)
+    if unknown:
+        return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
+    return ""
+
+
 def _veto_reason(question: str, intent: str) -> str:
     kind = answer_type(question, intent)
     role = asked_role(question) if kind == "person" else ""
@@ -891,6 +934,101 @@ def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
             if any(-NEAR_BEFORE <= at - value.start() <= NEAR_AFTER + len(value[0]) for at in spots):
                 return 1.0
     return 0.0
+
+
+def question_vocabulary(question: str, people: Sequence[str] = ()) -> list[str]:
+    """The question's topic words to look up in the workspace's vocabulary: content words of three letters or
+    more, hyphenated ones by their parts, without numbers, calendar words, role titles, the question's own
+    paraphrase vocabulary, or the names of people it mentions (a name is in a message's author, not its text)."""
+    names = {p.lower() for person in people for p in re.split(r"[\s._-]+", person) if p}
+    out: list[str] = []
+    for tok in _TOKEN.findall(question.lower()):
+        for part in tok.strip(".-").split("-"):
+            part = part.strip("._")
+            if (
+                len(part) < 3
+                or not part.isalpha()
+                or part in STOPWORDS
+                or part in _QUESTION_WORDS
+                or part in _GENERIC
+                or part in _CALENDAR
+                or part in _ROLES
+                or part in names
+            ):
+                continue
+            out.append(part)
+    return list(dict.fromkeys(out))
+
+
+# Inflected verbs and adverbs: how a question is worded more often than what it is about.
+_INFLECTED = re.compile(r"(?:ed|ing|ly)$")
+
+
+def _off_context(word: str, found: Spread, context: Sequence[Chunk], seen: set[str]) -> bool:
+    """The word is in no context chunk and, if the index holds it at all, only in rare documents outside the
+    context (a common word's documents are not all listed: it counts as covered)."""
+    if _stem(word) in seen or found.docs & {c.doc_key for c in context}:
+        return False
+    return found.complete
+
+
+def vocabulary_features(
+    words: Sequence[str],
+    spread: dict[str, Spread],
+    context: Sequence[Chunk],
+    seen: set[str],
+    near: dict[str, float] | None = None,
+) -> dict[str, float]:
+    """How much of the question the workspace does not hold at all (`vocab_unknown`), or holds only in
+    documents the context does not draw on (`vocab_stray`: a rare word, every document of it known, none of
+    them in the context). A word found in the context (or its stem) is covered whatever the index says.
+    `vocab_far` weighs each such word by how far it is from every scored sentence (1 - its best cosine, from
+    `near`; a word without a similarity counts as far)."""
+    looked = [w for w in words if w in spread]
+    out = dict.fromkeys(
+        ("vocab_unknown", "vocab_unknown_any", "vocab_stray", "vocab_off", "vocab_far", "vocab_far_max", "vocab_topic"),
+        0.0,
+    )
+    if not looked:
+        return out
+    near = near or {}
+    unknown = stray = 0
+    far = far_max = topic = 0.0
+    for w in looked:
+        found = spread[w]
+        if not _off_context(w, found, context, seen):
+            continue
+        distance = 1.0 - max(0.0, near.get(w, 0.0))
+        far += distance
+        far_max = max(far_max, distance)
+        if found.absent and not _INFLECTED.search(w):
+            topic += 1  # a thing the question is about, not how it is said ("executed", "coordinated", "newly")
+        if found.absent:
+            unknown += 1
+        else:
+            stray += 1
+    n = len(looked)
+    out.update(
+        vocab_unknown=unknown / n,
+        vocab_unknown_any=1.0 if unknown else 0.0,
+        vocab_stray=stray / n,
+        vocab_off=(unknown + stray) / n,
+        vocab_far=far / n,
+        vocab_far_max=far_max,
+        vocab_topic=topic / n,
+    )
+    return out
+
+
+def unknown_words(
+    question: str, people: Sequence[str], vocabulary: Vocabulary | None, now: datetime | None
+) -> list[str]:
+    """The question's topic words that no indexed document holds (for the refusal's wording)."""
+    if vocabulary is None:
+        return []
+    words = question_vocabulary(question, people)
+    spread = vocabulary.spread(words, now=now)
+    return [w for w in words if w in spread and spread[w].absent]
 
 
 def missing_share(q_words: set[str], seen: set[str]) -> float:
