@@ -38,8 +38,6 @@ FEATURES = (
     "vocab_stray",
     "vocab_off",
     "vocab_far",
-    "vocab_far_max",
-    "vocab_topic",
 )
 # The answerer caps the confidence of a question that asks for a number or a date its best sentences never state
 # (`typed_miss`, briefing.ask.extractive.VETO_CAP); the fitted model is scored with that cap applied.
