@@ -209,6 +209,15 @@ CALIBRATION: dict[str, float] = {
     "vocab_unknown": -2.75,
     "vocab_far": -0.89,
 }
+# Without the workspace's vocabulary (an answerer built without an index, or `[retrieval] sparse = false`) the
+# fourth fit is not valid: it leaves off-topic questions to the `vocab_*` features. The third fit is used then.
+CALIBRATION_WITHOUT_VOCABULARY: dict[str, float] = {
+    "bias": -1.64,
+    "missing_named": -4.36,
+    "window_empty": -3.34,
+    "best_dense": 4.11,
+    "coverage": 1.64,
+}
 # A quoted sentence shorter than this continues with the next sentences of its unit (cut at 320 characters).
 QUOTE_MIN = 160
 # A quote is cut at this many characters; it continues with at most this many sentences of its own unit.
@@ -236,7 +245,8 @@ VETO_CAP = 0.05
 
 
 def confidence(features: dict[str, float]) -> float:
-    z = CALIBRATION["bias"] + sum(w * features.get(k, 0.0) for k, w in CALIBRATION.items() if k != "bias")
+    weights = CALIBRATION if "vocab_unknown" in features else CALIBRATION_WITHOUT_VOCABULARY
+    z = weights["bias"] + sum(w * features.get(k, 0.0) for k, w in weights.items() if k != "bias")
     p = 1.0 / (1.0 + math.exp(-z))
     return min(p, VETO_CAP) if features.get("typed_miss") else p
 
@@ -299,8 +309,10 @@ class ExtractiveAnswerer:
         people: Sequence[str] = (),
         places: Sequence[str] = (),
         now: datetime | None = None,
+        spread: dict[str, Spread] | None = None,
     ) -> dict[str, float]:
-        """Score every sentence; return the question-level features the confidence is computed from."""
+        """Score every sentence; return the question-level features the confidence is computed from. `spread` is
+        the question's word spread (`question_spread`) when the caller has it already; else it is looked up."""
         q_words = content_words(question)
         n_chunks = max(len(context), 1)
         chunk_words = [content_words(c.text) | content_words(c.title) for c in context]
@@ -367,7 +379,7 @@ class ExtractiveAnswerer:
             "typed_near": near,
             "typed_miss": 1.0 if (kind in VETO_KINDS and not near) or role_miss else 0.0,
             "missing_share": missing_share(q_words, seen),
-            **self._vocabulary_features(question, context, seen, people, now, s_vecs),
+            **self._vocabulary_features(question, context, seen, people, now, s_vecs, spread),
         }
 
     def _vocabulary_features(
@@ -378,19 +390,27 @@ class ExtractiveAnswerer:
         people: Sequence[str],
         now: datetime | None,
         s_vecs: np.ndarray | None,
+        spread: dict[str, Spread] | None,
     ) -> dict[str, float]:
         if self.vocabulary is None:
             return {}
         words = question_vocabulary(question, people)
-        spread = self.vocabulary.spread(words, now=now)
+        if spread is None:
+            spread = self.question_spread(question, people, now)
         near: dict[str, float] = {}
         unknown = [w for w in words if w in spread and _off_context(w, spread[w], context, seen)]
         if unknown and s_vecs is not None and len(s_vecs):
             # How close each uncovered word comes to any scored sentence: a paraphrase ("switchover" for
             # "cutover") stays near the evidence, an off-topic word ("sourdough") does not.
-            w_vecs = self.embedder.dense(unknown, query=True)
+            w_vecs = self.embedder.dense_cached(unknown, max_chars=300)  # words recur: the vector cache keeps them
             near = {w: float(v) for w, v in zip(unknown, (s_vecs @ w_vecs.T).max(axis=0), strict=True)}
         return vocabulary_features(words, spread, context, seen, near)
+
+    def question_spread(self, question: str, people: Sequence[str], now: datetime | None) -> dict[str, Spread]:
+        """Where the question's topic words occur in the workspace (empty without a vocabulary)."""
+        if self.vocabulary is None:
+            return {}
+        return self.vocabulary.spread(question_vocabulary(question, people), now=now)
 
     def answer(
         self,
@@ -409,8 +429,19 @@ class ExtractiveAnswerer:
         count before similarity), `places` the channels or projects it names (their evidence counts first)."""
         evidence = self.candidates(context)
         window = window or _window_from_scope(scope)
+        spread = self.question_spread(question, people, now) if evidence else {}
         features = (
-            self.score(question, evidence, context, intent=intent, window=window, people=people, places=places, now=now)
+            self.score(
+                question,
+                evidence,
+                context,
+                intent=intent,
+                window=window,
+                people=people,
+                places=places,
+                now=now,
+                spread=spread,
+            )
             if evidence
             else {}
         )
@@ -430,9 +461,7 @@ class ExtractiveAnswerer:
             return ExtractiveAnswer(
                 text=refusal(
                     scope,
-                    _refusal_reason(
-                        question, intent, features, unknown_words(question, people, self.vocabulary, now, context)
-                    ),
+                    _refusal_reason(question, intent, features, unknown_words(question, people, spread, context)),
                 ),
                 no_answer=True,
                 best_score=best,
@@ -1016,18 +1045,11 @@ def vocabulary_features(
 
 
 def unknown_words(
-    question: str,
-    people: Sequence[str],
-    vocabulary: Vocabulary | None,
-    now: datetime | None,
-    context: Sequence[Chunk] = (),
+    question: str, people: Sequence[str], spread: dict[str, Spread], context: Sequence[Chunk] = ()
 ) -> list[str]:
     """The question's topic words that no indexed document holds and no context chunk shows (for the
     refusal's wording: a word only in a title is not in the sparse index, yet the sources do show it)."""
-    if vocabulary is None:
-        return []
     words = question_vocabulary(question, people)
-    spread = vocabulary.spread(words, now=now)
     seen = set().union(*(content_words(c.text) | content_words(c.title) for c in context)) if context else set()
     return [w for w in words if w in spread and spread[w].absent and _stem(w) not in seen]
 
