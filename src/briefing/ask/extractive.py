@@ -210,7 +210,7 @@ CALIBRATION: dict[str, float] = {
     "vocab_far": -0.89,
 }
 # Without the workspace's vocabulary (an answerer built without an index, or `[retrieval] sparse = false`) the
-# fourth fit is not valid: it leaves off-topic questions to the `vocab_*` features. The third fit is used then.
+# fourth fit is not valid: it leaves off-topic questions to the `vocab_*` features. The first fit is used then.
 CALIBRATION_WITHOUT_VOCABULARY: dict[str, float] = {
     "bias": -1.64,
     "missing_named": -4.36,
