@@ -31,6 +31,13 @@ FEATURES = (
     "typed_top",
     "typed_near",
     "missing_share",
+    # The workspace's own vocabulary (briefing.ask.vocabulary): question words no indexed document holds, or
+    # held only by documents outside the context.
+    "vocab_unknown",
+    "vocab_unknown_any",
+    "vocab_stray",
+    "vocab_off",
+    "vocab_far",
 )
 # The answerer caps the confidence of a question that asks for a number or a date its best sentences never state
 # (`typed_miss`, briefing.ask.extractive.VETO_CAP); the fitted model is scored with that cap applied.
@@ -135,6 +142,10 @@ def main() -> None:
         print(json.dumps(shipped, indent=1))
         return
     use = args.use.split(",")
+    # A question answered by another node (a summary, a digest) has no extractive features: it says nothing
+    # about the refusal model and is left out of the fit.
+    skipped = sorted(r["id"] for r in rows if "confidence" not in r)
+    rows = [r for r in rows if "confidence" in r]
     x = np.array([[float(r.get(f, 0.0)) for f in use] for r in rows])
     y = np.array([0 if r["no_answer"] else 1 for r in rows])
     sets = np.array([r["set"] for r in rows])
@@ -153,6 +164,7 @@ def main() -> None:
     result = {
         "cases": len(y),
         "unanswerable": int((y == 0).sum()),
+        "skipped_no_features": skipped,
         "features": use,
         "weights": {"bias": round(float(w[0]), 2), **{f: round(float(v), 2) for f, v in zip(use, w[1:], strict=True)}},
         "auc_cv": round(auc(p, y), 3),

@@ -16,8 +16,11 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import numpy as np
+
 from briefing import registry
 from briefing.ask.segment import clean, sentences
+from briefing.ask.vocabulary import Spread, Vocabulary
 from briefing.embed import Embedder
 from briefing.errors import BriefError
 from briefing.model import Chunk
@@ -191,9 +194,24 @@ class ExtractiveAnswer:
     features: dict[str, float] = field(default_factory=dict)
 
 
-# P(the context answers the question): logistic weights fitted on eval/sample_dev.jsonl plus 30 off-topic
-# questions, thresholds chosen by repeated stratified 5-fold cross-validation (docs/answering.md).
+# P(the context answers the question): logistic weights fitted on the 259 questions of the three dev sets
+# (sample, olake, olake GitHub; 77 unanswerable) with eval/calibrate_refusal.py; the threshold chosen by repeated
+# stratified 5-fold cross-validation and by fitting on two sets and testing on the third (docs/answering.md).
+# `coverage` and `chunk_cover` pull apart: the question's words spread over several chunks, none holding most of
+# them, is a near miss. The `vocab_*` features read the workspace's own vocabulary (briefing.ask.vocabulary).
 CALIBRATION: dict[str, float] = {
+    "bias": 1.97,
+    "missing_named": -4.44,
+    "window_empty": -3.88,
+    "best_dense": 0.65,
+    "coverage": -2.24,
+    "chunk_cover": 1.81,
+    "vocab_unknown": -2.75,
+    "vocab_far": -0.89,
+}
+# Without the workspace's vocabulary (an answerer built without an index, or `[retrieval] sparse = false`) the
+# fourth fit is not valid: it leaves off-topic questions to the `vocab_*` features. The first fit is used then.
+CALIBRATION_WITHOUT_VOCABULARY: dict[str, float] = {
     "bias": -1.64,
     "missing_named": -4.36,
     "window_empty": -3.34,
@@ -227,7 +245,8 @@ VETO_CAP = 0.05
 
 
 def confidence(features: dict[str, float]) -> float:
-    z = CALIBRATION["bias"] + sum(w * features.get(k, 0.0) for k, w in CALIBRATION.items() if k != "bias")
+    weights = CALIBRATION if "vocab_unknown" in features else CALIBRATION_WITHOUT_VOCABULARY
+    z = weights["bias"] + sum(w * features.get(k, 0.0) for k, w in weights.items() if k != "bias")
     p = 1.0 / (1.0 + math.exp(-z))
     return min(p, VETO_CAP) if features.get("typed_miss") else p
 
@@ -245,8 +264,10 @@ class ExtractiveAnswerer:
         hedge_below: float = HEDGE_BELOW,
         whole_below: int = 300,
         timezone: str = "UTC",
+        vocabulary: Vocabulary | None = None,
     ) -> None:
         self.embedder = embedder
+        self.vocabulary = vocabulary  # the workspace's word spread (index-wide), for the confidence
         self.zone = ZoneInfo(timezone)  # answers name days and times in the workspace's zone
         self.pool = pool
         self.min_evidence = min_evidence
@@ -287,8 +308,11 @@ class ExtractiveAnswerer:
         window: tuple[datetime, datetime] | None = None,
         people: Sequence[str] = (),
         places: Sequence[str] = (),
+        now: datetime | None = None,
+        spread: dict[str, Spread] | None = None,
     ) -> dict[str, float]:
-        """Score every sentence; return the question-level features the confidence is computed from."""
+        """Score every sentence; return the question-level features the confidence is computed from. `spread` is
+        the question's word spread (`question_spread`) when the caller has it already; else it is looked up."""
         q_words = content_words(question)
         n_chunks = max(len(context), 1)
         chunk_words = [content_words(c.text) | content_words(c.title) for c in context]
@@ -309,6 +333,7 @@ class ExtractiveAnswerer:
             ev.typed = _typed(kind, ev.text, names)
         pool = sorted(evidence, key=lambda e: -(e.lexical + 0.5 * _prior(e.n, n_chunks) + 0.2 * e.typed))
         pool = pool[: self.pool]
+        s_vecs = None
         if pool:
             q_vec = self.embedder.dense([question], query=True)[0]
             s_vecs = self.embedder.dense_cached([_clean(e.text) for e in pool], max_chars=300)
@@ -354,7 +379,38 @@ class ExtractiveAnswerer:
             "typed_near": near,
             "typed_miss": 1.0 if (kind in VETO_KINDS and not near) or role_miss else 0.0,
             "missing_share": missing_share(q_words, seen),
+            **self._vocabulary_features(question, context, seen, people, now, s_vecs, spread),
         }
+
+    def _vocabulary_features(
+        self,
+        question: str,
+        context: Sequence[Chunk],
+        seen: set[str],
+        people: Sequence[str],
+        now: datetime | None,
+        s_vecs: np.ndarray | None,
+        spread: dict[str, Spread] | None,
+    ) -> dict[str, float]:
+        if self.vocabulary is None:
+            return {}
+        words = question_vocabulary(question, people)
+        if spread is None:
+            spread = self.question_spread(question, people, now)
+        near: dict[str, float] = {}
+        unknown = [w for w in words if w in spread and _off_context(w, spread[w], context, seen)]
+        if unknown and s_vecs is not None and len(s_vecs):
+            # How close each uncovered word comes to any scored sentence: a paraphrase ("switchover" for
+            # "cutover") stays near the evidence, an off-topic word ("sourdough") does not.
+            w_vecs = self.embedder.dense_cached(unknown, max_chars=300)  # words recur: the vector cache keeps them
+            near = {w: float(v) for w, v in zip(unknown, (s_vecs @ w_vecs.T).max(axis=0), strict=True)}
+        return vocabulary_features(words, spread, context, seen, near)
+
+    def question_spread(self, question: str, people: Sequence[str], now: datetime | None) -> dict[str, Spread]:
+        """Where the question's topic words occur in the workspace (empty without a vocabulary)."""
+        if self.vocabulary is None:
+            return {}
+        return self.vocabulary.spread(question_vocabulary(question, people), now=now)
 
     def answer(
         self,
@@ -366,14 +422,26 @@ class ExtractiveAnswerer:
         window: tuple[datetime, datetime] | None = None,
         people: Sequence[str] = (),
         places: Sequence[str] = (),
+        now: datetime | None = None,
     ) -> ExtractiveAnswer:
         """Answer `question` from `context` (rank order); `window` is the question's time range, if any, and
         `people` the directory names it mentions (their messages, the replies to them and mentions of them
         count before similarity), `places` the channels or projects it names (their evidence counts first)."""
         evidence = self.candidates(context)
         window = window or _window_from_scope(scope)
+        spread = self.question_spread(question, people, now) if evidence else {}
         features = (
-            self.score(question, evidence, context, intent=intent, window=window, people=people, places=places)
+            self.score(
+                question,
+                evidence,
+                context,
+                intent=intent,
+                window=window,
+                people=people,
+                places=places,
+                now=now,
+                spread=spread,
+            )
             if evidence
             else {}
         )
@@ -391,7 +459,10 @@ class ExtractiveAnswerer:
                 conf = max(conf, self.hedge_below)
         if not evidence or conf < self.min_evidence:
             return ExtractiveAnswer(
-                text=refusal(scope, _veto_reason(question, intent) if features.get("typed_miss") else ""),
+                text=refusal(
+                    scope,
+                    _refusal_reason(question, intent, features, unknown_words(question, people, spread, context)),
+                ),
                 no_answer=True,
                 best_score=best,
                 evidence=evidence[:5],
@@ -816,6 +887,15 @@ def _values(kind: str, text: str, q_low: str) -> list[re.Match[str]]:
     return [m for m in found if m[0].strip().lower() not in q_low]
 
 
+def _refusal_reason(question: str, intent: str, features: dict[str, float], unknown: Sequence[str]) -> str:
+    """Why the question is refused, in words: the value the best lines lack, or the words no source holds."""
+    if features.get("typed_miss"):
+        return _veto_reason(question, intent)
+    if unknown:
+        return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
+    return ""
+
+
 def _veto_reason(question: str, intent: str) -> str:
     kind = answer_type(question, intent)
     role = asked_role(question) if kind == "person" else ""
@@ -891,6 +971,87 @@ def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
             if any(-NEAR_BEFORE <= at - value.start() <= NEAR_AFTER + len(value[0]) for at in spots):
                 return 1.0
     return 0.0
+
+
+def question_vocabulary(question: str, people: Sequence[str] = ()) -> list[str]:
+    """The question's topic words to look up in the workspace's vocabulary: content words of three letters or
+    more, hyphenated ones by their parts, without numbers, calendar words, role titles, the question's own
+    paraphrase vocabulary, or the names of people it mentions (a name is in a message's author, not its text)."""
+    names = {p.lower() for person in people for p in re.split(r"[\s._-]+", person) if p}
+    out: list[str] = []
+    for tok in _TOKEN.findall(question.lower()):
+        for part in tok.strip(".-").split("-"):
+            part = part.strip("._")
+            if (
+                len(part) < 3
+                or not part.isalpha()
+                or part in STOPWORDS
+                or part in _QUESTION_WORDS
+                or part in _GENERIC
+                or part in _CALENDAR
+                or part in _ROLES
+                or part in names
+            ):
+                continue
+            out.append(part)
+    return list(dict.fromkeys(out))
+
+
+def _off_context(word: str, found: Spread, context: Sequence[Chunk], seen: set[str]) -> bool:
+    """The word is in no context chunk and, if the index holds it at all, only in rare documents outside the
+    context (a common word's documents are not all listed: it counts as covered)."""
+    if _stem(word) in seen or found.docs & {c.doc_key for c in context}:
+        return False
+    return found.complete
+
+
+def vocabulary_features(
+    words: Sequence[str],
+    spread: dict[str, Spread],
+    context: Sequence[Chunk],
+    seen: set[str],
+    near: dict[str, float] | None = None,
+) -> dict[str, float]:
+    """How much of the question the workspace does not hold at all (`vocab_unknown`), or holds only in
+    documents the context does not draw on (`vocab_stray`: a rare word, every document of it known, none of
+    them in the context). A word found in the context (or its stem) is covered whatever the index says.
+    `vocab_far` weighs each such word by how far it is from every scored sentence (1 - its best cosine, from
+    `near`; a word without a similarity counts as far)."""
+    looked = [w for w in words if w in spread]
+    out = dict.fromkeys(("vocab_unknown", "vocab_unknown_any", "vocab_stray", "vocab_off", "vocab_far"), 0.0)
+    if not looked:
+        return out
+    near = near or {}
+    unknown = stray = 0
+    far = 0.0
+    for w in looked:
+        found = spread[w]
+        if not _off_context(w, found, context, seen):
+            continue
+        far += 1.0 - max(0.0, near.get(w, 0.0))
+        if found.absent:
+            unknown += 1
+        else:
+            stray += 1
+    n = len(looked)
+    out.update(
+        vocab_unknown=unknown / n,
+        vocab_unknown_any=1.0 if unknown else 0.0,
+        vocab_stray=stray / n,
+        vocab_off=(unknown + stray) / n,
+        vocab_far=far / n,
+    )
+    return out
+
+
+def unknown_words(
+    question: str, people: Sequence[str], spread: dict[str, Spread], context: Sequence[Chunk] = ()
+) -> list[str]:
+    """The question's topic words that no indexed document holds and no context chunk shows (for the
+    refusal's wording: a word only in a title is not in the sparse index, yet the sources do show it)."""
+    words = question_vocabulary(question, people)
+    seen = set().union(*(content_words(c.text) | content_words(c.title) for c in context)) if context else set()
+    return [w for w in words if w in spread and spread[w].absent and _stem(w) not in seen]
 
 
 def missing_share(q_words: set[str], seen: set[str]) -> float:

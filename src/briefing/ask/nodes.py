@@ -179,6 +179,7 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         window=(window.start, window.end) if window is not None else None,
         people=state.constraints.people if state.constraints else (),
         places=[*state.constraints.channels, *state.constraints.projects] if state.constraints else (),
+        now=state.now,
     )
     # Each marker numbers one quoted unit, and its link opens that unit (the message, comment or section).
     citations = [{"n": n, "refs": refs, "url": answer.urls.get(n, "")} for n, refs in sorted(answer.cited.items())]

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> AskDeps:
     """Router and answer LMs when `[llm]` names them; otherwise the deterministic, extractive flow."""
     from briefing.ask.extractive import ExtractiveAnswerer
+    from briefing.ask.vocabulary import Vocabulary
     from briefing.retrieve import Retriever
 
     settings = brief.settings
@@ -51,6 +52,7 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
             min_evidence=settings.answer.min_evidence,
             max_sentences=settings.answer.max_sentences,
             timezone=settings.workspace.timezone,
+            vocabulary=Vocabulary(brief.index, brief.embedder) if settings.retrieval.sparse else None,
         ),
         router=router,
         answerer=answerer,
