@@ -4,6 +4,7 @@ in the gold evidence, and no question copies its evidence (eval/check_*.py, run 
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,3 +62,7 @@ def test_the_sample_dev_set_holds_to_its_evidence(checks: Any) -> None:
 def test_the_olake_dev_sets_hold_to_the_real_corpus(checks: Any, olake: Path) -> None:
     assert importlib.import_module("check_olake_dev").check() == []
     assert importlib.import_module("check_olake_github_dev").check() == []
+    # The held-out near misses for the refusal fit: unanswerable cases in the same contract.
+    extra = [json.loads(line) for line in (EVAL / "refusal_extra.jsonl").read_text().splitlines() if line.strip()]
+    assert extra and all(case["no_answer"] for case in extra)
+    assert checks.check_cases(extra, {}) == []
