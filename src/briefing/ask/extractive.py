@@ -167,6 +167,9 @@ class Evidence:
     url: str = ""  # opens the unit itself (falls back to the chunk's link for indexes built before unit links)
     person: float = 0.0  # by, replying to or mentioning a person the question names
     follow: str = ""  # the sentences after this one in its unit: a short sentence is quoted with them
+    piece: int = 0  # index of this sentence in its unit
+    extra: str = ""  # another sentence of the same unit that holds question words the quote lacks
+    extra_before: bool = False  # that sentence comes before this one in the unit
 
     @property
     def quote(self) -> str:
@@ -265,7 +268,7 @@ class ExtractiveAnswerer:
                 url = unit.url or chunk.url
                 pieces = sentences(unit.text, whole_below=self.whole_below)
                 for j, sent in enumerate(pieces):
-                    ev = Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url)
+                    ev = Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url, piece=j)
                     ev.follow = " ".join(pieces[j + 1 : j + 1 + QUOTE_FOLLOW])
                     out.append(ev)
             if not chunk.units and chunk.refs:
@@ -417,7 +420,8 @@ class ExtractiveAnswerer:
             at = _when(newest)
             span = answer_span(question, kind, newest, context)
             stated = f"As of {at}: " if at else ""
-            quote = f'{_attribution(newest)}: "{_clean(newest.quote, limit=QUOTE_LIMIT)}"'
+            _add_neighbours([newest], evidence, question)
+            quote = f'{_attribution(newest)}: "{_shown(newest)}"'
             head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
             if span and kind:
                 # The newest statement of the asked value answers it; older ones are history, not evidence.
@@ -430,6 +434,7 @@ class ExtractiveAnswerer:
             if span:
                 head = [(span, top)]
             lead = ""
+        _add_neighbours(chosen, evidence, question)
         lines, cited, urls = _render(chosen, head)
         text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
@@ -522,6 +527,40 @@ def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> l
         if nxt is not None and not any(c.n == nxt.n and c.unit == nxt.unit for c in out):
             out.insert(out.index(ev) + 1, nxt)
     return out
+
+
+# A quote continues with one more sentence of its own unit when that sentence holds question words the quote
+# lacks ("Yes. Every full refresh drops the table ..." after "No, we don't use Iceberg branches"): the same
+# citation, more of what was asked. The sentence is shown after " … ", cut at this many characters.
+NEIGHBOUR_LIMIT = 240
+
+
+def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], question: str) -> None:
+    q_words = content_words(question) - _GENERIC
+    for ev in chosen:
+        if ev.extra:
+            continue
+        shown = content_words(ev.quote)
+        best: Evidence | None = None
+        for other in ranked:  # best score first
+            if other.n != ev.n or other.unit != ev.unit or other.piece == ev.piece or other.text in ev.quote:
+                continue
+            if (q_words & content_words(other.text)) - shown:
+                best = other
+                break
+        if best is not None:
+            ev.extra = best.text
+            ev.extra_before = best.piece < ev.piece
+
+
+def _shown(ev: Evidence) -> str:
+    """The quoted text of a line: the sentence (continued while short), and the unit's neighbouring sentence that
+    adds question words, in the unit's order."""
+    quote = _clean(ev.quote, limit=QUOTE_LIMIT)
+    if not ev.extra:
+        return quote
+    extra = _clean(ev.extra, limit=NEIGHBOUR_LIMIT)
+    return f"{extra} … {quote}" if ev.extra_before else f"{quote} … {extra}"
 
 
 def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
@@ -923,11 +962,15 @@ _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:-[a-z0-9.]+)?(?![\w.]*\
 _SETTING = re.compile(
     r"`([^`\n]{2,60})`|(?<![\w-])(--?[a-z][\w-]+(?:=\S+)?)|(?<![\w.])([a-z][a-z0-9]*(?:[_.][a-z0-9]+)+(?:\s*[:=]\s*[\w.\"-]+)?)",
 )
-_QUANTITY = re.compile(
+_QUANTITY_PATTERN = (
     r"(?<![\w.$€£¥₹])[~≈]?[$€£¥₹]?\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|×|x\b|k\b|m\b|(?:gb|mb|kb|tb|gib|mib|mi|gi|ms|s|sec|secs|seconds?|"
     r"min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|rows?|records?|times|threads?|cores?|"
-    r"nodes?|pods?|files?|tables?|rps|ops|mbps|gbps)\b)?(?:/s\b|\s+per\s+\w+)?",
-    re.I,
+    r"nodes?|pods?|files?|tables?|rps|ops|mbps|gbps)\b)?(?:/s\b|\s+per\s+\w+)?"
+)
+_QUANTITY = re.compile(_QUANTITY_PATTERN, re.I)
+# For the answer span: "4 billion rows" is one quantity, so its "4" never answers "by what factor".
+_SCALED_QUANTITY = re.compile(
+    _QUANTITY_PATTERN.replace(r"(?:\.\d+)?", r"(?:\.\d+)?(?:\s(?:thousand|million|billion|trillion|bn)\b)?", 1), re.I
 )
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|can’t|isn't|isn’t|doesn't|doesn’t|don't|don’t|won't|won’t|aren't|wasn't|"
@@ -987,13 +1030,9 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
         hit = _near(text, found, q_words)
         return (hit[1] or hit[2] or hit[3]).strip() if hit else ""
     if kind == "number":
-        found = [
-            m
-            for m in _QUANTITY.finditer(text)
-            if m[0].strip() and m[0].strip().lower() not in q_low and not _VERSION.fullmatch(m[0].strip())
-        ]
+        found = _numbers(question, text, q_low)
         hit = _near(text, found, q_words)
-        return hit[0].strip() if hit else ""
+        return _with_noun(text, hit, q_words) if hit else ""
     if kind == "time":
         dates = [m for m in _DATE_IN_TEXT.finditer(text) if m[0].lower() not in q_low]
         hit = _near(text, dates, q_words)
@@ -1010,6 +1049,49 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
             negated = not negated
         return "No" if negated else "Yes"
     return ""
+
+
+# A factor question ("by roughly what factor", "how many times faster") is answered by a factor ("4.6x"), a
+# percentage question by a percentage ("38 %"); never by another quantity of the same sentence ("4 billion rows").
+_ASKS_FACTOR = re.compile(
+    r"\bfactor\b|\bhow\s+many\s+times\b|\bratio\b|\btimes\s+(?:faster|slower|cheaper|more|less|bigger|smaller)\b", re.I
+)
+_ASKS_PERCENT = re.compile(r"\bpercent(?:age)?s?\b|\bwhat\s+share\b|\bwhat\s+proportion\b", re.I)
+_FACTOR = re.compile(r"(?:×|x|\btimes)$", re.I)
+
+
+def _numbers(question: str, text: str, q_low: str) -> list[re.Match[str]]:
+    """The quantities of `text` that can answer a number question: not the question's own, not a version, not the
+    day of a date, and of the asked shape (a factor, a percentage) when the sentence has one of that shape."""
+    dates = [(m.start(), m.end()) for m in _DATE_IN_TEXT.finditer(text)]
+    found = [
+        m
+        for m in _SCALED_QUANTITY.finditer(text)
+        if m[0].strip()
+        and m[0].strip().lower() not in q_low
+        and not _VERSION.fullmatch(m[0].strip())
+        and not any(a <= m.start() < b for a, b in dates)
+    ]
+    if _ASKS_FACTOR.search(question):
+        return [m for m in found if _FACTOR.search(m[0].strip())] or found
+    if _ASKS_PERCENT.search(question):
+        return [m for m in found if m[0].strip().endswith("%")] or found
+    return found
+
+
+def _with_noun(text: str, hit: re.Match[str], q_words: set[str]) -> str:
+    """A bare count keeps the noun it counts when that noun is the question's ("60 connections" for "how many
+    connections"), so the first line reads as an answer, not a number."""
+    value = hit[0].strip()
+    if re.search(r"[^\d.,~≈\s]", value):
+        return value
+    after = re.match(r"\s+((?:[\w-]+\s+)?[\w-]+)", text[hit.end() :])
+    if after:
+        tokens = after[1].split()
+        for i, tok in enumerate(tokens):
+            if _stem(tok.lower()) in q_words:
+                return f"{value} {' '.join(tokens[: i + 1])}"
+    return value
 
 
 def _person_in(question: str, ev: Evidence, context: Sequence[Chunk]) -> str:
@@ -1114,17 +1196,17 @@ def _render(
         else:
             attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
             joiner = " " if text.endswith(":") else " — "
-            lines.append(f'{text}{joiner}{attribution}: "{_clean(ev.quote, limit=QUOTE_LIMIT)}" [{marker(ev)}]')
+            lines.append(f'{text}{joiner}{attribution}: "{_shown(ev)}" [{marker(ev)}]')
     shown = {id(ev) for _, ev in head if ev is not None}
     for ev in chosen:
         if id(ev) in shown:
             continue
         attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
         # Quoted: the evidence is shown as what a source said, never as the answer's own words.
-        lines.append(f'- {attribution}: "{_clean(ev.quote, limit=QUOTE_LIMIT)}" [{marker(ev)}]')
+        lines.append(f'- {attribution}: "{_shown(ev)}" [{marker(ev)}]')
     return lines, cited, urls
 
 
 def _quoted_in_head(text: str, ev: Evidence) -> bool:
     """A head line that already quotes its evidence (the "As of ...: <quote>" form)."""
-    return text.endswith('"') and _clean(ev.quote, limit=QUOTE_LIMIT) in text
+    return text.endswith('"') and _shown(ev) in text
