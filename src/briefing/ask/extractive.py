@@ -403,15 +403,16 @@ class ExtractiveAnswerer:
             )
         hedged = conf < self.hedge_below
         kind = answer_kind(question, intent)
+        asks_asking = bool(_ASKS_ABOUT_ASKING.search(question))
         head: list[tuple[str, Evidence | None]] = []
         if split is not None:
             chosen, head = split
             lead = ""
         elif hedged:
-            chosen = self._select(evidence, broad=broad, hedged=hedged)
+            chosen = self._select(evidence, broad=broad, hedged=hedged, question_holding=not asks_asking)
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
-            chosen = self._select(evidence, broad=True, hedged=False)
+            chosen = self._select(evidence, broad=True, hedged=False, question_holding=not asks_asking)
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
         elif intent == "latest" or _ASKS_LATEST.search(question):
@@ -428,7 +429,7 @@ class ExtractiveAnswerer:
                 chosen = chosen[:LATEST_WITH_VALUE]
             lead = ""
         else:
-            chosen = self._select(evidence, broad=False, hedged=False)
+            chosen = self._select(evidence, broad=False, hedged=False, question_holding=not asks_asking)
             top = chosen[0]
             span = answer_span(question, kind, top, context)
             if span:
@@ -449,15 +450,21 @@ class ExtractiveAnswerer:
             features=features,
         )
 
-    def _select(self, ranked: list[Evidence], *, broad: bool, hedged: bool) -> list[Evidence]:
+    def _select(
+        self, ranked: list[Evidence], *, broad: bool, hedged: bool, question_holding: bool = True
+    ) -> list[Evidence]:
         """The best sentence, then close runners-up that add something (another message, another source)."""
         best = ranked[0].score
         limit = 2 if hedged else (self.max_sentences if broad else min(FACT_LINES, self.max_sentences))
         # A timeline is about the period more than the wording: everything close to the best line belongs.
         cutoff = min(best * BROAD_CUTOFF, best - 0.15) if broad else best * FACT_CUTOFF
+        # A holding reply ("thanks for reporting, we will check") states nothing: it is quoted only when no line
+        # close to the best one says something.
+        pool = [e for e in ranked if e.score >= cutoff]
+        stating = [e for e in pool if not (question_holding and _holding(e))] if question_holding else pool
         chosen: list[Evidence] = []
-        for ev in ranked:
-            if len(chosen) >= limit or ev.score < cutoff:
+        for ev in stating or pool[:1] or ranked[:1]:
+            if len(chosen) >= limit:
                 break
             if _redundant(ev, chosen):
                 continue
@@ -533,6 +540,7 @@ def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> l
 # lacks ("Yes. Every full refresh drops the table ..." after "No, we don't use Iceberg branches"): the same
 # citation, more of what was asked. The sentence is shown after " … ", cut at this many characters.
 NEIGHBOUR_LIMIT = 240
+NEIGHBOUR_SHARE = float(__import__("os").environ.get("KW_NS", "0.0"))
 
 
 def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], question: str) -> None:
@@ -545,6 +553,8 @@ def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], ques
         for other in ranked:  # best score first
             if other.n != ev.n or other.unit != ev.unit or other.piece == ev.piece or other.text in ev.quote:
                 continue
+            if other.score < ev.score * NEIGHBOUR_SHARE:
+                break
             if (q_words & content_words(other.text)) - shown:
                 best = other
                 break
@@ -735,6 +745,22 @@ _HOLDING_REPLY = re.compile(
 )
 HOLDING_WEIGHT = 0.8
 HOLDING_MAX = 200
+
+
+# What makes a reply a holding one at selection: a promise to look or a request for more. Thanks for a report
+# alone is not enough ("thanks for reporting this! It's working now" states the outcome).
+_PROMISE = re.compile(
+    r"\b(?:(?:we|i)(?:'ll| will| are| am|'re|'m)?\s+(?:check|look|get back|debug|investigat|pick|try)\w*|"
+    r"get back to you|(?:can|could) you (?:please |pls |kindly )?(?:share|send|provide|confirm|check|post|try)|"
+    r"please share|looking into|picked up this|on it\b)",
+    re.I,
+)
+
+
+def _holding(ev: Evidence) -> bool:
+    """A short chat reply that only promises to look or asks for more."""
+    short = len(ev.text) <= HOLDING_MAX
+    return short and _presentation(ev.chunk).conversational and bool(_PROMISE.search(ev.text))
 
 
 def _discount_reports(evidence: list[Evidence], kind: str, question: str = "") -> None:
@@ -989,9 +1015,29 @@ _DATE_IN_TEXT = re.compile(
 def answer_kind(question: str, intent: str) -> str:
     """`answer_type`, or "yesno" for a polar question ("Does the UI need internet access ...?")."""
     kind = answer_type(question, intent)
+    if kind == "person" and intent != "who" and _relative_who(question):
+        # "Which starter issues were offered to the newcomer who asked ...?" asks for the issues, not a person.
+        return ""
     if not kind and _ASKS_POLAR.search(question):
         return "yesno"
     return kind
+
+
+_WH = re.compile(r"\b(?:who|whom|whose|which|what|where|how|why|when)\b", re.I)
+# "which engineer / member / person ..." asks for a person whatever follows.
+_PERSON_HEAD = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:person|people|engineer|developer|member|user|contributor|maintainer|"
+    r"teammate|colleague|manager|lead|reviewer|author|owner|one|of\s+(?:them|us|the))s?\b",
+    re.I,
+)
+
+
+def _relative_who(question: str) -> bool:
+    """The question asks with another word and says "who" only in a relative clause ("the newcomer who asked")."""
+    first = _WH.search(question)
+    if first is None or first[0].lower().startswith("who") or _PERSON_HEAD.search(question):
+        return False
+    return bool(re.search(r"\b[a-z]\w*\s+who\b", question[first.end() :], re.I))
 
 
 def _near(text: str, matches: list[re.Match[str]], q_words: set[str]) -> re.Match[str] | None:
@@ -1043,7 +1089,7 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
         return f"{_when(ev, year=True)} (the date of the message)" if ev.at_iso and past else ""
     if kind == "person":
         return _person_in(question, ev, context)
-    if kind == "yesno" and ev.lexical >= 0.3:
+    if kind == "yesno" and ev.lexical >= 0.3 and not _ASKS.search(text):
         negated = bool(_NEGATION.search(text)) != bool(_NEGATION.search(question))
         if re.search(r"\bstill\b", q_low) and _RESOLVED.search(text):
             negated = not negated
@@ -1071,6 +1117,7 @@ def _numbers(question: str, text: str, q_low: str) -> list[re.Match[str]]:
         and m[0].strip().lower() not in q_low
         and not _VERSION.fullmatch(m[0].strip())
         and not any(a <= m.start() < b for a, b in dates)
+        and text[max(m.start() - 1, 0) : m.start()] not in {"#", "/", "-", "="}
     ]
     if _ASKS_FACTOR.search(question):
         return [m for m in found if _FACTOR.search(m[0].strip())] or found
