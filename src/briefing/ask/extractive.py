@@ -1081,6 +1081,8 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
         return _with_noun(text, hit, q_words) if hit else ""
     if kind == "time":
         dates = [m for m in _DATE_IN_TEXT.finditer(text) if m[0].lower() not in q_low]
+        # "moves from Thu 28 May to Tue 9 June": the date it moved to is the one that holds.
+        dates = [m for m in dates if not _MOVED_FROM.search(text[max(m.start() - 12, 0) : m.start()])] or dates
         hit = _near(text, dates, q_words)
         if hit:
             return hit[0]
@@ -1104,11 +1106,17 @@ _ASKS_FACTOR = re.compile(
 )
 _ASKS_PERCENT = re.compile(r"\bpercent(?:age)?s?\b|\bwhat\s+share\b|\bwhat\s+proportion\b", re.I)
 _FACTOR = re.compile(r"(?:×|x|\btimes)$", re.I)
+# A throughput ("rows per second"); a cost per month is an amount, not a rate.
+_ASKS_RATE = re.compile(r"\bper\s+(?:second|sec|minute|min|hour|s)\b|/s\b|\ba\s+second\b", re.I)
+
+
+_MOVED_FROM = re.compile(r"\bfrom\s+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?$", re.I)
 
 
 def _numbers(question: str, text: str, q_low: str) -> list[re.Match[str]]:
-    """The quantities of `text` that can answer a number question: not the question's own, not a version, not the
-    day of a date, and of the asked shape (a factor, a percentage) when the sentence has one of that shape."""
+    """The quantities of `text` that can answer a number question: not the question's own, not a version, an
+    identifier ("#1035"), a time of day or a name's number ("PostgreSQL 15"), and of the asked shape (a factor, a
+    percentage, a rate); for "how many X" a number of X when the sentence has one."""
     dates = [(m.start(), m.end()) for m in _DATE_IN_TEXT.finditer(text)]
     found = [
         m
@@ -1117,13 +1125,38 @@ def _numbers(question: str, text: str, q_low: str) -> list[re.Match[str]]:
         and m[0].strip().lower() not in q_low
         and not _VERSION.fullmatch(m[0].strip())
         and not any(a <= m.start() < b for a, b in dates)
-        and text[max(m.start() - 1, 0) : m.start()] not in {"#", "/", "-", "="}
+        and text[max(m.start() - 1, 0) : m.start()] not in {"#", "/", "-", "=", ":"}
+        and text[m.end() : m.end() + 1] != ":"  # "05" of "05:30" is a time
+        and not _NAMED_NUMBER.search(text[: m.start()] + "\0")
     ]
+    # A question of a shape (a factor, a percentage, a rate) takes only a value of that shape: a sentence without
+    # one gives no span, and the quote itself leads.
     if _ASKS_FACTOR.search(question):
-        return [m for m in found if _FACTOR.search(m[0].strip())] or found
+        return [m for m in found if _FACTOR.search(m[0].strip())]
     if _ASKS_PERCENT.search(question):
-        return [m for m in found if m[0].strip().endswith("%")] or found
+        return [m for m in found if m[0].strip().endswith("%")]
+    if _ASKS_RATE.search(question) and not _ASKS_MONEY.search(question):
+        return [m for m in found if _ASKS_RATE.search(m[0])]
+    counted = _HOW_MANY.search(question)
+    if counted:
+        # "How many minutes ...?" is answered by a number of minutes when the sentence has one.
+        nouns = {_stem(w) for w in counted[1].lower().split()} - STOPWORDS
+        of_noun = [m for m in found if _counts(text, m, nouns)]
+        return of_noun or found
     return found
+
+
+# A bare number right after a capitalised word inside a sentence names something ("PostgreSQL 15", "Tier 2").
+_NAMED_NUMBER = re.compile(r"(?<=[a-z,;] )[A-Z][A-Za-z]+ \0$")
+
+
+def _counts(text: str, m: re.Match[str], nouns: set[str]) -> bool:
+    """The quantity is a number of one of `nouns`: its unit or the word after it ("22 minutes", "430 clients")."""
+    words = [_stem(w) for w in re.findall(r"[a-z]+", m[0].lower())]
+    after = re.match(r"\s*([A-Za-z-]+)", text[m.end() :])
+    if after:
+        words.append(_stem(after[1].lower()))
+    return any(w in nouns or (len(w) > 2 and any(n.startswith(w) or w.startswith(n) for n in nouns)) for w in words)
 
 
 def _with_noun(text: str, hit: re.Match[str], q_words: set[str]) -> str:
