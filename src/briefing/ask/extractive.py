@@ -540,7 +540,6 @@ def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> l
 # lacks ("Yes. Every full refresh drops the table ..." after "No, we don't use Iceberg branches"): the same
 # citation, more of what was asked. The sentence is shown after " … ", cut at this many characters.
 NEIGHBOUR_LIMIT = 240
-NEIGHBOUR_SHARE = float(__import__("os").environ.get("KW_NS", "0.0"))
 
 
 def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], question: str) -> None:
@@ -553,8 +552,6 @@ def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], ques
         for other in ranked:  # best score first
             if other.n != ev.n or other.unit != ev.unit or other.piece == ev.piece or other.text in ev.quote:
                 continue
-            if other.score < ev.score * NEIGHBOUR_SHARE:
-                break
             if (q_words & content_words(other.text)) - shown:
                 best = other
                 break
