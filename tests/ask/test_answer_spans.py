@@ -147,3 +147,23 @@ def test_a_holding_reply_is_not_quoted_when_a_close_line_says_something(answerer
     assert "log cleanup TTL" in answer.text
     assert "We will check" not in answer.text
     assert answer.cited == {1: [thread.refs[2]]}
+
+
+def test_a_long_message_cut_before_the_asked_words_shows_the_part_that_holds_them(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    bullets = " ".join(f"• chore: bump dependency number {i} of the chart by @Schitiz in #{170 + i}" for i in range(6))
+    release = slack(
+        "slack:CANNOUNCE::2",
+        "announcements",
+        (
+            "Nayan Joshi",
+            f"OLake Helm v0.0.25 Released: Features & Fixes in this release: {bullets} • fix: the liveness and "
+            "readiness probes no longer wrap their commands in a timeout",
+            at(6, 29),
+        ),
+    )
+    question = "What did the Helm chart release change about the liveness and readiness probes?"
+    answer = answerer.answer(question, [release])
+    assert "no longer wrap their commands in a timeout" in answer.text
+    assert answer.cited == {1: [release.refs[0]]}

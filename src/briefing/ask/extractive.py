@@ -547,7 +547,13 @@ def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], ques
     for ev in chosen:
         if ev.extra:
             continue
-        shown = content_words(ev.quote)
+        cut = _clean(ev.quote, limit=QUOTE_LIMIT)
+        shown = content_words(cut)
+        window = _cut_window(_clean(ev.quote, limit=1 << 20), len(cut), q_words - shown)
+        if window:
+            # A long message cut before the words asked about: the part that holds them follows the cut.
+            ev.extra = window
+            continue
         best: Evidence | None = None
         for other in ranked:  # best score first
             if other.n != ev.n or other.unit != ev.unit or other.piece == ev.piece or other.text in ev.quote:
@@ -560,6 +566,20 @@ def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], ques
             ev.extra_before = best.piece < ev.piece
 
 
+def _cut_window(full: str, shown_len: int, wanted: set[str]) -> str:
+    """The stretch of `full` past the first `shown_len` characters that starts at the clause holding the first of
+    the `wanted` question words, or "" when the cut drops none of them."""
+    if len(full) <= shown_len or not wanted:
+        return ""
+    start = max(shown_len - 2, 0)
+    for m in _TOKEN.finditer(full.lower(), start):
+        if _stem(m[0].strip(".-")) in wanted:
+            head = max(full.rfind(sep, start, m.start()) for sep in ("•", ". ", "; ", " - ", ": "))
+            begin = head + 1 if head >= 0 and m.start() - head <= 120 else max(m.start() - 60, start)
+            return full[begin:].strip(" •;:.-")
+    return ""
+
+
 def _shown(ev: Evidence) -> str:
     """The quoted text of a line: the sentence (continued while short), and the unit's neighbouring sentence that
     adds question words, in the unit's order."""
@@ -567,7 +587,9 @@ def _shown(ev: Evidence) -> str:
     if not ev.extra:
         return quote
     extra = _clean(ev.extra, limit=NEIGHBOUR_LIMIT)
-    return f"{extra} … {quote}" if ev.extra_before else f"{quote} … {extra}"
+    if ev.extra_before:
+        return f"{extra} … {quote}"
+    return f"{quote.removesuffix(' …')} … {extra}"
 
 
 def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
