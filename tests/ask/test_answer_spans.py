@@ -167,3 +167,14 @@ def test_a_long_message_cut_before_the_asked_words_shows_the_part_that_holds_the
     answer = answerer.answer(question, [release])
     assert "no longer wrap their commands in a timeout" in answer.text
     assert answer.cited == {1: [release.refs[0]]}
+
+
+def test_who_posts_is_answered_by_the_author_not_someone_the_post_mentions(answerer: ExtractiveAnswerer) -> None:
+    announcements = slack(
+        "slack:CANNOUNCE::3",
+        "announcements",
+        ("Nayan Joshi", "OLake UI v0.4.6 released: the catalog test connection by @Arsalan Ahmed in #380.", at(6, 13)),
+        ("Nayan Joshi", "OLake Go v0.9.0 released: version logging by @Vaibhav Verma in #1001.", at(7, 28)),
+    )
+    line = first_line(answerer, "Who posts the release announcements for the OLake components?", announcements)
+    assert line.startswith("Nayan Joshi — ")

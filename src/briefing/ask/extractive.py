@@ -1193,9 +1193,18 @@ def _with_noun(text: str, hit: re.Match[str], q_words: set[str]) -> str:
     return value
 
 
+# "Who posts / announced / asked / shared ...": the act is the message itself, so its author answers.
+_ASKS_POSTER = re.compile(
+    r"^\W*who\s+(?:usually\s+|first\s+)?(?:posts?|posted|announces?|announced|asks?|asked|shares?|shared)\b", re.I
+)
+
+
 def _person_in(question: str, ev: Evidence, context: Sequence[Chunk]) -> str:
     """A person the sentence names (a known author or an @mention) that the question does not, else its author."""
     q_low = question.lower()
+    if ev.author and _ASKS_POSTER.search(question):
+        # "Who posts the release announcements?": the one who wrote the line, not someone it mentions.
+        return ev.author
     known = {a for c in context for a in c.authors if a and " " in a}
     for name in sorted(known, key=lambda a: ev.text.find(a) if a in ev.text else 1 << 30):
         if name in ev.text and name.lower() not in q_low and name.split()[0].lower() not in q_low:
