@@ -409,10 +409,10 @@ class ExtractiveAnswerer:
             chosen, head = split
             lead = ""
         elif hedged:
-            chosen = self._select(evidence, broad=broad, hedged=hedged, question_holding=not asks_asking)
+            chosen = self._select(evidence, broad=broad, hedged=hedged, skip_holding=not asks_asking)
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
-            chosen = self._select(evidence, broad=True, hedged=False, question_holding=not asks_asking)
+            chosen = self._select(evidence, broad=True, hedged=False, skip_holding=not asks_asking)
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
         elif intent == "latest" or _ASKS_LATEST.search(question):
@@ -429,7 +429,7 @@ class ExtractiveAnswerer:
                 chosen = chosen[:LATEST_WITH_VALUE]
             lead = ""
         else:
-            chosen = self._select(evidence, broad=False, hedged=False, question_holding=not asks_asking)
+            chosen = self._select(evidence, broad=False, hedged=False, skip_holding=not asks_asking)
             top = chosen[0]
             span = answer_span(question, kind, top, context)
             if span:
@@ -451,7 +451,7 @@ class ExtractiveAnswerer:
         )
 
     def _select(
-        self, ranked: list[Evidence], *, broad: bool, hedged: bool, question_holding: bool = True
+        self, ranked: list[Evidence], *, broad: bool, hedged: bool, skip_holding: bool = True
     ) -> list[Evidence]:
         """The best sentence, then close runners-up that add something (another message, another source)."""
         best = ranked[0].score
@@ -461,7 +461,7 @@ class ExtractiveAnswerer:
         # A holding reply ("thanks for reporting, we will check") states nothing: it is quoted only when no line
         # close to the best one says something.
         pool = [e for e in ranked if e.score >= cutoff]
-        stating = [e for e in pool if not (question_holding and _holding(e))] if question_holding else pool
+        stating = [e for e in pool if not _holding(e)] if skip_holding else pool
         chosen: list[Evidence] = []
         for ev in stating or pool[:1] or ranked[:1]:
             if len(chosen) >= limit:
