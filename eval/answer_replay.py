@@ -11,8 +11,9 @@ answer stage (keywords, citation precision, refusal balanced accuracy), per cate
 
 `classify` sorts the answerable misses of a replay (`--cases-out`) into the classes of docs/answering.md: where
 each missing keyword is (a cited unit's unquoted text, an uncited gold unit, another context unit, nowhere in the
-context), a first citation off gold, a runner-up citation off gold after a gold first one, and whether the
-question is two-part or asks for the latest state. A case can be in several classes.
+context), a first line that is a value holding no expected keyword, a first citation off gold, a runner-up
+citation off gold after a gold first one, and whether the question is two-part or asks for the latest state. A
+case can be in several classes.
 
 The retrieval is frozen at collect time, so a replay answers exactly the question of a `brief eval` run with the
 same index and retrieval code; `brief eval --compare` stays the measure reported in docs/answering.md.
@@ -175,6 +176,12 @@ def classify(saved_path: Path, cases_path: Path) -> dict[str, Any]:
                     where.add("keywords nowhere in the context")
             for w in where:
                 classes[w].append(r["id"])
+        first = answer.splitlines()[0] if answer else ""
+        if " — " in first and not first.startswith(("- ", "In time order", "The sources")):
+            # The first line is a value ("4.6x — <quote>"): the line a user reads first.
+            value = first.split(" — ")[0]
+            if r["answer_keywords"] and not any(_has(g, value) for g in r["answer_keywords"]):
+                classes["first line a value that holds no expected keyword"].append(r["id"])
         if cited and gold:
             first_refs = r["citations"][0]["refs"]
             if not gold & set(first_refs):
