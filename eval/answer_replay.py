@@ -7,6 +7,13 @@ answer stage (keywords, citation precision, refusal balanced accuracy), per cate
 
     python eval/answer_replay.py collect --config $OLAKE/brief.toml --cases eval/olake_dev.jsonl --out /tmp/o.pkl
     python eval/answer_replay.py replay --config $OLAKE/brief.toml --saved /tmp/o.pkl [--cases-out /tmp/o.json]
+    python eval/answer_replay.py classify --saved /tmp/o.pkl --cases /tmp/o.json
+
+`classify` sorts the answerable misses of a replay (`--cases-out`) into the classes of docs/answering.md: where
+each missing keyword is (a cited unit's unquoted text, an uncited gold unit, another context unit, nowhere in the
+context), a first line that is a value holding no expected keyword, a first citation off gold, a runner-up
+citation off gold after a gold first one, and whether the question is two-part or asks for the latest state. A
+case can be in several classes.
 
 The retrieval is frozen at collect time, so a replay answers exactly the question of a `brief eval` run with the
 same index and retrieval code; `brief eval --compare` stays the measure reported in docs/answering.md.
@@ -118,6 +125,79 @@ def replay(config: Path, saved_path: Path, cases_out: Path | None, only: str | N
     return summary
 
 
+def _has(group: list[str], text: str) -> bool:
+    low = text.lower()
+    return any(alt.lower() in low for alt in group)
+
+
+def classify(saved_path: Path, cases_path: Path) -> dict[str, Any]:
+    """Count and list the answerable misses of a replay by class (a case may be in several)."""
+    from briefing.ask.extractive import _ASKS_LATEST, question_parts
+    from briefing.ask.segment import sentences
+
+    saved = {item["case"].id: item for item in pickle.loads(saved_path.read_bytes())}  # noqa: S301
+    records = json.loads(cases_path.read_text())
+    classes: dict[str, list[str]] = defaultdict(list)
+    for r in records:
+        if r["expected_no_answer"]:
+            continue
+        state = saved[r["id"]]["state"]
+        context = list(state.evidence) if state is not None else []
+        gold = set(r["gold_refs"])
+        cited = [ref for c in r["citations"] for ref in c["refs"]]
+        answer = r["answer"] or ""
+        flat = " ".join(answer.split()).lower()
+        # A unit (one message, one paragraph; a document's paragraphs share the document's ref) is quoted when
+        # the start of one of its sentences is in the answer.
+        units = [(u.ref, u.text) for ch in context for u in ch.units]
+        quoted = [
+            (ref, text)
+            for ref, text in units
+            if any(" ".join(p.split())[:40].lower() in flat for p in sentences(text) if len(p) >= 12)
+        ]
+        sc = r["scores"]
+        if r["no_answer"]:
+            classes["refused (answerable)"].append(r["id"])
+            continue
+        if sc["keyword_correct"] == 0.0:
+            classes["keywords miss"].append(r["id"])
+            missing = [g for g in r["answer_keywords"] if not _has(g, answer)]
+            where = set()
+            for g in missing:
+                if any(_has(g, text) for _, text in quoted):
+                    where.add("keywords in a quoted unit, outside the lines shown")
+                elif any(_has(g, text) for ref, text in units if ref in cited):
+                    where.add("keywords in an unquoted unit of a cited ref (same document or message)")
+                elif any(_has(g, text) for ref, text in units if ref in gold):
+                    where.add("keywords in an uncited gold unit")
+                elif any(_has(g, text) for _, text in units):
+                    where.add("keywords in a non-gold context unit")
+                else:
+                    where.add("keywords nowhere in the context")
+            for w in where:
+                classes[w].append(r["id"])
+        first = answer.splitlines()[0] if answer else ""
+        if " — " in first and not first.startswith(("- ", "In time order", "The sources")):
+            # The first line is a value ("4.6x — <quote>"): the line a user reads first.
+            value = first.split(" — ")[0]
+            if r["answer_keywords"] and not any(_has(g, value) for g in r["answer_keywords"]):
+                classes["first line a value that holds no expected keyword"].append(r["id"])
+        if cited and gold:
+            first_refs = r["citations"][0]["refs"]
+            if not gold & set(first_refs):
+                classes["first citation off gold"].append(r["id"])
+            elif set(cited) - gold:
+                classes["runner-up citation off gold (first is gold)"].append(r["id"])
+            if not gold & {ref for ref, _ in units}:
+                classes["no gold unit in the context (retrieval)"].append(r["id"])
+        missed = sc["keyword_correct"] == 0.0 or (sc["citation_precision"] or 1.0) < 1.0
+        if missed and len(question_parts(r["question"])) > 1:
+            classes["two-part question (miss)"].append(r["id"])
+        if missed and _ASKS_LATEST.search(r["question"]):
+            classes["latest-state question (miss)"].append(r["id"])
+    return {k: {"n": len(v), "ids": v} for k, v in sorted(classes.items())}
+
+
 def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
@@ -161,8 +241,13 @@ def main() -> None:
     r.add_argument("--saved", type=Path, required=True)
     r.add_argument("--cases-out", type=Path)
     r.add_argument("--only")
+    k = sub.add_parser("classify")
+    k.add_argument("--saved", type=Path, required=True)
+    k.add_argument("--cases", type=Path, required=True)
     args = parser.parse_args()
-    if args.cmd == "collect":
+    if args.cmd == "classify":
+        print(json.dumps(classify(args.saved, args.cases), indent=1))
+    elif args.cmd == "collect":
         collect(args.config, args.cases, args.out)
     else:
         print(json.dumps(replay(args.config, args.saved, args.cases_out, args.only), indent=1))

@@ -170,6 +170,9 @@ class Evidence:
     url: str = ""  # opens the unit itself (falls back to the chunk's link for indexes built before unit links)
     person: float = 0.0  # by, replying to or mentioning a person the question names
     follow: str = ""  # the sentences after this one in its unit: a short sentence is quoted with them
+    piece: int = 0  # index of this sentence in its unit
+    extra: str = ""  # another sentence of the same unit that holds question words the quote lacks
+    extra_before: bool = False  # that sentence comes before this one in the unit
 
     @property
     def quote(self) -> str:
@@ -286,7 +289,7 @@ class ExtractiveAnswerer:
                 url = unit.url or chunk.url
                 pieces = sentences(unit.text, whole_below=self.whole_below)
                 for j, sent in enumerate(pieces):
-                    ev = Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url)
+                    ev = Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url, piece=j)
                     ev.follow = " ".join(pieces[j + 1 : j + 1 + QUOTE_FOLLOW])
                     out.append(ev)
             if not chunk.units and chunk.refs:
@@ -471,15 +474,16 @@ class ExtractiveAnswerer:
             )
         hedged = conf < self.hedge_below
         kind = answer_kind(question, intent)
+        asks_asking = bool(_ASKS_ABOUT_ASKING.search(question))
         head: list[tuple[str, Evidence | None]] = []
         if split is not None:
             chosen, head = split
             lead = ""
         elif hedged:
-            chosen = self._select(evidence, broad=broad, hedged=hedged)
+            chosen = self._select(evidence, broad=broad, hedged=hedged, skip_holding=not asks_asking)
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
-            chosen = self._select(evidence, broad=True, hedged=False)
+            chosen = self._select(evidence, broad=True, hedged=False, skip_holding=not asks_asking)
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
         elif intent == "latest" or _ASKS_LATEST.search(question):
@@ -488,19 +492,21 @@ class ExtractiveAnswerer:
             at = _when(newest)
             span = answer_span(question, kind, newest, context)
             stated = f"As of {at}: " if at else ""
-            quote = f'{_attribution(newest)}: "{_clean(newest.quote, limit=QUOTE_LIMIT)}"'
+            _add_neighbours([newest], evidence, question)
+            quote = f'{_attribution(newest)}: "{_shown(newest)}"'
             head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
             if span and kind:
                 # The newest statement of the asked value answers it; older ones are history, not evidence.
                 chosen = chosen[:LATEST_WITH_VALUE]
             lead = ""
         else:
-            chosen = self._select(evidence, broad=False, hedged=False)
+            chosen = self._select(evidence, broad=False, hedged=False, skip_holding=not asks_asking)
             top = chosen[0]
             span = answer_span(question, kind, top, context)
             if span:
                 head = [(span, top)]
             lead = ""
+        _add_neighbours(chosen, evidence, question)
         lines, cited, urls = _render(chosen, head)
         text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
@@ -515,15 +521,21 @@ class ExtractiveAnswerer:
             features=features,
         )
 
-    def _select(self, ranked: list[Evidence], *, broad: bool, hedged: bool) -> list[Evidence]:
+    def _select(
+        self, ranked: list[Evidence], *, broad: bool, hedged: bool, skip_holding: bool = True
+    ) -> list[Evidence]:
         """The best sentence, then close runners-up that add something (another message, another source)."""
         best = ranked[0].score
         limit = 2 if hedged else (self.max_sentences if broad else min(FACT_LINES, self.max_sentences))
         # A timeline is about the period more than the wording: everything close to the best line belongs.
         cutoff = min(best * BROAD_CUTOFF, best - 0.15) if broad else best * FACT_CUTOFF
+        # A holding reply ("thanks for reporting, we will check") states nothing: it is quoted only when no line
+        # close to the best one says something.
+        pool = [e for e in ranked if e.score >= cutoff]
+        stating = [e for e in pool if not _holding(e)] if skip_holding else pool
         chosen: list[Evidence] = []
-        for ev in ranked:
-            if len(chosen) >= limit or ev.score < cutoff:
+        for ev in stating or pool[:1] or ranked[:1]:
+            if len(chosen) >= limit:
                 break
             if _redundant(ev, chosen):
                 continue
@@ -593,6 +605,62 @@ def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> l
         if nxt is not None and not any(c.n == nxt.n and c.unit == nxt.unit for c in out):
             out.insert(out.index(ev) + 1, nxt)
     return out
+
+
+# A quote continues with one more sentence of its own unit when that sentence holds question words the quote
+# lacks ("Yes. Every full refresh drops the table ..." after "No, we don't use Iceberg branches"): the same
+# citation, more of what was asked. The sentence is shown after " … ", cut at this many characters.
+NEIGHBOUR_LIMIT = 240
+
+
+def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], question: str) -> None:
+    q_words = content_words(question) - _GENERIC
+    for ev in chosen:
+        if ev.extra:
+            continue
+        cut = _clean(ev.quote, limit=QUOTE_LIMIT)
+        shown = content_words(cut)
+        window = _cut_window(_clean(ev.quote, limit=1 << 20), len(cut), q_words - shown)
+        if window:
+            # A long message cut before the words asked about: the part that holds them follows the cut.
+            ev.extra = window
+            continue
+        best: Evidence | None = None
+        for other in ranked:  # best score first
+            if other.n != ev.n or other.unit != ev.unit or other.piece == ev.piece or other.text in ev.quote:
+                continue
+            if (q_words & content_words(other.text)) - shown:
+                best = other
+                break
+        if best is not None:
+            ev.extra = best.text
+            ev.extra_before = best.piece < ev.piece
+
+
+def _cut_window(full: str, shown_len: int, wanted: set[str]) -> str:
+    """The stretch of `full` past the first `shown_len` characters that starts at the clause holding the first of
+    the `wanted` question words, or "" when the cut drops none of them."""
+    if len(full) <= shown_len or not wanted:
+        return ""
+    start = max(shown_len - 2, 0)
+    for m in _TOKEN.finditer(full.lower(), start):
+        if _stem(m[0].strip(".-")) in wanted:
+            head = max(full.rfind(sep, start, m.start()) for sep in ("•", ". ", "; ", " - ", ": "))
+            begin = head + 1 if head >= 0 and m.start() - head <= 120 else max(m.start() - 60, start)
+            return full[begin:].strip(" •;:.-")
+    return ""
+
+
+def _shown(ev: Evidence) -> str:
+    """The quoted text of a line: the sentence (continued while short), and the unit's neighbouring sentence that
+    adds question words, in the unit's order."""
+    quote = _clean(ev.quote, limit=QUOTE_LIMIT)
+    if not ev.extra:
+        return quote
+    extra = _clean(ev.extra, limit=NEIGHBOUR_LIMIT)
+    if ev.extra_before:
+        return f"{extra} … {quote}"
+    return f"{quote.removesuffix(' …')} … {extra}"
 
 
 def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
@@ -767,6 +835,22 @@ _HOLDING_REPLY = re.compile(
 )
 HOLDING_WEIGHT = 0.8
 HOLDING_MAX = 200
+
+
+# What makes a reply a holding one at selection: a promise to look or a request for more. Thanks for a report
+# alone is not enough ("thanks for reporting this! It's working now" states the outcome).
+_PROMISE = re.compile(
+    r"\b(?:(?:we|i)(?:'ll| will| are| am|'re|'m)?\s+(?:check|look|get back|debug|investigat|pick|try)\w*|"
+    r"get back to you|(?:can|could) you (?:please |pls |kindly )?(?:share|send|provide|confirm|check|post|try)|"
+    r"please share|looking into|picked up this|on it\b)",
+    re.I,
+)
+
+
+def _holding(ev: Evidence) -> bool:
+    """A short chat reply that only promises to look or asks for more."""
+    short = len(ev.text) <= HOLDING_MAX
+    return short and _presentation(ev.chunk).conversational and bool(_PROMISE.search(ev.text))
 
 
 def _discount_reports(evidence: list[Evidence], kind: str, question: str = "") -> None:
@@ -1084,11 +1168,15 @@ _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:-[a-z0-9.]+)?(?![\w.]*\
 _SETTING = re.compile(
     r"`([^`\n]{2,60})`|(?<![\w-])(--?[a-z][\w-]+(?:=\S+)?)|(?<![\w.])([a-z][a-z0-9]*(?:[_.][a-z0-9]+)+(?:\s*[:=]\s*[\w.\"-]+)?)",
 )
-_QUANTITY = re.compile(
+_QUANTITY_PATTERN = (
     r"(?<![\w.$€£¥₹])[~≈]?[$€£¥₹]?\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|×|x\b|k\b|m\b|(?:gb|mb|kb|tb|gib|mib|mi|gi|ms|s|sec|secs|seconds?|"
     r"min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|rows?|records?|times|threads?|cores?|"
-    r"nodes?|pods?|files?|tables?|rps|ops|mbps|gbps)\b)?(?:/s\b|\s+per\s+\w+)?",
-    re.I,
+    r"nodes?|pods?|files?|tables?|rps|ops|mbps|gbps)\b)?(?:/s\b|\s+per\s+\w+)?"
+)
+_QUANTITY = re.compile(_QUANTITY_PATTERN, re.I)
+# For the answer span: "4 billion rows" is one quantity, so its "4" never answers "by what factor".
+_SCALED_QUANTITY = re.compile(
+    _QUANTITY_PATTERN.replace(r"(?:\.\d+)?", r"(?:\.\d+)?(?:\s(?:thousand|million|billion|trillion|bn)\b)?", 1), re.I
 )
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|can't|can’t|isn't|isn’t|doesn't|doesn’t|don't|don’t|won't|won’t|aren't|wasn't|"
@@ -1107,9 +1195,29 @@ _DATE_IN_TEXT = re.compile(
 def answer_kind(question: str, intent: str) -> str:
     """`answer_type`, or "yesno" for a polar question ("Does the UI need internet access ...?")."""
     kind = answer_type(question, intent)
+    if kind == "person" and intent != "who" and _relative_who(question):
+        # "Which starter issues were offered to the newcomer who asked ...?" asks for the issues, not a person.
+        return ""
     if not kind and _ASKS_POLAR.search(question):
         return "yesno"
     return kind
+
+
+_WH = re.compile(r"\b(?:who|whom|whose|which|what|where|how|why|when)\b", re.I)
+# "which engineer / member / person ..." asks for a person whatever follows.
+_PERSON_HEAD = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:person|people|engineer|developer|member|user|contributor|maintainer|"
+    r"teammate|colleague|manager|lead|reviewer|author|owner|one|of\s+(?:them|us|the))s?\b",
+    re.I,
+)
+
+
+def _relative_who(question: str) -> bool:
+    """The question asks with another word and says "who" only in a relative clause ("the newcomer who asked")."""
+    first = _WH.search(question)
+    if first is None or first[0].lower().startswith("who") or _PERSON_HEAD.search(question):
+        return False
+    return bool(re.search(r"\b[a-z]\w*\s+who\b", question[first.end() :], re.I))
 
 
 def _near(text: str, matches: list[re.Match[str]], q_words: set[str]) -> re.Match[str] | None:
@@ -1148,15 +1256,13 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
         hit = _near(text, found, q_words)
         return (hit[1] or hit[2] or hit[3]).strip() if hit else ""
     if kind == "number":
-        found = [
-            m
-            for m in _QUANTITY.finditer(text)
-            if m[0].strip() and m[0].strip().lower() not in q_low and not _VERSION.fullmatch(m[0].strip())
-        ]
+        found = _numbers(question, text, q_low)
         hit = _near(text, found, q_words)
-        return hit[0].strip() if hit else ""
+        return _with_noun(text, hit, q_words) if hit else ""
     if kind == "time":
         dates = [m for m in _DATE_IN_TEXT.finditer(text) if m[0].lower() not in q_low]
+        # "moves from Thu 28 May to Tue 9 June": the date it moved to is the one that holds.
+        dates = [m for m in dates if not _MOVED_FROM.search(text[max(m.start() - 12, 0) : m.start()])] or dates
         hit = _near(text, dates, q_words)
         if hit:
             return hit[0]
@@ -1165,7 +1271,7 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
         return f"{_when(ev, year=True)} (the date of the message)" if ev.at_iso and past else ""
     if kind == "person":
         return _person_in(question, ev, context)
-    if kind == "yesno" and ev.lexical >= 0.3:
+    if kind == "yesno" and ev.lexical >= 0.3 and not _ASKS.search(text):
         negated = bool(_NEGATION.search(text)) != bool(_NEGATION.search(question))
         if re.search(r"\bstill\b", q_low) and _RESOLVED.search(text):
             negated = not negated
@@ -1173,9 +1279,93 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
     return ""
 
 
+# A factor question ("by roughly what factor", "how many times faster") is answered by a factor ("4.6x"), a
+# percentage question by a percentage ("38 %"); never by another quantity of the same sentence ("4 billion rows").
+_ASKS_FACTOR = re.compile(
+    r"\bfactor\b|\bhow\s+many\s+times\b|\bratio\b|\btimes\s+(?:faster|slower|cheaper|more|less|bigger|smaller)\b", re.I
+)
+_ASKS_PERCENT = re.compile(r"\bpercent(?:age)?s?\b|\bwhat\s+share\b|\bwhat\s+proportion\b", re.I)
+_FACTOR = re.compile(r"(?:×|x|\btimes)$", re.I)
+# A throughput ("rows per second"); a cost per month is an amount, not a rate.
+_ASKS_RATE = re.compile(r"\bper\s+(?:second|sec|minute|min|hour|s)\b|/s\b|\ba\s+second\b", re.I)
+
+
+_MOVED_FROM = re.compile(r"\bfrom\s+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?$", re.I)
+
+
+def _numbers(question: str, text: str, q_low: str) -> list[re.Match[str]]:
+    """The quantities of `text` that can answer a number question: not the question's own, not a version, an
+    identifier ("#1035"), a time of day or a name's number ("PostgreSQL 15"), and of the asked shape (a factor, a
+    percentage, a rate); for "how many X" a number of X when the sentence has one."""
+    dates = [(m.start(), m.end()) for m in _DATE_IN_TEXT.finditer(text)]
+    found = [
+        m
+        for m in _SCALED_QUANTITY.finditer(text)
+        if m[0].strip()
+        and m[0].strip().lower() not in q_low
+        and not _VERSION.fullmatch(m[0].strip())
+        and not any(a <= m.start() < b for a, b in dates)
+        and text[max(m.start() - 1, 0) : m.start()] not in {"#", "/", "-", "=", ":"}
+        and text[m.end() : m.end() + 1] != ":"  # "05" of "05:30" is a time
+        and not _NAMED_NUMBER.search(text[: m.start()] + "\0")
+    ]
+    # A question of a shape (a factor, a percentage, a rate) takes only a value of that shape: a sentence without
+    # one gives no span, and the quote itself leads.
+    if _ASKS_FACTOR.search(question):
+        return [m for m in found if _FACTOR.search(m[0].strip())]
+    if _ASKS_PERCENT.search(question):
+        return [m for m in found if m[0].strip().endswith("%")]
+    if _ASKS_RATE.search(question) and not _ASKS_MONEY.search(question):
+        return [m for m in found if _ASKS_RATE.search(m[0])]
+    counted = _HOW_MANY.search(question)
+    if counted:
+        # "How many minutes ...?" is answered by a number of minutes when the sentence has one.
+        nouns = {_stem(w) for w in counted[1].lower().split()} - STOPWORDS
+        of_noun = [m for m in found if _counts(text, m, nouns)]
+        return of_noun or found
+    return found
+
+
+# A bare number right after a capitalised word inside a sentence names something ("PostgreSQL 15", "Tier 2").
+_NAMED_NUMBER = re.compile(r"(?<=[a-z,;] )[A-Z][A-Za-z]+ \0$")
+
+
+def _counts(text: str, m: re.Match[str], nouns: set[str]) -> bool:
+    """The quantity is a number of one of `nouns`: its unit or the word after it ("22 minutes", "430 clients")."""
+    words = [_stem(w) for w in re.findall(r"[a-z]+", m[0].lower())]
+    after = re.match(r"\s*([A-Za-z-]+)", text[m.end() :])
+    if after:
+        words.append(_stem(after[1].lower()))
+    return any(w in nouns or (len(w) > 2 and any(n.startswith(w) or w.startswith(n) for n in nouns)) for w in words)
+
+
+def _with_noun(text: str, hit: re.Match[str], q_words: set[str]) -> str:
+    """A bare count keeps the noun it counts when that noun is the question's ("60 connections" for "how many
+    connections"), so the first line reads as an answer, not a number."""
+    value = hit[0].strip()
+    if re.search(r"[^\d.,~≈\s]", value):
+        return value
+    after = re.match(r"\s+((?:[\w-]+\s+)?[\w-]+)", text[hit.end() :])
+    if after:
+        tokens = after[1].split()
+        for i, tok in enumerate(tokens):
+            if _stem(tok.lower()) in q_words:
+                return f"{value} {' '.join(tokens[: i + 1])}"
+    return value
+
+
+# "Who posts / announced / asked / shared ...": the act is the message itself, so its author answers.
+_ASKS_POSTER = re.compile(
+    r"^\W*who\s+(?:usually\s+|first\s+)?(?:posts?|posted|announces?|announced|asks?|asked|shares?|shared)\b", re.I
+)
+
+
 def _person_in(question: str, ev: Evidence, context: Sequence[Chunk]) -> str:
     """A person the sentence names (a known author or an @mention) that the question does not, else its author."""
     q_low = question.lower()
+    if ev.author and _ASKS_POSTER.search(question):
+        # "Who posts the release announcements?": the one who wrote the line, not someone it mentions.
+        return ev.author
     known = {a for c in context for a in c.authors if a and " " in a}
     for name in sorted(known, key=lambda a: ev.text.find(a) if a in ev.text else 1 << 30):
         if name in ev.text and name.lower() not in q_low and name.split()[0].lower() not in q_low:
@@ -1275,17 +1465,17 @@ def _render(
         else:
             attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
             joiner = " " if text.endswith(":") else " — "
-            lines.append(f'{text}{joiner}{attribution}: "{_clean(ev.quote, limit=QUOTE_LIMIT)}" [{marker(ev)}]')
+            lines.append(f'{text}{joiner}{attribution}: "{_shown(ev)}" [{marker(ev)}]')
     shown = {id(ev) for _, ev in head if ev is not None}
     for ev in chosen:
         if id(ev) in shown:
             continue
         attribution = _attribution(ev, with_time=with_time, with_year=len(years) > 1)
         # Quoted: the evidence is shown as what a source said, never as the answer's own words.
-        lines.append(f'- {attribution}: "{_clean(ev.quote, limit=QUOTE_LIMIT)}" [{marker(ev)}]')
+        lines.append(f'- {attribution}: "{_shown(ev)}" [{marker(ev)}]')
     return lines, cited, urls
 
 
 def _quoted_in_head(text: str, ev: Evidence) -> bool:
     """A head line that already quotes its evidence (the "As of ...: <quote>" form)."""
-    return text.endswith('"') and _clean(ev.quote, limit=QUOTE_LIMIT) in text
+    return text.endswith('"') and _shown(ev) in text
