@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from briefing.constraints import about_person
+from briefing.constraints import about_person, version_match
 from briefing.embed import Embedder, SparseVec
 from briefing.index import Filter, Index, IndexHit, doc_id
 from briefing.model import Chunk
@@ -53,6 +53,11 @@ THREAD_TAIL_FROM = 3
 ANSWER_CREDIT = True
 ANSWER_MARGIN = 0.02
 ANSWER_SPAN = 2
+# A chunk whose title or header names exactly a version the question names ("v0.8.0", not v0.8.1 or v0.8.10) gets
+# this many times the ticket boost, as a named ticket's own item does (its direct and ticket boosts); a chunk whose
+# text names it gets VERSION_MENTION times. The chunks that name it are also fetched and fused as one more list.
+VERSION_ITEM = 2.5
+VERSION_MENTION = 0.5
 # A hit whose body is this much contained (word 5-grams) in a better hit's body is moved below the top k.
 NEAR_DUPLICATE = 0.8
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.'-]*")
@@ -122,7 +127,8 @@ def residual_query(question: str, constraints: Constraints | None) -> str:
     """The question without the constraint spans, for deciding whether anything topical is left."""
     text = question
     if constraints is not None:
-        for _, span in sorted(constraints.spans, key=lambda s: -s[1].start):
+        # A version is the topic ("what went into v0.9.2"), not a narrowing of it.
+        for _, span in sorted((s for s in constraints.spans if s[0] != "version"), key=lambda s: -s[1].start):
             text = text[: span.start] + " " + text[span.end :]
     words = [w for w in _WORD.findall(text.lower()) if w not in _FILLER]
     return " ".join(words)
@@ -329,6 +335,21 @@ class Retriever:
             hit.origin = "person"
         return found
 
+    def by_versions(self, constraints: Constraints, flt: Filter, limit: int) -> list[Hit]:
+        """The chunks that name a version of the question exactly, those naming it in their title first.
+
+        BM25 reads "v0.8.0" as the words v0, 8 and 0, so v0.8.1 and v0.8.10 share them; a search on the version's
+        words alone finds the candidates, and only the chunks whose text names the version itself are kept.
+        """
+        if not constraints.versions or not self.settings.sparse:
+            return []
+        words = " ".join(f"v{v} {v}" for v in constraints.versions)
+        svec = self.embedder.sparse([words], query=True)[0]
+        found = self._rescore_sparse(svec, self.index.search_sparse(svec, limit=limit, flt=flt))
+        named = [(names_version(f.chunk, constraints.versions), f) for f in found]
+        ordered = sorted((t for t in named if t[0]), key=lambda t: -t[0])
+        return [Hit(chunk=f.chunk, cut=f.cut, origin="version") for _, f in ordered]
+
     def _follow_links(self, ranked: list[Hit], constraints: Constraints | None, flt: Filter) -> list[Hit]:
         """The pages, tickets and pull requests that the top hits link to, placed right after the hit that links.
 
@@ -421,6 +442,10 @@ class Retriever:
         containers = [c.lower() for c in list(constraints.channels) + list(constraints.projects)]
         if containers and chunk.container.lower() in containers:
             out["container"] = s.boost_container
+        if constraints.versions:
+            named = names_version(chunk, constraints.versions)
+            if named:
+                out["version"] = s.boost_ticket * (VERSION_ITEM if named == 2 else VERSION_MENTION)
         if constraints.tickets:
             if doc_id(chunk.doc_key) in constraints.tickets:
                 # The ticket itself outranks the tickets and threads that merely mention it.
@@ -450,22 +475,24 @@ class Retriever:
             extra.extend(self.direct(constraints, flt))
             if self.settings.person_list and "person" not in constraints.hard and not about:
                 extra.extend(self.by_people(question, constraints, flt, timings))
+            extra.extend(self.by_versions(constraints, flt, limit))
             if time_first and constraints.time is not None:
                 extra.extend(self.recent(constraints.time.start, constraints.time.end, flt, limit))
         by_id = {h.chunk.chunk_id: h for h in candidates}
-        person_rank = 0
+        # The person's own list and the version list are more lists of the fusion.
+        weights = {"person": PERSON_LIST_WEIGHT, "version": 1.0}
+        list_rank = dict.fromkeys(weights, 0)
         for hit in extra:
-            if hit.origin == "person":
-                # The person's own list is one more list of the fusion.
-                person_rank += 1
-                hit.fused = PERSON_LIST_WEIGHT / (self.settings.rrf_k + person_rank)
+            if hit.origin in weights:
+                list_rank[hit.origin] += 1
+                hit.fused = weights[hit.origin] / (self.settings.rrf_k + list_rank[hit.origin])
             if hit.chunk.chunk_id not in seen:
                 seen.add(hit.chunk.chunk_id)
                 candidates.append(hit)
                 by_id[hit.chunk.chunk_id] = hit
             else:
                 existing = by_id[hit.chunk.chunk_id]
-                if hit.origin == "person" and "person" not in existing.origin:
+                if hit.origin in weights and hit.origin not in existing.origin:
                     existing.fused += hit.fused
                 if hit.origin not in existing.origin:
                     existing.origin = f"{existing.origin}+{hit.origin}"
@@ -515,6 +542,8 @@ class Retriever:
             if recency_weight and self.settings.rerank and newest > oldest:
                 hit.boosts["recency"] = recency_weight * (hit.chunk.end.timestamp() - oldest) / (newest - oldest)
             hit.score = relevance + sum(hit.boosts.values())
+        if constraints is not None and constraints.versions:
+            _one_item_per_document(candidates, self.settings.boost_ticket * VERSION_MENTION)
         ranked = sorted(candidates, key=lambda h: (-h.score, h.chunk.chunk_id))
         if self.settings.unit_list:
             ranked = _within_document(ranked)
@@ -530,6 +559,23 @@ class Retriever:
             timings_ms=timings,
             reranker=self.reranker.name if self.settings.rerank else "off (fused score only)",
         )
+
+
+def _one_item_per_document(hits: list[Hit], mention: float) -> None:
+    """Of a document's chunks that name the version in their title, only the best keeps the item boost.
+
+    Every section of "release/v0.9.0.md" is titled v0.9.0; the version says which item, and the question's other
+    words say which part of it. The others keep the boost of a mention.
+    """
+    best: dict[str, Hit] = {}
+    for hit in sorted(hits, key=lambda h: -h.score):
+        if hit.boosts.get("version", 0.0) <= mention:
+            continue
+        if hit.chunk.doc_key not in best:
+            best[hit.chunk.doc_key] = hit
+            continue
+        hit.score -= hit.boosts["version"] - mention
+        hit.boosts["version"] = mention
 
 
 def _grams(chunk: Chunk) -> set[tuple[str, ...]]:
@@ -676,6 +722,15 @@ def linked_refs(chunk: Chunk) -> list[str]:
     named = [t for t in chunk.tickets if t not in own and doc_id(t) not in own]
     refs = [r if isinstance(r, str) else str(r.get("key") or "") for r in links] + named
     return [r for r in dict.fromkeys(refs) if r and r not in own]
+
+
+def names_version(chunk: Chunk, versions: Sequence[str]) -> int:
+    """2 when the chunk's title or header line names one of `versions` exactly, 1 when only its text does, else 0."""
+    patterns = [version_match(v) for v in versions]
+    subject = f"{chunk.title}\n{unit_context(chunk)}"
+    if any(p.search(subject) for p in patterns):
+        return 2
+    return 1 if any(p.search(chunk.text) for p in patterns) else 0
 
 
 def unit_context(chunk: Chunk) -> str:
