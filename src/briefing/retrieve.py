@@ -58,8 +58,20 @@ ANSWER_SPAN = 2
 # text names it gets VERSION_MENTION times. The chunks that name it are also fetched and fused as one more list.
 VERSION_ITEM = 2.5
 VERSION_MENTION = 0.5
+# "The most recent Helm chart version", "the latest tag": of the best NEWEST_FROM hits, those that state a version of
+# the thing the question names (a question word right before the version: "Helm v0.0.26", "Tag v0.9.4") form a
+# series, and the one stated last (as of now) takes the first place.
+NEWEST_FROM = 20
 # A hit whose body is this much contained (word 5-grams) in a better hit's body is moved below the top k.
 NEAR_DUPLICATE = 0.8
+_NEWEST = re.compile(r"\b(?:most\s+recent|latest|newest)\b", re.I)
+# A version as items state it; two parts without a "v" ("4.6x", "0.4") are numbers.
+_STATED_VERSION = re.compile(r"(?<![\w.])(?:v\d+\.\d+|\d+\.\d+\.\d+)(?:\.\d+)*(?![\w-]|\.\d)", re.I)
+# The word that names what a version is of: "Helm v0.0.26", "chart version 0.0.22", "Tag v0.9.4".
+_NAMED_BEFORE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)[\s:#(\"'*_]*(?:(?:version|ver)\s*)?$", re.I)
+_NOT_A_NAME = frozenset(
+    "version versions ver v the a an of to is was that which what most recent latest newest".split()
+)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.'-]*")
 _FILLER = frozenset(
     """what happened happen happening changed change changes new news update updates status going on did do does
@@ -547,6 +559,8 @@ class Retriever:
         ranked = sorted(candidates, key=lambda h: (-h.score, h.chunk.chunk_id))
         if self.settings.unit_list:
             ranked = _within_document(ranked)
+        if NEWEST_FROM and constraints is not None and not constraints.versions and _NEWEST.search(question):
+            ranked = newest_version_first(ranked, question)
         if self.settings.follow_links:
             ranked = self._follow_links(ranked, constraints, flt)
         if NEAR_DUPLICATE:
@@ -559,6 +573,48 @@ class Retriever:
             timings_ms=timings,
             reranker=self.reranker.name if self.settings.rerank else "off (fused score only)",
         )
+
+
+def _question_names(question: str) -> set[str]:
+    from briefing.textrules import STOPWORDS
+
+    words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]*", question)}
+    return {w for w in words if len(w) > 1 and w not in STOPWORDS and w not in _NOT_A_NAME and w not in _FILLER}
+
+
+def stated_versions(chunk: Chunk, names: set[str]) -> datetime | None:
+    """When the chunk last states a version of one of `names` (the word before the version), or None."""
+    pieces = [(chunk.title, chunk.end)] + [(u.text, u.at or chunk.end) for u in chunk.units]
+    latest: datetime | None = None
+    for text, at in pieces:
+        for m in _STATED_VERSION.finditer(text):
+            before = _NAMED_BEFORE.search(text[max(0, m.start() - 40) : m.start()])
+            if before and before[1].lower().rstrip("s") in names and (latest is None or at > latest):
+                latest = at
+    return latest
+
+
+def newest_version_first(ranked: list[Hit], question: str) -> list[Hit]:
+    """For "the most recent X version / tag", the best hit stating X's newest version moves to the first place.
+
+    Release announcements and tags share one template, so similarity does not tell v0.0.26 from v0.0.21, and
+    a linear recency boost over all candidates barely separates two releases a week apart. Only the hits that
+    state a version right after a word of the question count, and at least two must (a series to pick from).
+    """
+    names = _question_names(question)
+    if not names or not ranked:
+        return ranked
+    stated = [(at, n) for n, hit in enumerate(ranked[:NEWEST_FROM]) if (at := stated_versions(hit.chunk, names))]
+    if len(stated) < 2:
+        return ranked
+    _, pick = max(stated, key=lambda t: (t[0], -t[1]))
+    if pick == 0:
+        return ranked
+    hit = ranked[pick]
+    lift = ranked[0].score - hit.score + 1e-3
+    hit.boosts["newest"] = round(lift, 4)
+    hit.score += lift
+    return [hit] + [h for n, h in enumerate(ranked) if n != pick]
 
 
 def _one_item_per_document(hits: list[Hit], mention: float) -> None:
