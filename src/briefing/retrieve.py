@@ -327,10 +327,9 @@ class Retriever:
         """Every chunk of the tickets / PRs named in the question."""
         if not constraints.tickets:
             return []
-        keys = set(constraints.tickets)
         chunks = self.index.fetch(tickets=constraints.tickets, doc_ids=constraints.tickets, within=flt)
         out = [Hit(chunk=c, origin="direct") for c in chunks]
-        out.sort(key=lambda h: (doc_id(h.chunk.doc_key) not in keys, -h.chunk.end.timestamp()))
+        out.sort(key=lambda h: (not is_named_item(h.chunk, constraints.tickets), -h.chunk.end.timestamp()))
         return out[:limit]
 
     def by_people(self, question: str, constraints: Constraints, flt: Filter, timings: dict[str, float]) -> list[Hit]:
@@ -459,7 +458,7 @@ class Retriever:
             if named:
                 out["version"] = s.boost_ticket * (VERSION_ITEM if named == 2 else VERSION_MENTION)
         if constraints.tickets:
-            if doc_id(chunk.doc_key) in constraints.tickets:
+            if is_named_item(chunk, constraints.tickets):
                 # The ticket itself outranks the tickets and threads that merely mention it.
                 out["ticket"] = s.boost_ticket * 1.5
             elif set(constraints.tickets) & set(chunk.tickets):
@@ -537,7 +536,7 @@ class Retriever:
                 relevance = 0.5 * relevance + 0.5 * _sigmoid(ce_scores[i])
             hit.boosts = self._boosts(hit, constraints, about) if self.settings.rerank else {}
             if "direct" in hit.origin and constraints is not None:
-                if doc_id(hit.chunk.doc_key) in constraints.tickets:
+                if is_named_item(hit.chunk, constraints.tickets):
                     hit.boosts["direct"] = self.settings.boost_ticket
             if time_first and window is not None and len(residual.split()) < 2:
                 # Nothing topical left in the question: order the window by recency instead of similarity.
@@ -778,6 +777,12 @@ def linked_refs(chunk: Chunk) -> list[str]:
     named = [t for t in chunk.tickets if t not in own and doc_id(t) not in own]
     refs = [r if isinstance(r, str) else str(r.get("key") or "") for r in links] + named
     return [r for r in dict.fromkeys(refs) if r and r not in own]
+
+
+def is_named_item(chunk: Chunk, tickets: Sequence[str]) -> bool:
+    """The chunk belongs to a ticket or pull request the question named, by its key ("PLAT-142") or its full ref
+    ("github:owner/repo#45", what "PR 45" resolves to), rather than merely mentioning it."""
+    return doc_id(chunk.doc_key) in tickets or chunk.doc_key in tickets
 
 
 def names_version(chunk: Chunk, versions: Sequence[str]) -> int:
