@@ -791,6 +791,8 @@ def names_version(chunk: Chunk, versions: Sequence[str]) -> int:
     subject = f"{chunk.title}\n{unit_context(chunk)}"
     if any(p.search(subject) for p in patterns):
         return 2
+    if _STATED_VERSION.search(subject):
+        return 0  # another version's item ("release v0.8.1": merged after v0.8.0) only mentions it in passing
     return 1 if any(p.search(chunk.text) for p in patterns) else 0
 
 
