@@ -62,6 +62,8 @@ VERSION_MENTION = 0.5
 # the thing the question names (a question word right before the version: "Helm v0.0.26", "Tag v0.9.4") form a
 # series, and the one stated last (as of now) takes the first place.
 NEWEST_FROM = 20
+# How many chunks the series search (the question's naming words alone) looks at.
+SERIES_LIMIT = 50
 # A hit whose body is this much contained (word 5-grams) in a better hit's body is moved below the top k.
 NEAR_DUPLICATE = 0.8
 _NEWEST = re.compile(r"\b(?:most\s+recent|latest|newest)\b", re.I)
@@ -361,6 +363,19 @@ class Retriever:
         ordered = sorted((t for t in named if t[0]), key=lambda t: -t[0])
         return [Hit(chunk=f.chunk, cut=f.cut, origin="version") for _, f in ordered]
 
+    def series(self, question: str, constraints: Constraints | None, flt: Filter) -> list[Hit]:
+        """For "the most recent X version": the chunks that state a version of X, found by X's words alone.
+
+        The newest release is often not among the candidates the whole question finds (its notes share few of the
+        question's words); `newest_version_first` picks from these and the best hits.
+        """
+        names = _question_names(question, constraints)
+        if not names or not self.settings.sparse:
+            return []
+        svec = self.embedder.sparse([" ".join(sorted(names))], query=True)[0]
+        found = self._rescore_sparse(svec, self.index.search_sparse(svec, limit=SERIES_LIMIT, flt=flt))
+        return [Hit(chunk=f.chunk, cut=f.cut, origin="series") for f in found if stated_versions(f.chunk, names)]
+
     def _follow_links(self, ranked: list[Hit], constraints: Constraints | None, flt: Filter) -> list[Hit]:
         """The pages, tickets and pull requests that the top hits link to, placed right after the hit that links.
 
@@ -507,6 +522,17 @@ class Retriever:
                     existing.fused += hit.fused
                 if hit.origin not in existing.origin:
                     existing.origin = f"{existing.origin}+{hit.origin}"
+        newest_of = bool(
+            NEWEST_FROM and constraints is not None and not constraints.versions and _NEWEST.search(question)
+        )
+        if newest_of:
+            for hit in self.series(question, constraints, flt):
+                if hit.chunk.chunk_id not in seen:
+                    seen.add(hit.chunk.chunk_id)
+                    candidates.append(hit)
+                    by_id[hit.chunk.chunk_id] = hit
+                elif "series" not in by_id[hit.chunk.chunk_id].origin:
+                    by_id[hit.chunk.chunk_id].origin += "+series"
         if THREAD_TAIL and constraints is not None and constraints.intent == "latest":
             for hit in self._thread_tails(candidates, flt):
                 if hit.chunk.chunk_id not in seen:
@@ -558,8 +584,8 @@ class Retriever:
         ranked = sorted(candidates, key=lambda h: (-h.score, h.chunk.chunk_id))
         if self.settings.unit_list:
             ranked = _within_document(ranked)
-        if NEWEST_FROM and constraints is not None and not constraints.versions and _NEWEST.search(question):
-            ranked = newest_version_first(ranked, question)
+        if newest_of:
+            ranked = newest_version_first(ranked, question, constraints)
         if self.settings.follow_links:
             ranked = self._follow_links(ranked, constraints, flt)
         if NEAR_DUPLICATE:
@@ -574,9 +600,14 @@ class Retriever:
         )
 
 
-def _question_names(question: str) -> set[str]:
+def _question_names(question: str, constraints: Constraints | None = None) -> set[str]:
+    """The words of the question that may name what a version is of (not its channel, people, time or keys)."""
     from briefing.textrules import STOPWORDS
 
+    if constraints is not None:
+        for kind, span in sorted(constraints.spans, key=lambda s: -s[1].start):
+            if kind in {"channel", "person", "time", "ticket", "pr"}:
+                question = question[: span.start] + " " + question[span.end :]
     words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]*", question)}
     return {w for w in words if len(w) > 1 and w not in STOPWORDS and w not in _NOT_A_NAME and w not in _FILLER}
 
@@ -593,17 +624,32 @@ def stated_versions(chunk: Chunk, names: set[str]) -> datetime | None:
     return latest
 
 
-def newest_version_first(ranked: list[Hit], question: str) -> list[Hit]:
+def newest_version_first(ranked: list[Hit], question: str, constraints: Constraints | None = None) -> list[Hit]:
     """For "the most recent X version / tag", the best hit stating X's newest version moves to the first place.
 
     Release announcements and tags share one template, so similarity does not tell v0.0.26 from v0.0.21, and
     a linear recency boost over all candidates barely separates two releases a week apart. Only the hits that
-    state a version right after a word of the question count, and at least two must (a series to pick from).
+    state a version right after a word of the question count, and at least two must (a series to pick from). A
+    channel, source or person the question names must match ("announced in #announcements").
     """
-    names = _question_names(question)
+    names = _question_names(question, constraints)
     if not names or not ranked:
         return ranked
-    stated = [(at, n) for n, hit in enumerate(ranked[:NEWEST_FROM]) if (at := stated_versions(hit.chunk, names))]
+    needed = set()
+    if constraints is not None:
+        needed = {
+            kind
+            for kind, named in (
+                ("container", constraints.channels or constraints.projects),
+                ("source", constraints.sources),
+                ("person", constraints.people),
+            )
+            if named
+        }
+    pool = [
+        n for n, hit in enumerate(ranked) if (n < NEWEST_FROM or "series" in hit.origin) and needed <= set(hit.boosts)
+    ]
+    stated = [(at, n) for n in pool if (at := stated_versions(ranked[n].chunk, names))]
     if len(stated) < 2:
         return ranked
     _, pick = max(stated, key=lambda t: (t[0], -t[1]))
