@@ -832,11 +832,16 @@ def is_named_item(chunk: Chunk, tickets: Sequence[str]) -> bool:
 
 
 def names_version(chunk: Chunk, versions: Sequence[str]) -> int:
-    """2 when the chunk's title or header line names one of `versions` exactly, 1 when only its text does, else 0."""
+    """2 when the chunk's title or header line names one of `versions` exactly, 1 when only its text does, else 0.
+
+    A two-part version ("the v0.9 notes") names a release line, not one item: naming it counts as a mention.
+    """
     patterns = [version_match(v) for v in versions]
     subject = f"{chunk.title}\n{unit_context(chunk)}"
-    if any(p.search(subject) for p in patterns):
+    if any(p.search(subject) for v, p in zip(versions, patterns, strict=True) if v.count(".") >= 2):
         return 2
+    if any(p.search(subject) for p in patterns):
+        return 1
     if _STATED_VERSION.search(subject):
         return 0  # another version's item ("release v0.8.1": merged after v0.8.0) only mentions it in passing
     return 1 if any(p.search(chunk.text) for p in patterns) else 0
