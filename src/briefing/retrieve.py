@@ -354,12 +354,13 @@ class Retriever:
         BM25 reads "v0.8.0" as the words v0, 8 and 0, so v0.8.1 and v0.8.10 share them; a search on the version's
         words alone finds the candidates, and only the chunks whose text names the version itself are kept.
         """
-        if not constraints.versions or not self.settings.sparse:
+        versions = exact_versions(constraints)
+        if not versions or not self.settings.sparse:
             return []
-        words = " ".join(f"v{v} {v}" for v in constraints.versions)
+        words = " ".join(f"v{v} {v}" for v in versions)
         svec = self.embedder.sparse([words], query=True)[0]
         found = self._rescore_sparse(svec, self.index.search_sparse(svec, limit=limit, flt=flt))
-        named = [(names_version(f.chunk, constraints.versions), f) for f in found]
+        named = [(names_version(f.chunk, versions), f) for f in found]
         ordered = sorted((t for t in named if t[0]), key=lambda t: -t[0])
         return [Hit(chunk=f.chunk, cut=f.cut, origin="version") for _, f in ordered]
 
@@ -468,8 +469,8 @@ class Retriever:
         containers = [c.lower() for c in list(constraints.channels) + list(constraints.projects)]
         if containers and chunk.container.lower() in containers:
             out["container"] = s.boost_container
-        if constraints.versions:
-            named = names_version(chunk, constraints.versions)
+        if exact_versions(constraints):
+            named = names_version(chunk, exact_versions(constraints))
             if named:
                 out["version"] = s.boost_ticket * (VERSION_ITEM if named == 2 else VERSION_MENTION)
         if constraints.tickets:
@@ -579,7 +580,7 @@ class Retriever:
             if recency_weight and self.settings.rerank and newest > oldest:
                 hit.boosts["recency"] = recency_weight * (hit.chunk.end.timestamp() - oldest) / (newest - oldest)
             hit.score = relevance + sum(hit.boosts.values())
-        if constraints is not None and constraints.versions:
+        if constraints is not None and exact_versions(constraints):
             _one_item_per_document(candidates, self.settings.boost_ticket * VERSION_MENTION)
         ranked = sorted(candidates, key=lambda h: (-h.score, h.chunk.chunk_id))
         if self.settings.unit_list:
@@ -831,17 +832,18 @@ def is_named_item(chunk: Chunk, tickets: Sequence[str]) -> bool:
     return doc_id(chunk.doc_key) in tickets or chunk.doc_key in tickets
 
 
-def names_version(chunk: Chunk, versions: Sequence[str]) -> int:
-    """2 when the chunk's title or header line names one of `versions` exactly, 1 when only its text does, else 0.
+def exact_versions(constraints: Constraints) -> list[str]:
+    """The versions of the question that name one release ("v0.8.0"). A two-part one ("the v0.9 notes") names a
+    release line: boosting every chunk of the line took the places of the item the question asked about."""
+    return [v for v in constraints.versions if v.count(".") >= 2]
 
-    A two-part version ("the v0.9 notes") names a release line, not one item: naming it counts as a mention.
-    """
+
+def names_version(chunk: Chunk, versions: Sequence[str]) -> int:
+    """2 when the chunk's title or header line names one of `versions` exactly, 1 when only its text does, else 0."""
     patterns = [version_match(v) for v in versions]
     subject = f"{chunk.title}\n{unit_context(chunk)}"
-    if any(p.search(subject) for v, p in zip(versions, patterns, strict=True) if v.count(".") >= 2):
-        return 2
     if any(p.search(subject) for p in patterns):
-        return 1
+        return 2
     if _STATED_VERSION.search(subject):
         return 0  # another version's item ("release v0.8.1": merged after v0.8.0) only mentions it in passing
     return 1 if any(p.search(chunk.text) for p in patterns) else 0
