@@ -62,7 +62,7 @@ def render_trace(result: SearchResult) -> None:
     c = trace.get("constraints", {})
     for span in c.get("spans", []):
         cons.add(f"{span.get('kind')}: “{escape(str(span.get('text')))}”")
-    for key in ("time", "sources", "people", "channels", "projects", "tickets", "prs", "versions", "hard", "intent"):
+    for key in ("time", "sources", "people", "channels", "projects", "tickets", "prs", "hard", "intent"):
         if c.get(key):
             cons.add(f"{key} = {escape(json.dumps(c[key], default=str))}")
     tree.add(f"router: {escape(str(trace.get('router', 'off')))}")
