@@ -64,6 +64,44 @@ def _announcement(n: int, day: int, text: str, channel: str = "announcements") -
     )
 
 
+def _pull(number: int, day: int, title: str) -> Chunk:
+    at = T0 + timedelta(days=day)
+    ref = f"github:acme/workers#{number}"
+    text = f'acme/workers#{number}: {title} (pull request, merged)\nPR #{number} "{title}" merged {at:%Y-%m-%d}'
+    return Chunk(
+        chunk_id=f"{ref}::0",
+        doc_key=ref,
+        source_type="github",
+        kind="github_issue",
+        title=f"acme/workers#{number}: {title}",
+        text=text,
+        refs=[ref],
+        start=at,
+        end=at,
+        authors=["dana"],
+        container="acme/workers",
+        units=[Unit(ref, text.split("\n", 1)[1], "dana", at)],
+    )
+
+
+PULLS = {
+    72: "chore: bump the protobuf runtime",
+    73: "docs: fix typos in the sync workers guide",
+    74: "ci: cache the module downloads",
+    75: "test: the sync workers retry table",
+    79: "feat: 2pc kafka",
+}
+
+
+def listing() -> list[Chunk]:
+    """A tag whose notes list five pull requests (a list, not five links) and the pull requests themselves."""
+    # The notes say in words what the pull request's title abbreviates, so the tag outranks the pull request.
+    notes = "Highlights: two-phase commit support for the Kafka writer. Pull requests merged before v2.6.0: "
+    tag = _release("v2.6.0", 50, notes + "; ".join(f"PR #{n} {t}" for n, t in PULLS.items()))
+    tag.tickets = [f"github:acme/workers#{n}" for n in PULLS]
+    return [tag] + [_pull(n, 45 + i, t) for i, (n, t) in enumerate(PULLS.items())]
+
+
 def chunks() -> list[Chunk]:
     notes = "Pull requests merged after v2.3.0: retry backoff for the sync workers, log rotation, a v2.3.1 hotfix."
     return [
@@ -83,6 +121,7 @@ def chunks() -> list[Chunk]:
         _announcement(6, -300, "Ingest Workers v1.0.0 released: the first release of the sync workers."),
         # Newer, but in another channel than the one the question names.
         _announcement(7, 45, "Ingest Workers v2.4.1 is on staging: the sync workers stream their writes.", "general"),
+        *listing(),
     ]
 
 
@@ -151,3 +190,15 @@ def test_without_the_series_rule_similarity_alone_misses_the_newest(
 ) -> None:
     monkeypatch.setattr(retrieve_module, "NEWEST_FROM", 0)
     assert _first(retriever, ASKED) != "slack:CANN::2"
+
+
+def test_a_tag_listing_pull_requests_does_not_pull_them_all_above_the_answer(retriever: Retriever) -> None:
+    question = "When did the two-phase commit support for Kafka get merged?"
+    constraints = extract(question, now=NOW)
+    ids = [h.chunk.chunk_id for h in retriever.retrieve(SearchQuery(question, now=NOW, constraints=constraints)).hits]
+    answer = ids.index("github:acme/workers#79::0")
+    others = [
+        ids.index(f"github:acme/workers#{n}::0") for n in PULLS if n != 79 and f"github:acme/workers#{n}::0" in ids
+    ]
+    # The pull request the question is about ranks above the ones the tag merely lists.
+    assert all(answer < other for other in others), ids

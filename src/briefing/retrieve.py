@@ -43,6 +43,8 @@ PERSON_LIST_WEIGHT = 0.5
 # them as much as their messages.
 PERSON_ABOUT = True
 MAX_LINKED = 3
+# Whether links are followed from a hit naming more than MAX_LINKED items (a listing).
+LINK_LISTS = False
 # For a "latest state" question, the newest chunks of the best-ranked threads join the candidates: a long
 # thread's current state is stated at its end, often in words the question does not share.
 THREAD_TAIL = 2
@@ -389,7 +391,9 @@ class Retriever:
         for pos, hit in enumerate(ranked[:LINK_FROM_TOP]):
             about = pos == 0 or "direct" in hit.origin or hit.chunk.source_type in sources
             refs = linked_refs(hit.chunk)
-            if about and refs:
+            # A hit that names more items than it can bring (a tag listing the pull requests before it) is a list,
+            # not a link: which of them the question is about is for their own scores to say.
+            if about and refs and (LINK_LISTS or len(refs) <= MAX_LINKED):
                 links.append((hit, refs))
         if not links:
             return ranked
