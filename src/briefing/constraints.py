@@ -8,6 +8,7 @@ names a real person, channel or project. Constraints are soft boosts unless the 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -126,9 +127,11 @@ class Constraints:
     projects: list[str] = field(default_factory=list)
     tickets: list[str] = field(default_factory=list)
     prs: list[str] = field(default_factory=list)
+    # Release versions named ("v0.8.0", "1.10.2"), without a leading "v": each matches only itself (`version_match`).
+    versions: list[str] = field(default_factory=list)
     hard: set[str] = field(default_factory=set)
     intent: str = "fact"
-    # (kind, span): kind is one of time, source, person, channel, project, ticket, pr.
+    # (kind, span): kind is one of time, source, person, channel, project, ticket, pr, version.
     spans: list[tuple[str, Span]] = field(default_factory=list)
 
     def is_empty(self) -> bool:
@@ -146,6 +149,7 @@ class Constraints:
             "projects": list(self.projects),
             "tickets": list(self.tickets),
             "prs": list(self.prs),
+            "versions": list(self.versions),
             "hard": sorted(self.hard),
             "intent": self.intent,
             "spans": [span.to_json(kind) for kind, span in self.spans],
@@ -174,6 +178,7 @@ class Constraints:
             projects=list(data.get("projects", [])),
             tickets=list(data.get("tickets", [])),
             prs=list(data.get("prs", [])),
+            versions=list(data.get("versions", [])),
             hard=set(data.get("hard", [])),
             intent=data.get("intent", "fact"),
             spans=[(s["kind"], Span(s["start"], s["end"], s["text"])) for s in data.get("spans", [])],
@@ -235,6 +240,34 @@ def _prs(found: _Found, out: Constraints, directory: Directory | None = None) ->
         tail = f":{repo}#{number}" if repo else f"#{number}"
         known = directory.ticket_keys if directory else set()
         _add(out.tickets, *sorted(k for k in known if k.endswith(tail) and "/" in k.partition("#")[0]))
+
+
+# A release version: "v0.8.0", "0.8.0", "1.10.2", "v0.9", "v2.0.0-rc1". Two parts without a "v" ("4.6x", "0.4") read
+# as a number, not a version.
+_VERSION = re.compile(
+    r"(?<![\w.@/#-])(?P<v>v)?(?P<number>\d+\.\d+(?P<more>(?:\.\d+){1,2})?(?:-(?:rc|alpha|beta|pre|dev)\.?\d*)?)"
+    r"(?![\w-]|\.\d)",
+    re.IGNORECASE,
+)
+
+
+def _versions(found: _Found, out: Constraints) -> None:
+    for m in _VERSION.finditer(found.text):
+        if not (m["v"] or m["more"]) or not found.free(m.start(), m.end()):
+            continue
+        found.claim("version", m.start(), m.end())
+        _add(out.versions, m["number"].lower())
+
+
+@functools.lru_cache(maxsize=256)
+def version_match(version: str) -> re.Pattern[str]:
+    """Where a text names exactly `version` (with or without its "v"): "0.8.0" is not "v0.8.1" or "v0.8.10".
+
+    A two-part version also matches its ".0" release ("v0.9" is "v0.9.0"), not its later patches.
+    """
+    number = re.escape(version.lower().lstrip("v"))
+    zero = r"(?:\.0)?" if version.count(".") == 1 else ""
+    return re.compile(rf"(?<![\w.])v?{number}{zero}(?![\w-]|\.\d)", re.IGNORECASE)
 
 
 def _channels(found: _Found, directory: Directory | None, out: Constraints) -> None:
@@ -415,6 +448,7 @@ def extract(
     # Order matters: keys and numbers first, so neither dates nor names read "PLAT-123" or "#45".
     _tickets(found, directory, out)
     _prs(found, out, directory)
+    _versions(found, out)
     _channels(found, directory, out)
     names = frozenset(p.name.split()[0].lower() for p in directory.people if p.name.split()) if directory else None
     windows = find_windows(text, calendar, found.taken(), names=names or frozenset())

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from briefing.constraints import about_person
+from briefing.constraints import about_person, version_match
 from briefing.embed import Embedder, SparseVec
 from briefing.index import Filter, Index, IndexHit, doc_id
 from briefing.model import Chunk
@@ -43,6 +43,8 @@ PERSON_LIST_WEIGHT = 0.5
 # them as much as their messages.
 PERSON_ABOUT = True
 MAX_LINKED = 3
+# Whether links are followed from a hit naming more than MAX_LINKED items (a listing).
+LINK_LISTS = False
 # For a "latest state" question, the newest chunks of the best-ranked threads join the candidates: a long
 # thread's current state is stated at its end, often in words the question does not share.
 THREAD_TAIL = 2
@@ -53,8 +55,27 @@ THREAD_TAIL_FROM = 3
 ANSWER_CREDIT = True
 ANSWER_MARGIN = 0.02
 ANSWER_SPAN = 2
+# A chunk whose title or header names exactly a version the question names ("v0.8.0", not v0.8.1 or v0.8.10) gets
+# this many times the ticket boost, as a named ticket's own item does (its direct and ticket boosts); a chunk whose
+# text names it gets VERSION_MENTION times. The chunks that name it are also fetched and fused as one more list.
+VERSION_ITEM = 2.5
+VERSION_MENTION = 0.5
+# "The most recent Helm chart version", "the latest tag": of the best NEWEST_FROM hits, those that state a version of
+# the thing the question names (a question word right before the version: "Helm v0.0.26", "Tag v0.9.4") form a
+# series, and the one stated last (as of now) takes the first place.
+NEWEST_FROM = 20
+# How many chunks the series search (the question's naming words alone) looks at.
+SERIES_LIMIT = 50
 # A hit whose body is this much contained (word 5-grams) in a better hit's body is moved below the top k.
 NEAR_DUPLICATE = 0.8
+_NEWEST = re.compile(r"\b(?:most\s+recent|latest|newest)\b", re.I)
+# A version as items state it; two parts without a "v" ("4.6x", "0.4") are numbers.
+_STATED_VERSION = re.compile(r"(?<![\w.])(?:v\d+\.\d+|\d+\.\d+\.\d+)(?:\.\d+)*(?![\w-]|\.\d)", re.I)
+# The word that names what a version is of: "Helm v0.0.26", "chart version 0.0.22", "Tag v0.9.4".
+_NAMED_BEFORE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)[\s:#(\"'*_]*(?:(?:version|ver)\s*)?$", re.I)
+_NOT_A_NAME = frozenset(
+    "version versions ver v the a an of to is was that which what most recent latest newest".split()
+)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.'-]*")
 _FILLER = frozenset(
     """what happened happen happening changed change changes new news update updates status going on did do does
@@ -122,7 +143,8 @@ def residual_query(question: str, constraints: Constraints | None) -> str:
     """The question without the constraint spans, for deciding whether anything topical is left."""
     text = question
     if constraints is not None:
-        for _, span in sorted(constraints.spans, key=lambda s: -s[1].start):
+        # A version is the topic ("what went into v0.9.2"), not a narrowing of it.
+        for _, span in sorted((s for s in constraints.spans if s[0] != "version"), key=lambda s: -s[1].start):
             text = text[: span.start] + " " + text[span.end :]
     words = [w for w in _WORD.findall(text.lower()) if w not in _FILLER]
     return " ".join(words)
@@ -309,10 +331,9 @@ class Retriever:
         """Every chunk of the tickets / PRs named in the question."""
         if not constraints.tickets:
             return []
-        keys = set(constraints.tickets)
         chunks = self.index.fetch(tickets=constraints.tickets, doc_ids=constraints.tickets, within=flt)
         out = [Hit(chunk=c, origin="direct") for c in chunks]
-        out.sort(key=lambda h: (doc_id(h.chunk.doc_key) not in keys, -h.chunk.end.timestamp()))
+        out.sort(key=lambda h: (not is_named_item(h.chunk, constraints.tickets), -h.chunk.end.timestamp()))
         return out[:limit]
 
     def by_people(self, question: str, constraints: Constraints, flt: Filter, timings: dict[str, float]) -> list[Hit]:
@@ -329,6 +350,35 @@ class Retriever:
             hit.origin = "person"
         return found
 
+    def by_versions(self, constraints: Constraints, flt: Filter, limit: int) -> list[Hit]:
+        """The chunks that name a version of the question exactly, those naming it in their title first.
+
+        BM25 reads "v0.8.0" as the words v0, 8 and 0, so v0.8.1 and v0.8.10 share them; a search on the version's
+        words alone finds the candidates, and only the chunks whose text names the version itself are kept.
+        """
+        versions = exact_versions(constraints)
+        if not versions or not self.settings.sparse:
+            return []
+        words = " ".join(f"v{v} {v}" for v in versions)
+        svec = self.embedder.sparse([words], query=True)[0]
+        found = self._rescore_sparse(svec, self.index.search_sparse(svec, limit=limit, flt=flt))
+        named = [(names_version(f.chunk, versions), f) for f in found]
+        ordered = sorted((t for t in named if t[0]), key=lambda t: -t[0])
+        return [Hit(chunk=f.chunk, cut=f.cut, origin="version") for _, f in ordered]
+
+    def series(self, question: str, constraints: Constraints | None, flt: Filter) -> list[Hit]:
+        """For "the most recent X version": the chunks that state a version of X, found by X's words alone.
+
+        The newest release is often not among the candidates the whole question finds (its notes share few of the
+        question's words); `newest_version_first` picks from these and the best hits.
+        """
+        names = _question_names(question, constraints)
+        if not names or not self.settings.sparse:
+            return []
+        svec = self.embedder.sparse([" ".join(sorted(names))], query=True)[0]
+        found = self._rescore_sparse(svec, self.index.search_sparse(svec, limit=SERIES_LIMIT, flt=flt))
+        return [Hit(chunk=f.chunk, cut=f.cut, origin="series") for f in found if stated_versions(f.chunk, names)]
+
     def _follow_links(self, ranked: list[Hit], constraints: Constraints | None, flt: Filter) -> list[Hit]:
         """The pages, tickets and pull requests that the top hits link to, placed right after the hit that links.
 
@@ -341,7 +391,9 @@ class Retriever:
         for pos, hit in enumerate(ranked[:LINK_FROM_TOP]):
             about = pos == 0 or "direct" in hit.origin or hit.chunk.source_type in sources
             refs = linked_refs(hit.chunk)
-            if about and refs:
+            # A hit that names more items than it can bring (a tag listing the pull requests before it) is a list,
+            # not a link: which of them the question is about is for their own scores to say.
+            if about and refs and (LINK_LISTS or len(refs) <= MAX_LINKED):
                 links.append((hit, refs))
         if not links:
             return ranked
@@ -421,8 +473,12 @@ class Retriever:
         containers = [c.lower() for c in list(constraints.channels) + list(constraints.projects)]
         if containers and chunk.container.lower() in containers:
             out["container"] = s.boost_container
+        if exact_versions(constraints):
+            named = names_version(chunk, exact_versions(constraints))
+            if named:
+                out["version"] = s.boost_ticket * (VERSION_ITEM if named == 2 else VERSION_MENTION)
         if constraints.tickets:
-            if doc_id(chunk.doc_key) in constraints.tickets:
+            if is_named_item(chunk, constraints.tickets):
                 # The ticket itself outranks the tickets and threads that merely mention it.
                 out["ticket"] = s.boost_ticket * 1.5
             elif set(constraints.tickets) & set(chunk.tickets):
@@ -450,25 +506,38 @@ class Retriever:
             extra.extend(self.direct(constraints, flt))
             if self.settings.person_list and "person" not in constraints.hard and not about:
                 extra.extend(self.by_people(question, constraints, flt, timings))
+            extra.extend(self.by_versions(constraints, flt, limit))
             if time_first and constraints.time is not None:
                 extra.extend(self.recent(constraints.time.start, constraints.time.end, flt, limit))
         by_id = {h.chunk.chunk_id: h for h in candidates}
-        person_rank = 0
+        # The person's own list and the version list are more lists of the fusion.
+        weights = {"person": PERSON_LIST_WEIGHT, "version": 1.0}
+        list_rank = dict.fromkeys(weights, 0)
         for hit in extra:
-            if hit.origin == "person":
-                # The person's own list is one more list of the fusion.
-                person_rank += 1
-                hit.fused = PERSON_LIST_WEIGHT / (self.settings.rrf_k + person_rank)
+            if hit.origin in weights:
+                list_rank[hit.origin] += 1
+                hit.fused = weights[hit.origin] / (self.settings.rrf_k + list_rank[hit.origin])
             if hit.chunk.chunk_id not in seen:
                 seen.add(hit.chunk.chunk_id)
                 candidates.append(hit)
                 by_id[hit.chunk.chunk_id] = hit
             else:
                 existing = by_id[hit.chunk.chunk_id]
-                if hit.origin == "person" and "person" not in existing.origin:
+                if hit.origin in weights and hit.origin not in existing.origin:
                     existing.fused += hit.fused
                 if hit.origin not in existing.origin:
                     existing.origin = f"{existing.origin}+{hit.origin}"
+        newest_of = bool(
+            NEWEST_FROM and constraints is not None and not constraints.versions and _NEWEST.search(question)
+        )
+        if newest_of:
+            for hit in self.series(question, constraints, flt):
+                if hit.chunk.chunk_id not in seen:
+                    seen.add(hit.chunk.chunk_id)
+                    candidates.append(hit)
+                    by_id[hit.chunk.chunk_id] = hit
+                elif "series" not in by_id[hit.chunk.chunk_id].origin:
+                    by_id[hit.chunk.chunk_id].origin += "+series"
         if THREAD_TAIL and constraints is not None and constraints.intent == "latest":
             for hit in self._thread_tails(candidates, flt):
                 if hit.chunk.chunk_id not in seen:
@@ -498,7 +567,7 @@ class Retriever:
                 relevance = 0.5 * relevance + 0.5 * _sigmoid(ce_scores[i])
             hit.boosts = self._boosts(hit, constraints, about) if self.settings.rerank else {}
             if "direct" in hit.origin and constraints is not None:
-                if doc_id(hit.chunk.doc_key) in constraints.tickets:
+                if is_named_item(hit.chunk, constraints.tickets):
                     hit.boosts["direct"] = self.settings.boost_ticket
             if time_first and window is not None and len(residual.split()) < 2:
                 # Nothing topical left in the question: order the window by recency instead of similarity.
@@ -515,9 +584,13 @@ class Retriever:
             if recency_weight and self.settings.rerank and newest > oldest:
                 hit.boosts["recency"] = recency_weight * (hit.chunk.end.timestamp() - oldest) / (newest - oldest)
             hit.score = relevance + sum(hit.boosts.values())
+        if constraints is not None and exact_versions(constraints):
+            _one_item_per_document(candidates, self.settings.boost_ticket * VERSION_MENTION)
         ranked = sorted(candidates, key=lambda h: (-h.score, h.chunk.chunk_id))
         if self.settings.unit_list:
             ranked = _within_document(ranked)
+        if newest_of:
+            ranked = newest_version_first(ranked, question, constraints)
         if self.settings.follow_links:
             ranked = self._follow_links(ranked, constraints, flt)
         if NEAR_DUPLICATE:
@@ -530,6 +603,85 @@ class Retriever:
             timings_ms=timings,
             reranker=self.reranker.name if self.settings.rerank else "off (fused score only)",
         )
+
+
+def _question_names(question: str, constraints: Constraints | None = None) -> set[str]:
+    """The words of the question that may name what a version is of (not its channel, people, time or keys)."""
+    from briefing.textrules import STOPWORDS
+
+    if constraints is not None:
+        for kind, span in sorted(constraints.spans, key=lambda s: -s[1].start):
+            if kind in {"channel", "person", "time", "ticket", "pr"}:
+                question = question[: span.start] + " " + question[span.end :]
+    words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]*", question)}
+    return {w for w in words if len(w) > 1 and w not in STOPWORDS and w not in _NOT_A_NAME and w not in _FILLER}
+
+
+def stated_versions(chunk: Chunk, names: set[str]) -> datetime | None:
+    """When the chunk last states a version of one of `names` (the word before the version), or None."""
+    pieces = [(chunk.title, chunk.end)] + [(u.text, u.at or chunk.end) for u in chunk.units]
+    latest: datetime | None = None
+    for text, at in pieces:
+        for m in _STATED_VERSION.finditer(text):
+            before = _NAMED_BEFORE.search(text[max(0, m.start() - 40) : m.start()])
+            if before and before[1].lower().rstrip("s") in names and (latest is None or at > latest):
+                latest = at
+    return latest
+
+
+def newest_version_first(ranked: list[Hit], question: str, constraints: Constraints | None = None) -> list[Hit]:
+    """For "the most recent X version / tag", the best hit stating X's newest version moves to the first place.
+
+    Release announcements and tags share one template, so similarity does not tell v0.0.26 from v0.0.21, and
+    a linear recency boost over all candidates barely separates two releases a week apart. Only the hits that
+    state a version right after a word of the question count, and at least two must (a series to pick from). A
+    channel, source or person the question names must match ("announced in #announcements").
+    """
+    names = _question_names(question, constraints)
+    if not names or not ranked:
+        return ranked
+    needed = set()
+    if constraints is not None:
+        needed = {
+            kind
+            for kind, named in (
+                ("container", constraints.channels or constraints.projects),
+                ("source", constraints.sources),
+                ("person", constraints.people),
+            )
+            if named
+        }
+    pool = [
+        n for n, hit in enumerate(ranked) if (n < NEWEST_FROM or "series" in hit.origin) and needed <= set(hit.boosts)
+    ]
+    stated = [(at, n) for n in pool if (at := stated_versions(ranked[n].chunk, names))]
+    if len(stated) < 2:
+        return ranked
+    _, pick = max(stated, key=lambda t: (t[0], -t[1]))
+    if pick == 0:
+        return ranked
+    hit = ranked[pick]
+    lift = ranked[0].score - hit.score + 1e-3
+    hit.boosts["newest"] = round(lift, 4)
+    hit.score += lift
+    return [hit] + [h for n, h in enumerate(ranked) if n != pick]
+
+
+def _one_item_per_document(hits: list[Hit], mention: float) -> None:
+    """Of a document's chunks that name the version in their title, only the best keeps the item boost.
+
+    Every section of "release/v0.9.0.md" is titled v0.9.0; the version says which item, and the question's other
+    words say which part of it. The others keep the boost of a mention.
+    """
+    best: dict[str, Hit] = {}
+    for hit in sorted(hits, key=lambda h: -h.score):
+        if hit.boosts.get("version", 0.0) <= mention:
+            continue
+        if hit.chunk.doc_key not in best:
+            best[hit.chunk.doc_key] = hit
+            continue
+        hit.score -= hit.boosts["version"] - mention
+        hit.boosts["version"] = mention
 
 
 def _grams(chunk: Chunk) -> set[tuple[str, ...]]:
@@ -676,6 +828,29 @@ def linked_refs(chunk: Chunk) -> list[str]:
     named = [t for t in chunk.tickets if t not in own and doc_id(t) not in own]
     refs = [r if isinstance(r, str) else str(r.get("key") or "") for r in links] + named
     return [r for r in dict.fromkeys(refs) if r and r not in own]
+
+
+def is_named_item(chunk: Chunk, tickets: Sequence[str]) -> bool:
+    """The chunk belongs to a ticket or pull request the question named, by its key ("PLAT-142") or its full ref
+    ("github:owner/repo#45", what "PR 45" resolves to), rather than merely mentioning it."""
+    return doc_id(chunk.doc_key) in tickets or chunk.doc_key in tickets
+
+
+def exact_versions(constraints: Constraints) -> list[str]:
+    """The versions of the question that name one release ("v0.8.0"). A two-part one ("the v0.9 notes") names a
+    release line: boosting every chunk of the line took the places of the item the question asked about."""
+    return [v for v in constraints.versions if v.count(".") >= 2]
+
+
+def names_version(chunk: Chunk, versions: Sequence[str]) -> int:
+    """2 when the chunk's title or header line names one of `versions` exactly, 1 when only its text does, else 0."""
+    patterns = [version_match(v) for v in versions]
+    subject = f"{chunk.title}\n{unit_context(chunk)}"
+    if any(p.search(subject) for p in patterns):
+        return 2
+    if _STATED_VERSION.search(subject):
+        return 0  # another version's item ("release v0.8.1": merged after v0.8.0) only mentions it in passing
+    return 1 if any(p.search(chunk.text) for p in patterns) else 0
 
 
 def unit_context(chunk: Chunk) -> str:

@@ -58,6 +58,10 @@ COMMITS = [
 TAGS = [
     {"tag_name": "v1.3.0", "created_at": "2026-04-28T08:00:00Z", "sha": SHA[2]},
     {"tag_name": "v1.4.0", "created_at": "2026-05-12T08:00:00Z", "sha": SHA[2]},
+    {"tag_name": "v1.4.1", "created_at": "2026-05-14T08:00:00Z", "sha": SHA[3]},
+    {"tag_name": "v1.4.10", "created_at": "2026-05-18T08:00:00Z", "sha": SHA[3]},
+    # Cut after the questions' now: it does not exist yet for them.
+    {"tag_name": "v1.5.0", "created_at": "2026-05-25T08:00:00Z", "sha": SHA[3]},
 ]
 NOTES = """# Payments 1.4
 
@@ -136,3 +140,31 @@ def test_a_commit_links_to_its_pull_request(workspace: Path) -> None:
     assert commits, [h["refs"] for h in hits]
     # The export has no line counts: the commit line does not claim "+0 -0, 0 files".
     assert "0 files" not in commits[0]["text"]
+
+
+def search(config: Path, question: str) -> list[dict]:
+    result = runner.invoke(app, ["--config", str(config), "search", question, "--json", "--now", NOW])
+    assert result.exit_code == 0, result.output
+    hits: list[dict] = json.loads(result.stdout)["hits"]
+    return hits
+
+
+def test_the_exact_tag_named_ranks_first_not_its_neighbours(workspace: Path) -> None:
+    # v1.4.1 is neither v1.4.10 nor v1.4.0 (whose notes come right before it).
+    assert search(workspace, "When was the v1.4.1 tag cut?")[0]["refs"] == [f"github:{REPO}@release:v1.4.1"]
+    assert search(workspace, "When was the v1.4.10 tag cut?")[0]["refs"] == [f"github:{REPO}@release:v1.4.10"]
+    answer = ask(workspace, "When was the v1.4.1 tag cut?")
+    assert cited(answer)[0] == f"github:{REPO}@release:v1.4.1"
+    assert "14 May" in answer["answer"] or "2026-05-14" in answer["answer"]
+
+
+def test_the_most_recent_tag_is_the_newest_as_of_now(workspace: Path) -> None:
+    # v1.4.10 (18 May), not v1.5.0, which is cut after the question's now (20 May).
+    for question in ("What is the most recent tag?", "Which is the latest tag?"):
+        assert search(workspace, question)[0]["refs"] == [f"github:{REPO}@release:v1.4.10"], question
+
+
+def test_a_pull_request_named_by_number_is_its_own_first_hit(workspace: Path) -> None:
+    # The tag that lists PR 44 and the commit that names it come after the pull request itself.
+    for question in ("What changed in PR 44?", "Who wrote PR #44?", "What did pull request 44 do?"):
+        assert search(workspace, question)[0]["refs"] == [f"github:{REPO}#44"], question
