@@ -78,24 +78,35 @@ def peak_mb() -> float:
 
 
 class StageTimer:
-    """Exclusive wall time per stage: a stage called inside another is counted under "outer/inner", not twice."""
+    """Exclusive wall time per stage and thread: a stage called inside another is counted under "outer/inner",
+    not twice; stages in the embedding thread are named "embed thread: ..." (they overlap the main thread's)."""
 
     def __init__(self) -> None:
+        import threading
+
         self.seconds: dict[str, float] = {}
         self.calls: dict[str, int] = {}
-        self.stack: list[list[Any]] = []  # [path, started, time spent in nested stages]
+        self.local = threading.local()
+        self.main = threading.main_thread()
 
     def enter(self, label: str) -> None:
-        path = f"{self.stack[-1][0]}/{label}" if self.stack else label
-        self.stack.append([path, time.perf_counter(), 0.0])
+        import threading
+
+        stack = self.local.__dict__.setdefault("stack", [])  # [path, started, time spent in nested stages]
+        if stack:
+            path = f"{stack[-1][0]}/{label}"
+        else:
+            path = label if threading.current_thread() is self.main else f"embed thread: {label}"
+        stack.append([path, time.perf_counter(), 0.0])
 
     def leave(self) -> None:
-        path, started, nested = self.stack.pop()
+        stack = self.local.stack
+        path, started, nested = stack.pop()
         spent = time.perf_counter() - started
         self.seconds[path] = self.seconds.get(path, 0.0) + spent - nested
         self.calls[path] = self.calls.get(path, 0) + 1
-        if self.stack:
-            self.stack[-1][2] += spent
+        if stack:
+            stack[-1][2] += spent
 
     def wrap(self, owner: Any, name: str, label: str) -> None:
         import functools
@@ -133,7 +144,8 @@ class StageTimer:
 
     def table(self, total: float) -> dict[str, Any]:
         rows = {k: round(v, 2) for k, v in sorted(self.seconds.items(), key=lambda kv: -kv[1])}
-        rows["(rest, untimed)"] = round(total - sum(self.seconds.values()), 2)
+        main = sum(v for k, v in self.seconds.items() if not k.startswith("embed thread:"))
+        rows["(rest of the main thread, untimed)"] = round(total - main, 2)
         return {"seconds": rows, "calls": dict(self.calls)}
 
 
