@@ -128,3 +128,16 @@ def test_an_error_in_the_embedding_thread_fails_the_run_and_keeps_the_rounds_bef
     assert processed is not None and (processed.embedded, processed.unchanged) == (6, 64)
     assert len(ws.indexed_refs()) == 70
     assert progress[0] == ("notes", 0, None) and progress[-1] == ("notes", 6, 6)
+
+
+@pytest.mark.parametrize("engine", ["edge", "local"])
+def test_both_engines_give_back_the_stored_dense_vectors(tmp_path: Path, engine: str) -> None:
+    from tests.test_index_engines import CHUNKS, _dense, _settings, _write
+
+    with Index.open(_settings(tmp_path, engine)) as index:
+        _write(index, CHUNKS)
+        index.commit()
+        got = index.dense_vectors([c.chunk_id for c in CHUNKS] + ["slack:general:not-stored"])
+    assert set(got) == {c.chunk_id for c in CHUNKS}
+    for chunk in CHUNKS:
+        assert np.allclose(got[chunk.chunk_id], _dense(int(chunk.chunk_id.rsplit(":", 1)[1])), atol=1e-6)

@@ -3,9 +3,11 @@
 At ingest (`refresh`, called once per `brief ingest` run) every conversation in the index (a thread, a ticket,
 a PR, a page, an email thread, a meeting: a document whose kind is not a `stream`) gets a summary: its title,
 the sentence it opens with, its most informative sentences and how it ended (the last replies). Each summary
-sentence keeps the ref, author, time and link of the unit it came from. Summaries live in their own index (the
-same engine, a sibling workspace named `<name>--summaries`), so the one query path (`SearchQuery` ->
-`Retriever.retrieve`) searches them without ever mixing them into ordinary answers.
+sentence keeps the ref, author, time and link of the unit it came from. A summary's dense vector is the mean of
+its conversation's chunk vectors, read back from the index (`conversation_vectors`: no model call); its sparse
+one is the BM25 terms of its own text. Summaries live in their own index (the same engine, a sibling workspace
+named `<name>--summaries`), so the one query path (`SearchQuery` -> `Retriever.retrieve`) searches them without
+ever mixing them into ordinary answers.
 
 A summary is recomputed only when its conversation changed: the cache (`summaries.json` in the workspace
 home) keeps each document's content hash (its chunk ids and texts); unchanged documents are neither summarised
