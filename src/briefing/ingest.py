@@ -535,6 +535,7 @@ def _process_parts(
     def queue_round(part: list[Chunk]) -> None:
         part.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
         embedding.put(functools.partial(embed_round, part))
+        killpoint.reached("embed.queued")
 
     embedding = _EmbedQueue()
     chosen = [0]  # chunks that changed, to embed (the progress total)
