@@ -77,11 +77,112 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def step_ingest(config: Path) -> dict[str, Any]:
+class StageTimer:
+    """Exclusive wall time per stage and thread: a stage called inside another is counted under "outer/inner",
+    not twice; stages in the embedding thread are named "embed thread: ..." (they overlap the main thread's)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.seconds: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self.local = threading.local()
+        self.main = threading.main_thread()
+
+    def enter(self, label: str) -> None:
+        import threading
+
+        stack = self.local.__dict__.setdefault("stack", [])  # [path, started, time spent in nested stages]
+        if stack:
+            path = f"{stack[-1][0]}/{label}"
+        else:
+            path = label if threading.current_thread() is self.main else f"embed thread: {label}"
+        stack.append([path, time.perf_counter(), 0.0])
+
+    def leave(self) -> None:
+        stack = self.local.stack
+        path, started, nested = stack.pop()
+        spent = time.perf_counter() - started
+        self.seconds[path] = self.seconds.get(path, 0.0) + spent - nested
+        self.calls[path] = self.calls.get(path, 0) + 1
+        if stack:
+            stack[-1][2] += spent
+
+    def wrap(self, owner: Any, name: str, label: str) -> None:
+        import functools
+        import inspect
+
+        fn = getattr(owner, name)
+        timer = self
+        if inspect.isgeneratorfunction(fn):
+
+            @functools.wraps(fn)
+            def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
+                it = fn(*args, **kwargs)
+                while True:
+                    timer.enter(label)
+                    try:
+                        value = next(it)
+                    except StopIteration:
+                        return
+                    finally:
+                        timer.leave()
+                    yield value
+
+            setattr(owner, name, gen_wrapper)
+            return
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            timer.enter(label)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                timer.leave()
+
+        setattr(owner, name, wrapper)
+
+    def table(self, total: float) -> dict[str, Any]:
+        rows = {k: round(v, 2) for k, v in sorted(self.seconds.items(), key=lambda kv: -kv[1])}
+        main = sum(v for k, v in self.seconds.items() if not k.startswith("embed thread:"))
+        rows["(rest of the main thread, untimed)"] = round(total - main, 2)
+        return {"seconds": rows, "calls": dict(self.calls)}
+
+
+def stage_timer() -> StageTimer:
+    """Timers around the pipeline's stages (module attributes, so the pipeline's own calls go through them)."""
+    from briefing import access, ingest, people, pipeline, summaries
+    from briefing.embed import Embedder
+    from briefing.index_edge import EdgeIndex
+
+    timer = StageTimer()
+    timer.wrap(pipeline, "collect", "collect")
+    timer.wrap(ingest, "normalised_parts", "normalise")
+    timer.wrap(ingest, "_chunk_one", "chunk (topic conversations)")
+    timer.wrap(ingest, "item_vectors", "message vectors")
+    timer.wrap(ingest, "iter_chunks", "chunk")
+    timer.wrap(people, "annotate", "people+access")
+    timer.wrap(access, "assign", "people+access")
+    timer.wrap(Embedder, "_load_dense", "model load")
+    timer.wrap(Embedder, "dense", "dense")
+    timer.wrap(Embedder, "sparse", "sparse (BM25)")
+    timer.wrap(Embedder, "count_tokens", "count tokens")
+    timer.wrap(EdgeIndex, "upsert", "upsert")
+    timer.wrap(EdgeIndex, "_scroll_raw", "scroll")
+    timer.wrap(EdgeIndex, "delete_ids", "delete")
+    timer.wrap(EdgeIndex, "commit", "publish")
+    timer.wrap(EdgeIndex, "connect", "open index")
+    timer.wrap(summaries, "refresh", "summary refresh")
+    timer.wrap(summaries, "summarise", "summarise")
+    return timer
+
+
+def step_ingest(config: Path, stages: bool = False) -> dict[str, Any]:
     from briefing import pipeline
     from briefing.settings import load_settings
 
     settings = load_settings(config)
+    timer = stage_timer() if stages else None
     t = time.perf_counter()
     summary = pipeline.run(settings, list(settings.sources))
     run = summary.sources[0]
@@ -100,6 +201,7 @@ def step_ingest(config: Path) -> dict[str, Any]:
         "chunks_per_s": round(run.processed.chunks / total, 2),
         "items_per_s": round(run.collected.fetched / total, 1),
         "peak_rss_mb": round(peak_mb()),
+        **({"stages": timer.table(total)} if timer else {}),
     }
 
 
@@ -209,7 +311,12 @@ def main() -> None:
     parser.add_argument("--home", type=Path, default=None, help="BRIEF_HOME of --summaries-of")
     ns = parser.parse_args()
     if ns.step:
-        fn = {"ingest": step_ingest, "fastembed": step_fastembed, "summaries": step_summaries}[ns.step[0]]
+        fn = {
+            "ingest": step_ingest,
+            "stages": lambda config: step_ingest(config, stages=True),
+            "fastembed": step_fastembed,
+            "summaries": step_summaries,
+        }[ns.step[0]]
         print(json.dumps(fn(Path(ns.step[1]))))
         return
     if ns.summaries_of:

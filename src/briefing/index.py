@@ -388,6 +388,10 @@ class Index:
     def count(self, flt: Filter | None = None) -> int:
         raise NotImplementedError
 
+    def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored dense vectors of these chunks, by chunk id (a chunk the index does not hold is left out)."""
+        raise NotImplementedError
+
     def _scroll_raw(
         self, flt: Filter | None, should: Sequence[Filter], fields: Sequence[str] | bool, batch: int
     ) -> Iterator[Record]:
@@ -664,6 +668,18 @@ class ClientIndex(Index):
                 yield Record(id=str(point.id), payload=dict(point.payload or {}))
             if offset is None:
                 break
+
+    def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not self.exists():
+            return {}
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(chunk_ids), 512):
+            ids: list[int | str | uuid.UUID] = [point_id(c) for c in chunk_ids[start : start + 512]]
+            for point in self.client.retrieve(self.collection, ids, with_payload=["chunk_id"], with_vectors=[DENSE]):
+                vector = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
+                if vector is not None and point.payload:
+                    out[str(point.payload["chunk_id"])] = np.asarray(vector, dtype=np.float32)
+        return out
 
     def count(self, flt: Filter | None = None) -> int:
         if not self.exists():

@@ -666,6 +666,19 @@ class EdgeIndex(Index):
             if offset is None:
                 break
 
+    def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        shard = self._shard
+        if shard is None:
+            return {}
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(chunk_ids), 512):
+            ids = [point_id(c) for c in chunk_ids[start : start + 512]]
+            for point in shard.retrieve(ids, ["chunk_id"], [DENSE]):
+                vector = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
+                if vector is not None and point.payload:
+                    out[str(point.payload["chunk_id"])] = np.asarray(vector, dtype=np.float32)
+        return out
+
     def count(self, flt: Filter | None = None) -> int:
         import qdrant_edge as qe
 

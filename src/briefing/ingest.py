@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import itertools
 import logging
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -368,6 +370,57 @@ def normalised_parts(connector: Connector, store: RawStore) -> Iterator[Normalis
 # Documents chunked together: their per-item vectors are one embedding call, and only their chunks (plus the
 # chunks waiting for an embedding round) are in memory at a time, however large the source.
 DOCUMENT_WINDOW = 64
+# Embedding rounds waiting for the embedding thread: with the round being embedded and the one being filled, at
+# most (EMBED_QUEUE_DEPTH + 2) x max(batch_size, 64) chunks are held beyond the window's documents.
+EMBED_QUEUE_DEPTH = 2
+
+
+class _EmbedQueue:
+    """Embedding rounds (embed, upsert) run in one thread while the caller normalises and chunks the next ones.
+
+    onnxruntime releases the GIL while it computes, so the Python work of chunking, hashing and access overlaps
+    with the embedding instead of waiting for it. The queue is bounded (`EMBED_QUEUE_DEPTH` rounds), so a fast
+    chunker waits instead of piling chunks up. Every index write of the run goes through the thread, in the
+    order it was queued, so writes never race each other. An error in the thread stops it (the rounds after it
+    are skipped) and is raised in the caller at its next `put` or at `close`.
+    """
+
+    def __init__(self, depth: int = EMBED_QUEUE_DEPTH) -> None:
+        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue(maxsize=depth)
+        self._error: BaseException | None = None
+        self._cancelled = False
+        self._thread = threading.Thread(target=self._work, name="brief-embed", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            if self._error is None and not self._cancelled:
+                try:
+                    job()
+                except BaseException as exc:  # raised again in the caller's thread
+                    self._error = exc
+
+    def _check(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            self._cancelled = True
+            raise error
+
+    def put(self, job: Callable[[], None]) -> None:
+        self._check()
+        self._jobs.put(job)
+
+    def close(self, *, cancel: bool = False, quiet: bool = False) -> None:
+        """Wait for the queued rounds (with `cancel`, only the one running), then raise the thread's error unless
+        `quiet` (the caller is raising its own)."""
+        self._cancelled = self._cancelled or cancel
+        self._jobs.put(None)
+        self._thread.join()
+        if not quiet:
+            self._check()
 
 
 def process(
@@ -435,8 +488,7 @@ def _process_parts(
     step = max(settings.embedding.batch_size, 64)  # chunks per embed+upsert round: bounded memory, few writes
     limit = settings.embedding.max_tokens
 
-    def embed_round(part: list[Chunk]) -> None:
-        part.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
+    def embed_round(part: list[Chunk]) -> None:  # in the embedding thread (`_EmbedQueue`)
         embed_started = time.perf_counter()
         dense = embedder.dense([c.text for c in part])
         sparse = embedder.sparse([c.text for c in part])
@@ -448,7 +500,7 @@ def _process_parts(
         report.index_seconds += time.perf_counter() - upsert_started
         report.embedded += len(part)
         if progress:
-            progress(name, report.embedded, report.embedded + len(todo))
+            progress(name, report.embedded, chosen[0])
         if settings.answer.sentence_model:
             from briefing.ask.run import warm_sentence_vectors
 
@@ -471,35 +523,50 @@ def _process_parts(
                 unchanged.add(chunk.chunk_id)
             else:
                 todo.append(chunk)
+                chosen[0] += 1
         # Readers change without the text changing (a member left a channel): updated in place, not re-embedded.
         regranted = access.changed_readers(chunks, old_readers, unchanged)
         if regranted:
-            index.set_readers(regranted)
+            embedding.put(functools.partial(index.set_readers, regranted))
         while len(todo) >= step:
             part, todo[:] = todo[:step], todo[step:]
-            embed_round(part)
+            queue_round(part)
 
-    for normalised in parts:  # people come with the first part (saved by the caller)
-        report.failures.extend(normalised.failures)
-        report.documents += len(normalised.documents)
-        documents = normalised.documents
-        for first in range(0, len(documents), DOCUMENT_WINDOW):
-            window = documents[first : first + DOCUMENT_WINDOW]
-            chunk_started = time.perf_counter()
-            group: list[Chunk] = []
-            for chunk in iter_chunks(settings, window, embedder, name, report.failures):
-                group.append(chunk)
-                if len(group) >= step:  # a document's chunks (a 50 MB file makes ~55,000), a round at a time
-                    report.chunk_seconds += time.perf_counter() - chunk_started
-                    take(group, window)
-                    group = []
-                    chunk_started = time.perf_counter()
-            report.chunk_seconds += time.perf_counter() - chunk_started
-            take(group, window)
-        del documents, normalised
-    if todo:
-        part, todo[:] = list(todo), []
-        embed_round(part)
+    def queue_round(part: list[Chunk]) -> None:
+        part.sort(key=lambda c: len(c.text))  # less padding per ONNX batch
+        embedding.put(functools.partial(embed_round, part))
+        killpoint.reached("embed.queued")
+
+    embedding = _EmbedQueue()
+    chosen = [0]  # chunks that changed, to embed (the progress total)
+    try:
+        for normalised in parts:  # people come with the first part (saved by the caller)
+            report.failures.extend(normalised.failures)
+            report.documents += len(normalised.documents)
+            documents = normalised.documents
+            for first in range(0, len(documents), DOCUMENT_WINDOW):
+                window = documents[first : first + DOCUMENT_WINDOW]
+                chunk_started = time.perf_counter()
+                group: list[Chunk] = []
+                for chunk in iter_chunks(settings, window, embedder, name, report.failures):
+                    group.append(chunk)
+                    if len(group) >= step:  # a document's chunks (a 50 MB file makes ~55,000), a round at a time
+                        report.chunk_seconds += time.perf_counter() - chunk_started
+                        take(group, window)
+                        group = []
+                        chunk_started = time.perf_counter()
+                report.chunk_seconds += time.perf_counter() - chunk_started
+                take(group, window)
+            del documents, normalised
+        if todo:
+            part, todo[:] = list(todo), []
+            queue_round(part)
+    except BaseException as exc:
+        # The rounds chunked before an error are still written, as when they were written in this thread; an
+        # interrupt (Ctrl-C) waits only for the round being embedded.
+        embedding.close(cancel=not isinstance(exc, Exception), quiet=True)
+        raise
+    embedding.close()
     state.save_directory(sorted(containers), sorted(tickets))
 
     index_started = time.perf_counter()

@@ -3,9 +3,11 @@
 At ingest (`refresh`, called once per `brief ingest` run) every conversation in the index (a thread, a ticket,
 a PR, a page, an email thread, a meeting: a document whose kind is not a `stream`) gets a summary: its title,
 the sentence it opens with, its most informative sentences and how it ended (the last replies). Each summary
-sentence keeps the ref, author, time and link of the unit it came from. Summaries live in their own index (the
-same engine, a sibling workspace named `<name>--summaries`), so the one query path (`SearchQuery` ->
-`Retriever.retrieve`) searches them without ever mixing them into ordinary answers.
+sentence keeps the ref, author, time and link of the unit it came from. A summary's dense vector is the mean of
+its conversation's chunk vectors, read back from the index (`conversation_vectors`: no model call); its sparse
+one is the BM25 terms of its own text. Summaries live in their own index (the same engine, a sibling workspace
+named `<name>--summaries`), so the one query path (`SearchQuery` -> `Retriever.retrieve`) searches them without
+ever mixing them into ordinary answers.
 
 A summary is recomputed only when its conversation changed: the cache (`summaries.json` in the workspace
 home) keeps each document's content hash (its chunk ids and texts); unchanged documents are neither summarised
@@ -24,6 +26,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from briefing import registry
 from briefing.digest import text as tx
 from briefing.embed import Embedder
@@ -36,7 +40,8 @@ log = logging.getLogger(__name__)
 
 SUFFIX = "--summaries"
 MAX_SENTENCES = 4
-CACHE_VERSION = 1
+# 2: a summary's dense vector is its conversation's chunk centroid (`conversation_vectors`), not its text's.
+CACHE_VERSION = 2
 
 
 def summary_settings(settings: Settings) -> Settings:
@@ -195,7 +200,8 @@ def refresh(settings: Settings, index: Index, embedder: Embedder) -> RefreshRepo
                 for start in range(0, len(todo), 64):
                     part = todo[start : start + 64]
                     texts = [c.text for c in part]
-                    summaries.upsert(part, embedder.dense(texts), embedder.sparse(texts), embedder.name)
+                    dense = conversation_vectors(index, [by_doc[c.doc_key] for c in part], texts, embedder)
+                    summaries.upsert(part, dense, embedder.sparse(texts), embedder.name)
             if stale and summaries.exists():
                 summaries.delete_ids(stale)
                 report.deleted = len(stale)
@@ -207,6 +213,39 @@ def refresh(settings: Settings, index: Index, embedder: Embedder) -> RefreshRepo
     tmp.replace(path)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def conversation_vectors(
+    index: Index, conversations: Sequence[Sequence[Chunk]], texts: Sequence[str], embedder: Embedder
+) -> np.ndarray:
+    """The dense vector of each conversation's summary: the normalised mean of its chunks' stored vectors.
+
+    The chunks were embedded at ingest, so a summary costs no model call: the mean of a conversation's chunk
+    vectors stands for the whole conversation (every message of it), where an embedding of the summary's few
+    sentences stands for those sentences only (docs/performance.md compares the two). Its sparse (BM25) vector
+    is still the summary text's own. A conversation none of whose vectors the index returns (an engine that
+    gives no vectors back) has its summary text embedded instead, the lengths sorted for little padding.
+    """
+    out = np.zeros((len(conversations), embedder.dim), dtype=np.float32)
+    missing: list[int] = []
+    for n, chunks in enumerate(conversations):
+        total = np.zeros(embedder.dim, dtype=np.float64)
+        found = 0
+        ids = [c.chunk_id for c in chunks]
+        for start in range(0, len(ids), 512):  # a 55,000-chunk file is read a batch of vectors at a time
+            for vector in index.dense_vectors(ids[start : start + 512]).values():
+                if vector.shape == total.shape:
+                    total += vector
+                    found += 1
+        norm = float(np.linalg.norm(total))
+        if found and norm > 0:
+            out[n] = total / norm
+        else:
+            missing.append(n)
+    if missing:
+        missing.sort(key=lambda n: len(texts[n]))
+        out[missing] = embedder.dense([texts[n] for n in missing])
+    return out
 
 
 def _everything() -> Any:

@@ -1,0 +1,143 @@
+"""Ingest spends model time only on what changed: a no-op re-ingest embeds nothing, the conversation summaries
+reuse their chunks' vectors, and the embedding thread (`briefing.ingest._EmbedQueue`) loses no error."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from briefing import summaries
+from briefing.embed import Embedder
+from briefing.errors import ModelError
+from briefing.index import Filter, Index
+from tests.harness import Workspace
+
+SLACK = Path(__file__).parent / "fixtures" / "slack_export" / "acme"
+
+
+@pytest.fixture
+def model_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, list[str]]]]:
+    """Every text handed to the dense or the sparse model, through the real models."""
+    calls: list[tuple[str, list[str]]] = []
+    dense, sparse = Embedder.dense, Embedder.sparse
+
+    def counted_dense(self: Embedder, texts: Any, **kw: Any) -> Any:
+        calls.append(("dense", list(texts)))
+        return dense(self, texts, **kw)
+
+    def counted_sparse(self: Embedder, texts: Any, **kw: Any) -> Any:
+        calls.append(("sparse", list(texts)))
+        return sparse(self, texts, **kw)
+
+    monkeypatch.setattr(Embedder, "dense", counted_dense)
+    monkeypatch.setattr(Embedder, "sparse", counted_sparse)
+    yield calls
+
+
+def workspace(tmp_path: Path) -> Workspace:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "pool.md").write_text(
+        "# Connection pool\n\nThe PgBouncer pool of 20 was exhausted by retries during the outage.\n\n"
+        "We raised default_pool_size to 60 and added jitter to the payout-worker retries.\n",
+        encoding="utf-8",
+    )
+    (docs / "oncall.md").write_text(
+        "# On call\n\nThe on-call engineer acknowledges a page within 15 minutes and opens an incident channel.\n",
+        encoding="utf-8",
+    )
+    return Workspace(
+        tmp_path / "ws",
+        {"chat": {"type": "slack_export", "path": str(SLACK)}, "handbook": {"type": "files", "path": str(docs)}},
+    )
+
+
+def test_a_noop_reingest_hands_no_text_to_any_model(tmp_path: Path, model_calls: list[tuple[str, list[str]]]) -> None:
+    ws = workspace(tmp_path)
+    first = ws.run()
+    assert not first.broken
+    assert all(run.processed is not None and run.processed.embedded > 0 for run in first.sources)
+    assert summaries.available(ws.settings)
+    model_calls.clear()
+
+    second = ws.run()
+    assert not second.broken
+    assert [texts for _, texts in model_calls if texts] == []  # chunks, topic vectors, summaries: nothing
+    for run in second.sources:
+        assert run.processed is not None and run.processed.embedded == 0
+        assert run.processed.unchanged == run.processed.chunks > 0
+
+
+def test_summaries_take_their_conversations_chunk_vectors_and_embed_no_summary_text(
+    tmp_path: Path, model_calls: list[tuple[str, list[str]]]
+) -> None:
+    ws = workspace(tmp_path)
+    assert not ws.run().broken
+    with Index.open(summaries.summary_settings(ws.settings)) as made:
+        summary_chunks = made.chunks(Filter())
+        summary_vectors = made.dense_vectors([c.chunk_id for c in summary_chunks])
+    assert len(summary_chunks) >= 2
+    dense_texts = {text for kind, texts in model_calls if kind == "dense" for text in texts}
+    assert not dense_texts & {c.text for c in summary_chunks}  # the model never saw a summary
+    sparse_texts = {text for kind, texts in model_calls if kind == "sparse" for text in texts}
+    assert {c.text for c in summary_chunks} <= sparse_texts  # BM25 still reads the summary's own words
+    with Index.open(ws.settings) as index:
+        for summary in summary_chunks:
+            own = index.chunks(Filter(doc_keys=(summary.doc_key,)))
+            vectors = list(index.dense_vectors([c.chunk_id for c in own]).values())
+            assert len(vectors) == len(own) > 0
+            centroid = np.mean(vectors, axis=0)
+            centroid /= np.linalg.norm(centroid)
+            assert np.allclose(summary_vectors[summary.chunk_id], centroid, atol=1e-5)
+
+
+def test_an_error_in_the_embedding_thread_fails_the_run_and_keeps_the_rounds_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(70):  # two embedding rounds (64 + 6 chunks)
+        (docs / f"note-{n:02d}.md").write_text(f"# Note {n}\n\nRelease train {n} leaves on day {n % 7}.\n")
+    ws = Workspace(tmp_path / "ws", {"notes": {"type": "files", "path": str(docs)}})
+    dense = Embedder.dense
+    rounds: list[int] = []
+
+    def second_round_fails(self: Embedder, texts: Any, **kw: Any) -> Any:
+        rounds.append(len(texts))
+        if len(rounds) == 2:
+            raise ModelError("the model failed on the second round")
+        return dense(self, texts, **kw)
+
+    monkeypatch.setattr(Embedder, "dense", second_round_fails)
+    with pytest.raises(ModelError, match="second round"):
+        ws.run()
+    assert rounds == [64, 6]
+    assert len(ws.indexed_refs()) == 64  # the round embedded before the error is kept, as it always was
+
+    monkeypatch.setattr(Embedder, "dense", dense)
+    progress: list[tuple[str, int, int | None]] = []
+    from briefing import pipeline
+
+    run = pipeline.run(ws.settings, ["notes"], progress=lambda *event: progress.append(event))
+    assert not run.broken
+    processed = run.sources[0].processed
+    assert processed is not None and (processed.embedded, processed.unchanged) == (6, 64)
+    assert len(ws.indexed_refs()) == 70
+    assert progress[0] == ("notes", 0, None) and progress[-1] == ("notes", 6, 6)
+
+
+@pytest.mark.parametrize("engine", ["edge", "local"])
+def test_both_engines_give_back_the_stored_dense_vectors(tmp_path: Path, engine: str) -> None:
+    from tests.test_index_engines import CHUNKS, _dense, _settings, _write
+
+    with Index.open(_settings(tmp_path, engine)) as index:
+        _write(index, CHUNKS)
+        index.commit()
+        got = index.dense_vectors([c.chunk_id for c in CHUNKS] + ["slack:general:not-stored"])
+    assert set(got) == {c.chunk_id for c in CHUNKS}
+    for chunk in CHUNKS:
+        assert np.allclose(got[chunk.chunk_id], _dense(int(chunk.chunk_id.rsplit(":", 1)[1])), atol=1e-6)
