@@ -135,6 +135,15 @@ def test_a_named_version_or_compound_counts_as_present_in_its_usual_spellings() 
     assert missing_terms("What did 0.80 change?", [notes]) == ["0.80"]
 
 
+def test_an_acronyms_plural_is_present_where_its_singular_is() -> None:
+    from briefing.ask.extractive import missing_terms
+
+    pull = doc("github/pr-45", "PR #45: Retry stalled CDC reads", "vikash", at(7, 11), "Merged by nayan.")
+    # "PRs" is the plural of what the item calls itself; it does not make the question a near miss.
+    assert missing_terms("Which PRs did vikash merge?", [pull]) == []
+    assert missing_terms("Which ADRs did vikash write?", [pull]) == ["ADRs"]
+
+
 PR_LOG = doc(
     "github/pulls.md",
     "Merged pull requests",
