@@ -122,7 +122,10 @@ def measure(ws: Workspace, path: Path, efs: list[int], n: int) -> dict[str, Any]
         t = time.perf_counter()
         got = [h.chunk.chunk_id for h in index.search_dense(q, limit=10, flt=f)]
         narrow_times.append((time.perf_counter() - t) * 1000)
-        narrow_agree.append(len(set(got) & set(narrow_exact[i])) / max(1, min(10, len(narrow_exact[i]))))
+        if not narrow_exact[i]:  # the window holds nothing at all: finding nothing is right
+            narrow_agree.append(0.0 if got else 1.0)
+            continue
+        narrow_agree.append(len(set(got) & set(narrow_exact[i])) / min(10, len(narrow_exact[i])))
     index.exact = True
     t0 = []
     for (q, _, _), f in zip(queries, flts, strict=True):

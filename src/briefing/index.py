@@ -544,7 +544,13 @@ class ClientIndex(Index):
             self._backfill_doc_id()
             return
         q = self.qdrant
-        hnsw = models.HnswConfigDiff(m=q.hnsw_m, ef_construct=q.hnsw_ef_construct, on_disk=q.on_disk or None)
+        hnsw = models.HnswConfigDiff(
+            m=q.hnsw_m,
+            ef_construct=q.hnsw_ef_construct,
+            full_scan_threshold=q.hnsw_full_scan_threshold_kb,
+            payload_m=q.hnsw_payload_m,
+            on_disk=q.on_disk or None,
+        )
         quantization: Any = None
         if q.quantization == "scalar":
             quantization = models.ScalarQuantization(
