@@ -34,7 +34,7 @@ from bench.index_bench import MODEL, du_mb, settings_for  # noqa: E402
 from bench.synthetic import Workspace  # noqa: E402
 from briefing.index import Filter, Index  # noqa: E402
 from briefing.index_edge import EdgeIndex  # noqa: E402
-from briefing.settings import HNSW_EF  # noqa: E402
+from briefing.settings import HNSW_EF, QdrantSettings  # noqa: E402
 
 CANDIDATES = 50  # what briefing.retrieve asks each engine for
 
@@ -66,9 +66,14 @@ def fused(dense: list[str], sparse: list[str]) -> list[str]:
     return sorted(scores, key=lambda c: -scores[c])[:10]
 
 
-def measure(ws: Workspace, path: Path, efs: list[int], n: int) -> dict[str, Any]:
+def measure(
+    ws: Workspace, path: Path, efs: list[int], n: int, overrides: dict[str, str] | None = None
+) -> dict[str, Any]:
     index = Index.open(settings_for("edge", path))
     assert isinstance(index, EdgeIndex)
+    if overrides:  # the reader's [qdrant] query settings (e.g. quantization, quantization_oversampling)
+        checked = QdrantSettings(**overrides)
+        index.qdrant = index.qdrant.model_copy(update={k: getattr(checked, k) for k in overrides})
     points = index.count()
     queries = ws.queries(n)
     flts = [Filter(as_of=now) for _, _, now in queries]
@@ -156,7 +161,9 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="measure an index built by an earlier --keep run")
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--set", action="append", default=[], help="a reader [qdrant] key=value (repeatable)")
     ns = parser.parse_args()
+    overrides = dict(item.split("=", 1) for item in ns.set)
     real = None if ns.vectors == "random" else np.load(ns.vectors).astype(np.float32)
     ws = Workspace(ns.size, real=real)
     out: dict[str, Any] = {"size": ns.size, "vectors": ns.vectors, "real_vectors": 0 if real is None else len(real)}
@@ -164,7 +171,8 @@ def main() -> None:
     if not ns.reuse:
         out.update(build(ws, ns.work))
         print(json.dumps(out), flush=True)
-    out.update(measure(ws, ns.work, ns.efs, ns.queries))
+    out["reader_settings"] = overrides
+    out.update(measure(ws, ns.work, ns.efs, ns.queries, overrides))
     out["load_after"] = os.getloadavg()[0]
     print(json.dumps(out))
     if ns.out:

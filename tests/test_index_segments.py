@@ -130,6 +130,7 @@ def test_build_settings_reach_the_segments_optimized_after_they_were_set(tmp_pat
         ("hnsw_payload_m = 1000", "qdrant.hnsw_payload_m"),
         ('hnsw_full_scan_threshold_kb = "big"', "qdrant.hnsw_full_scan_threshold_kb"),
         ("hnsw_full_scan_threshold_kb = 0", "qdrant.hnsw_full_scan_threshold_kb"),
+        ("quantization_oversampling = 0.5", "qdrant.quantization_oversampling"),
     ],
 )
 def test_a_wrong_build_setting_is_a_one_line_config_error(tmp_path: Path, line: str, key: str) -> None:

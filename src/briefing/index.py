@@ -680,7 +680,8 @@ class ClientIndex(Index):
         from qdrant_client import models
 
         query = models.SparseVector(indices=vector.indices, values=vector.values) if using == SPARSE else vector
-        ef = self.qdrant.hnsw_ef if using == DENSE and self.server else None
+        q = self.qdrant
+        ef = q.hnsw_ef if using == DENSE and self.server else None
         result = self.client.query_points(
             self.collection,
             query=query,
@@ -688,6 +689,13 @@ class ClientIndex(Index):
             limit=limit,
             query_filter=_qdrant(flt),
             with_payload=True,
-            search_params=models.SearchParams(hnsw_ef=ef) if ef is not None else None,
+            search_params=models.SearchParams(
+                hnsw_ef=ef,
+                quantization=models.QuantizationSearchParams(rescore=True, oversampling=q.quantization_oversampling)
+                if q.quantization != "none"
+                else None,
+            )
+            if ef is not None
+            else None,
         )
         return [(dict(p.payload or {}), float(p.score)) for p in result.points]

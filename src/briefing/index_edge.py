@@ -727,6 +727,10 @@ class EdgeIndex(Index):
         """The HNSW search effort for dense queries (`[qdrant] hnsw_ef`); `exact` is brute force (benchmarks)."""
         import qdrant_edge as qe
 
-        if using != DENSE or (self.qdrant.hnsw_ef is None and not self.exact):
+        q = self.qdrant
+        if using != DENSE or (q.hnsw_ef is None and not self.exact and q.quantization == "none"):
             return None
-        return qe.SearchParams(hnsw_ef=self.qdrant.hnsw_ef, exact=self.exact)
+        quantization = None
+        if q.quantization != "none":  # candidates from the quantised copy, rescored with the float vectors
+            quantization = qe.QuantizationSearchParams(rescore=True, oversampling=q.quantization_oversampling)
+        return qe.SearchParams(hnsw_ef=q.hnsw_ef, exact=self.exact, quantization=quantization)

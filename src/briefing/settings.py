@@ -150,6 +150,10 @@ class QdrantSettings(_Strict):
     # rises with it, and so does latency (docs/performance.md, "Recall"). None: the engine's default.
     hnsw_ef: int | None = Field(default=HNSW_EF, ge=4, le=4096)
     quantization: Literal["none", "scalar", "binary"] = "none"
+    # With quantization: dense queries fetch this many times the candidates from the quantised vectors and
+    # rescore them with the originals (measured at 100k, int8: top 10 agrees 0.923 with exact search at 1,
+    # 0.994 at 2, 0.999 at 3; docs/performance.md).
+    quantization_oversampling: float = Field(default=3.0, ge=1.0, le=16.0)
     on_disk: bool = False
     on_disk_payload: bool = True
     # Per workspace collection on a server or cluster.
