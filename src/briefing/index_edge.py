@@ -731,6 +731,8 @@ class EdgeIndex(Index):
         if using != DENSE or (q.hnsw_ef is None and not self.exact and q.quantization == "none"):
             return None
         quantization = None
-        if q.quantization != "none":  # candidates from the quantised copy, rescored with the float vectors
+        if self.exact:  # brute force over the float vectors: the benchmarks' reference
+            quantization = qe.QuantizationSearchParams(ignore=True)
+        elif q.quantization != "none":  # candidates from the quantised copy, rescored with the float vectors
             quantization = qe.QuantizationSearchParams(rescore=True, oversampling=q.quantization_oversampling)
         return qe.SearchParams(hnsw_ef=q.hnsw_ef, exact=self.exact, quantization=quantization)
