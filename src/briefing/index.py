@@ -682,6 +682,15 @@ class ClientIndex(Index):
         query = models.SparseVector(indices=vector.indices, values=vector.values) if using == SPARSE else vector
         q = self.qdrant
         ef = q.hnsw_ef if using == DENSE and self.server else None
+        params = None
+        if using == DENSE and self.server and (ef is not None or q.quantization != "none"):
+            params = models.SearchParams(
+                hnsw_ef=ef,
+                # With quantization: oversampled candidates from the quantised copy, rescored with the originals.
+                quantization=models.QuantizationSearchParams(rescore=True, oversampling=q.quantization_oversampling)
+                if q.quantization != "none"
+                else None,
+            )
         result = self.client.query_points(
             self.collection,
             query=query,
@@ -689,13 +698,6 @@ class ClientIndex(Index):
             limit=limit,
             query_filter=_qdrant(flt),
             with_payload=True,
-            search_params=models.SearchParams(
-                hnsw_ef=ef,
-                quantization=models.QuantizationSearchParams(rescore=True, oversampling=q.quantization_oversampling)
-                if q.quantization != "none"
-                else None,
-            )
-            if ef is not None
-            else None,
+            search_params=params,
         )
         return [(dict(p.payload or {}), float(p.score)) for p in result.points]

@@ -461,7 +461,7 @@ class EdgeIndex(Index):
             optimizers=qe.EdgeOptimizersConfig(
                 indexing_threshold=self._indexing_threshold_kb,
                 # Merges stop at one segment's worth of dense vectors (the engine counts KB of vector storage).
-                max_segment_size=q.segment_points * dim * 4 // 1024 if q.segment_points else None,
+                max_segment_size=max(1, q.segment_points * dim * 4 // 1024) if q.segment_points else None,
             ),
             wal_enabled=False,  # a generation is written by one process and durable once flushed and published
         )
