@@ -548,7 +548,13 @@ class ClientIndex(Index):
             self._backfill_doc_id()
             return
         q = self.qdrant
-        hnsw = models.HnswConfigDiff(m=q.hnsw_m, ef_construct=q.hnsw_ef_construct, on_disk=q.on_disk or None)
+        hnsw = models.HnswConfigDiff(
+            m=q.hnsw_m,
+            ef_construct=q.hnsw_ef_construct,
+            full_scan_threshold=q.hnsw_full_scan_threshold_kb,
+            payload_m=q.hnsw_payload_m,
+            on_disk=q.on_disk or None,
+        )
         quantization: Any = None
         if q.quantization == "scalar":
             quantization = models.ScalarQuantization(
@@ -690,7 +696,17 @@ class ClientIndex(Index):
         from qdrant_client import models
 
         query = models.SparseVector(indices=vector.indices, values=vector.values) if using == SPARSE else vector
-        ef = self.qdrant.hnsw_ef if using == DENSE and self.server else None
+        q = self.qdrant
+        ef = q.hnsw_ef if using == DENSE and self.server else None
+        params = None
+        if using == DENSE and self.server and (ef is not None or q.quantization != "none"):
+            params = models.SearchParams(
+                hnsw_ef=ef,
+                # With quantization: oversampled candidates from the quantised copy, rescored with the originals.
+                quantization=models.QuantizationSearchParams(rescore=True, oversampling=q.quantization_oversampling)
+                if q.quantization != "none"
+                else None,
+            )
         result = self.client.query_points(
             self.collection,
             query=query,
@@ -698,6 +714,6 @@ class ClientIndex(Index):
             limit=limit,
             query_filter=_qdrant(flt),
             with_payload=True,
-            search_params=models.SearchParams(hnsw_ef=ef) if ef is not None else None,
+            search_params=params,
         )
         return [(dict(p.payload or {}), float(p.score)) for p in result.points]

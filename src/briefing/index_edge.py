@@ -128,12 +128,23 @@ def _read_meta(gen: Path) -> dict[str, Any]:
     return meta
 
 
-def _load(gen: Path, meta: dict[str, Any]) -> Any:
-    """Load a published generation; an engine error or a point count other than the one published is damage."""
+def _load(gen: Path, meta: dict[str, Any], config: Any = None) -> Any:
+    """Load a published generation; an engine error or a point count other than the one published is damage.
+
+    A writer passes its `[qdrant]` build settings (HNSW, quantisation, segment size) as `config`: the engine
+    writes them into its copy, and segments optimized from then on follow them. Settings the engine cannot
+    change on an existing shard (a vector's memory tier) leave the copy as it was built, with a warning.
+    """
     import qdrant_edge as qe
 
     try:
-        shard = qe.EdgeShard.load(str(gen))
+        try:
+            shard = qe.EdgeShard.load(str(gen), config) if config is not None else qe.EdgeShard.load(str(gen))
+        except BaseException as exc:
+            if config is None or isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
+            log.warning("[qdrant] build settings not applied to %s (%s): it keeps its own", gen, str(exc)[:160])
+            shard = qe.EdgeShard.load(str(gen))
     except BaseException as exc:  # the engine's panics are BaseExceptions
         if isinstance(exc, KeyboardInterrupt | SystemExit):
             raise
@@ -397,7 +408,8 @@ class EdgeIndex(Index):
             with (self.generations / f"{source.name}.open").open("a") as opening:
                 fcntl.flock(opening, fcntl.LOCK_EX)
                 _snapshot(source, gen)
-            self._writer = _load(gen, published)
+            # Loaded with today's build settings, so the segments this writer optimizes follow them.
+            self._writer = _load(gen, published, self._config(int(published["dim"])))
             self._writer_meta = {k: v for k, v in published.items() if k not in ("manifest", "points")}
         else:
             if dim is None or model is None:
@@ -428,11 +440,12 @@ class EdgeIndex(Index):
         memory = self._memory()
 
         q = self.qdrant
-        hnsw = None
-        if q.hnsw_m is not None or q.hnsw_ef_construct is not None:
-            hnsw = qe.HnswIndexConfig(
-                m=q.hnsw_m or 16, ef_construct=q.hnsw_ef_construct or 100, full_scan_threshold=10_000
-            )
+        hnsw = qe.HnswIndexConfig(
+            m=q.hnsw_m or 16,  # the engine's defaults when unset
+            ef_construct=q.hnsw_ef_construct or 100,
+            full_scan_threshold=q.hnsw_full_scan_threshold_kb,
+            payload_m=q.hnsw_payload_m,
+        )
         quantization: Any = None
         if q.quantization == "scalar":
             quantization = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quantile=0.99)
@@ -445,9 +458,11 @@ class EdgeIndex(Index):
             id_tracker_memory=memory,
             hnsw_config=hnsw,
             quantization_config=quantization,
-            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=self._indexing_threshold_kb)
-            if self._indexing_threshold_kb is not None
-            else None,
+            optimizers=qe.EdgeOptimizersConfig(
+                indexing_threshold=self._indexing_threshold_kb,
+                # Merges stop at one segment's worth of dense vectors (the engine counts KB of vector storage).
+                max_segment_size=max(1, q.segment_points * dim * 4 // 1024) if q.segment_points else None,
+            ),
             wal_enabled=False,  # a generation is written by one process and durable once flushed and published
         )
 
@@ -618,7 +633,21 @@ class EdgeIndex(Index):
                 for chunk, dvec, svec in rows[start : start + step]
             ]
             self._writer.update(qe.UpdateOperation.upsert_points(points))
-        self._wrote(len(rows))
+            self._wrote(len(points))
+            self._segment_full()
+
+    def _segment_full(self) -> None:
+        """Optimize inside a long write once a segment's worth of points is new (`[qdrant] segment_points`):
+        the optimizer then builds graphs of at most one segment, and the appendable segment never grows past it."""
+        meta = self._writer_meta
+        q = self.qdrant
+        if meta is None or not q.segment_points or not q.optimize_min_points:
+            return
+        if int(meta.get("since_optimize", 0)) >= q.segment_points:
+            started = time.perf_counter()
+            self._writer.optimize()
+            log.info("optimized a %d-point segment in %.1f s", meta["since_optimize"], time.perf_counter() - started)
+            meta["since_optimize"] = 0
 
     def delete_ids(self, chunk_ids: Iterable[str]) -> None:
         import qdrant_edge as qe
@@ -711,6 +740,12 @@ class EdgeIndex(Index):
         """The HNSW search effort for dense queries (`[qdrant] hnsw_ef`); `exact` is brute force (benchmarks)."""
         import qdrant_edge as qe
 
-        if using != DENSE or (self.qdrant.hnsw_ef is None and not self.exact):
+        q = self.qdrant
+        if using != DENSE or (q.hnsw_ef is None and not self.exact and q.quantization == "none"):
             return None
-        return qe.SearchParams(hnsw_ef=self.qdrant.hnsw_ef, exact=self.exact)
+        quantization = None
+        if self.exact:  # brute force over the float vectors: the benchmarks' reference
+            quantization = qe.QuantizationSearchParams(ignore=True)
+        elif q.quantization != "none":  # candidates from the quantised copy, rescored with the float vectors
+            quantization = qe.QuantizationSearchParams(rescore=True, oversampling=q.quantization_oversampling)
+        return qe.SearchParams(hnsw_ef=q.hnsw_ef, exact=self.exact, quantization=quantization)
