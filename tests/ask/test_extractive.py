@@ -359,6 +359,49 @@ def test_a_latest_state_question_takes_the_newest_statement_and_says_when(answer
     assert answer.cited[1] == [RELEASES.units[1].ref]
 
 
+def tag(version: str, when: datetime) -> Chunk:
+    ref = f"github:datazip-inc/olake@release:{version}"
+    text = f"Tag {version} at commit 2b1f68a95b46."
+    return Chunk(
+        chunk_id=f"{ref}::0",
+        doc_key=ref,
+        source_type="github",
+        kind="github_issue",
+        title=f"datazip-inc/olake release {version}",
+        text=text,
+        refs=[ref],
+        start=when,
+        end=when,
+        container="datazip-inc/olake",
+        units=[Unit(ref=ref, text=text, author=None, at=when)],
+    )
+
+
+ANNOUNCED = slack(
+    "slack:CANNOUNCE::0",
+    "announcements",
+    ("Nayan Joshi", "OLake Go v0.9.3 Released! Release notes for OLake Go: faster full loads.", at(8, 20, 6)),
+    ("Nayan Joshi", "OLake Go v0.9.0 Released! Release notes for OLake Go: version logged on startup.", at(7, 28, 9)),
+)
+
+
+def test_the_most_recent_tag_is_the_newest_value_stated_not_the_best_worded_line(answerer: ExtractiveAnswerer) -> None:
+    # The newest tag reads "Tag v0.9.4 at commit ..."; the announcement of the tag before it matches the question's
+    # words better. A tag's values are versions, though the question does not say "version".
+    context = [tag("v0.9.4", at(8, 21, 8)), ANNOUNCED]
+    answer = answerer.answer("What is the most recent OLake Go tag?", context, intent="latest", now=at(8, 22, 9))
+    assert first_line(answer).startswith("As of Fri 21 Aug 2026: v0.9.4 — "), answer.text
+    assert answer.cited[1] == ["github:datazip-inc/olake@release:v0.9.4"]
+
+
+def test_the_latest_state_is_as_of_the_questions_now(answerer: ExtractiveAnswerer) -> None:
+    # Asked on 15 Aug, the v0.9.3 message of 20 Aug has not been stated yet.
+    context = [ANNOUNCED, RELEASES]
+    answer = answerer.answer("What is the newest OLake Go version?", context, intent="latest", now=at(8, 15, 9))
+    assert first_line(answer).startswith("As of Wed 12 Aug 2026: v0.9.3 — Nayan Joshi in #releases"), answer.text
+    assert ANNOUNCED.units[0].ref not in {r for refs in answer.cited.values() for r in refs}
+
+
 def test_a_who_question_leads_with_the_person(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer("Who raised the PgBouncer pool size during the outage?", CONTEXT, intent="who")
     assert first_line(answer).startswith("Lena Vogt — "), answer.text

@@ -490,7 +490,8 @@ class ExtractiveAnswerer:
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
         elif intent == "latest" or _ASKS_LATEST.search(question):
-            chosen = self._latest(evidence, kind)
+            kind = _latest_kind(question, kind)
+            chosen = self._latest(evidence, kind, now)
             newest = chosen[0]
             at = _when(newest)
             span = answer_span(question, kind, newest, context)
@@ -545,14 +546,20 @@ class ExtractiveAnswerer:
             chosen.append(ev)
         return _with_continuations(chosen, ranked)
 
-    def _latest(self, ranked: list[Evidence], kind: str) -> list[Evidence]:
+    def _latest(self, ranked: list[Evidence], kind: str, now: datetime | None = None) -> list[Evidence]:
         """Newest first among the lines that state the state: close to the best score and, when the question asks
-        for a value (a version, a number), holding one."""
+        for a value (a version, a number), holding one. A line that states the asked value is a candidate further
+        down (`LATEST_VALUE_CUTOFF`): the newest tag reads "Tag v0.9.4 at commit ...", which scores below the
+        announcement of the tag before it. Nothing stated after the question's `now` counts."""
         best = ranked[0].score
-        pool = [e for e in ranked if e.score >= best * LATEST_CUTOFF and e.lexical > 0]
-        if kind:
+        stated = [e for e in ranked if e.lexical > 0 and not _after(e, now)]
+        pool = [e for e in stated if e.score >= best * LATEST_CUTOFF]
+        if kind in _LATEST_VALUE_KINDS:
+            wide = [e for e in stated if e.score >= best * LATEST_VALUE_CUTOFF and _values(kind, e.text, "")]
+            pool = wide or [e for e in pool if e.typed] or pool
+        elif kind:
             pool = [e for e in pool if e.typed] or pool
-        pool = pool or ranked[:1]
+        pool = pool or [e for e in ranked if not _after(e, now)][:1] or ranked[:1]
         pool.sort(key=lambda e: (e.at_iso or "", e.score), reverse=True)
         chosen: list[Evidence] = []
         for ev in pool:
@@ -675,6 +682,28 @@ def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
 # "Latest state" questions that the constraint extractor files under another intent ("the newest version").
 _ASKS_LATEST = re.compile(r"\b(?:newest|latest|most\s+recent|current(?:ly)?|now|still|stand(?:s)?\s+now)\b", re.I)
 LATEST_CUTOFF = 0.8
+# A line holding a value of the asked kind is a candidate down to this share of the best score.
+LATEST_VALUE_CUTOFF = 0.6
+_LATEST_VALUE_KINDS = frozenset({"version"})
+# "the most recent tag / build / chart": a thing whose values are versions, though the question does not say
+# "version".
+_VERSIONED = re.compile(r"\b(?:tags?|releases?|versions?|charts?|builds?)\b", re.I)
+
+
+def _latest_kind(question: str, kind: str) -> str:
+    return "version" if not kind and _VERSIONED.search(question) else kind
+
+
+def _after(ev: Evidence, now: datetime | None) -> bool:
+    """Stated after the question's now (an index that holds later messages than the question is asked at)."""
+    if now is None or not ev.at_iso:
+        return False
+    at = datetime.fromisoformat(ev.at_iso)
+    if at.tzinfo is None or now.tzinfo is None:
+        at, now = at.replace(tzinfo=None), now.replace(tzinfo=None)
+    return at > now
+
+
 LATEST_WITH_VALUE = 1
 PERSON_AUTHOR = 0.15
 PERSON_NEAR = 0.08
