@@ -402,25 +402,6 @@ def test_the_latest_state_is_as_of_the_questions_now(answerer: ExtractiveAnswere
     assert ANNOUNCED.units[0].ref not in {r for refs in answer.cited.values() for r in refs}
 
 
-def test_the_current_count_is_the_newest_line_that_states_a_count(answerer: ExtractiveAnswerer) -> None:
-    design = doc(
-        "design/ledger-db.md",
-        "Design: the ledger database > Writer",
-        "Marcus Okafor",
-        at(5, 4),
-        "The ledger writer deployment runs 3 replicas behind the PgBouncer pool, one per zone.",
-    )
-    later = slack(
-        "slack:CPLAT::0",
-        "platform-eng",
-        ("Priya Raman", "After the load test the writer went to 5 replicas.", at(6, 2, 9)),
-    )
-    answer = answerer.answer(
-        "How many replicas does the ledger writer deployment run now?", [design, later], intent="latest", now=at(6, 10)
-    )
-    assert first_line(answer).startswith("As of Tue 2 Jun 2026: 5 — Priya Raman in #platform-eng"), answer.text
-
-
 def test_a_who_question_leads_with_the_person(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer("Who raised the PgBouncer pool size during the outage?", CONTEXT, intent="who")
     assert first_line(answer).startswith("Lena Vogt — "), answer.text

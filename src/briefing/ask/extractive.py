@@ -684,7 +684,7 @@ _ASKS_LATEST = re.compile(r"\b(?:newest|latest|most\s+recent|current(?:ly)?|now|
 LATEST_CUTOFF = 0.8
 # A line holding a value of the asked kind is a candidate down to this share of the best score.
 LATEST_VALUE_CUTOFF = 0.6
-_LATEST_VALUE_KINDS = frozenset({"version", "number", "setting", "time"})
+_LATEST_VALUE_KINDS = frozenset({"version"})
 # "the most recent tag / build / chart": a thing whose values are versions, though the question does not say
 # "version".
 _VERSIONED = re.compile(r"\b(?:tags?|releases?|versions?|charts?|builds?)\b", re.I)
