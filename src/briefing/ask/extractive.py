@@ -250,11 +250,37 @@ VETO_KINDS = frozenset({"number", "time"})
 VETO_CAP = 0.05
 
 
+# Off-topic questions ("Which wine goes well with fish?" over a data-engineering Slack) are refused whatever the
+# linear score: the words that name their topic are in no indexed source, and the sentences retrieved for the
+# rest (everyday words: "goes", "well", "small", "rule") are not about the question. Two forms, both requiring at
+# least one topic word that no source holds (so the refusal can name it) and a low best sentence similarity:
+# - at least OFF_TOPIC_ABSENT of the topic words are in no indexed source and no sentence reaches OFF_TOPIC_DENSE;
+# - every topic word is absent or rare (at most RARE_CHUNKS chunks) and no sentence reaches OFF_TOPIC_RARE_DENSE.
+# Measured on eval/offtopic_probes.jsonl and the dev sets (docs/answering.md, "Off-topic questions, stop 21b").
+OFF_TOPIC_ABSENT = 0.5
+OFF_TOPIC_DENSE = 0.3
+OFF_TOPIC_RARE_DENSE = 0.4
+# A word held by at most this many chunks of the whole workspace is rare there (a passing mention).
+RARE_CHUNKS = 2
+
+
+def off_topic(features: dict[str, float]) -> bool:
+    """Whether the question's own topic is one the workspace never talks about (the rule above); false without
+    the workspace's vocabulary."""
+    n = features.get("topic_n", 0.0)
+    if not n or not features.get("topic_absent"):
+        return False
+    dense = features.get("best_dense", 0.0)
+    absent = features["topic_absent"] / n
+    rare = features.get("topic_rare", 0.0) / n
+    return (absent >= OFF_TOPIC_ABSENT and dense < OFF_TOPIC_DENSE) or (rare >= 1.0 and dense < OFF_TOPIC_RARE_DENSE)
+
+
 def confidence(features: dict[str, float]) -> float:
     weights = CALIBRATION if "vocab_unknown" in features else CALIBRATION_WITHOUT_VOCABULARY
     z = weights["bias"] + sum(w * features.get(k, 0.0) for k, w in weights.items() if k != "bias")
     p = 1.0 / (1.0 + math.exp(-z))
-    return min(p, VETO_CAP) if features.get("typed_miss") else p
+    return min(p, VETO_CAP) if features.get("typed_miss") or features.get("off_topic") else p
 
 
 class ExtractiveAnswerer:
@@ -371,7 +397,7 @@ class ExtractiveAnswerer:
         near = typed_near(question, kind, top)
         role = asked_role(question) if kind == "person" else ""
         role_miss = not role_stated(role, top)
-        return {
+        features = {
             "chunk_cover": chunk_cover if q_words else 0.0,
             "typed_top": float(any(e.typed for e in top)) if kind else 1.0,
             "best_score": best.score if best else 0.0,
@@ -387,6 +413,8 @@ class ExtractiveAnswerer:
             "missing_share": missing_share(q_words, seen),
             **self._vocabulary_features(question, context, seen, people, now, s_vecs, spread),
         }
+        features["off_topic"] = 1.0 if off_topic(features) else 0.0
+        return features
 
     def _vocabulary_features(
         self,
@@ -410,7 +438,7 @@ class ExtractiveAnswerer:
             # "cutover") stays near the evidence, an off-topic word ("sourdough") does not.
             w_vecs = self.embedder.dense_cached(unknown, max_chars=300)  # words recur: the vector cache keeps them
             near = {w: float(v) for w, v in zip(unknown, (s_vecs @ w_vecs.T).max(axis=0), strict=True)}
-        return vocabulary_features(words, spread, context, seen, near)
+        return {**vocabulary_features(words, spread, context, seen, near), **topic_features(words, spread, seen)}
 
     def question_spread(self, question: str, people: Sequence[str], now: datetime | None) -> dict[str, Spread]:
         """Where the question's topic words occur in the workspace (empty without a vocabulary)."""
@@ -1004,7 +1032,10 @@ def _values(kind: str, text: str, q_low: str) -> list[re.Match[str]]:
 
 
 def _refusal_reason(question: str, intent: str, features: dict[str, float], unknown: Sequence[str]) -> str:
-    """Why the question is refused, in words: the value the best lines lack, or the words no source holds."""
+    """Why the question is refused, in words: the value the best lines lack, or the words no source holds (first
+    for an off-topic question: its topic, not a missing number, is what the sources lack)."""
+    if features.get("off_topic") and unknown:
+        return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
     if features.get("typed_miss"):
         return _veto_reason(question, intent)
     if unknown:
@@ -1158,6 +1189,19 @@ def vocabulary_features(
         vocab_far=far / n,
     )
     return out
+
+
+def topic_features(words: Sequence[str], spread: dict[str, Spread], seen: set[str]) -> dict[str, float]:
+    """Counts of the question's topic words (those the index tokenises): found in the context, common in the
+    workspace (more chunks than the lookup limit), rare there, or absent."""
+    looked = [w for w in words if w in spread]
+    return {
+        "topic_n": float(len(looked)),
+        "topic_seen": float(sum(1 for w in looked if _stem(w) in seen)),
+        "topic_common": float(sum(1 for w in looked if not spread[w].complete)),
+        "topic_absent": float(sum(1 for w in looked if spread[w].absent)),
+        "topic_rare": float(sum(1 for w in looked if spread[w].complete and spread[w].chunks <= RARE_CHUNKS)),
+    }
 
 
 def unknown_words(
