@@ -62,7 +62,8 @@ def test_the_sample_dev_set_holds_to_its_evidence(checks: Any) -> None:
 def test_the_olake_dev_sets_hold_to_the_real_corpus(checks: Any, olake: Path) -> None:
     assert importlib.import_module("check_olake_dev").check() == []
     assert importlib.import_module("check_olake_github_dev").check() == []
-    # The held-out near misses for the refusal fit: unanswerable cases in the same contract.
-    extra = [json.loads(line) for line in (EVAL / "refusal_extra.jsonl").read_text().splitlines() if line.strip()]
-    assert extra and all(case["no_answer"] for case in extra)
-    assert checks.check_cases(extra, {}) == []
+    # The held-out near misses for the refusal fit and the off-topic probes: unanswerable cases in the contract.
+    for name in ("refusal_extra.jsonl", "offtopic_probes.jsonl"):
+        extra = [json.loads(line) for line in (EVAL / name).read_text().splitlines() if line.strip()]
+        assert extra and all(case["no_answer"] for case in extra), name
+        assert checks.check_cases(extra, {}) == [], name
