@@ -23,6 +23,7 @@ from briefing.ask.segment import clean, sentences
 from briefing.ask.vocabulary import Spread, Vocabulary
 from briefing.embed import Embedder
 from briefing.errors import BriefError
+from briefing.index import Filter
 from briefing.model import Chunk
 from briefing.sources import Presentation
 from briefing.textrules import STOPWORDS, refusal
@@ -262,6 +263,7 @@ OFF_TOPIC_DENSE = 0.3
 OFF_TOPIC_RARE_DENSE = 0.4
 # A word held by at most this many chunks of the whole workspace is rare there (a passing mention).
 RARE_CHUNKS = 2
+RARE_WORKSPACE = 50
 
 
 def off_topic(features: dict[str, float]) -> bool:
@@ -273,7 +275,12 @@ def off_topic(features: dict[str, float]) -> bool:
     dense = features.get("best_dense", 0.0)
     absent = features["topic_absent"] / n
     rare = features.get("topic_rare", 0.0) / n
-    return (absent >= OFF_TOPIC_ABSENT and dense < OFF_TOPIC_DENSE) or (rare >= 1.0 and dense < OFF_TOPIC_RARE_DENSE)
+    # In a small workspace every word is in few chunks: "rare" says the topic is foreign only in a workspace of at
+    # least RARE_WORKSPACE chunks (as the reader sees it).
+    large = features.get("workspace_chunks", RARE_WORKSPACE) >= RARE_WORKSPACE
+    return (absent >= OFF_TOPIC_ABSENT and dense < OFF_TOPIC_DENSE) or (
+        rare >= 1.0 and large and dense < OFF_TOPIC_RARE_DENSE
+    )
 
 
 def confidence(features: dict[str, float]) -> float:
@@ -438,13 +445,23 @@ class ExtractiveAnswerer:
             # "cutover") stays near the evidence, an off-topic word ("sourdough") does not.
             w_vecs = self.embedder.dense_cached(unknown, max_chars=300)  # words recur: the vector cache keeps them
             near = {w: float(v) for w, v in zip(unknown, (s_vecs @ w_vecs.T).max(axis=0), strict=True)}
-        return {**vocabulary_features(words, spread, context, seen, near), **topic_features(words, spread, seen)}
+        size = {"workspace_chunks": float(self.vocabulary.index.count(Filter(as_of=now)))}
+        return {
+            **vocabulary_features(words, spread, context, seen, near),
+            **topic_features(words, spread, seen),
+            **size,
+        }
 
     def question_spread(self, question: str, people: Sequence[str], now: datetime | None) -> dict[str, Spread]:
         """Where the question's topic words occur in the workspace (empty without a vocabulary)."""
         if self.vocabulary is None:
             return {}
         return self.vocabulary.spread(question_vocabulary(question, people), now=now)
+
+    def _may_name_words(self) -> bool:
+        """Whether a refusal may name the question's words no source holds. Not under an access scope: "no indexed
+        source mentions X" would speak for sources this reader may not see (the word may be in one of them)."""
+        return self.vocabulary is not None and getattr(self.vocabulary.index, "readers", None) is None
 
     def answer(
         self,
@@ -495,7 +512,12 @@ class ExtractiveAnswerer:
             return ExtractiveAnswer(
                 text=refusal(
                     scope,
-                    _refusal_reason(question, intent, features, unknown_words(question, people, spread, context)),
+                    _refusal_reason(
+                        question,
+                        intent,
+                        features,
+                        unknown_words(question, people, spread, context) if self._may_name_words() else [],
+                    ),
                 ),
                 no_answer=True,
                 best_score=best,
