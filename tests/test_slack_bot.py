@@ -159,7 +159,9 @@ def test_a_question_the_sources_do_not_cover_is_refused_without_sources(bot: Bot
     assert bot.fake.wait_for(lambda f: bool(f.updated))
     expected = bot.tools.ask("what is the capital of Mongolia?", k=8, now=NOW)
     assert expected["no_answer"]
-    assert bot.fake.updated[0]["text"] == expected["answer"]
+    text = bot.fake.updated[0]["text"]
+    # The bot answers as the asking user: a refusal under an access scope names no word of the question.
+    assert text.startswith("The sources do not cover this") and "mongolia" not in text.lower()
 
 
 def test_an_unsigned_or_wrongly_signed_event_is_rejected_and_nothing_is_posted(bot: Bot) -> None:
