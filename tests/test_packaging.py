@@ -36,7 +36,7 @@ def test_the_wheel_has_everything_the_registry_names(tmp_path: Path) -> None:
     assert "briefing/sample/brief.toml" in names
     assert not any(n.startswith("tests/") for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "brief=briefing.cli.app:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "brief=briefing.cli.entry:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_python_dash_m_briefing_is_the_cli() -> None:

@@ -1,5 +1,5 @@
 """Allow `python -m briefing`."""
 
-from briefing.cli.app import main
+from briefing.cli.entry import main
 
 main()
