@@ -177,6 +177,7 @@ class Evidence:
     piece: int = 0  # index of this sentence in its unit
     extra: str = ""  # another sentence of the same unit that holds question words the quote lacks
     extra_before: bool = False  # that sentence comes before this one in the unit
+    items: str = ""  # the heads of the unit's list items the quote cuts off ("2. If AI is used, self-review")
 
     @property
     def quote(self) -> str:
@@ -547,6 +548,7 @@ class ExtractiveAnswerer:
             span = answer_span(question, kind, newest, context)
             stated = f"As of {at}: " if at else ""
             _add_neighbours([newest], evidence, question)
+            _add_items([newest], question)
             quote = f'{_attribution(newest)}: "{_shown(newest)}"'
             head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
             if span and kind:
@@ -561,6 +563,7 @@ class ExtractiveAnswerer:
                 head = [(span, top)]
             lead = ""
         _add_neighbours(chosen, evidence, question)
+        _add_items(chosen, question)
         lines, cited, urls = _render(chosen, head)
         text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
@@ -697,6 +700,62 @@ def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], ques
             ev.extra_before = best.piece < ev.piece
 
 
+# A quote that starts a list ("quick summary of the feedback, 1. ... 2. ... 3. ...") or is one of its items shows
+# the items it cuts off, each by its head, after " … ": the same unit and citation, and the list is what was said.
+_NUMBERED = re.compile(r"(?:^|(?<=[\s,:;(]))(\d{1,2})[.)]\s+(?=\S)")
+_BULLET = re.compile(r"(?:^|(?<=\s))[•◦▪]\s*|^\s*[-*]\s+", re.M)
+ITEM_HEAD = 110
+ITEMS_LIMIT = 300
+
+
+def list_items(text: str) -> list[str]:
+    """The items of an enumerated list in a unit's text ("1. ... 2. ...", "• ..." or "- ..." lines), in order;
+    empty when the text holds fewer than two. Numbers count as a list only in sequence from 1 (not "v0.9 2.")."""
+    marks: list[tuple[int, int]] = []
+    expect = 1
+    for m in _NUMBERED.finditer(text):
+        if int(m[1]) == expect:
+            marks.append((m.start(), m.end()))
+            expect += 1
+    if len(marks) < 2:
+        marks = [(m.start(), m.end()) for m in _BULLET.finditer(text)]
+    if len(marks) < 2:
+        return []
+    ends = [start for start, _ in marks[1:]] + [len(text)]
+    items = [clean(text[end:stop], limit=100_000) for (_, end), stop in zip(marks, ends, strict=True)]
+    return [item for item in items if item]
+
+
+def _add_items(chosen: Sequence[Evidence], question: str) -> None:
+    """A quoted line whose unit is a list it shows only in part continues with the heads of the missing items."""
+    q_words = content_words(question) - _GENERIC
+    for ev in chosen:
+        units = ev.chunk.units
+        if ev.items or ev.unit >= len(units):
+            continue
+        items = list_items(units[ev.unit].text)
+        if not items:
+            continue
+        shown = " ".join(_shown(ev).split()).lower()
+        visible = [item[:30].lower() in shown for item in items]
+        if not any(visible) or all(visible):
+            continue
+        missing = [i for i, seen in enumerate(visible) if not seen]
+        # Items that hold question words the quote lacks come first when not all fit; shown in the list's order.
+        wanted = q_words - content_words(shown)
+        order = sorted(missing, key=lambda i: (not (wanted & content_words(items[i])), i))
+        keep: list[int] = []
+        size = 0
+        for i in order:
+            head = clean(items[i], limit=ITEM_HEAD)
+            if keep and size + len(head) > ITEMS_LIMIT:
+                continue
+            keep.append(i)
+            size += len(head) + 2
+        heads = [clean(items[i], limit=ITEM_HEAD) for i in sorted(keep)]
+        ev.items = "; ".join(heads) + (" …" if len(keep) < len(missing) else "")
+
+
 def _cut_window(full: str, shown_len: int, wanted: set[str]) -> str:
     """The stretch of `full` past the first `shown_len` characters that starts at the clause holding the first of
     the `wanted` question words, or "" when the cut drops none of them."""
@@ -715,12 +774,12 @@ def _shown(ev: Evidence) -> str:
     """The quoted text of a line: the sentence (continued while short), and the unit's neighbouring sentence that
     adds question words, in the unit's order."""
     quote = _clean(ev.quote, limit=QUOTE_LIMIT)
-    if not ev.extra:
-        return quote
-    extra = _clean(ev.extra, limit=NEIGHBOUR_LIMIT)
-    if ev.extra_before:
-        return f"{extra} … {quote}"
-    return f"{quote.removesuffix(' …')} … {extra}"
+    if ev.extra:
+        extra = _clean(ev.extra, limit=NEIGHBOUR_LIMIT)
+        quote = f"{extra} … {quote}" if ev.extra_before else f"{quote.removesuffix(' …')} … {extra}"
+    if ev.items:
+        quote = f"{quote.removesuffix(' …')} … {ev.items}"
+    return quote
 
 
 def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
