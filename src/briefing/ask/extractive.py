@@ -559,6 +559,9 @@ class ExtractiveAnswerer:
             chosen = self._select(evidence, broad=False, hedged=False, skip_holding=not asks_asking)
             top = chosen[0]
             span = answer_span(question, kind, top, context)
+            if not span and kind in _LEAD_KINDS:
+                chosen, top, span = _typed_lead(question, kind, chosen, evidence, context)
+            chosen = _same_document(question, chosen, evidence)
             if span:
                 head = [(span, top)]
             lead = ""
@@ -655,6 +658,52 @@ class ExtractiveAnswerer:
             if not any(c.ref == top.ref and c.text == top.text for c in chosen):
                 chosen.append(top)
         return chosen, head
+
+
+# A number, setting or version question whose best line states no such value is led by the best line close to it
+# that states one next to the question's words (the size "512 MB" over a PR list that names the writer).
+_LEAD_KINDS = frozenset({"number", "setting", "version"})
+TYPED_LEAD_CUTOFF = 0.75
+
+
+def _typed_lead(
+    question: str, kind: str, chosen: list[Evidence], ranked: Sequence[Evidence], context: Sequence[Chunk]
+) -> tuple[list[Evidence], Evidence, str]:
+    """The chosen lines led by the best line within TYPED_LEAD_CUTOFF of the top that states a value of `kind` next
+    to a question word, with that value; unchanged (and no value) when none does."""
+    top = chosen[0]
+    for ev in ranked:
+        if ev.score < top.score * TYPED_LEAD_CUTOFF:
+            break
+        if ev is top or ev.lexical <= 0 or _holding(ev):
+            continue
+        span = answer_span(question, kind, ev, context)
+        if span:
+            rest = [e for e in chosen if not (e.n == ev.n and e.unit == ev.unit)]
+            return [ev, *rest][: max(len(chosen), 1)], ev, span
+    return chosen, top, ""
+
+
+# A fact answer led by a document's paragraph also quotes the best other paragraph of that document that holds
+# question words the lines shown lack, down to this share of the best score: one more line, no new ref cited.
+SAME_DOC_CUTOFF = 0.6
+
+
+def _same_document(question: str, chosen: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
+    """`chosen` and, for a document's answer, one more paragraph of the same document (see SAME_DOC_CUTOFF)."""
+    top = chosen[0]
+    if _presentation(top.chunk).conversational:
+        return chosen
+    q_words = content_words(question) - _GENERIC
+    have = set().union(*(content_words(_shown(e)) for e in chosen))
+    for ev in ranked:
+        if ev.score < top.score * SAME_DOC_CUTOFF:
+            break
+        if ev.ref != top.ref or any(c.n == ev.n and c.unit == ev.unit for c in chosen):
+            continue
+        if (q_words & ev.words) - have:
+            return [*chosen, ev]
+    return chosen
 
 
 def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
@@ -983,7 +1032,9 @@ HOLDING_MAX = 200
 _PROMISE = re.compile(
     r"\b(?:(?:we|i)(?:'ll| will| are| am|'re|'m)?\s+(?:check|look|get back|debug|investigat|pick|try)\w*|"
     r"get back to you|(?:can|could) you (?:please |pls |kindly )?(?:share|send|provide|confirm|check|post|try)|"
-    r"please share|looking into|picked up this|on it\b)",
+    r"please share|looking into|picked up this|on it\b|"
+    r"(?:can|could|would) you\b[^.?!\n]{0,60}?\b(?:share|send|upload|attach|download)\b[^.?!\n]{0,40}?"
+    r"\b(?:logs?|screenshots?|recording|payload|config|output|details)\b|please (?:send|upload|attach|download)\b)",
     re.I,
 )
 
