@@ -115,3 +115,31 @@ def test_a_document_answer_quotes_the_paragraph_that_holds_the_asked_words(answe
     assert "design doc of the ledger migration" in answer.text
     # Another paragraph of the same document: no other ref is cited.
     assert {ref for refs in answer.cited.values() for ref in refs} == {guide.refs[0]}
+
+
+def test_a_question_word_belongs_to_the_value_it_stands_next_to(answerer: ExtractiveAnswerer) -> None:
+    # "data files" names the 512 MB; the 64 MB is the delete files', though it stands closer to "files".
+    design = doc(
+        "blog/architecture.md",
+        "Deep dive into OLake Go architecture",
+        "vaibhav",
+        at(7, 22),
+        "Data files target 512 MB and delete files 64 MB.",
+    )
+    answer = answerer.answer("How big are the data files that the writers aim for?", [design])
+    assert answer.text.splitlines()[0].startswith("512 MB — ")
+
+
+def test_a_pasted_json_payload_gives_no_value_line(answerer: ExtractiveAnswerer) -> None:
+    thread = slack(
+        "slack:CHELP::7",
+        "help",
+        (
+            "Anh",
+            'The job payload the UI sends: {"name": "tst", "id": 5, "destination_type": "parquet", '
+            '"batch_size": 10000}',
+            at(5, 19, 6),
+        ),
+    )
+    answer = answerer.answer("How many rows per batch does the job send to parquet?", [thread])
+    assert answer.text.startswith("- Anh in #help")  # the quote leads: no number read off the payload

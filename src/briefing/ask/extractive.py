@@ -558,7 +558,7 @@ class ExtractiveAnswerer:
         else:
             chosen = self._select(evidence, broad=False, hedged=False, skip_holding=not asks_asking)
             top = chosen[0]
-            span = answer_span(question, kind, top, context)
+            span = "" if _payload(top) else answer_span(question, kind, top, context)
             if not span and kind in _LEAD_KINDS:
                 chosen, top, span = _typed_lead(question, kind, chosen, evidence, context)
             chosen = _same_document(question, chosen, evidence)
@@ -662,7 +662,15 @@ class ExtractiveAnswerer:
 
 # A number, setting or version question whose best line states no such value is led by the best line close to it
 # that states one next to the question's words (the size "512 MB" over a PR list that names the writer).
-_LEAD_KINDS = frozenset({"number", "setting", "version"})
+_LEAD_KINDS = frozenset({"number", "version"})
+# A pasted JSON payload ("name": "tst", "last_run_time": ...) is data someone showed, not a stated value.
+_PAYLOAD_KEY = re.compile(r"\"[\w.-]+\"\s*:")
+
+
+def _payload(ev: Evidence) -> bool:
+    return len(_PAYLOAD_KEY.findall(ev.text)) >= 2
+
+
 TYPED_LEAD_CUTOFF = 0.75
 
 
@@ -675,7 +683,7 @@ def _typed_lead(
     for ev in ranked:
         if ev.score < top.score * TYPED_LEAD_CUTOFF:
             break
-        if ev is top or ev.lexical <= 0 or _holding(ev):
+        if ev is top or ev.lexical <= 0 or _holding(ev) or _payload(ev):
             continue
         span = answer_span(question, kind, ev, context)
         if span:
@@ -1441,8 +1449,17 @@ def _near(text: str, matches: list[re.Match[str]], q_words: set[str]) -> re.Matc
     if not spots:
         return matches[0]
 
+    # A question word belongs to the value it stands next to: one value's window ends where the next one starts
+    # ("data files target 512 MB and delete files 64 MB": "data files" is the 512's, not the 64's).
+    ordered = sorted(matches, key=lambda m: m.start())
+    bounds = {
+        id(m): (ordered[i - 1].end() if i else 0, ordered[i + 1].start() if i + 1 < len(ordered) else len(text))
+        for i, m in enumerate(ordered)
+    }
+
     def rank(m: re.Match[str]) -> tuple[int, int, int]:
-        around = {w for at, w in spots if -48 <= at - m.start() <= 24}
+        low, high = bounds[id(m)]
+        around = {w for at, w in spots if -48 <= at - m.start() <= 24 and low <= at < high}
         return (-len(around), min(abs(m.start() - at) for at, _ in spots), m.start())
 
     return min(matches, key=rank)
