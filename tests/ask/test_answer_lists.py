@@ -143,3 +143,33 @@ def test_a_pasted_json_payload_gives_no_value_line(answerer: ExtractiveAnswerer)
     )
     answer = answerer.answer("How many rows per batch does the job send to parquet?", [thread])
     assert answer.text.startswith("- Anh in #help")  # the quote leads: no number read off the payload
+
+
+def test_a_question_about_a_past_day_is_answered_from_that_day(answerer: ExtractiveAnswerer) -> None:
+    general = slack(
+        "slack:CGENERAL::8",
+        "general",
+        ("Anshika", "The first community poll is live right now: what does the community run?", at(7, 28)),
+        ("Anshika", "Tuesday poll time. Iceberg lets you widen a column in place: int to bigint.", at(8, 11)),
+    )
+    now = at(8, 13, 9)
+    day = (at(8, 11, 0), at(8, 12, 0))
+    answer = answerer.answer("What subject did the community poll two days ago cover?", [general], window=day, now=now)
+    assert "widen a column" in answer.text
+    assert answer.cited == {1: [general.refs[1]]}  # the older, better-worded poll is another day's
+
+
+def test_a_window_that_has_not_begun_restricts_nothing(answerer: ExtractiveAnswerer) -> None:
+    # "Next quarter" asks for plans stated before it; a line that merely falls in it says nothing of them.
+    platform = slack(
+        "slack:CPLATFORM::9",
+        "platform-eng",
+        ("Nadia", "Q3 plan draft, the platform team's priorities: per-merchant rate limits (PLAT-124).", at(6, 12)),
+        ("Priya", "Good news: Farah joins the platform team as senior SRE on 6 July.", at(6, 12, 15)),
+    )
+    now = at(6, 15)
+    quarter = (at(7, 1, 0), at(10, 1, 0))
+    answer = answerer.answer(
+        "What are the platform team's priorities for next quarter?", [platform], window=quarter, now=now
+    )
+    assert "PLAT-124" in answer.text

@@ -556,12 +556,13 @@ class ExtractiveAnswerer:
                 chosen = chosen[:LATEST_WITH_VALUE]
             lead = ""
         else:
-            chosen = self._select(evidence, broad=False, hedged=False, skip_holding=not asks_asking)
+            pool = _in_window(evidence, window, now)
+            chosen = self._select(pool, broad=False, hedged=False, skip_holding=not asks_asking)
             top = chosen[0]
             span = "" if _payload(top) else answer_span(question, kind, top, context)
             if not span and kind in _LEAD_KINDS:
-                chosen, top, span = _typed_lead(question, kind, chosen, evidence, context)
-            chosen = _same_document(question, chosen, evidence)
+                chosen, top, span = _typed_lead(question, kind, chosen, pool, context)
+            chosen = _same_document(question, chosen, pool)
             if span:
                 head = [(span, top)]
             lead = ""
@@ -672,6 +673,27 @@ def _payload(ev: Evidence) -> bool:
 
 
 TYPED_LEAD_CUTOFF = 0.75
+
+
+def _inside(ev: Evidence, window: tuple[datetime, datetime]) -> bool:
+    """Stated inside the window, or naming one of its days ("I'm on leave 8-12 June", said on 5 June)."""
+    if ev.at_iso and window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]:
+        return True
+    return mentions_window(ev.text, window)
+
+
+def _in_window(
+    ranked: list[Evidence], window: tuple[datetime, datetime] | None, now: datetime | None
+) -> list[Evidence]:
+    """A fact question that names a past time ("two days ago", "the week of 8 June") is answered from that time:
+    the lines stated in it or naming its days, when one of them shares a question word; else every line. The score
+    only favours the window (WINDOW_BONUS), so a better-worded line from another week could still lead and fill
+    the runner-up slots. A window that has not begun at `now` ("next quarter") asks about plans stated before it,
+    so it restricts nothing."""
+    if window is None or now is None or window[0] > now:
+        return ranked
+    inside = [e for e in ranked if _inside(e, window)]
+    return inside if any(e.lexical > 0 for e in inside) else ranked
 
 
 def _typed_lead(
