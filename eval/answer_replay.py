@@ -8,6 +8,11 @@ answer stage (keywords, citation precision, refusal balanced accuracy), per cate
     python eval/answer_replay.py collect --config $OLAKE/brief.toml --cases eval/olake_dev.jsonl --out /tmp/o.pkl
     python eval/answer_replay.py replay --config $OLAKE/brief.toml --saved /tmp/o.pkl [--cases-out /tmp/o.json]
     python eval/answer_replay.py classify --saved /tmp/o.pkl --cases /tmp/o.json
+    python eval/answer_replay.py compare --base /tmp/o-main.json --new /tmp/o.json
+
+`compare` pairs two replays (`--cases-out` files, or runs saved by `brief eval --save`) case by case with the
+Wilcoxon test of `brief eval --compare`, over the answer-stage metrics, citation precision included (which
+`brief eval --compare` does not pair), and lists the cases that changed.
 
 `classify` sorts the answerable misses of a replay (`--cases-out`) into the classes of docs/answering.md: where
 each missing keyword is (a cited unit's unquoted text, an uncited gold unit, another context unit, nowhere in the
@@ -195,7 +200,27 @@ def classify(saved_path: Path, cases_path: Path) -> dict[str, Any]:
             classes["two-part question (miss)"].append(r["id"])
         if missed and _ASKS_LATEST.search(r["question"]):
             classes["latest-state question (miss)"].append(r["id"])
+        if missed and answer.startswith("In time order"):
+            classes["summary or timeline answer (miss)"].append(r["id"])
     return {k: {"n": len(v), "ids": v} for k, v in sorted(classes.items())}
+
+
+ANSWER_METRICS = ("keyword_correct", "citation_precision", "citation_recall", "no_answer_correct")
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text())
+    return data["cases"] if isinstance(data, dict) else data
+
+
+def compare_runs(base_path: Path, new_path: Path) -> dict[str, Any]:
+    """Paired Wilcoxon (new minus base) over the answer-stage metrics of two replays or saved evals."""
+    from briefing.evaluation.compare import compare_scores
+    from briefing.evaluation.metrics import case_scores
+
+    base = {r["id"]: case_scores(r) for r in _records(base_path)}
+    new = {r["id"]: case_scores(r) for r in _records(new_path)}
+    return compare_scores(base, new, metrics=ANSWER_METRICS)
 
 
 def _mean(values: list[float]) -> float | None:
@@ -244,8 +269,13 @@ def main() -> None:
     k = sub.add_parser("classify")
     k.add_argument("--saved", type=Path, required=True)
     k.add_argument("--cases", type=Path, required=True)
+    p = sub.add_parser("compare")
+    p.add_argument("--base", type=Path, required=True)
+    p.add_argument("--new", type=Path, required=True)
     args = parser.parse_args()
-    if args.cmd == "classify":
+    if args.cmd == "compare":
+        print(json.dumps(compare_runs(args.base, args.new), indent=1))
+    elif args.cmd == "classify":
         print(json.dumps(classify(args.saved, args.cases), indent=1))
     elif args.cmd == "collect":
         collect(args.config, args.cases, args.out)

@@ -177,6 +177,7 @@ class Evidence:
     piece: int = 0  # index of this sentence in its unit
     extra: str = ""  # another sentence of the same unit that holds question words the quote lacks
     extra_before: bool = False  # that sentence comes before this one in the unit
+    items: str = ""  # the heads of the unit's list items the quote cuts off ("2. If AI is used, self-review")
 
     @property
     def quote(self) -> str:
@@ -547,6 +548,7 @@ class ExtractiveAnswerer:
             span = answer_span(question, kind, newest, context)
             stated = f"As of {at}: " if at else ""
             _add_neighbours([newest], evidence, question)
+            _add_items([newest], question)
             quote = f'{_attribution(newest)}: "{_shown(newest)}"'
             head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
             if span and kind:
@@ -554,13 +556,18 @@ class ExtractiveAnswerer:
                 chosen = chosen[:LATEST_WITH_VALUE]
             lead = ""
         else:
-            chosen = self._select(evidence, broad=False, hedged=False, skip_holding=not asks_asking)
+            pool = _in_window(evidence, window, now)
+            chosen = self._select(pool, broad=False, hedged=False, skip_holding=not asks_asking)
             top = chosen[0]
-            span = answer_span(question, kind, top, context)
+            span = "" if _payload(top) else answer_span(question, kind, top, context)
+            if not span and kind in _LEAD_KINDS:
+                chosen, top, span = _typed_lead(question, kind, chosen, pool, context)
+            chosen = _same_document(question, chosen, pool)
             if span:
                 head = [(span, top)]
             lead = ""
         _add_neighbours(chosen, evidence, question)
+        _add_items(chosen, question)
         lines, cited, urls = _render(chosen, head)
         text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
@@ -654,6 +661,81 @@ class ExtractiveAnswerer:
         return chosen, head
 
 
+# A number, setting or version question whose best line states no such value is led by the best line close to it
+# that states one next to the question's words (the size "512 MB" over a PR list that names the writer).
+_LEAD_KINDS = frozenset({"number", "version"})
+# A pasted JSON payload ("name": "tst", "last_run_time": ...) is data someone showed, not a stated value.
+_PAYLOAD_KEY = re.compile(r"\"[\w.-]+\"\s*:")
+
+
+def _payload(ev: Evidence) -> bool:
+    return len(_PAYLOAD_KEY.findall(ev.text)) >= 2
+
+
+TYPED_LEAD_CUTOFF = 0.75
+
+
+def _inside(ev: Evidence, window: tuple[datetime, datetime]) -> bool:
+    """Stated inside the window, or naming one of its days ("I'm on leave 8-12 June", said on 5 June)."""
+    if ev.at_iso and window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]:
+        return True
+    return mentions_window(ev.text, window)
+
+
+def _in_window(
+    ranked: list[Evidence], window: tuple[datetime, datetime] | None, now: datetime | None
+) -> list[Evidence]:
+    """A fact question that names a past time ("two days ago", "the week of 8 June") is answered from that time:
+    the lines stated in it or naming its days, when one of them shares a question word; else every line. The score
+    only favours the window (WINDOW_BONUS), so a better-worded line from another week could still lead and fill
+    the runner-up slots. A window that has not begun at `now` ("next quarter") asks about plans stated before it,
+    so it restricts nothing."""
+    if window is None or now is None or window[0] > now:
+        return ranked
+    inside = [e for e in ranked if _inside(e, window)]
+    return inside if any(e.lexical > 0 for e in inside) else ranked
+
+
+def _typed_lead(
+    question: str, kind: str, chosen: list[Evidence], ranked: Sequence[Evidence], context: Sequence[Chunk]
+) -> tuple[list[Evidence], Evidence, str]:
+    """The chosen lines led by the best line within TYPED_LEAD_CUTOFF of the top that states a value of `kind` next
+    to a question word, with that value; unchanged (and no value) when none does."""
+    top = chosen[0]
+    for ev in ranked:
+        if ev.score < top.score * TYPED_LEAD_CUTOFF:
+            break
+        if ev is top or ev.lexical <= 0 or _holding(ev) or _payload(ev):
+            continue
+        span = answer_span(question, kind, ev, context)
+        if span:
+            rest = [e for e in chosen if not (e.n == ev.n and e.unit == ev.unit)]
+            return [ev, *rest][: max(len(chosen), 1)], ev, span
+    return chosen, top, ""
+
+
+# A fact answer led by a document's paragraph also quotes the best other paragraph of that document that holds
+# question words the lines shown lack, down to this share of the best score: one more line, no new ref cited.
+SAME_DOC_CUTOFF = 0.6
+
+
+def _same_document(question: str, chosen: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
+    """`chosen` and, for a document's answer, one more paragraph of the same document (see SAME_DOC_CUTOFF)."""
+    top = chosen[0]
+    if _presentation(top.chunk).conversational:
+        return chosen
+    q_words = content_words(question) - _GENERIC
+    have = set().union(*(content_words(_shown(e)) for e in chosen))
+    for ev in ranked:
+        if ev.score < top.score * SAME_DOC_CUTOFF:
+            break
+        if ev.ref != top.ref or any(c.n == ev.n and c.unit == ev.unit for c in chosen):
+            continue
+        if (q_words & ev.words) - have:
+            return [*chosen, ev]
+    return chosen
+
+
 def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
     """A chosen line that ends announcing what follows ("so this week's poll:") is quoted with the next message
     of its chunk, as a line and a citation of its own (the poll, by the poll app)."""
@@ -697,6 +779,62 @@ def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], ques
             ev.extra_before = best.piece < ev.piece
 
 
+# A quote that starts a list ("quick summary of the feedback, 1. ... 2. ... 3. ...") or is one of its items shows
+# the items it cuts off, each by its head, after " … ": the same unit and citation, and the list is what was said.
+_NUMBERED = re.compile(r"(?:^|(?<=[\s,:;(]))(\d{1,2})[.)]\s+(?=\S)")
+_BULLET = re.compile(r"(?:^|(?<=\s))[•◦▪]\s*|^\s*[-*]\s+", re.M)
+ITEM_HEAD = 110
+ITEMS_LIMIT = 300
+
+
+def list_items(text: str) -> list[str]:
+    """The items of an enumerated list in a unit's text ("1. ... 2. ...", "• ..." or "- ..." lines), in order;
+    empty when the text holds fewer than two. Numbers count as a list only in sequence from 1 (not "v0.9 2.")."""
+    marks: list[tuple[int, int]] = []
+    expect = 1
+    for m in _NUMBERED.finditer(text):
+        if int(m[1]) == expect:
+            marks.append((m.start(), m.end()))
+            expect += 1
+    if len(marks) < 2:
+        marks = [(m.start(), m.end()) for m in _BULLET.finditer(text)]
+    if len(marks) < 2:
+        return []
+    ends = [start for start, _ in marks[1:]] + [len(text)]
+    items = [clean(text[end:stop], limit=100_000) for (_, end), stop in zip(marks, ends, strict=True)]
+    return [item for item in items if item]
+
+
+def _add_items(chosen: Sequence[Evidence], question: str) -> None:
+    """A quoted line whose unit is a list it shows only in part continues with the heads of the missing items."""
+    q_words = content_words(question) - _GENERIC
+    for ev in chosen:
+        units = ev.chunk.units
+        if ev.items or ev.unit >= len(units):
+            continue
+        items = list_items(units[ev.unit].text)
+        if not items:
+            continue
+        shown = " ".join(_shown(ev).split()).lower()
+        visible = [item[:30].lower() in shown for item in items]
+        if not any(visible) or all(visible):
+            continue
+        missing = [i for i, seen in enumerate(visible) if not seen]
+        # Items that hold question words the quote lacks come first when not all fit; shown in the list's order.
+        wanted = q_words - content_words(shown)
+        order = sorted(missing, key=lambda i: (not (wanted & content_words(items[i])), i))
+        keep: list[int] = []
+        size = 0
+        for i in order:
+            head = clean(items[i], limit=ITEM_HEAD)
+            if keep and size + len(head) > ITEMS_LIMIT:
+                continue
+            keep.append(i)
+            size += len(head) + 2
+        heads = [clean(items[i], limit=ITEM_HEAD) for i in sorted(keep)]
+        ev.items = "; ".join(heads) + (" …" if len(keep) < len(missing) else "")
+
+
 def _cut_window(full: str, shown_len: int, wanted: set[str]) -> str:
     """The stretch of `full` past the first `shown_len` characters that starts at the clause holding the first of
     the `wanted` question words, or "" when the cut drops none of them."""
@@ -715,12 +853,12 @@ def _shown(ev: Evidence) -> str:
     """The quoted text of a line: the sentence (continued while short), and the unit's neighbouring sentence that
     adds question words, in the unit's order."""
     quote = _clean(ev.quote, limit=QUOTE_LIMIT)
-    if not ev.extra:
-        return quote
-    extra = _clean(ev.extra, limit=NEIGHBOUR_LIMIT)
-    if ev.extra_before:
-        return f"{extra} … {quote}"
-    return f"{quote.removesuffix(' …')} … {extra}"
+    if ev.extra:
+        extra = _clean(ev.extra, limit=NEIGHBOUR_LIMIT)
+        quote = f"{extra} … {quote}" if ev.extra_before else f"{quote.removesuffix(' …')} … {extra}"
+    if ev.items:
+        quote = f"{quote.removesuffix(' …')} … {ev.items}"
+    return quote
 
 
 def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
@@ -924,7 +1062,9 @@ HOLDING_MAX = 200
 _PROMISE = re.compile(
     r"\b(?:(?:we|i)(?:'ll| will| are| am|'re|'m)?\s+(?:check|look|get back|debug|investigat|pick|try)\w*|"
     r"get back to you|(?:can|could) you (?:please |pls |kindly )?(?:share|send|provide|confirm|check|post|try)|"
-    r"please share|looking into|picked up this|on it\b)",
+    r"please share|looking into|picked up this|on it\b|"
+    r"(?:can|could|would) you\b[^.?!\n]{0,60}?\b(?:share|send|upload|attach|download)\b[^.?!\n]{0,40}?"
+    r"\b(?:logs?|screenshots?|recording|payload|config|output|details)\b|please (?:send|upload|attach|download)\b)",
     re.I,
 )
 
@@ -1331,8 +1471,17 @@ def _near(text: str, matches: list[re.Match[str]], q_words: set[str]) -> re.Matc
     if not spots:
         return matches[0]
 
+    # A question word belongs to the value it stands next to: one value's window ends where the next one starts
+    # ("data files target 512 MB and delete files 64 MB": "data files" is the 512's, not the 64's).
+    ordered = sorted(matches, key=lambda m: m.start())
+    bounds = {
+        id(m): (ordered[i - 1].end() if i else 0, ordered[i + 1].start() if i + 1 < len(ordered) else len(text))
+        for i, m in enumerate(ordered)
+    }
+
     def rank(m: re.Match[str]) -> tuple[int, int, int]:
-        around = {w for at, w in spots if -48 <= at - m.start() <= 24}
+        low, high = bounds[id(m)]
+        around = {w for at, w in spots if -48 <= at - m.start() <= 24 and low <= at < high}
         return (-len(around), min(abs(m.start() - at) for at, _ in spots), m.start())
 
     return min(matches, key=rank)
