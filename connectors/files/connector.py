@@ -263,12 +263,11 @@ class FilesConnector:
             "format": fmt,
         }
         if fmt == "pdf":
-            pages, title = _pdf_pages(raw)
+            pages, info = _pdf_document(raw)
             if not any(p.strip() for p in pages):
                 raise _Unreadable(f"PDF has no extractable text in {len(pages)} page(s) (scanned images?)")
             data["pages"] = pages
-            if title:
-                data["title"] = title
+            data.update(info)
         else:
             text, note = _decode(raw)
             if not text.strip():
@@ -335,6 +334,16 @@ def _looks_binary(raw: bytes, sample: int = 65_536) -> bool:
 
 
 def _pdf_pages(raw: bytes) -> tuple[list[str], str | None]:
+    pages, info = _pdf_document(raw)
+    return pages, info.get("title")
+
+
+def _pdf_document(raw: bytes) -> tuple[list[str], dict[str, str]]:
+    """The pages' text and what the info dictionary says: its title, and its creation (else modification) date.
+
+    A PDF copied or checked out has a meaningless mtime (a checkout dated the sample's plan after every question
+    asked of it, so "as of" hid it); the date the document was made is in the file itself.
+    """
     import struct
     import zlib
 
@@ -370,13 +379,23 @@ def _pdf_pages(raw: bytes) -> tuple[list[str], str | None]:
         zlib.error,
     ) as exc:
         raise _Unreadable(f"PDF cannot be parsed (corrupt or not a PDF): {exc}") from None
-    title = None
+    info: dict[str, str] = {}
     try:
         meta = reader.metadata
-        title = str(meta.title).strip() if meta and meta.title else None
+        title = str(meta.title).strip() if meta and meta.title else ""
+        if title:
+            info["title"] = title
     except Exception:  # noqa: BLE001 - metadata is optional; a broken info dictionary must not lose the text
-        title = None
-    return pages, title or None
+        meta = None
+    for attr in ("creation_date", "modification_date"):
+        try:
+            when = getattr(meta, attr) if meta is not None else None
+        except Exception:  # noqa: BLE001 - a malformed date string ("D:2026...") raises in pypdf; skip it
+            when = None
+        if isinstance(when, datetime):
+            info["date"] = (when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)).isoformat()
+            break
+    return pages, info
 
 
 def file_document(record: RawRecord) -> Document:
@@ -417,7 +436,7 @@ def file_document(record: RawRecord) -> Document:
         source_type="files",
         kind="file",
         text=text,
-        occurred_at=_occurred_at(front, stem, float(data.get("mtime", 0.0)), text),
+        occurred_at=_occurred_at(front or {"date": data.get("date")}, stem, float(data.get("mtime", 0.0)), text),
         author=", ".join(authors) if authors else None,
         title=title,
         container=container,

@@ -68,6 +68,14 @@ NEWEST_FROM = 20
 SERIES_LIMIT = 50
 # A hit whose body is this much contained (word 5-grams) in a better hit's body is moved below the top k.
 NEAR_DUPLICATE = 0.8
+# A chunk that cites nothing new (its refs are all in its document's better hits: every section of a file has the
+# file's ref) keeps a place in the top k only while its document has fewer than PER_DOCUMENT of them there, or
+# PER_TOP_DOCUMENT for the best hit's document, the one the question is most likely about. The rest follow the top
+# k in order. A long post's sections, tied on the question's words, had taken 6 to 8 of 10 places and pushed out the
+# thread that answers (docs/retrieval.md, stop 22). A thread's or a channel log's chunks each cite other messages,
+# so they are not held back. PER_DOCUMENT = 0 turns this off.
+PER_DOCUMENT = 1
+PER_TOP_DOCUMENT = 4
 _NEWEST = re.compile(r"\b(?:most\s+recent|latest|newest)\b", re.I)
 # A version as items state it; two parts without a "v" ("4.6x", "0.4") are numbers.
 _STATED_VERSION = re.compile(r"(?<![\w.])(?:v\d+\.\d+|\d+\.\d+\.\d+)(?:\.\d+)*(?![\w-]|\.\d)", re.I)
@@ -595,6 +603,8 @@ class Retriever:
             ranked = self._follow_links(ranked, constraints, flt)
         if NEAR_DUPLICATE:
             ranked = demote_near_duplicates(ranked, k)
+        if PER_DOCUMENT:
+            ranked = spread_documents(ranked, k, PER_DOCUMENT, PER_TOP_DOCUMENT)
         timings["rerank"] = (time.perf_counter() - t1) * 1000
         return Retrieval(
             hits=ranked[:k],
@@ -716,6 +726,35 @@ def demote_near_duplicates(ranked: list[Hit], k: int) -> list[Hit]:
             hit.duplicate_of = same.chunk.chunk_id
             repeats.append(hit)
     return [h for h, _ in kept] + repeats
+
+
+def spread_documents(ranked: list[Hit], k: int, cap: int, top_cap: int | None = None) -> list[Hit]:
+    """The top k hold more documents: chunks that cite nothing new beyond `cap` per document follow the top k.
+
+    Every section of a long post shares its title and topic words, so on a question that shares them the post
+    fills the top k and the reply that answers, in a thread, is pushed out. A chunk is held back only when its
+    document already has `cap` chunks in the top k (`top_cap` for the best hit's document) and its refs are all
+    among theirs; nothing is dropped, and the held-back chunks keep their order.
+    """
+    if not ranked:
+        return ranked
+    best_doc = ranked[0].chunk.doc_key
+    kept: list[Hit] = []
+    later: list[Hit] = []
+    count: dict[str, int] = {}
+    cited: dict[str, set[str]] = {}
+    for n, hit in enumerate(ranked):
+        if len(kept) >= k:
+            return kept + later + ranked[n:]
+        doc = hit.chunk.doc_key
+        limit = top_cap if doc == best_doc and top_cap is not None else cap
+        if count.get(doc, 0) >= limit and set(hit.chunk.refs) <= cited.get(doc, set()):
+            later.append(hit)
+            continue
+        count[doc] = count.get(doc, 0) + 1
+        cited.setdefault(doc, set()).update(hit.chunk.refs)
+        kept.append(hit)
+    return kept + later
 
 
 def _ordinal(chunk: Chunk) -> int:
