@@ -44,20 +44,72 @@ FEATURES = (
 VETO_CAP = 0.05
 
 
-def collect(spec: str) -> list[dict[str, Any]]:
-    config, home, cases_path = spec.split(":")
+def collect(spec: str, raw: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Ask every case of one `CONFIG:HOME:CASES[:LABEL]` set; LABEL names the set (default: the cases' file stem),
+    so one case file asked over two workspaces stays two sets. With `raw`, the answerer's scored sentences and the
+    question's word spread are kept too, for trying new features without asking again."""
+    config, home, cases_path, *label = spec.split(":")
+    name = label[0] if label else Path(cases_path).stem
     os.environ["BRIEF_HOME"] = home
+    from briefing.ask import extractive
     from briefing.evaluation.cases import load_cases
     from briefing.service import Brief, parse_now
     from briefing.settings import load_settings
 
+    seen: list[dict[str, Any]] = []
+    original = extractive.ExtractiveAnswerer.score
+
+    def keep(self: Any, question: str, evidence: Any, context: Any, **kw: Any) -> Any:
+        out = original(self, question, evidence, context, **kw)
+        if seen:  # the parts of a two-part question are scored again: the whole question's scoring is kept
+            return out
+        spread = kw.get("spread") or self.question_spread(question, kw.get("people", ()), kw.get("now"))
+        keys = {c.doc_key for c in context}
+        top = sorted(evidence, key=lambda e: -e.score)[:60]
+        seen.append(
+            {
+                "question": question,
+                "intent": kw.get("intent", ""),
+                "people": list(kw.get("people", ())),
+                "chunks": [
+                    {"doc": c.doc_key, "title": c.title, "text": c.text, "units": [u.text for u in c.units]}
+                    for c in context
+                ],
+                "evidence": [
+                    {
+                        "n": e.n,
+                        "unit": e.unit,
+                        "text": e.text,
+                        "score": e.score,
+                        "dense": e.dense,
+                        "lexical": e.lexical,
+                        "typed": e.typed,
+                    }
+                    for e in top
+                ],
+                "spread": {
+                    w: {"chunks": s.chunks, "complete": s.complete, "in_context": bool(s.docs & keys)}
+                    for w, s in spread.items()
+                },
+            }
+        )
+        return out
+
     rows = []
-    with Brief(load_settings(Path(config))) as brief:
-        for case in load_cases(Path(cases_path)):
-            result = brief.ask(case.question, now=parse_now(case.now), k=10)
-            features = result.trace.get("features") or {}
-            rows.append({"set": Path(cases_path).stem, "id": case.id, "no_answer": case.no_answer, **features})
-            print(case.id, round(features.get("confidence", 0.0), 3), file=sys.stderr)
+    if raw is not None:
+        extractive.ExtractiveAnswerer.score = keep  # type: ignore[method-assign]
+    try:
+        with Brief(load_settings(Path(config))) as brief:
+            for case in load_cases(Path(cases_path)):
+                seen.clear()
+                result = brief.ask(case.question, now=parse_now(case.now), k=10)
+                features = result.trace.get("features") or {}
+                rows.append({"set": name, "id": case.id, "no_answer": case.no_answer, **features})
+                if raw is not None:
+                    raw.append({"set": name, "id": case.id, "no_answer": case.no_answer, **(seen[-1] if seen else {})})
+                print(case.id, round(features.get("confidence", 0.0), 3), file=sys.stderr)
+    finally:
+        extractive.ExtractiveAnswerer.score = original  # type: ignore[method-assign]
     return rows
 
 
@@ -122,13 +174,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", action="append", default=[], help="CONFIG:HOME:CASES")
     parser.add_argument("--features", type=Path, required=True, help="feature cache (written when --set is given)")
+    parser.add_argument("--raw", type=Path, help="with --set: also keep each question's scored sentences here")
     parser.add_argument("--use", default=",".join(FEATURES), help="comma-separated features to fit")
     parser.add_argument("--veto", action="store_true", help="apply the answerer's typed_miss cap to the predictions")
     parser.add_argument("--shipped", action="store_true", help="only the ROC of the shipped confidence (no fit)")
     args = parser.parse_args()
     if args.set:
-        rows = [row for spec in args.set for row in collect(spec)]
+        raw: list[dict[str, Any]] | None = [] if args.raw else None
+        rows = [row for spec in args.set for row in collect(spec, raw)]
         args.features.write_text(json.dumps(rows, indent=1))
+        if args.raw:
+            args.raw.write_text(json.dumps(raw))
     rows = json.loads(args.features.read_text())
     if args.shipped:
         # The confidence the answerer computed (shipped weights, cap included): nothing is fitted here.

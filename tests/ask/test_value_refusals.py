@@ -1,0 +1,95 @@
+"""The refusal's value-shape check (stop 22): a question that asks for an amount of money, the version of a named
+product, or a rate is refused when none of its best sentences states one, and answered when one does.
+
+Before this check these near misses were answered with high confidence: every word of "Which Debezium version
+was the MySQL user running?" is in OLake's release notes, which state OLake's own versions, not Debezium's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from briefing.ask.extractive import ExtractiveAnswerer
+from briefing.embed import Embedder
+from briefing.settings import AnswerSettings, EmbeddingSettings
+from tests.ask.test_extractive import at, doc, slack
+
+RELEASE = doc(
+    "release/v0.9.3.md",
+    "OLake Go v0.9.3 > What's new",
+    "nayan",
+    at(8, 18),
+    "OLake Go v0.9.3 is out. MySQL CDC now reads binlog row metadata and resumes after a restart.",
+    "The Debezium-compatible event format keeps the MySQL user's existing consumers working.",
+)
+MYSQL_USER = slack(
+    "slack:CHELP::7",
+    "help",
+    ("Ravi", "Before trying OLake CDC our MySQL user was running Debezium 2.5.4 against the replica.", at(8, 2, 10)),
+    ("Nayan", "Thanks, that explains the offsets you saw.", at(8, 2, 11)),
+)
+BENCHMARK = doc(
+    "blog/dms-benchmark.md",
+    "OLake Go vs AWS DMS > Results",
+    "priya",
+    at(6, 16),
+    "OLake Go ran the full load about 4.6x faster than AWS DMS and cost roughly 4.6x less on compute.",
+    "The CDC test pushed 50 million change records across the two tables.",
+)
+BENCHMARK_NUMBERS = doc(
+    "blog/dms-benchmark-numbers.md",
+    "OLake Go vs AWS DMS > Numbers",
+    "priya",
+    at(6, 16),
+    "One full-load run of AWS DMS cost $41.20 in the benchmark, and OLake Go sustained 46,000 rows/sec during CDC.",
+)
+
+
+@pytest.fixture(scope="module")
+def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
+    embedder = Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("value-refusals-home"))
+    defaults = AnswerSettings()
+    yield ExtractiveAnswerer(embedder, min_evidence=defaults.min_evidence, max_sentences=defaults.max_sentences)
+    embedder.close()
+
+
+def test_a_version_of_another_product_is_not_answered_by_our_own_versions(answerer: ExtractiveAnswerer) -> None:
+    question = "Which Debezium version was the MySQL user running before trying OLake CDC?"
+    answer = answerer.answer(question, [RELEASE], scope="files, slack")
+    assert answer.no_answer and answer.cited == {}
+    assert "state no version" in answer.text
+    assert "v0.9.3" not in answer.text
+
+
+def test_the_same_version_question_is_answered_when_the_product_version_is_stated(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    question = "Which Debezium version was the MySQL user running before trying OLake CDC?"
+    answer = answerer.answer(question, [RELEASE, MYSQL_USER], scope="files, slack")
+    assert not answer.no_answer
+    assert "2.5.4" in answer.text
+    assert answer.features["value_miss"] == 0.0
+
+
+def test_a_dollar_cost_is_not_answered_by_a_cost_factor(answerer: ExtractiveAnswerer) -> None:
+    question = "What was the dollar cost of one AWS DMS full-load run in the benchmark?"
+    answer = answerer.answer(question, [BENCHMARK], scope="files")
+    assert answer.no_answer and "state no amount" in answer.text
+    answered = answerer.answer(question, [BENCHMARK, BENCHMARK_NUMBERS], scope="files")
+    assert not answered.no_answer and "$41.20" in answered.text
+
+
+def test_a_rate_is_not_answered_by_a_speed_up_factor(answerer: ExtractiveAnswerer) -> None:
+    question = "How many rows per second did OLake Go sustain during the CDC test?"
+    answer = answerer.answer(question, [BENCHMARK], scope="files")
+    assert answer.no_answer and "state no rate" in answer.text
+    answered = answerer.answer(question, [BENCHMARK, BENCHMARK_NUMBERS], scope="files")
+    assert not answered.no_answer and "46,000" in answered.text
+
+
+def test_a_question_that_asks_no_value_shape_is_not_judged_by_the_check(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer("Why did OLake Go cost less than AWS DMS in the benchmark?", [BENCHMARK], scope="files")
+    assert answer.features["value_miss"] == 0.0
+    assert not answer.no_answer
