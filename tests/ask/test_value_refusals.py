@@ -93,3 +93,24 @@ def test_a_question_that_asks_no_value_shape_is_not_judged_by_the_check(answerer
     answer = answerer.answer("Why did OLake Go cost less than AWS DMS in the benchmark?", [BENCHMARK], scope="files")
     assert answer.features["value_miss"] == 0.0
     assert not answer.no_answer
+
+
+FOOTER = slack(
+    "slack:CHELP::9",
+    "help",
+    ("Anirudh", "The sync fails reading one Parquet file: the footer is about 106 MB.", at(5, 12, 9)),
+    ("Nayan", "The failure is caused by oversized Parquet footer metadata.", at(5, 12, 10)),
+)
+FOOTER_ISSUE = slack(
+    "slack:CHELP::10",
+    "help",
+    ("Nayan", "We opened GitHub issue #1142 to track the oversized Parquet footer problem.", at(5, 13, 10)),
+)
+
+
+def test_an_issue_number_question_needs_an_issue_number(answerer: ExtractiveAnswerer) -> None:
+    question = "Which GitHub issue number tracks the oversized Parquet footer problem?"
+    answer = answerer.answer(question, [FOOTER], scope="slack")
+    assert answer.no_answer and "state no issue or PR number" in answer.text
+    answered = answerer.answer(question, [FOOTER, FOOTER_ISSUE], scope="slack")
+    assert not answered.no_answer and "#1142" in answered.text

@@ -1076,6 +1076,7 @@ def _veto_reason(question: str, intent: str, features: dict[str, float] | None =
     # The value shape named by the check that fired; the question's own words are not repeated (under an access
     # scope a refusal must not name them).
     shape = value_asked(question, kind) if features and features.get("value_miss") else ""
+    shape = "issue or PR number" if shape == "reference" else shape
     value = shape or ("amount" if _ASKS_MONEY.search(question) else ("date" if kind == "time" else "number"))
     return f"the closest sources state no {value} for what is asked"
 
@@ -1150,12 +1151,15 @@ def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
 # What a question asks for, beyond `answer_type`, that its best sentences must state for the question to be answered
 # (the refusal's answer-type check; `value_miss`): an amount of money for "what was the dollar cost / total
 # funding / salary range", a version next to the product named for "which Debezium version", a rate for "how many
-# rows per second". Each is a value shape, not a topic: no word of the workspace is listed.
+# rows per second", an issue or PR number for "which issue number". Each is a value shape, not a topic: no word of
+# the workspace is listed.
 _ASKS_AMOUNT = re.compile(
     r"\b(?:what|which)\s+(?:(?:is|was|were|are|will)\s+)?(?:(?:the|a|an|its|their|our)\s+)?(?:[\w-]+\s+){0,2}?"
     r"(?:cost|costs|price|prices|pricing|budget|funding|salary|salaries|fee|fees|discount|dollars?|revenue|spend|bill)\b",
     re.I,
 )
+_ASKS_REFERENCE = re.compile(r"\b(?:issue|pr|pull\s+request|ticket|bug)\s+(?:number|id|no\.?)(?!\w)", re.I)
+_REFERENCE = re.compile(r"#\d+|/(?:issues|pull|pulls)/\d+|\b[A-Z][A-Z0-9]+-\d+\b|\b(?:PR|issue|ticket)\s+\d+", re.I)
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
 _ASKS_VERSION_OF = re.compile(r"\b(?:which|what)\s+((?:[\w.-]+\s+){0,4}?)(?:version|release)s?\b", re.I)
 _ASKS_RATE = re.compile(
@@ -1172,13 +1176,15 @@ _RATE = re.compile(
 
 def value_asked(question: str, kind: str) -> str:
     """The value shape `value_miss` checks for this question: "amount", "version" (of a named product), "rate",
-    or empty."""
+    "reference" (an issue, PR or ticket number), or empty."""
     if _ASKS_AMOUNT.search(question):
         return "amount"
     if kind == "version" and _version_of(question):
         return "version"
     if _ASKS_RATE.search(question):
         return "rate"
+    if _ASKS_REFERENCE.search(question):
+        return "reference"
     return ""
 
 
@@ -1192,7 +1198,7 @@ def value_miss(question: str, kind: str, top: Sequence[Evidence]) -> str:
     """The value shape the question asks for (`value_asked`) when none of the best sentences states it, else
     empty: no sentence with an amount of money (or a percentage) for a cost question; no version within a few
     words of the product named ("Which Debezium version was the user running?" over OLake's own release notes);
-    no percentage or per-unit value for a rate."""
+    no percentage or per-unit value for a rate; no "#123", issue link or ticket key for "which issue number"."""
     asked = value_asked(question, kind)
     if not asked:
         return ""
@@ -1201,6 +1207,8 @@ def value_miss(question: str, kind: str, top: Sequence[Evidence]) -> str:
         stated = any(_MONEY.search(t) or _PERCENT.search(t) for t in texts)
     elif asked == "rate":
         stated = any(_RATE.search(t) for t in texts)
+    elif asked == "reference":
+        stated = any(_REFERENCE.search(t) for t in texts)
     else:
         product = _version_of(question)
         q_low = question.lower()
