@@ -13,8 +13,12 @@ import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
-from briefing.settings import AnswerSettings, EmbeddingSettings
+from briefing.service import Brief, parse_now
+from briefing.settings import AnswerSettings, EmbeddingSettings, load_settings
 from tests.ask.test_extractive import at, doc, slack
+from tests.conftest import SampleIndex
+
+NOW = parse_now("2026-06-15T09:00:00+00:00")
 
 RELEASE = doc(
     "release/v0.9.3.md",
@@ -114,3 +118,13 @@ def test_an_issue_number_question_needs_an_issue_number(answerer: ExtractiveAnsw
     assert answer.no_answer and "state no issue or PR number" in answer.text
     answered = answerer.answer(question, [FOOTER, FOOTER_ISSUE], scope="slack")
     assert not answered.no_answer and "#1142" in answered.text
+
+
+@pytest.mark.slow
+def test_a_version_refusal_names_the_product_no_source_mentions(use_sample: SampleIndex) -> None:
+    # Over the sample workspace (which never mentions ZooKeeper) the refusal names the word, as the vocabulary
+    # check did before, rather than only "state no version".
+    with Brief(load_settings(use_sample.config)) as brief:
+        result = brief.ask("Which ZooKeeper version does the ledger database use?", now=NOW, k=10).to_json()
+    assert result["no_answer"] is True
+    assert "no indexed source mentions 'zookeeper'" in result["answer"]

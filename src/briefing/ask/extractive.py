@@ -1060,6 +1060,9 @@ def _refusal_reason(question: str, intent: str, features: dict[str, float], unkn
     for an off-topic question: its topic, not a missing number, is what the sources lack)."""
     if features.get("off_topic") and unknown:
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
+    if features.get("value_miss") and unknown:
+        # A word no source holds says more than the missing value shape ("no indexed source mentions 'cassandra'").
+        return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
     if features.get("typed_miss"):
         return _veto_reason(question, intent, features)
     if unknown:
