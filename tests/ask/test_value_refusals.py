@@ -128,3 +128,14 @@ def test_a_version_refusal_names_the_product_no_source_mentions(use_sample: Samp
         result = brief.ask("Which ZooKeeper version does the ledger database use?", now=NOW, k=10).to_json()
     assert result["no_answer"] is True
     assert "no indexed source mentions 'zookeeper'" in result["answer"]
+
+
+def test_a_product_named_with_a_bare_major_version_states_its_version(answerer: ExtractiveAnswerer) -> None:
+    support = slack(
+        "slack:CHELP::11",
+        "help",
+        ("Nayan", "OLake Go supports Postgres 12 or later as a CDC source, through logical replication.", at(7, 1)),
+    )
+    answer = answerer.answer("Which Postgres version does OLake Go support as a CDC source?", [support], scope="slack")
+    assert not answer.no_answer and answer.features["value_miss"] == 0.0
+    assert "12" in answer.text

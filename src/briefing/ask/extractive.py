@@ -1219,11 +1219,20 @@ def value_miss(question: str, kind: str, top: Sequence[Evidence]) -> str:
     return "" if stated else asked
 
 
+# A product named with a bare major version: "Postgres 15", "MySQL 8", "Java 17", "Trino 435", "version 3".
+_MAJOR_AFTER = re.compile(r"\s*(?:v|version\s+)?\d+(?:\.\d+)*\b", re.I)
+
+
 def _near_product(text: str, product: set[str], q_low: str) -> bool:
-    """Whether `text` states a version within a few words of one of the `product` words."""
-    spots = [m.start() for m in _TOKEN.finditer(text.lower()) if _stem(m[0].strip(".-")) in product]
+    """Whether `text` states a version within a few words of one of the `product` words (or a bare major version
+    right after one: "Postgres 15")."""
+    low = text.lower()
+    named = [m for m in _TOKEN.finditer(low) if _stem(m[0].strip(".-")) in product]
+    majors = [_MAJOR_AFTER.match(low, m.end()) for m in named]
+    if any(major and major[0].strip() not in q_low for major in majors):
+        return True
     values = _values("version", text, q_low)
-    return any(-NEAR_BEFORE <= at - v.start() <= NEAR_AFTER + len(v[0]) for v in values for at in spots)
+    return any(-NEAR_BEFORE <= m.start() - v.start() <= NEAR_AFTER + len(v[0]) for v in values for m in named)
 
 
 def question_vocabulary(question: str, people: Sequence[str] = ()) -> list[str]:
