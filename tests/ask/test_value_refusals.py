@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from briefing.ask.extractive import ExtractiveAnswerer
+from briefing.ask.extractive import ExtractiveAnswerer, answer_type, value_asked
 from briefing.embed import Embedder
 from briefing.service import Brief, parse_now
 from briefing.settings import AnswerSettings, EmbeddingSettings, load_settings
@@ -139,3 +139,22 @@ def test_a_product_named_with_a_bare_major_version_states_its_version(answerer: 
     answer = answerer.answer("Which Postgres version does OLake Go support as a CDC source?", [support], scope="slack")
     assert not answer.no_answer and answer.features["value_miss"] == 0.0
     assert "12" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "shape"),
+    [
+        ("What was the dollar cost of one full-load run?", "amount"),
+        ("What is the salary range for the opening?", "amount"),
+        # The money or rate word is not the thing asked for: a model, optimisations, a strategy.
+        ("What pricing model does OLake use?", ""),
+        ("Which cost optimisations did the team make?", ""),
+        ("What rate limiting strategy does the API use?", ""),
+        ("What was the error rate of the ledger-api?", "rate"),
+        ("Which Debezium version was the user running?", "version"),
+        ("Which GitHub issue number tracks the footer problem?", "reference"),
+        ("Why did the cost go up in July?", ""),
+    ],
+)
+def test_the_value_shape_a_question_asks_for(question: str, shape: str) -> None:
+    assert value_asked(question, answer_type(question, "fact")) == shape

@@ -1158,15 +1158,23 @@ def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
 # the workspace is listed.
 _ASKS_AMOUNT = re.compile(
     r"\b(?:what|which)\s+(?:(?:is|was|were|are|will)\s+)?(?:(?:the|a|an|its|their|our)\s+)?(?:[\w-]+\s+){0,2}?"
-    r"(?:cost|costs|price|prices|pricing|budget|funding|salary|salaries|fee|fees|discount|dollars?|revenue|spend|bill)\b",
+    r"(?:cost|costs|price|prices|pricing|budget|funding|salary|salaries|fee|fees|discount|dollars?|revenue|spend|bill)"
+    # The phrase ends at the money word ("the dollar cost of", "what discount did") or goes on with a value word
+    # ("salary range", "funding raised"): "what pricing model", "which cost optimisations" ask for no amount.
+    r"(?=\s*(?:[?,.;:]|$)|\s+(?:of|for|per|in|at|to|on|from|with|did|does|do|was|is|were|are|will|has|have|had|"
+    r"range|estimate|raised|paid|quoted|amount|figure|total)\b)",
     re.I,
 )
 _ASKS_REFERENCE = re.compile(r"\b(?:issue|pr|pull\s+request|ticket|bug)\s+(?:number|id|no\.?)(?!\w)", re.I)
 _REFERENCE = re.compile(r"#\d+|/(?:issues|pull|pulls)/\d+|\b[A-Z][A-Z0-9]+-\d+\b|\b(?:PR|issue|ticket)\s+\d+", re.I)
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
 _ASKS_VERSION_OF = re.compile(r"\b(?:which|what)\s+((?:[\w.-]+\s+){0,4}?)(?:version|release)s?\b", re.I)
-_ASKS_RATE = re.compile(
-    r"\bper\s+(?:second|sec|minute|min|hour|day|week|month|year)\b|\b(?:what|which)\s+(?:[\w-]+\s+){0,2}?rate\b", re.I
+_ASKS_A_RATE = re.compile(
+    r"\bper\s+(?:second|sec|minute|min|hour|day|week|month|year)\b|\b(?:what|which)\s+(?:(?:is|was|were|are|will)\s+)?"
+    r"(?:(?:the|a|an|its|their|our)\s+)?(?:[\w-]+\s+){0,2}?rates?"
+    # "what retry rate did", "the error rate of"; not "what rate limiting strategy" (a rate limit is a setting).
+    r"(?=\s*(?:[?,.;:]|$)|\s+(?:of|for|per|in|at|to|on|from|with|did|does|do|was|is|were|are|will|has|have|had)\b)",
+    re.I,
 )
 _RATE = re.compile(
     r"\d\s?(?:%|percent\b)"
@@ -1184,7 +1192,7 @@ def value_asked(question: str, kind: str) -> str:
         return "amount"
     if kind == "version" and _version_of(question):
         return "version"
-    if _ASKS_RATE.search(question):
+    if _ASKS_A_RATE.search(question):
         return "rate"
     if _ASKS_REFERENCE.search(question):
         return "reference"
