@@ -1080,6 +1080,7 @@ def _veto_reason(question: str, intent: str, features: dict[str, float] | None =
     # scope a refusal must not name them).
     shape = value_asked(question, kind) if features and features.get("value_miss") else ""
     shape = "issue or PR number" if shape == "reference" else shape
+    shape = "amount" if shape == "rate" and _ASKS_MONEY.search(question) else shape  # "cost per month": an amount
     value = shape or ("amount" if _ASKS_MONEY.search(question) else ("date" if kind == "time" else "number"))
     return f"the closest sources state no {value} for what is asked"
 
