@@ -158,3 +158,17 @@ def test_a_product_named_with_a_bare_major_version_states_its_version(answerer: 
 )
 def test_the_value_shape_a_question_asks_for(question: str, shape: str) -> None:
     assert value_asked(question, answer_type(question, "fact")) == shape
+
+
+def test_a_budget_stated_as_a_count_answers_a_budget_question(answerer: ExtractiveAnswerer) -> None:
+    # Not every budget is money: "a budget of 40 nodes" states the budget asked for.
+    scaling = doc(
+        "docs/autoscaling.md",
+        "Cluster autoscaling",
+        "ops",
+        at(7, 1),
+        "The Karpenter autoscaler for the staging cluster got a budget of 40 nodes; production keeps the node groups.",
+    )
+    answer = answerer.answer("Which budget did the Karpenter autoscaler get for the staging cluster?", [scaling])
+    assert not answer.no_answer and answer.features["value_miss"] == 0.0
+    assert "40 nodes" in answer.text

@@ -1159,7 +1159,7 @@ def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
 # the workspace is listed.
 _ASKS_AMOUNT = re.compile(
     r"\b(?:what|which)\s+(?:(?:is|was|were|are|will)\s+)?(?:(?:the|a|an|its|their|our)\s+)?(?:[\w-]+\s+){0,2}?"
-    r"(?:cost|costs|price|prices|pricing|budget|funding|salary|salaries|fee|fees|discount|dollars?|revenue|spend|bill)"
+    r"(cost|costs|price|prices|pricing|budget|funding|salary|salaries|fee|fees|discount|dollars?|revenue|spend|bill)"
     # The phrase ends at the money word ("the dollar cost of", "what discount did") or goes on with a value word
     # ("salary range", "funding raised"): "what pricing model", "which cost optimisations" ask for no amount.
     r"(?=\s*(?:[?,.;:]|$)|\s+(?:of|for|per|in|at|to|on|from|with|did|does|do|was|is|were|are|will|has|have|had|"
@@ -1169,6 +1169,8 @@ _ASKS_AMOUNT = re.compile(
 _ASKS_REFERENCE = re.compile(r"\b(?:issue|pr|pull\s+request|ticket|bug)\s+(?:number|id|no\.?)(?!\w)", re.I)
 _REFERENCE = re.compile(r"#\d+|/(?:issues|pull|pulls)/\d+|\b[A-Z][A-Z0-9]+-\d+\b|\b(?:PR|issue|ticket)\s+\d+", re.I)
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
+# A plain count (not a factor such as "4.61x", not part of a version or a date): "a budget of 40 nodes".
+_COUNT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]|\.\d)")
 _ASKS_VERSION_OF = re.compile(r"\b(?:which|what)\s+((?:[\w.-]+\s+){0,4}?)(?:version|release)s?\b", re.I)
 _ASKS_A_RATE = re.compile(
     r"\bper\s+(?:second|sec|minute|min|hour|day|week|month|year)\b|\b(?:what|which)\s+(?:(?:is|was|were|are|will)\s+)?"
@@ -1216,7 +1218,11 @@ def value_miss(question: str, kind: str, top: Sequence[Evidence]) -> str:
         return ""
     texts = [_clean(ev.text, limit=2000) for ev in top]
     if asked == "amount":
-        stated = any(_MONEY.search(t) or _PERCENT.search(t) for t in texts)
+        # Money, a percentage, or a count stated with the asked word itself ("a budget of 40 nodes": not every
+        # budget is money).
+        match = _ASKS_AMOUNT.search(question)
+        word = _stem(match[1].lower()) if match else ""
+        stated = any(_MONEY.search(t) or _PERCENT.search(t) or _counted(t, word) for t in texts)
     elif asked == "rate":
         stated = any(_RATE.search(t) for t in texts)
     elif asked == "reference":
@@ -1226,6 +1232,13 @@ def value_miss(question: str, kind: str, top: Sequence[Evidence]) -> str:
         q_low = question.lower()
         stated = any(_near_product(text, product, q_low) for text in texts)
     return "" if stated else asked
+
+
+def _counted(text: str, word: str) -> bool:
+    """Whether `text` states a count within a few words of `word` ("budget" in "a budget of 40 nodes")."""
+    low = text.lower()
+    spots = [m.start() for m in _TOKEN.finditer(low) if _stem(m[0].strip(".-")) == word]
+    return any(-NEAR_BEFORE <= at - n.start() <= NEAR_AFTER + len(n[0]) for n in _COUNT.finditer(low) for at in spots)
 
 
 # A product named with a bare major version: "Postgres 15", "MySQL 8", "Java 17", "Trino 435", "version 3".
