@@ -44,35 +44,109 @@ FEATURES = (
 VETO_CAP = 0.05
 
 
-def collect(spec: str) -> list[dict[str, Any]]:
-    config, home, cases_path = spec.split(":")
+def collect(spec: str, raw: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Ask every case of one `CONFIG:HOME:CASES[:LABEL]` set; LABEL names the set (default: the cases' file stem),
+    so one case file asked over two workspaces stays two sets. With `raw`, the answerer's scored sentences and the
+    question's word spread are kept too, for trying new features without asking again."""
+    config, home, cases_path, *label = spec.split(":")
+    name = label[0] if label else Path(cases_path).stem
     os.environ["BRIEF_HOME"] = home
+    from briefing.ask import extractive
     from briefing.evaluation.cases import load_cases
     from briefing.service import Brief, parse_now
     from briefing.settings import load_settings
 
+    seen: list[dict[str, Any]] = []
+    original = extractive.ExtractiveAnswerer.score
+
+    def keep(self: Any, question: str, evidence: Any, context: Any, **kw: Any) -> Any:
+        out = original(self, question, evidence, context, **kw)
+        if seen:  # the parts of a two-part question are scored again: the whole question's scoring is kept
+            return out
+        spread = kw.get("spread") or self.question_spread(question, kw.get("people", ()), kw.get("now"))
+        keys = {c.doc_key for c in context}
+        top = sorted(evidence, key=lambda e: -e.score)[:60]
+        seen.append(
+            {
+                "question": question,
+                "intent": kw.get("intent", ""),
+                "people": list(kw.get("people", ())),
+                "chunks": [
+                    {"doc": c.doc_key, "title": c.title, "text": c.text, "units": [u.text for u in c.units]}
+                    for c in context
+                ],
+                "evidence": [
+                    {
+                        "n": e.n,
+                        "unit": e.unit,
+                        "text": e.text,
+                        "score": e.score,
+                        "dense": e.dense,
+                        "lexical": e.lexical,
+                        "typed": e.typed,
+                    }
+                    for e in top
+                ],
+                "spread": {
+                    w: {"chunks": s.chunks, "complete": s.complete, "in_context": bool(s.docs & keys)}
+                    for w, s in spread.items()
+                },
+            }
+        )
+        return out
+
     rows = []
-    with Brief(load_settings(Path(config))) as brief:
-        for case in load_cases(Path(cases_path)):
-            result = brief.ask(case.question, now=parse_now(case.now), k=10)
-            features = result.trace.get("features") or {}
-            rows.append({"set": Path(cases_path).stem, "id": case.id, "no_answer": case.no_answer, **features})
-            print(case.id, round(features.get("confidence", 0.0), 3), file=sys.stderr)
+    if raw is not None:
+        extractive.ExtractiveAnswerer.score = keep  # type: ignore[method-assign]
+    try:
+        with Brief(load_settings(Path(config))) as brief:
+            for case in load_cases(Path(cases_path)):
+                seen.clear()
+                result = brief.ask(case.question, now=parse_now(case.now), k=10)
+                features = result.trace.get("features") or {}
+                rows.append({"set": name, "id": case.id, "no_answer": case.no_answer, **features})
+                if raw is not None:
+                    raw.append({"set": name, "id": case.id, "no_answer": case.no_answer, **(seen[-1] if seen else {})})
+                print(case.id, round(features.get("confidence", 0.0), 3), file=sys.stderr)
+    finally:
+        extractive.ExtractiveAnswerer.score = original  # type: ignore[method-assign]
     return rows
 
 
-def fit(x: np.ndarray, y: np.ndarray, lam: float = 0.1, steps: int = 50) -> np.ndarray:
-    """Newton's method for L2-regularised logistic regression (the bias is not penalised)."""
-    xb = np.hstack([np.ones((len(x), 1)), x])
+# Lower bounds on fitted weights (`--floor best_dense=2`): a monotone constraint, so that the fit cannot leave a
+# feature (similarity) at a near-zero weight because the dev sets' paraphrased questions hide its effect.
+FLOORS: dict[int, float] = {}
+
+
+def _newton(xb: np.ndarray, y: np.ndarray, lam: float, steps: int, fixed: dict[int, float]) -> np.ndarray:
     w = np.zeros(xb.shape[1])
+    for i, v in fixed.items():
+        w[i] = v
+    free = [i for i in range(xb.shape[1]) if i not in fixed]
     penalty = np.eye(xb.shape[1]) * lam
     penalty[0, 0] = 0.0
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-xb @ w))
-        grad = xb.T @ (p - y) + penalty @ w
-        hess = (xb * (p * (1 - p))[:, None]).T @ xb + penalty
-        w -= np.linalg.solve(hess, grad)
+        grad = (xb.T @ (p - y) + penalty @ w)[free]
+        hess = ((xb * (p * (1 - p))[:, None]).T @ xb + penalty)[np.ix_(free, free)]
+        w[free] -= np.linalg.solve(hess, grad)
     return w
+
+
+def fit(x: np.ndarray, y: np.ndarray, lam: float = 0.1, steps: int = 50) -> np.ndarray:
+    """Newton's method for L2-regularised logistic regression (the bias is not penalised). A weight that falls
+    below its floor (`FLOORS`, by feature column) is held at the floor and the others refitted; the loss is
+    convex, so with one bound active that is the constrained optimum."""
+    xb = np.hstack([np.ones((len(x), 1)), x])
+    fixed: dict[int, float] = {}
+    w = _newton(xb, y, lam, steps, fixed)
+    while True:
+        low = [(j, v) for j, v in FLOORS.items() if j + 1 not in fixed and w[j + 1] < v]
+        if not low:
+            return w
+        j, v = low[0]
+        fixed[j + 1] = v
+        w = _newton(xb, y, lam, steps, fixed)
 
 
 def predict(w: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -97,23 +171,33 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, repeats: int = 20, folds: int = 5)
 
 def auc(score: np.ndarray, y: np.ndarray) -> float:
     pos, neg = score[y == 1], score[y == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
     return float(
         ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
     )
 
 
+def _share(mask: np.ndarray) -> float:
+    return float(mask.mean()) if mask.size else float("nan")
+
+
 def table(p: np.ndarray, y: np.ndarray, sets: np.ndarray) -> list[dict[str, float]]:
+    """Refusal recall, false refusals and balanced accuracy per threshold: pooled over the sets that hold both
+    answerable and unanswerable questions (the dev sets; an all-unanswerable probe set would inflate the pooled
+    recall), and per set (a set without answerable questions has no false-refusal rate: NaN)."""
+    both = np.isin(sets, [n for n in set(sets) if (y[sets == n] == 0).any() and (y[sets == n] == 1).any()])
     rows = []
     for t in np.round(np.arange(0.05, 0.96, 0.05), 2):
         refused = p < t
         row: dict[str, float] = {"threshold": float(t)}
-        row["refusal_recall"] = float(refused[y == 0].mean())
-        row["false_refusals"] = float(refused[y == 1].mean())
+        row["refusal_recall"] = _share(refused[both & (y == 0)])
+        row["false_refusals"] = _share(refused[both & (y == 1)])
         row["balanced_accuracy"] = (row["refusal_recall"] + 1 - row["false_refusals"]) / 2
         for name in sorted(set(sets)):
             m = sets == name
-            row[f"{name}_recall"] = float(refused[m & (y == 0)].mean())
-            row[f"{name}_false"] = float(refused[m & (y == 1)].mean())
+            row[f"{name}_recall"] = _share(refused[m & (y == 0)])
+            row[f"{name}_false"] = _share(refused[m & (y == 1)])
         rows.append(row)
     return rows
 
@@ -121,15 +205,29 @@ def table(p: np.ndarray, y: np.ndarray, sets: np.ndarray) -> list[dict[str, floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", action="append", default=[], help="CONFIG:HOME:CASES")
-    parser.add_argument("--features", type=Path, required=True, help="feature cache (written when --set is given)")
+    parser.add_argument(
+        "--features",
+        type=Path,
+        action="append",
+        required=True,
+        help="feature cache (written when --set is given; several are read as one)",
+    )
+    parser.add_argument("--raw", type=Path, help="with --set: also keep each question's scored sentences here")
     parser.add_argument("--use", default=",".join(FEATURES), help="comma-separated features to fit")
     parser.add_argument("--veto", action="store_true", help="apply the answerer's typed_miss cap to the predictions")
+    parser.add_argument("--only", default="", help="comma-separated set names to read from the caches")
+    parser.add_argument("--floor", action="append", default=[], help="FEATURE=MIN: a lower bound on its weight")
     parser.add_argument("--shipped", action="store_true", help="only the ROC of the shipped confidence (no fit)")
     args = parser.parse_args()
     if args.set:
-        rows = [row for spec in args.set for row in collect(spec)]
-        args.features.write_text(json.dumps(rows, indent=1))
-    rows = json.loads(args.features.read_text())
+        raw: list[dict[str, Any]] | None = [] if args.raw else None
+        rows = [row for spec in args.set for row in collect(spec, raw)]
+        args.features[0].write_text(json.dumps(rows, indent=1))
+        if args.raw:
+            args.raw.write_text(json.dumps(raw))
+    rows = [row for path in args.features for row in json.loads(path.read_text())]
+    if args.only:
+        rows = [row for row in rows if row["set"] in args.only.split(",")]
     if args.shipped:
         # The confidence the answerer computed (shipped weights, cap included): nothing is fitted here.
         rows = [r for r in rows if "confidence" in r]
@@ -149,7 +247,12 @@ def main() -> None:
     x = np.array([[float(r.get(f, 0.0)) for f in use] for r in rows])
     y = np.array([0 if r["no_answer"] else 1 for r in rows])
     sets = np.array([r["set"] for r in rows])
-    veto = np.array([float(r.get("typed_miss", 0.0)) for r in rows]) > 0 if args.veto else np.zeros(len(y), bool)
+    for spec in args.floor:
+        name, _, value = spec.partition("=")
+        FLOORS[use.index(name)] = float(value)
+    # The answerer caps the confidence of a typed-value miss and of an off-topic question (briefing.ask.extractive).
+    capped = [float(r.get("typed_miss", 0.0)) + float(r.get("off_topic", 0.0)) for r in rows]
+    veto = np.array(capped) > 0 if args.veto else np.zeros(len(y), bool)
     p = np.where(veto, np.minimum(out_of_fold(x, y), VETO_CAP), out_of_fold(x, y))
     w = fit(x, y)
     # Held out by set: fitted on every other dev set, scored on this one (no case of it was seen by the fit).
@@ -168,6 +271,7 @@ def main() -> None:
         "features": use,
         "weights": {"bias": round(float(w[0]), 2), **{f: round(float(v), 2) for f, v in zip(use, w[1:], strict=True)}},
         "auc_cv": round(auc(p, y), 3),
+        "auc_cv_by_set": {n: round(auc(p[sets == n], y[sets == n]), 3) for n in sorted(set(sets))},
         "auc_in_sample": round(auc(predict(w, x), y), 3),
         "auc_single": {f: round(auc(x[:, i], y), 3) for i, f in enumerate(use)},
         "table": [{k: round(v, 3) for k, v in row.items()} for row in table(p, y, sets)],
@@ -179,7 +283,7 @@ def main() -> None:
         "out_of_fold": {r["id"]: round(float(v), 3) for r, v in zip(rows, p, strict=True)},
     }
     print(json.dumps({k: v for k, v in result.items() if k not in {"out_of_fold", "held_out_by_set"}}, indent=1))
-    args.features.with_suffix(".fit.json").write_text(json.dumps(result, indent=1))
+    args.features[0].with_suffix(".fit.json").write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -405,6 +405,7 @@ class ExtractiveAnswerer:
         near = typed_near(question, kind, top)
         role = asked_role(question) if kind == "person" else ""
         role_miss = not role_stated(role, top)
+        value = value_miss(question, kind, top)
         features = {
             "chunk_cover": chunk_cover if q_words else 0.0,
             "typed_top": float(any(e.typed for e in top)) if kind else 1.0,
@@ -417,7 +418,8 @@ class ExtractiveAnswerer:
             "top_dense": max((e.dense for e in evidence if e.n == 1), default=0.0),
             "best_rank": float(best.n) if best else 0.0,
             "typed_near": near,
-            "typed_miss": 1.0 if (kind in VETO_KINDS and not near) or role_miss else 0.0,
+            "typed_miss": 1.0 if (kind in VETO_KINDS and not near) or role_miss or value else 0.0,
+            "value_miss": 1.0 if value else 0.0,
             "missing_share": missing_share(q_words, seen),
             **self._vocabulary_features(question, context, seen, people, now, s_vecs, spread),
         }
@@ -1198,20 +1200,28 @@ def _refusal_reason(question: str, intent: str, features: dict[str, float], unkn
     for an off-topic question: its topic, not a missing number, is what the sources lack)."""
     if features.get("off_topic") and unknown:
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
+    if features.get("value_miss") and unknown:
+        # A word no source holds says more than the missing value shape ("no indexed source mentions 'cassandra'").
+        return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
     if features.get("typed_miss"):
-        return _veto_reason(question, intent)
+        return _veto_reason(question, intent, features)
     if unknown:
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
     return ""
 
 
-def _veto_reason(question: str, intent: str) -> str:
+def _veto_reason(question: str, intent: str, features: dict[str, float] | None = None) -> str:
     kind = answer_type(question, intent)
     role = asked_role(question) if kind == "person" else ""
     if role:
         held = {"review": "reviewed", "approve": "approved", "merge": "merged", "sign": "signed off"}[role]
         return f"the closest sources do not say who {held} it"
-    value = "amount" if _ASKS_MONEY.search(question) else ("date" if kind == "time" else "number")
+    # The value shape named by the check that fired; the question's own words are not repeated (under an access
+    # scope a refusal must not name them).
+    shape = value_asked(question, kind) if features and features.get("value_miss") else ""
+    shape = "issue or PR number" if shape == "reference" else shape
+    shape = "amount" if shape == "rate" and _ASKS_MONEY.search(question) else shape  # "cost per month": an amount
+    value = shape or ("amount" if _ASKS_MONEY.search(question) else ("date" if kind == "time" else "number"))
     return f"the closest sources state no {value} for what is asked"
 
 
@@ -1280,6 +1290,111 @@ def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
             if any(-NEAR_BEFORE <= at - value.start() <= NEAR_AFTER + len(value[0]) for at in spots):
                 return 1.0
     return 0.0
+
+
+# What a question asks for, beyond `answer_type`, that its best sentences must state for the question to be answered
+# (the refusal's answer-type check; `value_miss`): an amount of money for "what was the dollar cost / total
+# funding / salary range", a version next to the product named for "which Debezium version", a rate for "how many
+# rows per second", an issue or PR number for "which issue number". Each is a value shape, not a topic: no word of
+# the workspace is listed.
+_ASKS_AMOUNT = re.compile(
+    r"\b(?:what|which)\s+(?:(?:is|was|were|are|will)\s+)?(?:(?:the|a|an|its|their|our)\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(cost|costs|price|prices|pricing|budget|funding|salary|salaries|fee|fees|discount|dollars?|revenue|spend|bill)"
+    # The phrase ends at the money word ("the dollar cost of", "what discount did") or goes on with a value word
+    # ("salary range", "funding raised"): "what pricing model", "which cost optimisations" ask for no amount.
+    r"(?=\s*(?:[?,.;:]|$)|\s+(?:of|for|per|in|at|to|on|from|with|did|does|do|was|is|were|are|will|has|have|had|"
+    r"range|estimate|raised|paid|quoted|amount|figure|total)\b)",
+    re.I,
+)
+_ASKS_REFERENCE = re.compile(r"\b(?:issue|pr|pull\s+request|ticket|bug)\s+(?:number|id|no\.?)(?!\w)", re.I)
+_REFERENCE = re.compile(r"#\d+|/(?:issues|pull|pulls)/\d+|\b[A-Z][A-Z0-9]+-\d+\b|\b(?:PR|issue|ticket)\s+\d+", re.I)
+_PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
+# A plain count (not a factor such as "4.61x", not part of a version or a date): "a budget of 40 nodes".
+_COUNT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]|\.\d)")
+_ASKS_VERSION_OF = re.compile(r"\b(?:which|what)\s+((?:[\w.-]+\s+){0,4}?)(?:version|release)s?\b", re.I)
+_ASKS_A_RATE = re.compile(
+    r"\bper\s+(?:second|sec|minute|min|hour|day|week|month|year)\b|\b(?:what|which)\s+(?:(?:is|was|were|are|will)\s+)?"
+    r"(?:(?:the|a|an|its|their|our)\s+)?(?:[\w-]+\s+){0,2}?rates?"
+    # "what retry rate did", "the error rate of"; not "what rate limiting strategy" (a rate limit is a setting).
+    r"(?=\s*(?:[?,.;:]|$)|\s+(?:of|for|per|in|at|to|on|from|with|did|does|do|was|is|were|are|will|has|have|had)\b)",
+    re.I,
+)
+_RATE = re.compile(
+    r"\d\s?(?:%|percent\b)"
+    r"|\d\s?(?:[kmb]\s?)?(?:\w+\s?)?/\s?(?:s|sec|second|min|minute|h|hr|hour|d|day|wk|week|mo|month|yr|year)\b"
+    r"|\d[^.\n]{0,30}\b(?:per|an?|each)\s+(?:second|sec|minute|min|hour|day|week|month|year)\b"
+    r"|\d\s?[km]?\s?(?:rps|qps|tps|ops|eps)\b",
+    re.I,
+)
+
+
+def value_asked(question: str, kind: str) -> str:
+    """The value shape `value_miss` checks for this question: "amount", "version" (of a named product), "rate",
+    "reference" (an issue, PR or ticket number), or empty."""
+    if _ASKS_AMOUNT.search(question):
+        return "amount"
+    if kind == "version" and _version_of(question):
+        return "version"
+    if _ASKS_A_RATE.search(question):
+        return "rate"
+    if _ASKS_REFERENCE.search(question):
+        return "reference"
+    return ""
+
+
+def _version_of(question: str) -> set[str]:
+    """The words naming the product whose version is asked ("Which Debezium version ..." -> {"debezium"})."""
+    m = _ASKS_VERSION_OF.search(question)
+    return content_words(m[1]) - _GENERIC if m else set()
+
+
+def value_miss(question: str, kind: str, top: Sequence[Evidence]) -> str:
+    """The value shape the question asks for (`value_asked`) when none of the best sentences states it, else
+    empty: no sentence with an amount of money (or a percentage) for a cost question; no version within a few
+    words of the product named ("Which Debezium version was the user running?" over OLake's own release notes);
+    no percentage or per-unit value for a rate; no "#123", issue link or ticket key for "which issue number"."""
+    asked = value_asked(question, kind)
+    if not asked:
+        return ""
+    texts = [_clean(ev.text, limit=2000) for ev in top]
+    if asked == "amount":
+        # Money, a percentage, or a count stated with the asked word itself ("a budget of 40 nodes": not every
+        # budget is money).
+        match = _ASKS_AMOUNT.search(question)
+        word = _stem(match[1].lower()) if match else ""
+        stated = any(_MONEY.search(t) or _PERCENT.search(t) or _counted(t, word) for t in texts)
+    elif asked == "rate":
+        stated = any(_RATE.search(t) for t in texts)
+    elif asked == "reference":
+        stated = any(_REFERENCE.search(t) for t in texts)
+    else:
+        product = _version_of(question)
+        q_low = question.lower()
+        stated = any(_near_product(text, product, q_low) for text in texts)
+    return "" if stated else asked
+
+
+def _counted(text: str, word: str) -> bool:
+    """Whether `text` states a count within a few words of `word` ("budget" in "a budget of 40 nodes")."""
+    low = text.lower()
+    spots = [m.start() for m in _TOKEN.finditer(low) if _stem(m[0].strip(".-")) == word]
+    return any(-NEAR_BEFORE <= at - n.start() <= NEAR_AFTER + len(n[0]) for n in _COUNT.finditer(low) for at in spots)
+
+
+# A product named with a bare major version: "Postgres 15", "MySQL 8", "Java 17", "Trino 435", "version 3".
+_MAJOR_AFTER = re.compile(r"\s*(?:v|version\s+)?\d+(?:\.\d+)*\b", re.I)
+
+
+def _near_product(text: str, product: set[str], q_low: str) -> bool:
+    """Whether `text` states a version within a few words of one of the `product` words (or a bare major version
+    right after one: "Postgres 15")."""
+    low = text.lower()
+    named = [m for m in _TOKEN.finditer(low) if _stem(m[0].strip(".-")) in product]
+    majors = [_MAJOR_AFTER.match(low, m.end()) for m in named]
+    if any(major and major[0].strip() not in q_low for major in majors):
+        return True
+    values = _values("version", text, q_low)
+    return any(-NEAR_BEFORE <= m.start() - v.start() <= NEAR_AFTER + len(v[0]) for v in values for m in named)
 
 
 def question_vocabulary(question: str, people: Sequence[str] = ()) -> list[str]:
