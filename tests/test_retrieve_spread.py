@@ -161,3 +161,13 @@ def test_chunks_that_bring_other_messages_keep_their_places() -> None:
     ranked = [_hit(f"{log}::{n}", log, [f"slack:CANN:{n}.1"], 1.0 - n / 100) for n in range(4)]
     out = spread_documents(ranked, k=4, cap=1)
     assert [h.chunk.chunk_id for h in out] == [f"{log}::{n}" for n in range(4)]
+
+
+def test_the_answer_context_keeps_the_strongest_chunks(retriever: Retriever) -> None:
+    # The hit list is spread over more documents; the answer stage reads the strongest chunks, as ranked before.
+    constraints = extract(QUESTION, now=NOW)
+    found = retriever.retrieve(SearchQuery(QUESTION, now=NOW, constraints=constraints, k=K))
+    assert found.strongest is not None
+    strongest = [h.chunk.chunk_id for h in found.strongest]
+    assert all(c.startswith(POST) for c in strongest)  # the post's sections outrank the reply on this question
+    assert "slack:CHELP/300.1::0" in [h.chunk.chunk_id for h in found.hits]

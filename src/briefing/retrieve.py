@@ -145,6 +145,9 @@ class Retrieval:
     filters: dict[str, Any]
     timings_ms: dict[str, float]
     reranker: str
+    # The top k before `spread_documents`: the answer stage reads its context from these (the strongest chunks,
+    # several sections of the document asked about), the hit list shows more documents. None: same as `hits`.
+    strongest: list[Hit] | None = None
 
 
 def residual_query(question: str, constraints: Constraints | None) -> str:
@@ -603,11 +606,13 @@ class Retriever:
             ranked = self._follow_links(ranked, constraints, flt)
         if NEAR_DUPLICATE:
             ranked = demote_near_duplicates(ranked, k)
+        strongest = ranked[:k]
         if PER_DOCUMENT:
             ranked = spread_documents(ranked, k, PER_DOCUMENT, PER_TOP_DOCUMENT)
         timings["rerank"] = (time.perf_counter() - t1) * 1000
         return Retrieval(
             hits=ranked[:k],
+            strongest=strongest,
             candidates=candidates,
             filters=described,
             timings_ms=timings,

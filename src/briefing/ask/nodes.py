@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from briefing.ask.answer import LLMAnswerer
     from briefing.ask.extractive import ExtractiveAnswerer
     from briefing.ask.router import Router
-    from briefing.retrieve import Retriever
+    from briefing.retrieve import Hit, Retriever
 
 log = logging.getLogger(__name__)
 
@@ -115,12 +115,11 @@ def route_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     }
 
 
-def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
-    from briefing.retrieve import Hit, SearchQuery
+def _with_router_hits(found: list[Hit], state: AskState, deps: AskDeps) -> tuple[list[Hit], list[str]]:
+    """`found` with the router's searched and fetched items, best first, and the fetched items' ids."""
+    from briefing.retrieve import Hit
 
-    query = SearchQuery(state.question, now=state.now, constraints=state.constraints, k=state.k)
-    retrieval = deps.retriever.retrieve(query)
-    ranked: dict[str, Hit] = {h.chunk.chunk_id: h for h in retrieval.hits}
+    ranked: dict[str, Hit] = {h.chunk.chunk_id: h for h in found}
     # Hits of the router's rewritten queries compete on score with the main query's.
     for hit in state.hits:
         if hit.chunk.chunk_id not in ranked or ranked[hit.chunk.chunk_id].score < hit.score:
@@ -130,7 +129,7 @@ def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     for chunk in state.fetched:
         # Fetched by key: in the context whatever their similarity, ranked above everything searched.
         known = ranked.get(chunk.chunk_id)
-        hit = known or Hit(chunk=chunk, origin="router-fetch")
+        hit = replace(known) if known is not None else Hit(chunk=chunk, origin="router-fetch")
         if known is not None:
             hit.origin = f"{hit.origin}+router-fetch"
         hit.boosts = {**hit.boosts, "fetched": deps.settings.retrieval.boost_ticket}
@@ -138,11 +137,21 @@ def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         ranked[chunk.chunk_id] = hit
         fetched_ids.append(chunk.chunk_id)
     order = sorted(ranked.values(), key=lambda h: (-h.score, h.chunk.chunk_id))
-    hits = order[: max(state.k, len(fetched_ids))]
+    return order[: max(state.k, len(fetched_ids))], fetched_ids
+
+
+def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    from briefing.retrieve import SearchQuery
+
+    query = SearchQuery(state.question, now=state.now, constraints=state.constraints, k=state.k)
+    retrieval = deps.retriever.retrieve(query)
+    hits, fetched_ids = _with_router_hits(retrieval.hits, state, deps)
+    # The context is read from the strongest chunks (before the hit list is spread over more documents).
+    strongest = hits if retrieval.strongest is None else _with_router_hits(retrieval.strongest, state, deps)[0]
     limit = deps.settings.answer.max_context_chunks
     # Fetched items lead the context but leave room for a few searched chunks beside them.
-    fetched = [h.chunk for h in hits if h.chunk.chunk_id in fetched_ids][: max(1, limit - 3)]
-    rest = [h.chunk for h in hits if h.chunk.chunk_id not in fetched_ids]
+    fetched = [h.chunk for h in strongest if h.chunk.chunk_id in fetched_ids][: max(1, limit - 3)]
+    rest = [h.chunk for h in strongest if h.chunk.chunk_id not in fetched_ids]
     evidence = (fetched + rest)[:limit]
     candidates = list(retrieval.candidates) + [h for h in state.hits if h not in retrieval.candidates]
     return {
