@@ -223,6 +223,7 @@ CASES = [
     ("publish.swap@1", "first"),  # the docs generation complete, CURRENT not replaced
     ("published@1", "first"),  # docs visible, chat not started
     ("embed@2", "first"),  # chat vectors computed
+    ("embed.warmed@1", "first"),  # docs upserted and the vector cache warmed for them, not published
     ("publish.swap@2", "first"),
     # the incremental run: deletions, stale chunks, changed chunks
     ("collect.batch@1", "next"),

@@ -14,6 +14,7 @@ from briefing import summaries
 from briefing.embed import Embedder
 from briefing.errors import ModelError
 from briefing.index import Filter, Index
+from briefing.settings import load_settings
 from tests.harness import Workspace
 
 SLACK = Path(__file__).parent / "fixtures" / "slack_export" / "acme"
@@ -26,7 +27,7 @@ def model_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, lis
     dense, sparse = Embedder.dense, Embedder.sparse
 
     def counted_dense(self: Embedder, texts: Any, **kw: Any) -> Any:
-        calls.append(("dense", list(texts)))
+        calls.append(("query" if kw.get("query") else "dense", list(texts)))
         return dense(self, texts, **kw)
 
     def counted_sparse(self: Embedder, texts: Any, **kw: Any) -> Any:
@@ -38,9 +39,9 @@ def model_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, lis
     yield calls
 
 
-def workspace(tmp_path: Path) -> Workspace:
+def workspace(tmp_path: Path, extra: str = "") -> Workspace:
     docs = tmp_path / "docs"
-    docs.mkdir()
+    docs.mkdir(parents=True)
     (docs / "pool.md").write_text(
         "# Connection pool\n\nThe PgBouncer pool of 20 was exhausted by retries during the outage.\n\n"
         "We raised default_pool_size to 60 and added jitter to the payout-worker retries.\n",
@@ -50,10 +51,69 @@ def workspace(tmp_path: Path) -> Workspace:
         "# On call\n\nThe on-call engineer acknowledges a page within 15 minutes and opens an incident channel.\n",
         encoding="utf-8",
     )
-    return Workspace(
+    ws = Workspace(
         tmp_path / "ws",
         {"chat": {"type": "slack_export", "path": str(SLACK)}, "handbook": {"type": "files", "path": str(docs)}},
     )
+    if extra:
+        ws.config.write_text(ws.config.read_text(encoding="utf-8") + extra, encoding="utf-8")
+        ws.settings = load_settings(ws.config)
+        ws.settings.home = tmp_path / "home"  # its own vector cache
+        ws.embedder = Embedder(ws.settings.embedding, ws.settings.home)
+    return ws
+
+
+QUESTIONS = [
+    ("search", "who reviews the cutover steps for PLAT-42?"),
+    ("ask", "when did the cutover finish?"),
+    ("ask", "what happened to the PgBouncer pool during the outage?"),
+    ("search", "is the replica lag alert back to normal?"),
+]
+
+
+def _first_questions(ws: Workspace, calls: list[tuple[str, list[str]]]) -> list[str]:
+    """The passage texts (not questions) the dense model embeds for the first searches and asks after an ingest."""
+    from briefing.service import Brief, parse_now
+
+    calls.clear()
+    with Brief(ws.settings) as brief:
+        for kind, question in QUESTIONS:
+            if kind == "search":
+                assert brief.search(question, now=parse_now(None)).hits
+            else:
+                assert brief.ask(question, now=parse_now(None)).citations
+    return [text for kind, texts in calls if kind == "dense" for text in texts]
+
+
+def test_after_an_ingest_the_first_searches_and_asks_embed_only_their_questions(
+    tmp_path: Path, model_calls: list[tuple[str, list[str]]]
+) -> None:
+    from briefing.warm import sentence_texts, unit_list_texts
+
+    cold = workspace(tmp_path / "cold", "[embedding]\nwarm_cache = false\n")
+    assert not cold.run().broken
+    with Index.open(cold.settings) as index:
+        chunks = index.chunks(Filter())
+    assert chunks
+    embedded_cold = _first_questions(cold, model_calls)
+    # Without warming, the questions embed the candidates' units and sentences (what made them slow).
+    assert set(embedded_cold) & set(unit_list_texts(chunks))
+    assert set(embedded_cold) & {t[:300] for t in sentence_texts(chunks, cold.embedder)}
+
+    ws = workspace(tmp_path / "warm")
+    model_calls.clear()
+    first = ws.run()
+    assert not first.broken
+    assert sum(run.processed.warmed for run in first.sources if run.processed) > 0
+    ingest_texts = {text for kind, texts in model_calls if kind == "dense" for text in texts}
+    assert ingest_texts >= set(unit_list_texts(chunks))  # warmed at ingest, in the embedding rounds
+    assert _first_questions(ws, model_calls) == []
+
+    model_calls.clear()  # a no-op re-ingest warms nothing and embeds nothing
+    second = ws.run()
+    assert not second.broken
+    assert [texts for _, texts in model_calls if texts] == []
+    assert all(run.processed is not None and run.processed.warmed == 0 for run in second.sources)
 
 
 def test_a_noop_reingest_hands_no_text_to_any_model(tmp_path: Path, model_calls: list[tuple[str, list[str]]]) -> None:
@@ -75,7 +135,9 @@ def test_a_noop_reingest_hands_no_text_to_any_model(tmp_path: Path, model_calls:
 def test_summaries_take_their_conversations_chunk_vectors_and_embed_no_summary_text(
     tmp_path: Path, model_calls: list[tuple[str, list[str]]]
 ) -> None:
-    ws = workspace(tmp_path)
+    # Warming off: a one-message conversation's summary text can be the same text as that message read under its
+    # header, which the warming embeds for the retriever's unit list, not for the summary.
+    ws = workspace(tmp_path, "[embedding]\nwarm_cache = false\n")
     assert not ws.run().broken
     with Index.open(summaries.summary_settings(ws.settings)) as made:
         summary_chunks = made.chunks(Filter())
@@ -107,9 +169,10 @@ def test_an_error_in_the_embedding_thread_fails_the_run_and_keeps_the_rounds_bef
     rounds: list[int] = []
 
     def second_round_fails(self: Embedder, texts: Any, **kw: Any) -> Any:
-        rounds.append(len(texts))
-        if len(rounds) == 2:
-            raise ModelError("the model failed on the second round")
+        if all(text.startswith("Note ") for text in texts):  # a round of chunks, not the cache warming after it
+            rounds.append(len(texts))
+            if len(rounds) == 2:
+                raise ModelError("the model failed on the second round")
         return dense(self, texts, **kw)
 
     monkeypatch.setattr(Embedder, "dense", second_round_fails)

@@ -133,6 +133,16 @@ def _register_e5_small() -> None:
         _registered.add(E5_SMALL)
 
 
+# `dense_cached` clips a text to this many characters before it keys and embeds it (the model reads 256 tokens).
+CACHE_MAX_CHARS = 2000
+
+
+def cache_key(text: str, max_chars: int = CACHE_MAX_CHARS) -> str:
+    """The vector cache's key of a text: the sha256 of its first `max_chars` characters (the model is the cache's
+    folder). The one place the key is made: ingest warms the cache with the keys the query-time code looks up."""
+    return hashlib.sha256(text[:max_chars].encode()).hexdigest()
+
+
 @dataclass
 class SparseVec:
     indices: list[int]
@@ -302,23 +312,33 @@ class Embedder:
                     self._vector_cache = diskcache.Cache(str(self.home / "vectors" / self.name.replace("/", "_")))
         return self._vector_cache
 
-    def cached_only(self, texts: Sequence[str], *, max_chars: int = 2000) -> list[np.ndarray | None]:
+    def cached_only(self, texts: Sequence[str], *, max_chars: int = CACHE_MAX_CHARS) -> list[np.ndarray | None]:
         """What `dense_cached` has on disk for each text (None where it would have to embed); embeds nothing."""
+        return self._lookup([cache_key(t, max_chars) for t in texts])
+
+    def _lookup(self, keys: Sequence[str]) -> list[np.ndarray | None]:
         cache = self._cache()
         out: list[np.ndarray | None] = []
-        for text in texts:
-            hit = cache.get(hashlib.sha256(text[:max_chars].encode()).hexdigest())
+        for key in keys:
+            hit = cache.get(key)
             if hit is not None:
                 hit = np.frombuffer(hit, dtype=np.float32) if isinstance(hit, bytes) else np.asarray(hit, np.float32)
             out.append(hit)
         return out
 
-    def dense_cached(self, texts: Sequence[str], *, max_chars: int = 2000) -> np.ndarray:
+    def missing(self, texts: Sequence[str], *, max_chars: int = CACHE_MAX_CHARS) -> list[str]:
+        """The distinct texts (clipped as `dense_cached` clips them) that have no vector in the cache yet; reads
+        only the cache's keys, not the vectors."""
+        cache = self._cache()
+        clipped = {cache_key(t, max_chars): t[:max_chars] for t in texts}
+        return [text for key, text in clipped.items() if key not in cache]
+
+    def dense_cached(self, texts: Sequence[str], *, max_chars: int = CACHE_MAX_CHARS) -> np.ndarray:
         """Passage embeddings through an on-disk cache keyed by model and text; short texts batched together."""
         cache = self._cache()
         clipped = [t[:max_chars] for t in texts]
-        keys = [hashlib.sha256(t.encode()).hexdigest() for t in clipped]
-        out = self.cached_only(clipped, max_chars=max_chars)
+        keys = [cache_key(t, max_chars) for t in clipped]
+        out = self._lookup(keys)
         # One embedding per distinct text ("thanks", "+1" recur), sorted by length: little padding per batch.
         first: dict[str, int] = {}
         for i, vec in enumerate(out):

@@ -55,7 +55,9 @@ class ProcessReport:
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
     chunk_seconds: float = 0.0  # chunking, with the per-item vectors that topic splits need
-    embed_seconds: float = 0.0  # computing dense and sparse vectors
+    embed_seconds: float = 0.0  # computing dense and sparse vectors (warming the vector cache included)
+    warmed: int = 0  # unit-list texts and answer sentences embedded into the vector cache (`briefing.warm`)
+    warm_seconds: float = 0.0  # of embed_seconds, the warming
     index_seconds: float = 0.0  # reading existing hashes, deleting stale chunks, upserting
 
 
@@ -499,12 +501,23 @@ def _process_parts(
         killpoint.reached("index.upsert")
         report.index_seconds += time.perf_counter() - upsert_started
         report.embedded += len(part)
+        if settings.embedding.warm_cache:
+            warm_round(part)
         if progress:
             progress(name, report.embedded, chosen[0])
-        if settings.answer.sentence_model:
-            from briefing.ask.run import warm_sentence_vectors
 
-            warm_sentence_vectors(part, embedder.for_model(settings.answer.sentence_model))
+    def warm_round(part: list[Chunk]) -> None:  # in the embedding thread, after the round is written
+        from briefing.warm import warm
+
+        warm_started = time.perf_counter()
+        try:
+            report.warmed += warm(settings, part, embedder).embedded
+        except Exception as exc:  # a cache left cold costs the first questions time, never the run or its data
+            log.warning("%s: the vector cache was not warmed for %d chunks: %s", name, len(part), exc)
+        killpoint.reached("embed.warmed")
+        spent = time.perf_counter() - warm_started
+        report.warm_seconds += spent
+        report.embed_seconds += spent
 
     def take(chunks: list[Chunk], window: Sequence[Document]) -> None:
         people.annotate(chunks, directory)

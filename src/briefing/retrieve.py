@@ -276,13 +276,10 @@ class Retriever:
         owner: list[int] = []
         places: list[tuple[int, int]] = []
         for i, hit in enumerate(hits):
-            context = unit_context(hit.chunk)
-            for pos, unit in enumerate(hit.chunk.units):
-                # A thread's root is in every chunk's header already: the header alone stands for it.
-                if unit.text.strip() and not (context and _restates(context, unit.text)):
-                    texts.append(f"{context}\n{unit.text}" if context else unit.text)
-                    owner.append(i)
-                    places.append((i, pos))
+            for pos, text in unit_texts(hit.chunk):
+                texts.append(text)
+                owner.append(i)
+                places.append((i, pos))
         if not texts:
             return
         vectors = self.embedder.dense_cached(texts)
@@ -895,6 +892,20 @@ def names_version(chunk: Chunk, versions: Sequence[str]) -> int:
     if _STATED_VERSION.search(subject):
         return 0  # another version's item ("release v0.8.1": merged after v0.8.0) only mentions it in passing
     return 1 if any(p.search(chunk.text) for p in patterns) else 0
+
+
+def unit_texts(chunk: Chunk) -> list[tuple[int, str]]:
+    """The texts the unit list embeds for a chunk, with each unit's position: a unit read under the chunk's header.
+
+    Ingest embeds these same texts into the vector cache (`briefing.warm`), so this is the one place they are made.
+    """
+    context = unit_context(chunk)
+    out: list[tuple[int, str]] = []
+    for pos, unit in enumerate(chunk.units):
+        # A thread's root is in every chunk's header already: the header alone stands for it.
+        if unit.text.strip() and not (context and _restates(context, unit.text)):
+            out.append((pos, f"{context}\n{unit.text}" if context else unit.text))
+    return out
 
 
 def unit_context(chunk: Chunk) -> str:

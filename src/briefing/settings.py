@@ -105,6 +105,9 @@ class EmbeddingSettings(_Strict):
     # 8, not fastembed's 32: the same speed on two cores at a third of the peak memory (docs/performance.md).
     batch_size: int = 8
     threads: int | None = None
+    # Embed at ingest, into the vector cache, the texts the first searches and asks would embed (each unit under
+    # its chunk's header, the answer's sentences), so they do not pay for it (docs/performance.md).
+    warm_cache: bool = True
 
 
 class PeopleSettings(_Strict):

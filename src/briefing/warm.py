@@ -1,0 +1,67 @@
+"""The texts the first questions would embed, embedded at ingest instead.
+
+A search ranks its candidates by their best unit (`Retriever._unit_list`: each message, comment or section read
+under its chunk's header) and an ask scores the evidence sentences (`ExtractiveAnswerer.score`); both embed their
+texts through the on-disk vector cache (`Embedder.dense_cached`). Without this the first questions after an ingest
+paid for those embeddings (0.4 to 1.9 s a search on two cores, docs/performance.md "Cold vector cache"). Ingest
+calls `warm` for each round of changed chunks, in the embedding thread; the texts come from the query-time code's
+own functions (`retrieve.unit_texts`, `extractive.sentence_text`) and the keys from `embed.cache_key`, so what
+ingest stores is what a question looks up. Only texts the cache lacks are embedded, one model call per model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from briefing.embed import CACHE_MAX_CHARS, Embedder
+from briefing.model import Chunk
+from briefing.settings import Settings
+
+
+@dataclass
+class Warmed:
+    texts: int = 0  # distinct texts the query-time code would look up
+    embedded: int = 0  # of them, not cached yet: embedded now
+
+
+def unit_list_texts(chunks: Sequence[Chunk]) -> list[str]:
+    """What the retriever's unit list embeds for these chunks."""
+    from briefing.retrieve import unit_texts
+
+    return [text for chunk in chunks for _, text in unit_texts(chunk)]
+
+
+def sentence_texts(chunks: Sequence[Chunk], embedder: Embedder) -> list[str]:
+    """What the extractive answerer embeds for these chunks' evidence sentences (its own candidate list)."""
+    from briefing.ask.extractive import ExtractiveAnswerer, sentence_text
+
+    answerer = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=1)
+    return [sentence_text(e) for e in answerer.candidates(chunks)]
+
+
+def warm(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> Warmed:
+    """Embed into the vector cache the unit-list texts and answer sentences of `chunks` that it lacks."""
+    from briefing.ask.extractive import SENTENCE_MAX_CHARS
+
+    wanted: dict[int, tuple[Embedder, dict[str, None]]] = {}
+
+    def add(model: Embedder, texts: list[str], max_chars: int) -> None:
+        _, todo = wanted.setdefault(id(model), (model, {}))
+        todo.update(dict.fromkeys(model.missing(texts, max_chars=max_chars)))
+
+    found = Warmed()
+    if settings.retrieval.unit_list and settings.retrieval.dense:
+        units = unit_list_texts(chunks)
+        found.texts += len(set(units))
+        add(embedder, units, CACHE_MAX_CHARS)
+    scorer = embedder.for_model(settings.answer.sentence_model)
+    sentences = sentence_texts(chunks, scorer)
+    found.texts += len(set(sentences))
+    add(scorer, sentences, SENTENCE_MAX_CHARS)
+    for model, todo in wanted.values():
+        if todo:
+            # Clipped texts (a sentence to 300 characters, a unit to 2,000) key the same under the longer clip.
+            model.dense_cached(sorted(todo, key=len))
+            found.embedded += len(todo)
+    return found
