@@ -515,7 +515,9 @@ class ExtractiveAnswerer:
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
         if len(parts) > 1:
             # A two-part question is answered part by part; it is refused only when no part is covered.
-            split = self._parts(parts, evidence, context, intent=intent, window=window, people=people, places=places)
+            split = self._parts(
+                parts, evidence, context, intent=intent, window=window, people=people, places=places, now=now
+            )
             if split[0]:
                 conf = max(conf, self.hedge_below)
         if not evidence or conf < self.min_evidence:
@@ -645,6 +647,7 @@ class ExtractiveAnswerer:
         window: tuple[datetime, datetime] | None,
         people: Sequence[str],
         places: Sequence[str] = (),
+        now: datetime | None = None,
     ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]]]:
         """One answer line per part of a two-part question, or a line saying the sources do not cover that part."""
         chosen: list[Evidence] = []
@@ -654,8 +657,16 @@ class ExtractiveAnswerer:
             # "how was it fixed" says "it": the first part's topic words come along for scoring.
             query = part if i == 0 or len(content_words(part)) >= 3 else f"{part} ({topic})"
             scored = [replace(e) for e in evidence]
+            # As of the question's `now`, like the whole question's score: the vocabulary counts no later chunk.
             features = self.score(
-                query, scored, context, intent=_intent_of(part, intent), window=window, people=people, places=places
+                query,
+                scored,
+                context,
+                intent=_intent_of(part, intent),
+                window=window,
+                people=people,
+                places=places,
+                now=now,
             )
             scored.sort(key=lambda e: (-e.score, e.n))
             label = _label(part)
