@@ -26,7 +26,7 @@ from briefing.errors import BriefError
 from briefing.index import Filter
 from briefing.model import Chunk
 from briefing.sources import Presentation
-from briefing.textrules import STOPWORDS, refusal
+from briefing.textrules import STOPWORDS, find_ticket_keys, refusal
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _QUESTION_WORDS = frozenset(
@@ -1325,7 +1325,8 @@ _ASKS_AMOUNT = re.compile(
     re.I,
 )
 _ASKS_REFERENCE = re.compile(r"\b(?:issue|pr|pull\s+request|ticket|bug)\s+(?:number|id|no\.?)(?!\w)", re.I)
-_REFERENCE = re.compile(r"#\d+|/(?:issues|pull|pulls)/\d+|\b[A-Z][A-Z0-9]+-\d+\b|\b(?:PR|issue|ticket)\s+\d+", re.I)
+# An issue or PR number as written; ticket keys ("PLAT-12") are read by briefing.textrules, the one key rule.
+_REFERENCE = re.compile(r"#\d+|/(?:issues|pull|pulls)/\d+|\b(?:PR|issue|ticket)\s+\d+", re.I)
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
 # A plain count (not a factor such as "4.61x", not part of a version or a date): "a budget of 40 nodes".
 _COUNT = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]|\.\d)")
@@ -1384,7 +1385,7 @@ def value_miss(question: str, kind: str, top: Sequence[Evidence]) -> str:
     elif asked == "rate":
         stated = any(_RATE.search(t) for t in texts)
     elif asked == "reference":
-        stated = any(_REFERENCE.search(t) for t in texts)
+        stated = any(_REFERENCE.search(t) or find_ticket_keys(t) for t in texts)
     else:
         product = _version_of(question)
         q_low = question.lower()
