@@ -218,6 +218,17 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated set names to read from the caches")
     parser.add_argument("--floor", action="append", default=[], help="FEATURE=MIN: a lower bound on its weight")
     parser.add_argument("--shipped", action="store_true", help="only the ROC of the shipped confidence (no fit)")
+    parser.add_argument(
+        "--second",
+        default="",
+        help="comma-separated features of a second opinion (e.g. the e5 features of eval/e5_refusal_features.py): "
+        "a model on --use plus these is compared with the --use model, fold by fold",
+    )
+    parser.add_argument(
+        "--band",
+        default="0,1",
+        help="LO,HI: the second opinion replaces the first model's confidence only where that is in [LO, HI)",
+    )
     args = parser.parse_args()
     if args.set:
         raw: list[dict[str, Any]] | None = [] if args.raw else None
@@ -254,6 +265,9 @@ def main() -> None:
     capped = [float(r.get("typed_miss", 0.0)) + float(r.get("off_topic", 0.0)) for r in rows]
     veto = np.array(capped) > 0 if args.veto else np.zeros(len(y), bool)
     p = np.where(veto, np.minimum(out_of_fold(x, y), VETO_CAP), out_of_fold(x, y))
+    if args.second:
+        second(args, rows, x, y, sets, veto, use)
+        return
     w = fit(x, y)
     # Held out by set: fitted on every other dev set, scored on this one (no case of it was seen by the fit).
     by_set: dict[str, Any] = {}
@@ -284,6 +298,89 @@ def main() -> None:
     }
     print(json.dumps({k: v for k, v in result.items() if k not in {"out_of_fold", "held_out_by_set"}}, indent=1))
     args.features[0].with_suffix(".fit.json").write_text(json.dumps(result, indent=1))
+
+
+def _summary(q: np.ndarray, y: np.ndarray, sets: np.ndarray, at: tuple[float, ...] = (0.3, 0.4, 0.5)) -> dict[str, Any]:
+    rows = {row["threshold"]: row for row in table(q, y, sets)}
+    out: dict[str, Any] = {"auc": round(auc(q, y), 3)}
+    out["auc_by_set"] = {n: round(auc(q[sets == n], y[sets == n]), 3) for n in sorted(set(sets))}
+    for t in at:
+        row = rows[t]
+        out[f"at_{t}"] = {
+            k: round(v, 3) for k, v in row.items() if k.endswith(("recall", "false", "refusals", "accuracy"))
+        }
+        for n in sorted(set(sets)):
+            m = sets == n
+            r, f = 1 - row.get(f"{n}_false", 0.0), row.get(f"{n}_recall", 0.0)
+            if (y[m] == 0).any() and (y[m] == 1).any():
+                out[f"at_{t}"][f"{n}_balanced"] = round((r + f) / 2, 3)
+    return out
+
+
+def with_second(
+    first: np.ndarray, second: np.ndarray, capped: np.ndarray, band: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first model's confidence (capped) and the confidence with the second opinion: the second model's, capped
+    the same way, where the first one's is in [band[0], band[1]); the first one's elsewhere."""
+    first = np.where(capped, np.minimum(first, VETO_CAP), first)
+    inside = (first >= band[0]) & (first < band[1])
+    return first, np.where(inside, np.where(capped, np.minimum(second, VETO_CAP), second), first)
+
+
+def second(
+    args: argparse.Namespace,
+    rows: list[dict[str, Any]],
+    x: np.ndarray,
+    y: np.ndarray,
+    sets: np.ndarray,
+    veto: np.ndarray,
+    use: list[str],
+) -> None:
+    """The second opinion against the first model: both refitted on the same folds (repeated stratified 5-fold;
+    and each set held out in turn), the second one's confidence used only where the first one's is in the band;
+    caps applied to both."""
+    extra = args.second.split(",")
+    x2 = np.hstack([x, np.array([[float(r.get(f, 0.0)) for f in extra] for r in rows])])
+    lo, hi = (float(v) for v in args.band.split(","))
+
+    def combine(p1: np.ndarray, p2: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return with_second(p1, p2, v, (lo, hi))
+
+    first_cv, second_cv = combine(out_of_fold(x, y), out_of_fold(x2, y), veto)
+    w1, w2 = fit(x, y), fit(x2, y)
+    held: dict[str, Any] = {}
+    for name in sorted(set(sets)):
+        test = sets == name
+        if test.all():
+            continue
+        a, b = combine(
+            predict(fit(x[~test], y[~test]), x[test]), predict(fit(x2[~test], y[~test]), x2[test]), veto[test]
+        )
+        held[name] = {"first": _summary(a, y[test], sets[test]), "second": _summary(b, y[test], sets[test])}
+    band = (first_cv >= lo) & (first_cv < hi)
+    result = {
+        "cases": len(y),
+        "band": [lo, hi],
+        "in_band_cv": int(band.sum()),
+        "single_auc": {f: round(auc(x2[:, len(use) + i], y), 3) for i, f in enumerate(extra)},
+        "weights_second": {
+            "bias": round(float(w2[0]), 2),
+            **{f: round(float(v), 2) for f, v in zip(use + extra, w2[1:], strict=True)},
+        },
+        "weights_first": {
+            "bias": round(float(w1[0]), 2),
+            **{f: round(float(v), 2) for f, v in zip(use, w1[1:], strict=True)},
+        },
+        "cv_first": _summary(first_cv, y, sets),
+        "cv_second": _summary(second_cv, y, sets),
+        "held_out": held,
+        "changed": {
+            r["id"]: [round(float(a), 3), round(float(b), 3), int(yy)]
+            for r, a, b, yy in zip(rows, first_cv, second_cv, y, strict=True)
+            if (a < 0.4) != (b < 0.4)
+        },
+    }
+    print(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

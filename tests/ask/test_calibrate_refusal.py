@@ -48,3 +48,16 @@ def test_the_table_pools_only_sets_with_both_kinds_of_question(calibrate: Any) -
     assert row["false_refusals"] == 0.0
     assert row["probes_recall"] == 1.0
     assert np.isnan(row["probes_false"])
+
+
+def test_the_second_opinion_replaces_the_first_only_inside_its_band_and_never_lifts_a_cap(calibrate: Any) -> None:
+    first = np.array([0.1, 0.45, 0.7, 0.95, 0.5])
+    second = np.array([0.9, 0.2, 0.9, 0.1, 0.9])
+    capped = np.array([False, False, False, False, True])
+    base, combined = calibrate.with_second(first, second, capped, (0.3, 0.9))
+    # 0.1 and 0.95 are outside the band: the first model's confidence stands (a sure refusal, a sure answer).
+    assert combined[0] == 0.1 and combined[3] == 0.95
+    # Inside the band the second model decides, either way.
+    assert combined[1] == pytest.approx(0.2) and combined[2] == pytest.approx(0.9)
+    # A capped question (typed_miss, off_topic) stays under the cap whatever the second model says.
+    assert base[4] == calibrate.VETO_CAP and combined[4] == calibrate.VETO_CAP
