@@ -172,11 +172,15 @@ def _dedupe(seen: Iterable[Seen]) -> list[Seen]:
     out: dict[tuple[str, str], Seen] = {}
     for s in seen:
         out.setdefault((s.unit.ref, s.unit.text), s)
-    return sorted(out.values(), key=lambda s: (s.at, s.unit.ref, _position(s.chunk)))
+    return sorted(out.values(), key=lambda s: (s.at, s.unit.ref, _piece(s.chunk)))
 
 
-def _position(chunk: Chunk) -> int:
-    """A chunk's place in its document (the number its id ends with)."""
+def _piece(chunk: Chunk) -> int:
+    """Where a piece of a message split over chunks comes in the message: its chunk's place in the conversation
+    (the number the chunk id ends with). A document's sections share one ref and time and keep the order they
+    were read in."""
+    if not _presentation(chunk.source_type).conversational:
+        return 0
     tail = chunk.chunk_id.rsplit("::", 1)[-1]
     return int(tail) if tail.isdigit() else 0
 
