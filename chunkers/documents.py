@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
-from briefing.textrules import ISSUE_REF, ISSUE_URL, find_ticket_keys
+from briefing.textrules import ISSUE_REF, ISSUE_URL, find_ticket_keys, heading_anchor
 from chunkers.markdown_blocks import Block, closes_fence, fence_of, is_list_item, parse_blocks
 from chunkers.packing import hard_cut
 
@@ -473,17 +473,11 @@ def _heading(path: list[str]) -> str:
     return path[-1] if len(path) > 1 else ""
 
 
-def anchor(heading: str) -> str:
-    """The fragment Markdown renderers (GitHub, Docusaurus, MkDocs) give a heading: "What's New?" -> "whats-new"."""
-    slug = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return slug.replace(" ", "-")
-
-
 def _part_url(item: Item, document: Document, part: _Part) -> str:
     """The paragraph's own link: the document (its URL, else its `file:` ref) plus its section or page anchor."""
     base = item.url or document.url or item.ref
     if part.section:
-        return f"{base}#{anchor(part.section)}"
+        return f"{base}#{heading_anchor(part.section)}"
     if part.page is not None:
         return f"{base}#page={part.page}"
     return base

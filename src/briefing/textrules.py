@@ -29,6 +29,7 @@ __all__ = [
     "TICKET_KEY",
     "TICKET_STOPLIST",
     "find_ticket_keys",
+    "heading_anchor",
     "is_ticket_prefix",
     "issue_ref",
     "refusal",
@@ -117,3 +118,10 @@ def refusal(scope: str, reason: str = "") -> str:
     searched = f" (searched {scope})" if scope else ""
     why = reason.strip().rstrip(".") or "nothing in the indexed material answers it"
     return f"The sources do not cover this{searched}: {why}."
+
+
+def heading_anchor(heading: str) -> str:
+    """The fragment Markdown renderers (GitHub, Docusaurus, MkDocs) give a heading: "What's New?" -> "whats-new".
+    Section links are built with it at index time, and answers read a link's section back with it."""
+    slug = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return slug.replace(" ", "-")

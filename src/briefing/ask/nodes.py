@@ -190,6 +190,23 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         places=[*state.constraints.channels, *state.constraints.projects] if state.constraints else (),
         now=state.now,
     )
+    outlined = None
+    if intent == "summary":
+        from briefing.ask.outline import answer_outline
+
+        # A summary of one document reads the whole document, section by section (`briefing.ask.outline`).
+        outlined = answer_outline(
+            state.question,
+            answer,
+            context,
+            intent=intent,
+            windowed=window is not None,
+            index=deps.retriever.index,
+            answerer=deps.extractive,
+            now=state.now,
+        )
+        if outlined is not None:
+            answer = outlined[0]
     # Each marker numbers one quoted unit, and its link opens that unit (the message, comment or section).
     citations = [{"n": n, "refs": refs, "url": answer.urls.get(n, "")} for n, refs in sorted(answer.cited.items())]
     if deps.on_token is not None:
@@ -215,6 +232,7 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             "confidence": round(answer.confidence, 4),
             "features": {k: round(v, 4) for k, v in answer.features.items()},
             "threshold": deps.extractive.min_evidence,
+            **({"outline": outlined[1]} if outlined is not None else {}),
         },
         "timings_ms": {"answer": _ms(t0)},
     }

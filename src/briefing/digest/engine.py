@@ -167,11 +167,27 @@ def _seen(chunk: Chunk) -> list[Seen]:
 
 
 def _dedupe(seen: Iterable[Seen]) -> list[Seen]:
-    """One entry per unit (a long message split over chunks keeps its first piece), in time order."""
+    """One entry per unit (a unit repeated in overlapping chunks counts once), in time order; the pieces of a long
+    message split over chunks stay, in the order of their chunks."""
     out: dict[tuple[str, str], Seen] = {}
     for s in seen:
         out.setdefault((s.unit.ref, s.unit.text), s)
-    return sorted(out.values(), key=lambda s: (s.at, s.unit.ref))
+    return sorted(out.values(), key=lambda s: (s.at, s.unit.ref, _piece(s.chunk)))
+
+
+def _piece(chunk: Chunk) -> int:
+    """Where a piece of a message split over chunks comes in the message: its chunk's place in the conversation
+    (the number the chunk id ends with). A document's sections share one ref and time and keep the order they
+    were read in."""
+    if not _presentation(chunk.source_type).conversational:
+        return 0
+    tail = chunk.chunk_id.rsplit("::", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def messages(units: Sequence[Seen]) -> int:
+    """How many messages the units are: a long message split over chunks is one."""
+    return len({s.unit.ref for s in units})
 
 
 class Briefer:
@@ -226,10 +242,16 @@ class Briefer:
             for chunk in self.index.chunks(Filter(as_of=now, doc_keys=tuple(whole))):
                 context.setdefault(chunk.doc_key, []).append(chunk)
         found: dict[str, Conversation] = {}
+        # A long post is split over several chunks of its stream: the pieces are one conversation, not one each.
+        posted: dict[tuple[str, str], str] = {}
         for chunk in chunks:
             kind = kinds[chunk.kind]
             stream = bool(kind and kind.stream)
             key = chunk.chunk_id if stream else chunk.doc_key
+            if stream:
+                refs = [(chunk.doc_key, u.ref) for u in chunk.units]
+                key = next((posted[r] for r in refs if r in posted), key)
+                posted.update(dict.fromkeys(refs, key))
             conv = found.get(key)
             if conv is None:
                 conv = found[key] = Conversation(
@@ -314,7 +336,7 @@ class Briefer:
         found = tx.signals(texts)
         people = len(conv.people())
         # A page's sections are not activity: a document counts once, a conversation by its messages.
-        activity = len(units) if _presentation(conv.source_type).conversational else 1
+        activity = messages(units) if _presentation(conv.source_type).conversational else 1
         value = math.log1p(activity) + 0.6 * math.log1p(max(people - 1, 0))
         value += 1.2 * ("incident" in found) + 1.0 * ("decided" in found) + 0.8 * ("released" in found)
         value += 0.5 * bool(found & {"resolved", "merged", "status"})
@@ -347,7 +369,10 @@ class Briefer:
     def about(self, conv: Conversation) -> str:
         shown = _presentation(conv.source_type)
         if shown.place in ("container",) or conv.stream or conv.threaded:
-            return tx.gist(conv.opener.unit.text) or tx.short(conv.title)
+            # The whole opening post, though a long one is split over chunks (its first piece may be a pasted log).
+            ref = conv.opener.unit.ref
+            post = "\n".join(s.unit.text for s in (*conv.earlier, *conv.units) if s.unit.ref == ref)
+            return tx.gist(post) or tx.short(conv.title)
         # The document's own title: its shortest section path ends with it ("Space > Parent > Page").
         titles = [s.chunk.title for s in (*conv.earlier, *conv.units) if s.chunk.title] or [conv.title]
         title = min(titles, key=lambda t: (t.count(" > "), len(t))).split(" > ")[-1].strip()
@@ -356,8 +381,10 @@ class Briefer:
     def outcome(self, conv: Conversation) -> tuple[Seen | None, str, str]:
         """The unit that says what happened (the resolution from the last replies), its sentence, the status."""
         units = conv.units
-        replies = units[1:] if conv.opened_in_window else units
         opener = conv.opener
+        replies = units[1:] if conv.opened_in_window else units
+        # The other pieces of a long opening post (split over chunks) are the post itself, not replies to it.
+        replies = [s for s in replies if s.unit.ref != opener.unit.ref]
         if not replies or not _presentation(conv.source_type).conversational:
             if conv.stream or not _presentation(conv.source_type).conversational:
                 best = max(units, key=lambda s: tx.best_sentence(s.unit.text)[1])
@@ -367,7 +394,8 @@ class Briefer:
                     status = "scheduled"  # a forward window: entered before now, taking place after it
                 if conv.stream:
                     status = self._post_status(units)
-                if best is opener or value <= 0:
+                # A post's other pieces are the post (one message); a document's other sections say what it holds.
+                if best is opener or (conv.stream and best.unit.ref == opener.unit.ref) or value <= 0:
                     return None, "", status
                 return best, sentence, status
             status = "open, no reply yet" if tx.is_question(opener.unit.text) else self._post_status(units)
@@ -462,8 +490,9 @@ class Briefer:
             head = f"{about} (from {self._day(opener.at)})"
         people = conv.people()
         shown = ", ".join(people[:3]) + (f" +{len(people) - 3}" if len(people) > 3 else "")
-        count = len(conv.units)
-        noun = "message" if _presentation(conv.source_type).conversational else "section"
+        conversational = _presentation(conv.source_type).conversational
+        count = messages(conv.units) if conversational else len(conv.units)
+        noun = "message" if conversational else "section"
         when = self._when(conv.units[0].at, conv.units[-1].at)
         meta = "; ".join(p for p in (shown, when, f"{count} {noun}{'s' if count != 1 else ''}") if p)
         body = f"{head} — {status}"

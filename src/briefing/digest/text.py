@@ -50,6 +50,9 @@ _FILLER = re.compile(
 _QUESTION = re.compile(r"\?\s*$|^(?:how|what|why|when|where|which|who|is|are|can|could|does|do|did|should)\b", re.I)
 
 
+_CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
+
+
 def neutral(text: str) -> str:
     """Text safe for a terminal and a Markdown line: no escapes or control characters, no emoji codes, one line."""
     text = _EMOJI.sub(" ", _ANSI.sub("", text))
@@ -118,7 +121,11 @@ def informativeness(sentence: str) -> float:
 def gist(text: str, limit: int = 150) -> str:
     """The first informative sentence of a message (the question or report a conversation opens with)."""
     plain = _MENTION.sub("", neutral(text))
-    found = sentences(plain)
+    # A pasted log or code block says what was pasted, not what was asked: the words around it come first.
+    prose = _CODE_BLOCK.sub(" ", plain)
+    found = sentences(prose) if prose.strip() else []
+    if not found:
+        found = sentences(plain)
     if not found:
         return short(plain, limit)
     first = found[0]
