@@ -172,6 +172,12 @@ class Chunk:
     # Resolved reader ids (person ids, identity keys, group ids; `briefing.access`); None: the owner only.
     readers: list[str] | None = None
 
+    @property
+    def ordinal(self) -> int:
+        """The chunk's place in its document (chunkers number a document's chunks: `<doc key>::<n>`), or -1."""
+        tail = self.chunk_id.rsplit("::", 1)[-1]
+        return int(tail) if tail.isdigit() else -1
+
 
 @dataclass(frozen=True)
 class ChunkLimits:

@@ -759,11 +759,6 @@ def spread_documents(ranked: list[Hit], k: int, cap: int, top_cap: int | None = 
     return kept + later
 
 
-def _ordinal(chunk: Chunk) -> int:
-    tail = chunk.chunk_id.rsplit("::", 1)[-1]
-    return int(tail) if tail.isdigit() else -1
-
-
 def _credit_answers(hits: list[Hit], places: list[tuple[int, int]], scores: list[float]) -> list[float]:
     """A question's score passes to the replies that follow it, across a chunk boundary too.
 
@@ -775,14 +770,14 @@ def _credit_answers(hits: list[Hit], places: list[tuple[int, int]], scores: list
     slot: dict[tuple[str, int, int], int] = {}
     for n, (i, pos) in enumerate(places):
         chunk = hits[i].chunk
-        slot.setdefault((chunk.doc_key, _ordinal(chunk), pos), n)
+        slot.setdefault((chunk.doc_key, chunk.ordinal, pos), n)
     out = list(scores)
     for n, (i, pos) in enumerate(places):
         chunk = hits[i].chunk
         asked = chunk.units[pos]
         if not asked.author or "?" not in asked.text:
             continue
-        doc, ordinal, at = chunk.doc_key, _ordinal(chunk), pos
+        doc, ordinal, at = chunk.doc_key, chunk.ordinal, pos
         credit = scores[n] + ANSWER_MARGIN
         for _ in range(ANSWER_SPAN):
             units = hits[places[slot[(doc, ordinal, at)]][0]].chunk.units if (doc, ordinal, at) in slot else ()

@@ -110,8 +110,7 @@ def document_chunks(index: Index, doc_key: str, now: datetime) -> list[Chunk]:
 
 
 def _position(chunk: Chunk) -> tuple[int, str]:
-    tail = chunk.chunk_id.rsplit("::", 1)[-1]
-    return (int(tail) if tail.isdigit() else 0, chunk.chunk_id)
+    return (chunk.ordinal, chunk.chunk_id)
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")

@@ -179,10 +179,7 @@ def _piece(chunk: Chunk) -> int:
     """Where a piece of a message split over chunks comes in the message: its chunk's place in the conversation
     (the number the chunk id ends with). A document's sections share one ref and time and keep the order they
     were read in."""
-    if not _presentation(chunk.source_type).conversational:
-        return 0
-    tail = chunk.chunk_id.rsplit("::", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
+    return chunk.ordinal if _presentation(chunk.source_type).conversational else 0
 
 
 def messages(units: Sequence[Seen]) -> int:
