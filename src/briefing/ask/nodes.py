@@ -215,6 +215,7 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             "confidence": round(answer.confidence, 4),
             "features": {k: round(v, 4) for k, v in answer.features.items()},
             "threshold": deps.extractive.min_evidence,
+            **({"rescoring": answer.rescoring} if answer.rescoring else {}),
         },
         "timings_ms": {"answer": _ms(t0)},
     }
