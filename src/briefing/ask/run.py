@@ -12,10 +12,12 @@ from briefing.ask.nodes import AskDeps
 from briefing.ask.state import AskState
 
 if TYPE_CHECKING:
+    from briefing.ask.rescoring import SentenceRescorer
     from briefing.embed import Embedder
     from briefing.model import Chunk
     from briefing.results import AskResult
     from briefing.service import Brief
+    from briefing.settings import AnswerSettings
 
 
 def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> AskDeps:
@@ -50,11 +52,27 @@ def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> A
             max_sentences=settings.answer.max_sentences,
             timezone=settings.workspace.timezone,
             vocabulary=Vocabulary(brief.index, brief.embedder) if settings.retrieval.sparse else None,
+            rescorer=rescorer(settings.answer, brief.embedder),
         ),
         router=router,
         answerer=answerer,
         on_token=on_token,
         source_types=sorted({registry.descriptor(c.type).family for c in settings.sources.values()}),
+    )
+
+
+def rescorer(answer: AnswerSettings, embedder: Embedder) -> SentenceRescorer | None:
+    """The second model's reading of the best sentences (`[answer] rescore_model`), or None when it is unset."""
+    if not answer.rescore_model:
+        return None
+    from briefing.ask.rescoring import SentenceRescorer
+
+    return SentenceRescorer(
+        embedder.for_model(answer.rescore_model),
+        top_n=answer.rescore_top,
+        weight=answer.rescore_weight,
+        mode=answer.rescore_mode,
+        cite_margin=answer.rescore_cite_margin,
     )
 
 
