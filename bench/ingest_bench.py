@@ -326,6 +326,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="ingest and fastembed alone, interleaved, N times")
     parser.add_argument("--skip-summaries", action="store_true", help="leave out the summaries step")
     parser.add_argument("--no-warm", action="store_true", help="[embedding] warm_cache = false (the old ingest)")
+    parser.add_argument(
+        "--round-chunks", type=int, default=None, help="[embedding] round_chunks (default: the settings' default)"
+    )
     parser.add_argument("--step", nargs=2, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--summaries-of", type=Path, default=None, help="only the summaries step, over CONFIG")
     parser.add_argument("--home", type=Path, default=None, help="BRIEF_HOME of --summaries-of")
@@ -353,6 +356,7 @@ def main() -> None:
     config.write_text(
         f'[workspace]\nname = "bench"\n\n[sources.slack]\ntype = "slack_export"\npath = "{export}"\n'
         f"\n[embedding]\nwarm_cache = {'false' if ns.no_warm else 'true'}\n"
+        + (f"round_chunks = {ns.round_chunks}\n" if ns.round_chunks else "")
     )
     home = ns.work / "home"
     # A fresh BRIEF_HOME each round: the per-item vector cache is empty, so the ingest pays for every embedding.
@@ -361,7 +365,9 @@ def main() -> None:
     result["load_before"] = os.getloadavg()
     for _ in range(ns.rounds):
         shutil.rmtree(home, ignore_errors=True)
+        load_ingest = os.getloadavg()[0]
         ingest = child("ingest", config, home)
+        load_alone = os.getloadavg()[0]
         alone = child("fastembed", config, home)
         result["rounds"].append(
             {
@@ -374,6 +380,8 @@ def main() -> None:
                     (alone["seconds"] + alone["item_seconds"] + alone["warm_seconds"]) / ingest["seconds"], 2
                 ),
                 "load": os.getloadavg()[0],
+                "load_before_ingest": load_ingest,
+                "load_before_fastembed": load_alone,
             }
         )
     last = result["rounds"][-1]

@@ -373,7 +373,7 @@ def normalised_parts(connector: Connector, store: RawStore) -> Iterator[Normalis
 # chunks waiting for an embedding round) are in memory at a time, however large the source.
 DOCUMENT_WINDOW = 64
 # Embedding rounds waiting for the embedding thread: with the round being embedded and the one being filled, at
-# most (EMBED_QUEUE_DEPTH + 2) x max(batch_size, 64) chunks are held beyond the window's documents.
+# most (EMBED_QUEUE_DEPTH + 2) x `[embedding] round_chunks` chunks are held beyond the window's documents.
 EMBED_QUEUE_DEPTH = 2
 
 
@@ -487,7 +487,7 @@ def _process_parts(
     containers: set[str] = set()
     tickets: set[str] = set()
     todo: list[Chunk] = []
-    step = max(settings.embedding.batch_size, 64)  # chunks per embed+upsert round: bounded memory, few writes
+    step = settings.embedding.round_chunks  # chunks per embed+upsert round: bounded memory, little padding
     limit = settings.embedding.max_tokens
 
     def embed_round(part: list[Chunk]) -> None:  # in the embedding thread (`_EmbedQueue`)
