@@ -151,12 +151,14 @@ def test_the_answerer_scores_sentences_with_the_sentence_model(tmp_path: Path) -
 
 def test_sentence_vectors_cached_at_ingest_leave_nothing_to_embed_at_ask(tmp_path: Path) -> None:
     from briefing.ask.extractive import ExtractiveAnswerer
-    from briefing.ask.run import warm_sentence_vectors
+    from briefing.warm import warm
     from tests.ask.conftest import workspace_chunks
 
     chunks = workspace_chunks()
     embedder = Embedder(EmbeddingSettings(), tmp_path)
-    assert warm_sentence_vectors(chunks, embedder) > len(chunks)
+    warmed = warm(Settings(), chunks, embedder)  # what ingest runs for each round of changed chunks
+    assert warmed.embedded > len(chunks)
+    assert warm(Settings(), chunks, embedder).embedded == 0  # a second pass finds every text cached
     embedded: list[str] = []
     real = embedder.dense
 
