@@ -61,7 +61,8 @@ def warm(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> War
     add(scorer, sentences, SENTENCE_MAX_CHARS)
     for model, todo in wanted.values():
         if todo:
-            # Clipped texts (a sentence to 300 characters, a unit to 2,000) key the same under the longer clip.
-            model.dense_cached(sorted(todo, key=len))
+            # Clipped texts (a sentence to 300 characters, a unit to 2,000) key the same under the longer clip;
+            # `dense_cached` sorts them by model tokens, units and sentences together.
+            model.dense_cached(list(todo))
             found.embedded += len(todo)
     return found
