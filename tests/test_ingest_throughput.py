@@ -173,6 +173,8 @@ def test_an_error_in_the_embedding_thread_fails_the_run_and_keeps_the_rounds_bef
     def second_round_fails(self: Embedder, texts: Any, **kw: Any) -> Any:
         if all(text.startswith("Note ") for text in texts):  # a round of chunks, not the cache warming after it
             rounds.append(len(texts))
+            tokens = [self.count_tokens(text) for text in texts]
+            assert tokens == sorted(tokens)  # a round reaches the model sorted by tokens: its batches pad least
             if len(rounds) == 2:
                 raise ModelError("the model failed on the second round")
         return dense(self, texts, **kw)
