@@ -287,7 +287,8 @@ def test_indexing_streams_embedding_starts_before_the_last_document_is_chunked(t
     for n in range(70):  # more than one window (64 documents) and more than one embedding round (64 chunks)
         (docs / f"page{n:02d}.md").write_text(f"# Page {n}\n\nRunbook step {n}: check the queue.\n", encoding="utf-8")
     (tmp_path / "brief.toml").write_text(
-        '[workspace]\nname = "stream"\n[sources.docs]\ntype = "files"\npath = "docs"\n', encoding="utf-8"
+        '[workspace]\nname = "stream"\n[sources.docs]\ntype = "files"\npath = "docs"\n[embedding]\nround_chunks = 64\n',
+        encoding="utf-8",
     )
     traced = brief_ingest(tmp_path, tmp_path / "home", kill="trace")
     assert traced.returncode == 0, traced.stderr[-2000:]

@@ -151,12 +151,14 @@ def test_the_answerer_scores_sentences_with_the_sentence_model(tmp_path: Path) -
 
 def test_sentence_vectors_cached_at_ingest_leave_nothing_to_embed_at_ask(tmp_path: Path) -> None:
     from briefing.ask.extractive import ExtractiveAnswerer
-    from briefing.ask.run import warm_sentence_vectors
+    from briefing.warm import warm
     from tests.ask.conftest import workspace_chunks
 
     chunks = workspace_chunks()
     embedder = Embedder(EmbeddingSettings(), tmp_path)
-    assert warm_sentence_vectors(chunks, embedder) > len(chunks)
+    warmed = warm(Settings(), chunks, embedder)  # what ingest runs for each round of changed chunks
+    assert warmed.embedded > len(chunks)
+    assert warm(Settings(), chunks, embedder).embedded == 0  # a second pass finds every text cached
     embedded: list[str] = []
     real = embedder.dense
 
@@ -170,3 +172,21 @@ def test_sentence_vectors_cached_at_ingest_leave_nothing_to_embed_at_ask(tmp_pat
     result = answerer.answer("when is the Aurora cutover?", chunks)
     assert result is not None
     assert embedded == []  # every sentence the answerer scored was already in the cache
+
+
+def test_texts_reach_the_model_in_order_of_their_tokens_not_their_characters(tmp_path: Path) -> None:
+    """Each model batch pads to its longest text in tokens, so the cache's misses go to the model sorted by tokens
+    (a sort by characters padded olake's batches to 1.2 to 1.4 times their tokens; docs/performance.md)."""
+    embedder = Embedder(EmbeddingSettings(), tmp_path)
+    seen: list[str] = []
+
+    def recording(texts: Any, *, query: bool = False) -> np.ndarray:
+        seen.extend(texts)
+        return np.ones((len(texts), BUNDLED_DIM), dtype=np.float32)
+
+    embedder.dense = recording  # type: ignore[method-assign]
+    # Long words that are one token each, against punctuation that is one token a character.
+    texts = ["information information information", "a;b;c;d;e;f", "ok"]
+    assert sorted(texts, key=len) != sorted(texts, key=embedder.count_tokens)  # the two sorts disagree here
+    embedder.dense_cached(texts)
+    assert seen == sorted(texts, key=embedder.count_tokens)

@@ -165,12 +165,16 @@ def test_an_error_in_the_embedding_thread_fails_the_run_and_keeps_the_rounds_bef
     for n in range(70):  # two embedding rounds (64 + 6 chunks)
         (docs / f"note-{n:02d}.md").write_text(f"# Note {n}\n\nRelease train {n} leaves on day {n % 7}.\n")
     ws = Workspace(tmp_path / "ws", {"notes": {"type": "files", "path": str(docs)}})
+    ws.config.write_text(ws.config.read_text(encoding="utf-8") + "[embedding]\nround_chunks = 64\n", encoding="utf-8")
+    ws.settings = load_settings(ws.config)
     dense = Embedder.dense
     rounds: list[int] = []
 
     def second_round_fails(self: Embedder, texts: Any, **kw: Any) -> Any:
         if all(text.startswith("Note ") for text in texts):  # a round of chunks, not the cache warming after it
             rounds.append(len(texts))
+            tokens = [self.count_tokens(text) for text in texts]
+            assert tokens == sorted(tokens)  # a round reaches the model sorted by tokens: its batches pad least
             if len(rounds) == 2:
                 raise ModelError("the model failed on the second round")
         return dense(self, texts, **kw)

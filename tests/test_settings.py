@@ -32,6 +32,15 @@ def test_unknown_key_names_key_and_file(tmp_path: Path) -> None:
     assert str(path) in str(info.value)
 
 
+def test_an_embedding_round_of_no_chunks_is_refused_naming_the_key(tmp_path: Path) -> None:
+    path = write(tmp_path, "[embedding]\nround_chunks = 0\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(path)
+    message = str(info.value)
+    assert "embedding.round_chunks" in message and str(path) in message and "\n" not in message
+    assert load_settings(write(tmp_path, "[embedding]\nround_chunks = 32\n")).embedding.round_chunks == 32
+
+
 def test_unknown_source_type_lists_known_types(tmp_path: Path) -> None:
     path = write(tmp_path, '[sources.x]\ntype = "myspace"\n')
     with pytest.raises(ConfigError) as info:

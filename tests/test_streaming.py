@@ -24,7 +24,7 @@ def test_one_large_document_is_embedded_while_it_is_still_being_chunked(tmp_path
     (docs / "runbook.txt").write_text(_long_text(1200), encoding="utf-8")
     (tmp_path / "brief.toml").write_text(
         '[workspace]\nname = "stream"\n[sources.docs]\ntype = "files"\npath = "docs"\n'
-        "[chunking.kinds.document]\nmax_chars = 300\n",
+        "[chunking.kinds.document]\nmax_chars = 300\n[embedding]\nround_chunks = 64\n",
         encoding="utf-8",
     )
     traced = brief_ingest(tmp_path, tmp_path / "home", kill="trace")

@@ -70,8 +70,9 @@ def warm(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> War
     for model, todo in wanted.values():
         if todo:
             try:
-                # Clipped texts (a sentence to 300 characters, a unit to 2,000) key the same under the longer clip.
-                model.dense_cached(sorted(todo, key=len))
+                # Clipped texts (a sentence to 300 characters, a unit to 2,000) key the same under the longer clip;
+                # `dense_cached` sorts them by model tokens, units and sentences together.
+                model.dense_cached(list(todo))
             except ModelError as exc:
                 if model is not second:
                     raise

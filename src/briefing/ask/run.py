@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +14,6 @@ from briefing.ask.state import AskState
 if TYPE_CHECKING:
     from briefing.ask.rescoring import SentenceRescorer
     from briefing.embed import Embedder
-    from briefing.model import Chunk
     from briefing.results import AskResult
     from briefing.service import Brief
     from briefing.settings import AnswerSettings
@@ -74,17 +73,6 @@ def rescorer(answer: AnswerSettings, embedder: Embedder) -> SentenceRescorer | N
         mode=answer.rescore_mode,
         cite_margin=answer.rescore_cite_margin,
     )
-
-
-def warm_sentence_vectors(chunks: Sequence[Chunk], embedder: Embedder) -> int:
-    """Embed the evidence sentences the extractive answerer will score into the vector cache; returns how many
-    sentences were looked up. Ingest warms them (and the retriever's unit texts) through `briefing.warm`."""
-    from briefing.ask.extractive import SENTENCE_MAX_CHARS
-    from briefing.warm import sentence_texts
-
-    texts = sentence_texts(chunks, embedder)
-    embedder.dense_cached(sorted(set(texts), key=len), max_chars=SENTENCE_MAX_CHARS)
-    return len(texts)
 
 
 def answer(deps: AskDeps, question: str, *, now: datetime, k: int = 10) -> AskResult:
