@@ -169,3 +169,25 @@ def test_the_outlined_document_is_the_one_the_answer_leads_with(brief: Brief) ->
     result = brief.ask("Summarize how Relay resumes after a crash.", now=NOW)
     assert "section by section" not in result.answer and "outline" not in result.trace
     assert "resumes where it stopped" in result.answer
+
+
+def test_a_document_too_long_to_read_whole_keeps_the_ordinary_answer(
+    brief: Brief, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from briefing.ask import outline
+
+    monkeypatch.setattr(outline, "MAX_DOCUMENT_CHUNKS", 2)  # the release notes have 3 chunks
+    result = brief.ask("Summarize the Relay 3.0 release notes.", now=NOW)
+    assert "outline" not in result.trace and "section by section" not in result.answer
+    assert not result.no_answer
+
+
+def test_past_the_embedding_budget_the_outline_reads_the_cache_only(
+    brief: Brief, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from briefing.ask import outline
+
+    wanted = brief.ask("Summarize the Relay 3.0 release notes.", now=NOW).answer
+    monkeypatch.setattr(outline, "MAX_EMBEDDED", -1)  # nothing may be embedded: every vector from the cache
+    # Ingest warmed every sentence, so the cache alone gives the same outline.
+    assert brief.ask("Summarize the Relay 3.0 release notes.", now=NOW).answer == wanted

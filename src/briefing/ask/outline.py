@@ -41,7 +41,10 @@ from briefing.textrules import heading_anchor
 MIN_CONTEXT_CHUNKS = 3
 MAX_SECTIONS = 12  # lines of an outline; a document with more sections keeps its most informative ones
 LEAD_SENTENCES = 3  # the document's lead (the text before its first heading, a TL;DR) is its own summary
-MAX_DOCUMENT_CHUNKS = 200  # a document longer than this is not read whole for an answer
+MAX_DOCUMENT_CHUNKS = 200  # a document longer than this is not read whole for an answer (nor outlined)
+# Sentences an outline may embed when the vector cache lacks them (ingest warms them all by default); past this,
+# the uncached ones are chosen by what they say and the question's words alone.
+MAX_EMBEDDED = 256
 ITEM_HEADS = 6  # list items shown by their heads per section
 HEAD_LIMIT = 80
 LINE_LIMIT = 320
@@ -106,7 +109,7 @@ def _sectioned(chunk: Chunk) -> bool:
 def document_chunks(index: Index, doc_key: str, now: datetime) -> list[Chunk]:
     """Every chunk of the document as `now` sees it, through the index's scope (the reader's access)."""
     found = index.fetch(doc_keys=[doc_key], within=Filter(as_of=now), whole_documents=True)
-    return sorted(found, key=_position)[:MAX_DOCUMENT_CHUNKS]
+    return sorted(found, key=_position)
 
 
 def _position(chunk: Chunk) -> tuple[int, str]:
@@ -202,8 +205,14 @@ def outline(question: str, chunks: Sequence[Chunk], answerer: ExtractiveAnswerer
     evidence = answerer.candidates(chunks)
     if not evidence:
         return []
-    vectors = answerer.embedder.dense_cached([sentence_text(e) for e in evidence], max_chars=SENTENCE_MAX_CHARS)
-    q_vec = answerer.embedder.dense([question], query=True)[0]
+    texts = [sentence_text(e) for e in evidence]
+    embedder = answerer.embedder
+    if len(embedder.missing(texts, max_chars=SENTENCE_MAX_CHARS)) <= MAX_EMBEDDED:
+        vectors = embedder.dense_cached(texts, max_chars=SENTENCE_MAX_CHARS)
+    else:
+        cached = embedder.cached_only(texts, max_chars=SENTENCE_MAX_CHARS)
+        vectors = np.stack([v if v is not None else np.zeros(embedder.dim, np.float32) for v in cached])
+    q_vec = embedder.dense([question], query=True)[0]
     centre = vectors.mean(axis=0)
     centre = centre / (float(np.linalg.norm(centre)) or 1.0)
     about = vectors @ q_vec + vectors @ centre
@@ -261,7 +270,7 @@ def answer_outline(
     if answer.no_answer or windowed:
         return None
     key = outlined_document(question, intent, context, answer.evidence)
-    if key is None:
+    if key is None or index.count(Filter(as_of=now, doc_keys=(key,))) > MAX_DOCUMENT_CHUNKS:
         return None
     chunks = document_chunks(index, key, now)
     sections = outline(question, chunks, answerer)
