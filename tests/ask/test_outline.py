@@ -124,7 +124,9 @@ def _lines(answer: str) -> list[str]:
 def test_a_summary_of_a_document_quotes_every_section_in_order(brief: Brief) -> None:
     result = brief.ask("Summarize the Relay 3.0 release notes.", now=NOW)
     answer = result.answer
-    assert answer.splitlines()[0].startswith('"Relay 3.0 release notes"')
+    # The document, its author once and its date; then the lines.
+    assert answer.splitlines()[0] == '"Relay 3.0 release notes" (nayan, Sun 12 Jul), section by section:'
+    assert ":: " not in answer and ':"' not in answer.replace(': "', "")
     lines = _lines(answer)
     # Every section, in the document's order: the author's TL;DR first, then new sources, platform, destinations,
     # monitoring, fixes and the upgrade note, though the question names none of them.

@@ -62,8 +62,13 @@ _LEAD = re.compile(
 _LEAD_TEXT = re.compile(
     r"^\W*(?:tl;?\s*dr|summary|in\s+short|key\s+takeaways?|bottom\s+line|at\s+a\s+glance)\W*(?::|\n)", re.I
 )
-# An attachment's placeholder says what is there, not what the document says.
-_PLACEHOLDER = re.compile(r"^\W*(?:image|file|attachment)\s*:", re.I)
+# An attachment's placeholder says what is there, not what the document says; a line of dates alone ("July 12,
+# 2026 – Aug 19, 2026") says when, which the outline's first line states already.
+_PLACEHOLDER = re.compile(
+    r"^\W*(?:image|file|attachment)\s*:|"
+    r"^(?:[\W\d_]|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b)*$",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -236,8 +241,12 @@ def render(chunks: Sequence[Chunk], sections: Sequence[Section], answer: Extract
     first = chunks[0]
     title, _ = _title(first)
     when = min(c.start for c in chunks)
-    authors = list(dict.fromkeys(a for c in chunks for a in c.authors))
-    detail = ", ".join(p for p in (", ".join(authors[:2]), f"{when:%a} {when.day} {when:%b}") if p)
+    # Who wrote it, as its sections name the author (a chunk's `authors` also holds the directory's other names for
+    # the same person: "anshika" and "Anshika Gautam").
+    author = next((u.author for c in chunks for u in c.units if u.author), None) or next(
+        (a for c in chunks for a in c.authors), ""
+    )
+    detail = ", ".join(p for p in (author, f"{when:%a} {when.day} {when:%b}") if p)
     lines = [f'"{clean(title, limit=160)}" ({detail}), section by section:']
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
@@ -248,7 +257,8 @@ def render(chunks: Sequence[Chunk], sections: Sequence[Section], answer: Extract
             numbers[key] = len(numbers) + 1
             cited[numbers[key]] = [section.ref]
             urls[numbers[key]] = section.url
-        label = f"{clean(section.label, limit=120)}: " if section.label else ""
+        # A heading that ends with its own colon ("TL;DR:") gets no second one.
+        label = f"{clean(section.label, limit=120).rstrip(': ')}: " if section.label else ""
         lines.append(f'- {label}"{section.quote}" [{numbers[key]}]')
     return replace(answer, text="\n".join(lines), cited=cited, urls=urls)
 
