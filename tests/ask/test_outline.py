@@ -57,7 +57,7 @@ syncs can be watched from an existing Grafana.
 2. **Last batch flush -** An error in the final flush now stops the commit instead of being overwritten.
 3. **TLS certificates inline -** Certificates can be given in the connector config instead of file paths.
 
-## Upgrading
+## Upgrading:
 
 Upgrading from 2.x needs no migration: stop the service, install 3.0 and start it again; the state file is read
 as it is.
