@@ -23,6 +23,8 @@ from datetime import datetime
 import numpy as np
 
 from briefing.ask.extractive import (
+    _GENERIC,
+    SENTENCE_MAX_CHARS,
     Evidence,
     ExtractiveAnswer,
     ExtractiveAnswerer,
@@ -30,6 +32,7 @@ from briefing.ask.extractive import (
     _title,
     content_words,
     list_items,
+    sentence_text,
 )
 from briefing.ask.segment import clean
 from briefing.digest.text import informativeness
@@ -89,7 +92,8 @@ def outlined_document(question: str, intent: str, context: Sequence[Chunk], quot
         return None
     counts: dict[str, int] = {}
     for chunk in context:
-        if _presentation(chunk).conversational or " > " not in chunk.title and not _sectioned(chunk):
+        sectioned = " > " in chunk.title or _sectioned(chunk)
+        if _presentation(chunk).conversational or not sectioned:
             continue
         counts[chunk.doc_key] = counts.get(chunk.doc_key, 0) + 1
     if not counts:
@@ -113,12 +117,9 @@ def _sectioned(chunk: Chunk) -> bool:
 
 def document_chunks(index: Index, doc_key: str, now: datetime) -> list[Chunk]:
     """Every chunk of the document as `now` sees it, through the index's scope (the reader's access)."""
-    found = index.fetch(doc_keys=[doc_key], within=Filter(as_of=now), whole_documents=True)
-    return sorted(found, key=_position)
-
-
-def _position(chunk: Chunk) -> tuple[int, str]:
-    return (chunk.ordinal, chunk.chunk_id)
+    # By document key the fetch already returns every chunk (`whole_documents` would read them all again).
+    found = index.fetch(doc_keys=[doc_key], within=Filter(as_of=now))
+    return sorted(found, key=lambda c: (c.ordinal, c.chunk_id))
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -204,8 +205,6 @@ def outline(question: str, chunks: Sequence[Chunk], answerer: ExtractiveAnswerer
     """The document's sections, one line each, in its order (the most informative ones when there are many).
     A sentence is chosen by what it says (`informativeness`), how close it is to the question and how close to
     the document as a whole (the mean of its sentence vectors: the lines that say what the document is about)."""
-    from briefing.ask.extractive import _GENERIC, SENTENCE_MAX_CHARS, sentence_text
-
     wanted = content_words(question) - _GENERIC
     evidence = answerer.candidates(chunks)
     if not evidence:
