@@ -298,7 +298,8 @@ def confidence(features: dict[str, float]) -> float:
     weights = CALIBRATION if "vocab_unknown" in features else CALIBRATION_WITHOUT_VOCABULARY
     z = weights["bias"] + sum(w * features.get(k, 0.0) for k, w in weights.items() if k != "bias")
     p = 1.0 / (1.0 + math.exp(-z))
-    return min(p, VETO_CAP) if features.get("typed_miss") or features.get("off_topic") else p
+    capped = features.get("typed_miss") or features.get("off_topic") or features.get("head_miss")
+    return min(p, VETO_CAP) if capped else p
 
 
 class ExtractiveAnswerer:
@@ -365,6 +366,8 @@ class ExtractiveAnswerer:
     ) -> dict[str, float]:
         """Score every sentence; return the question-level features the confidence is computed from. `spread` is
         the question's word spread (`question_spread`) when the caller has it already; else it is looked up."""
+        if spread is None:
+            spread = self.question_spread(question, people, now)
         q_words = content_words(question)
         n_chunks = max(len(context), 1)
         chunk_words = [content_words(c.text) | content_words(c.title) for c in context]
@@ -435,6 +438,8 @@ class ExtractiveAnswerer:
             "missing_share": missing_share(q_words, seen),
             **self._vocabulary_features(question, context, seen, people, now, s_vecs, spread),
         }
+        if self.vocabulary is not None:
+            features["head_miss"] = 1.0 if head_miss(question, spread, seen) else 0.0
         features["off_topic"] = 1.0 if off_topic(features) else 0.0
         return features
 
@@ -1246,7 +1251,7 @@ def _refusal_reason(question: str, intent: str, features: dict[str, float], unkn
     for an off-topic question: its topic, not a missing number, is what the sources lack)."""
     if features.get("off_topic") and unknown:
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
-    if features.get("value_miss") and unknown:
+    if (features.get("value_miss") or features.get("head_miss")) and unknown:
         # A word no source holds says more than the missing value shape ("no indexed source mentions 'cassandra'").
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
     if features.get("typed_miss"):
@@ -1352,7 +1357,29 @@ _ASKS_AMOUNT = re.compile(
     r"range|estimate|raised|paid|quoted|amount|figure|total)\b)",
     re.I,
 )
-_ASKS_REFERENCE = re.compile(r"\b(?:issue|pr|pull\s+request|ticket|bug)\s+(?:number|id|no\.?)(?!\w)", re.I)
+_ASKS_REFERENCE = re.compile(
+    r"\b(?:issue|pr|pull\s+request|ticket|bug)\s+(?:number|id|no\.?)(?!\w)"
+    # "Which PR fixed ...", "which ticket tracks ...": the answer is a reference, whatever else the lines say.
+    r"|\bwhich\s+(?:\w+\s+)?(?:prs?|pull\s+requests?|issues?|tickets?)\b",
+    re.I,
+)
+# Contact details: a phone number wants digits in a phone's shape, an email address an address.
+_ASKS_PHONE = re.compile(r"\b(?:phone|telephone|fax|dial-in)(?:\s+(?:number|no\.?))?\b", re.I)
+_PHONE = re.compile(r"(?<![\w.])\+?\(?\d[\d ()./-]{6,}\d(?![\w.])")
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _phone(text: str) -> bool:
+    """Whether `text` holds a phone number: an international "+49 30 1234567", or nine digits or more in one run of
+    digits, spaces and dashes that is not a date."""
+    for m in _PHONE.finditer(text):
+        if _ISO_DAY.search(m[0]):
+            continue
+        if m[0].startswith("+") or sum(ch.isdigit() for ch in m[0]) >= 9:
+            return True
+    return False
+_ASKS_EMAIL = re.compile(r"\be-?mail\s+address(?:es)?\b", re.I)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # An issue or PR number as written; ticket keys ("PLAT-12") are read by briefing.textrules, the one key rule.
 _REFERENCE = re.compile(r"#\d+|/(?:issues|pull|pulls)/\d+|\b(?:PR|issue|ticket)\s+\d+", re.I)
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
@@ -1386,6 +1413,10 @@ def value_asked(question: str, kind: str) -> str:
         return "rate"
     if _ASKS_REFERENCE.search(question):
         return "reference"
+    if _ASKS_PHONE.search(question) and re.search(r"\b(?:what|which)\b", question, re.I):
+        return "phone number"
+    if _ASKS_EMAIL.search(question):
+        return "email address"
     return ""
 
 
@@ -1412,13 +1443,24 @@ def value_miss(question: str, kind: str, top: Sequence[Evidence]) -> str:
         stated = any(_MONEY.search(t) or _PERCENT.search(t) or _counted(t, word) for t in texts)
     elif asked == "rate":
         stated = any(_RATE.search(t) for t in texts)
-    elif asked == "reference":
-        stated = any(_REFERENCE.search(t) or find_ticket_keys(t) for t in texts)
+    elif asked in {"reference", "phone number", "email address"}:
+        # A reference or a contact detail is often a link or a line after the sentence that names it ("You can
+        # also check the PR: .../pull/951"): the whole message (and its chunk's title) is read.
+        whole = [_clean(_unit_text(ev), limit=4000) + "\n" + ev.chunk.title for ev in top]
+        if asked == "reference":
+            stated = any(_REFERENCE.search(t) or find_ticket_keys(t) for t in whole)
+        else:
+            stated = any(_phone(t) if asked == "phone number" else bool(_EMAIL.search(t)) for t in whole)
     else:
         product = _version_of(question)
         q_low = question.lower()
         stated = any(_near_product(text, product, q_low) for text in texts)
     return "" if stated else asked
+
+
+def _unit_text(ev: Evidence) -> str:
+    """The whole unit (message, comment, section) a sentence was cut from."""
+    return ev.chunk.units[ev.unit].text if ev.chunk.units and ev.unit < len(ev.chunk.units) else ev.chunk.text
 
 
 def _counted(text: str, word: str) -> bool:
@@ -1442,6 +1484,43 @@ def _near_product(text: str, product: set[str], q_low: str) -> bool:
         return True
     values = _values("version", text, q_low)
     return any(-NEAR_BEFORE <= m.start() - v.start() <= NEAR_AFTER + len(v[0]) for v in values for m in named)
+
+
+# The thing a "which / what" question asks for: the words between "which / what" (and "is the") and the verb or
+# preposition that ends the phrase ("Which Okta group was mapped ..." -> okta group; "What is the p99 latency of
+# ..." -> p99 latency). Its last word is the head noun: what the answer is an instance of.
+_AUX = r"(?:did|does|do|was|is|were|are|has|have|had|will|can|could|should|would)"
+_ASKED_PHRASE = re.compile(
+    # "Which Okta group was ...", "What compression codec does ...", "Which PR fixed ...": the words before the verb.
+    rf"^\W*(?:which|what)\s+(?!{_AUX}\b)((?:[\w.'-]+\s+){{0,3}}?[\w.'-]+?)(?:'s)?(?=\s+(?:{_AUX}|\w+ed)\b)"
+    # "What is the p99 latency of ...", "What was the outcome?": the words after "is the" up to a preposition.
+    rf"|^\W*(?:which|what)\s+(?:is|was|were|are)\s+(?:(?:the|a|an|its|their|our|your)\s+)?"
+    r"((?:[\w.'-]+\s+){0,3}?[\w.'-]+?)(?:'s)?"
+    r"(?=\s+(?:of|for|in|at|on|from|with|to|that|between|by|after|before|during|when)\b|\s*[?,.;:]|\s*$)",
+    re.I,
+)
+_PREPOSITION = frozenset("of for in at on from with to that between by after before during when out".split())
+
+
+def asked_head(question: str) -> list[str]:
+    """The content words of the phrase a "which / what" question asks for (`_ASKED_PHRASE`), in order; empty when
+    the question has no such phrase ("What did Duke find ...", "Who ...", "When ...")."""
+    m = _ASKED_PHRASE.search(question)
+    if not m:
+        return []
+    words: list[str] = []
+    for tok in _TOKEN.findall((m[1] or m[2]).lower()):
+        tok = tok.strip(".-'")
+        if tok in _PREPOSITION:
+            break
+        words.append(tok)
+    # The phrase must end in a noun that names the thing: not a filler word ("what open work"), not a participle
+    # ("what was released").
+    if not words or words[-1] in STOPWORDS or words[-1] in _QUESTION_WORDS or words[-1] in _GENERIC:
+        return []
+    if len(words) == 1 and words[0].endswith("ed"):
+        return []
+    return [w for w in words if len(w) > 1 and w not in STOPWORDS and w not in _QUESTION_WORDS and w not in _GENERIC]
 
 
 def question_vocabulary(question: str, people: Sequence[str] = ()) -> list[str]:
@@ -1543,6 +1622,20 @@ def missing_share(q_words: set[str], seen: set[str]) -> float:
     contains: "parental" and "leave" in "What is the parental leave policy?" over a data-engineering Slack."""
     topic = {w for w in q_words if w not in _GENERIC and len(w) > 2}
     return sum(1 for w in topic if w not in seen) / len(topic) if topic else 0.0
+
+
+def head_miss(question: str, spread: dict[str, Spread], seen: set[str]) -> str:
+    """The noun naming what a "which / what" question asks for (`asked_head`: "codec" in "What compression codec
+    does ...") when no context chunk holds it and no indexed source mentions it, else empty. The sources then
+    never speak of that kind of thing, whatever else of the question they share."""
+    head = asked_head(question)
+    if not head:
+        return ""
+    word = head[-1]
+    found = spread.get(word)
+    if found is None or not found.absent or _stem(word) in seen:
+        return ""
+    return word
 
 
 def _prior(n: int, n_chunks: int) -> float:
