@@ -38,6 +38,8 @@ FEATURES = (
     "vocab_stray",
     "vocab_off",
     "vocab_far",
+    # A word of the phrase a "which / what" question asks for that no indexed source holds.
+    "head_any_absent",
 )
 # The answerer caps the confidence of a question that asks for a number or a date its best sentences never state
 # (`typed_miss`, briefing.ask.extractive.VETO_CAP); the fitted model is scored with that cap applied.
@@ -261,8 +263,9 @@ def main() -> None:
     for spec in args.floor:
         name, _, value = spec.partition("=")
         FLOORS[use.index(name)] = float(value)
-    # The answerer caps the confidence of a typed-value miss and of an off-topic question (briefing.ask.extractive).
-    capped = [float(r.get("typed_miss", 0.0)) + float(r.get("off_topic", 0.0)) for r in rows]
+    # The answerer caps the confidence of a typed-value miss, an off-topic question and a question whose asked thing
+    # no source names (`head_miss`; briefing.ask.extractive).
+    capped = [sum(float(r.get(k, 0.0)) for k in ("typed_miss", "off_topic", "head_miss")) for r in rows]
     veto = np.array(capped) > 0 if args.veto else np.zeros(len(y), bool)
     p = np.where(veto, np.minimum(out_of_fold(x, y), VETO_CAP), out_of_fold(x, y))
     if args.second:

@@ -218,14 +218,15 @@ class ExtractiveAnswer:
 # `coverage` and `chunk_cover` pull apart: the question's words spread over several chunks, none holding most of
 # them, is a near miss. The `vocab_*` features read the workspace's own vocabulary (briefing.ask.vocabulary).
 CALIBRATION: dict[str, float] = {
-    "bias": 1.97,
-    "missing_named": -4.44,
-    "window_empty": -3.88,
-    "best_dense": 0.65,
-    "coverage": -2.24,
-    "chunk_cover": 1.81,
-    "vocab_unknown": -2.75,
-    "vocab_far": -0.89,
+    "bias": 2.5,
+    "missing_named": -4.43,
+    "window_empty": -3.94,
+    "best_dense": 0.29,
+    "coverage": -1.99,
+    "chunk_cover": 1.08,
+    "vocab_unknown": -1.47,
+    "vocab_far": -2.33,
+    "head_any_absent": -2.53,
 }
 # Without the workspace's vocabulary (an answerer built without an index, or `[retrieval] sparse = false`) the
 # fourth fit is not valid: it leaves off-topic questions to the `vocab_*` features. The first fit is used then.
@@ -439,7 +440,10 @@ class ExtractiveAnswerer:
             **self._vocabulary_features(question, context, seen, people, now, s_vecs, spread),
         }
         if self.vocabulary is not None:
+            # What a "which / what" question asks for, read against the workspace: its head noun in no source is a
+            # refusal (`head_miss`, capped); any word of the phrase in no source is a feature of the fit.
             features["head_miss"] = 1.0 if head_miss(question, spread, seen) else 0.0
+            features["head_any_absent"] = 1.0 if asked_absent(question, spread, seen) else 0.0
         features["off_topic"] = 1.0 if off_topic(features) else 0.0
         return features
 
@@ -1316,6 +1320,17 @@ def role_stated(role: str, top: Sequence[Evidence]) -> bool:
     return not role or any(_ROLE_STATED[role].search(_clean(ev.text, limit=2000)) for ev in top)
 
 
+_ASKS_BYTES = re.compile(r"\bhow\s+much\s+(?:[\w-]+\s+)?(?:memory|ram|storage|disk|heap)\b", re.I)
+_BYTES = re.compile(r"\d\s?(?:[kmgtp]i?b|bytes)\b", re.I)
+_ASKS_FREQUENCY = re.compile(r"\bhow\s+often\b", re.I)
+_FREQUENCY = re.compile(
+    r"\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|frequency|cron|once|twice"
+    r"|every\s+(?:\d+\s+)?(?:second|minute|hour|day|night|week|month|quarter|year|run|sync)s?"
+    r"|(?:a|an|per)\s+(?:second|minute|hour|day|week|month|quarter|year))\b",
+    re.I,
+)
+
+
 def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
     """1 when one of the best sentences holds the kind of value the question asks for next to the question's own
     words: a number beside the counted noun ("how many customers" wants "40 customers"), an amount of money for a
@@ -1327,6 +1342,13 @@ def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
         return float(any(e.typed for e in top))
     if kind == "time" and _ASKS_PAST.search(question):
         return 1.0  # "When was v0.9.2 released?": the announcement's own date answers it
+    texts = [_clean(ev.text, limit=2000) for ev in top]
+    # The value's unit measures what is asked: "how much memory" is answered by "31.76 GB" whether or not the line
+    # says "memory" ("OLake Go averaged about 31.76 GB"); "how often" by a frequency, which is often a word.
+    if _ASKS_BYTES.search(question) and any(_BYTES.search(t) for t in texts):
+        return 1.0
+    if _ASKS_FREQUENCY.search(question) and any(_FREQUENCY.search(t) for t in texts):
+        return 1.0
     q_low = question.lower()
     money = kind == "number" and bool(_ASKS_MONEY.search(question))
     counted = _HOW_MANY.search(question)
@@ -1622,6 +1644,14 @@ def missing_share(q_words: set[str], seen: set[str]) -> float:
     contains: "parental" and "leave" in "What is the parental leave policy?" over a data-engineering Slack."""
     topic = {w for w in q_words if w not in _GENERIC and len(w) > 2}
     return sum(1 for w in topic if w not in seen) / len(topic) if topic else 0.0
+
+
+def asked_absent(question: str, spread: dict[str, Spread], seen: set[str]) -> list[str]:
+    """The words of the phrase a "which / what" question asks for (`asked_head`) that no context chunk holds and no
+    indexed source mentions ("parental" in "What is the parental leave policy?", "laptop" in "Which laptop model
+    ..."): the thing presupposed is not one the workspace speaks of. A weaker sign than `head_miss` (a modifier
+    can be a paraphrase), so it is a feature of the fitted confidence, not a cap."""
+    return [w for w in asked_head(question) if w in spread and spread[w].absent and _stem(w) not in seen]
 
 
 def head_miss(question: str, spread: dict[str, Spread], seen: set[str]) -> str:
