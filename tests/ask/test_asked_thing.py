@@ -112,7 +112,8 @@ def test_the_same_kind_of_question_is_answered_when_a_source_names_the_thing(
 def test_a_two_part_question_answers_the_part_the_sources_cover(
     workspace: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    result = _ask(workspace, "Which codec does the Parquet writer use, and what file size does it target on S3?", monkeypatch)
+    question = "Which codec does the Parquet writer use, and what file size does it target on S3?"
+    result = _ask(workspace, question, monkeypatch)
     assert result["no_answer"] is False
     lines = result["answer"].splitlines()
     assert any(line.startswith("Which codec") and "the sources do not say" in line for line in lines)

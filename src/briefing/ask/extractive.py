@@ -418,9 +418,9 @@ class ExtractiveAnswerer:
         # One chunk holding most of the question (an answer) vs the words spread over several (a near miss).
         chunk_cover = max((sum(weight[w] for w in q_words & words) / total for words in chunk_words), default=0.0)
         top = sorted(evidence, key=lambda e: -e.score)[:5]
-        near = typed_near(question, kind, top)
+        near = typed_near(question, kind, top, people)
         role = asked_role(question) if kind == "person" else ""
-        role_miss = not role_stated(role, top)
+        role_miss = not role_stated(role, top, question)
         value = value_miss(question, kind, top)
         features = {
             "chunk_cover": chunk_cover if q_words else 0.0,
@@ -1315,9 +1315,24 @@ def asked_role(question: str) -> str:
     )
 
 
-def role_stated(role: str, top: Sequence[Evidence]) -> bool:
-    """Whether one of the best lines states who held `role` (always true when no role is asked)."""
-    return not role or any(_ROLE_STATED[role].search(_clean(ev.text, limit=2000)) for ev in top)
+_NUMBERED_REF = re.compile(r"#(\d+)|\b(?:PR|pull\s+request|issue)\s+#?(\d+)", re.I)
+
+
+def role_stated(role: str, top: Sequence[Evidence], question: str = "") -> bool:
+    """Whether one of the best lines states who held `role` (always true when no role is asked). When the question
+    names the PR or issue ("Who clicked merge on PR #1136?"), the line must be about it: its message or its
+    chunk's title names that number (a merge commit of another branch says nothing about #1136)."""
+    if not role:
+        return True
+    numbers = {a or b for a, b in _NUMBERED_REF.findall(question)}
+    for ev in top:
+        if numbers:
+            about = _unit_text(ev) + "\n" + ev.chunk.title
+            if not any(re.search(rf"(?<![\w.]){n}(?!\d)", about) for n in numbers):
+                continue
+        if _ROLE_STATED[role].search(_clean(ev.text, limit=2000)):
+            return True
+    return False
 
 
 _ASKS_BYTES = re.compile(r"\bhow\s+much\s+(?:[\w-]+\s+)?(?:memory|ram|storage|disk|heap)\b", re.I)
@@ -1331,7 +1346,7 @@ _FREQUENCY = re.compile(
 )
 
 
-def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
+def typed_near(question: str, kind: str, top: Sequence[Evidence], people: Sequence[str] = ()) -> float:
     """1 when one of the best sentences holds the kind of value the question asks for next to the question's own
     words: a number beside the counted noun ("how many customers" wants "40 customers"), an amount of money for a
     cost, a date stated in the text for "when" (the message's own date does not count), a person for "who".
@@ -1353,7 +1368,10 @@ def typed_near(question: str, kind: str, top: Sequence[Evidence]) -> float:
     money = kind == "number" and bool(_ASKS_MONEY.search(question))
     counted = _HOW_MANY.search(question)
     anchors = content_words(counted[1]) - _GENERIC if counted and not money else set()
-    anchors = anchors or (content_words(question) - _GENERIC)
+    # A person the question names is not what the value is about: every line of theirs names them ("When is Aiko
+    # taking her holiday?" is not answered by "10:00 ... Aiko on call").
+    names = {_stem(p) for person in people for p in re.split(r"[\s._-]+", person.lower()) if p}
+    anchors = anchors or (content_words(question) - _GENERIC - names)
     for ev in top:
         text = _clean(ev.text, limit=2000)
         if money and not _MONEY.search(text):
@@ -1524,6 +1542,24 @@ _ASKED_PHRASE = re.compile(
 _PREPOSITION = frozenset("of for in at on from with to that between by after before during when out".split())
 
 
+_OF_PHRASE = re.compile(
+    r"^\W*(?:which|what)\s+(?:is|was|were|are)\s+(?:(?:the|a|an|its|their|our|your)\s+)?(?:[\w.'-]+\s+){0,3}?"
+    r"[\w.'-]+?\s+of\s+(?:(?:the|a|an|its|their|our|your)\s+)?((?:[\w.'-]+\s+){0,4}?[\w.'-]+?)(?:'s)?"
+    r"(?=\s+(?:of|for|in|at|on|from|with|to|that|between|by|after|before|during|when)\b|\s*[?,.;:]|\s*$)",
+    re.I,
+)
+
+
+def asked_of(question: str) -> list[str]:
+    """The content words of what the asked attribute belongs to, in "What is the A of E?" ("the p99 latency of the
+    mobile app's login screen" -> mobile app login screen): the entity the question presupposes."""
+    m = _OF_PHRASE.search(question)
+    if not m:
+        return []
+    words = [t.strip(".-'") for t in _TOKEN.findall(m[1].lower())]
+    return [w for w in words if len(w) > 1 and w not in STOPWORDS and w not in _QUESTION_WORDS and w not in _GENERIC]
+
+
 def asked_head(question: str) -> list[str]:
     """The content words of the phrase a "which / what" question asks for (`_ASKED_PHRASE`), in order; empty when
     the question has no such phrase ("What did Duke find ...", "Who ...", "When ...")."""
@@ -1647,11 +1683,12 @@ def missing_share(q_words: set[str], seen: set[str]) -> float:
 
 
 def asked_absent(question: str, spread: dict[str, Spread], seen: set[str]) -> list[str]:
-    """The words of the phrase a "which / what" question asks for (`asked_head`) that no context chunk holds and no
-    indexed source mentions ("parental" in "What is the parental leave policy?", "laptop" in "Which laptop model
+    """The words of the phrase a "which / what" question asks for (`asked_head`), or of the entity it belongs to
+    (`asked_of`), that no context chunk holds and no indexed source mentions ("parental" in "What is the parental leave policy?", "laptop" in "Which laptop model
     ..."): the thing presupposed is not one the workspace speaks of. A weaker sign than `head_miss` (a modifier
     can be a paraphrase), so it is a feature of the fitted confidence, not a cap."""
-    return [w for w in asked_head(question) if w in spread and spread[w].absent and _stem(w) not in seen]
+    words = asked_head(question) + asked_of(question)
+    return [w for w in words if w in spread and spread[w].absent and _stem(w) not in seen]
 
 
 def head_miss(question: str, spread: dict[str, Spread], seen: set[str]) -> str:
