@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from briefing import pipeline
-from briefing.ask.extractive import ExtractiveAnswerer, answer_type, asked_head, value_asked
+from briefing.ask.extractive import ExtractiveAnswerer, answer_type, asked_head, asked_of, value_asked
 from briefing.embed import Embedder
 from briefing.service import Brief
 from briefing.settings import AnswerSettings, EmbeddingSettings, load_settings
-from tests.ask.test_extractive import at, slack
+from tests.ask.test_extractive import at, doc, slack
 
 
 @pytest.mark.parametrize(
@@ -41,6 +41,19 @@ from tests.ask.test_extractive import at, slack
 )
 def test_the_thing_a_question_asks_for(question: str, head: list[str]) -> None:
     assert asked_head(question) == head
+
+
+@pytest.mark.parametrize(
+    ("question", "entity"),
+    [
+        ("What is the p99 latency of the mobile app's login screen?", ["mobile", "app", "login", "screen"]),
+        ("What was the outcome of the disaster recovery drill for Aurora?", ["disaster", "recovery", "drill"]),
+        ("What is the latest version of the UI?", ["ui"]),
+        ("Which codec does the writer use?", []),
+    ],
+)
+def test_the_entity_an_asked_attribute_belongs_to(question: str, entity: list[str]) -> None:
+    assert asked_of(question) == entity
 
 
 def _workspace(root: Path) -> Path:
@@ -175,3 +188,79 @@ def test_a_phone_number_question_is_not_answered_by_dates_and_times(answerer: Ex
     assert answer.no_answer and "state no phone number" in answer.text
     answered = answerer.answer(question, [BRIDGE, BRIDGE_NUMBER], scope="slack")
     assert not answered.no_answer and "+49 30 5557 1234" in answered.text
+
+
+MERGES = doc(
+    "github:datazip-inc/olake#1136",
+    "datazip-inc/olake#1136: chore: added-regex",
+    "saksham-datazip",
+    at(8, 21),
+    'PR #1136 "chore: added-regex" authored by saksham-datazip, merged 2026-08-21 as f2d6102 | state: merged',
+)
+OTHER_MERGE = doc(
+    "github:datazip-inc/olake:commits:2026-W34",
+    "datazip-inc/olake: commits in 2026-W34",
+    "Ankit Sharma",
+    at(8, 21),
+    "[2026-08-21] Ankit Sharma 0a36e1b: Merge branch 'master' into staging",
+)
+
+
+def test_who_merged_a_named_pr_is_read_from_lines_about_that_pr(answerer: ExtractiveAnswerer) -> None:
+    # The merge commit of another branch says who merged that branch, not who merged #1136.
+    question = "Who clicked merge on PR #1136?"
+    answer = answerer.answer(question, [MERGES, OTHER_MERGE], scope="github")
+    assert answer.no_answer and "do not say who merged it" in answer.text
+    merged_by = doc(
+        "github:datazip-inc/olake#1136-events",
+        "datazip-inc/olake#1136: chore: added-regex",
+        "github",
+        at(8, 21, 11),
+        "PR #1136 was merged by Ankit Sharma after two approvals.",
+    )
+    answered = answerer.answer(question, [MERGES, OTHER_MERGE, merged_by], scope="github")
+    assert not answered.no_answer and "Ankit Sharma" in answered.text
+
+
+def test_the_person_a_when_question_names_is_not_what_its_date_is_about(answerer: ExtractiveAnswerer) -> None:
+    standup = slack(
+        "slack:CPLAT::1",
+        "platform-eng",
+        ("Priya Raman", "First standup at the new 10:00 slot: Aiko on call, Lena on alerts.", at(5, 18, 9)),
+    )
+    question = "When is Aiko Tanaka taking her summer holiday?"
+    answer = answerer.answer(question, [standup], scope="slack", people=["Aiko Tanaka"])
+    assert answer.no_answer and "state no date" in answer.text
+    holiday = slack(
+        "slack:CPLAT::2",
+        "platform-eng",
+        ("Aiko Tanaka", "My summer holiday is from 3 August to 14 August; Lena covers my reviews.", at(6, 1, 9)),
+    )
+    answered = answerer.answer(question, [standup, holiday], scope="slack", people=["Aiko Tanaka"])
+    assert not answered.no_answer and "3 August" in answered.text
+
+
+def test_how_much_memory_is_answered_by_a_size_in_bytes(answerer: ExtractiveAnswerer) -> None:
+    # The line that answers never says "memory": the unit says what it measures.
+    comparison = doc(
+        "blog/dms-comparison.md",
+        "OLake Go vs AWS DMS > Resources",
+        "anshika",
+        at(6, 16),
+        "The difference between the two tools is speed and cost, not memory consumption.",
+        "OLake Go averaged about 31.76 GB across the full 4 billion rows and DMS about 30 GB, close to a tie.",
+    )
+    answer = answerer.answer("How much memory did each tool average in the comparison test?", [comparison])
+    assert not answer.no_answer
+    assert answer.features["typed_miss"] == 0.0  # which line leads is the ranking's business, not the refusal's
+
+
+def test_how_often_is_answered_by_a_frequency_in_words(answerer: ExtractiveAnswerer) -> None:
+    advice = slack(
+        "slack:CHELP::20",
+        "help",
+        ("Badal", "There is no fixed schedule for CDC syncs; most teams run them hourly.", at(6, 26)),
+    )
+    answer = answerer.answer("How often should CDC syncs be scheduled in production?", [advice], scope="slack")
+    assert not answer.no_answer and answer.features["typed_miss"] == 0.0
+    assert "hourly" in answer.text
