@@ -214,19 +214,20 @@ class ExtractiveAnswer:
 
 # P(the context answers the question): logistic weights fitted on the 259 questions of the three dev sets
 # (sample, olake, olake GitHub; 77 unanswerable) with eval/calibrate_refusal.py; the threshold chosen by repeated
-# stratified 5-fold cross-validation and by fitting on two sets and testing on the third (docs/answering.md).
-# `coverage` and `chunk_cover` pull apart: the question's words spread over several chunks, none holding most of
-# them, is a near miss. The `vocab_*` features read the workspace's own vocabulary (briefing.ask.vocabulary).
+# stratified 5-fold cross-validation and by fitting on two sets and testing on the third (docs/answering.md,
+# "Refusal, stop 24"). `coverage` and `chunk_cover` pull apart: the question's words spread over several chunks,
+# none holding most of them, is a near miss. The `vocab_*` features read the workspace's own vocabulary
+# (briefing.ask.vocabulary); `head_any_absent` is a word of the thing asked for that no source holds (`asked_absent`).
 CALIBRATION: dict[str, float] = {
-    "bias": 2.5,
-    "missing_named": -4.43,
-    "window_empty": -3.94,
-    "best_dense": 0.29,
-    "coverage": -1.99,
-    "chunk_cover": 1.08,
-    "vocab_unknown": -1.47,
-    "vocab_far": -2.33,
-    "head_any_absent": -2.53,
+    "bias": 2.41,
+    "missing_named": -4.4,
+    "window_empty": -3.93,
+    "best_dense": 0.38,
+    "coverage": -1.88,
+    "chunk_cover": 1.0,
+    "vocab_unknown": -1.33,
+    "vocab_far": -2.26,
+    "head_any_absent": -2.64,
 }
 # Without the workspace's vocabulary (an answerer built without an index, or `[retrieval] sparse = false`) the
 # fourth fit is not valid: it leaves off-topic questions to the `vocab_*` features. The first fit is used then.
