@@ -1408,6 +1408,8 @@ _ASKS_REFERENCE = re.compile(
 _ASKS_PHONE = re.compile(r"\b(?:phone|telephone|fax|dial-in)(?:\s+(?:number|no\.?))?\b", re.I)
 _PHONE = re.compile(r"(?<![\w.])\+?\(?\d[\d ()./-]{6,}\d(?![\w.])")
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ASKS_EMAIL = re.compile(r"\be-?mail\s+address(?:es)?\b", re.I)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 def _phone(text: str) -> bool:
@@ -1419,8 +1421,8 @@ def _phone(text: str) -> bool:
         if m[0].startswith("+") or sum(ch.isdigit() for ch in m[0]) >= 9:
             return True
     return False
-_ASKS_EMAIL = re.compile(r"\be-?mail\s+address(?:es)?\b", re.I)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
 # An issue or PR number as written; ticket keys ("PLAT-12") are read by briefing.textrules, the one key rule.
 _REFERENCE = re.compile(r"#\d+|/(?:issues|pull|pulls)/\d+|\b(?:PR|issue|ticket)\s+\d+", re.I)
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
@@ -1541,8 +1543,7 @@ _ASKED_PHRASE = re.compile(
     re.I,
 )
 _PREPOSITION = frozenset("of for in at on from with to that between by after before during when out".split())
-
-
+# "What is the p99 latency of the mobile app's login screen?": the entity the asked attribute belongs to.
 _OF_PHRASE = re.compile(
     r"^\W*(?:which|what)\s+(?:is|was|were|are)\s+(?:(?:the|a|an|its|their|our|your)\s+)?(?:[\w.'-]+\s+){0,3}?"
     r"[\w.'-]+?\s+of\s+(?:(?:the|a|an|its|their|our|your)\s+)?((?:[\w.'-]+\s+){0,4}?[\w.'-]+?)(?:'s)?"
@@ -1685,9 +1686,10 @@ def missing_share(q_words: set[str], seen: set[str]) -> float:
 
 def asked_absent(question: str, spread: dict[str, Spread], seen: set[str]) -> list[str]:
     """The words of the phrase a "which / what" question asks for (`asked_head`), or of the entity it belongs to
-    (`asked_of`), that no context chunk holds and no indexed source mentions ("parental" in "What is the parental leave policy?", "laptop" in "Which laptop model
-    ..."): the thing presupposed is not one the workspace speaks of. A weaker sign than `head_miss` (a modifier
-    can be a paraphrase), so it is a feature of the fitted confidence, not a cap."""
+    (`asked_of`), that no context chunk holds and no indexed source mentions ("parental" in "What is the parental
+    leave policy?", "laptop" in "Which laptop model ..."): the thing presupposed is not one the workspace speaks of.
+    A weaker sign than `head_miss` (a modifier can be a paraphrase), so it is a feature of the fitted confidence,
+    not a cap."""
     words = asked_head(question) + asked_of(question)
     return [w for w in words if w in spread and spread[w].absent and _stem(w) not in seen]
 
