@@ -834,10 +834,12 @@ def _message(ev: Evidence, ranked: Sequence[Evidence]) -> str:
 
 
 def _joined(text: str, piece: str) -> str:
-    """`text` continued by `piece`; chunks may overlap, so a piece that starts inside `text` continues from there."""
-    head = piece[:40]
-    at = text.find(head) if len(head) >= 20 else -1
-    return text[:at] + piece if at >= 0 else f"{text} {piece}"
+    """`text` continued by `piece`; chunks may overlap, so a piece that starts with the end of `text` continues
+    past that end (an overlap of at least 20 characters)."""
+    for k in range(min(len(text), len(piece), 600), 19, -1):
+        if text.endswith(piece[:k]):
+            return text + piece[k:]
+    return f"{text} {piece}"
 
 
 def _quote_on(ev: Evidence) -> str:
