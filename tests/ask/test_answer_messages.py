@@ -12,7 +12,7 @@ import pytest
 
 from briefing.ask.extractive import WHOLE_MESSAGE, ExtractiveAnswerer
 from briefing.embed import Embedder
-from briefing.model import Chunk
+from briefing.model import Chunk, Unit
 from briefing.settings import AnswerSettings, EmbeddingSettings
 from tests.ask.test_extractive import at, slack
 
@@ -95,3 +95,40 @@ def test_a_long_message_is_still_cut(answerer: ExtractiveAnswerer) -> None:
     chunk = slack("slack:CHELP::1", "help", ("shubham", long_text, at(7, 2)))
     answer = answerer.answer("Why does the sync crash during the full load?", [chunk])
     assert len(answer.text.splitlines()[0]) < WHOLE_MESSAGE, answer.text
+
+
+def _plan(ordinal: int, text: str) -> Chunk:
+    ref = "file:planning/q3-plan.pdf"
+    return Chunk(
+        chunk_id=f"{ref}::{ordinal}",
+        doc_key=ref,
+        source_type="files",
+        kind="document",
+        title="Platform team: Q3 plan",
+        text=text,
+        refs=[ref],
+        start=at(6, 12),
+        end=at(6, 12),
+        authors=["Nadia Petrova"],
+        container="planning",
+        units=[Unit(ref=ref, text=text, author="Nadia Petrova", at=at(6, 12))],
+    )
+
+
+def test_a_document_line_that_opens_a_list_at_its_chunk_end_shows_the_list(answerer: ExtractiveAnswerer) -> None:
+    # The PDF's first chunk ends where its priority list begins; the list is the next chunk.
+    head = _plan(
+        0,
+        "Platform team: Q3 plan (one-pager), draft of 12 June for the quarter planning kick-off. Where we are: the "
+        "ledger database runs on Aurora since the cutover.\nQ3 priorities for the platform team\n1.",
+    )
+    rest = _plan(
+        1,
+        "Per-merchant rate limits on transfers (PLAT-124), owner Marcus. 2. Decommission the old database hosts "
+        "(PLAT-128), owner Lena. 3. Statements performance, owner Aiko.",
+    )
+    other = slack("slack:CLUNCH::1", "random", ("Tomás", "Lunch on Friday is at the usual place.", at(6, 12)))
+    answer = answerer.answer("What are the platform team's Q3 priorities?", [head, other, rest])
+    first = answer.text.splitlines()[0]
+    assert "Q3 priorities" in first and "PLAT-124" in first and "PLAT-128" in first, answer.text
+    assert answer.cited[1] == head.refs

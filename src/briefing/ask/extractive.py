@@ -592,6 +592,7 @@ class ExtractiveAnswerer:
             lead = ""
         _add_neighbours(chosen, evidence, question)
         _add_items(chosen, question)
+        self._read_on(chosen, context, now)
         lines, cited, urls = _render(chosen, head)
         text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
@@ -606,6 +607,48 @@ class ExtractiveAnswerer:
             features=features,
             rescoring=self.rescorer.describe() if self.rescorer is not None else "",
         )
+
+    def _read_on(self, chosen: Sequence[Evidence], context: Sequence[Chunk], now: datetime | None) -> None:
+        """A document's quoted line that ends its chunk announcing what follows ("Q3 priorities 1.", "The steps
+        are:") continues with the next chunk of the same document: the heads of its list items, or its first
+        sentence. From the context when it holds that chunk, else read from the index (as of `now`)."""
+        for ev in chosen:
+            shown = _shown(ev)
+            if ev.items or ev.whole or _presentation(ev.chunk).conversational or not _ends_chunk(ev, shown):
+                continue
+            opener = _OPENS_LIST.search(shown)
+            if opener is None:
+                continue
+            nxt = self._next_chunk(ev.chunk, context, now)
+            if nxt is None or not nxt.units:
+                continue
+            text = nxt.units[0].text
+            items = list_items(f"1. {text}" if opener[1] else text)
+            if items:
+                heads: list[str] = []
+                for item in items:
+                    head = clean(item, limit=ITEM_HEAD)
+                    if heads and sum(len(h) + 2 for h in heads) + len(head) > ITEMS_LIMIT:
+                        break
+                    heads.append(head)
+                more = len(heads) < len(items) and not heads[-1].endswith("…")
+                ev.items = "; ".join(heads) + (" …" if more else "")
+            else:
+                first = sentences(text)
+                ev.items = _clean(first[0], limit=NEIGHBOUR_LIMIT) if first else ""
+
+    def _next_chunk(self, chunk: Chunk, context: Sequence[Chunk], now: datetime | None) -> Chunk | None:
+        wanted = chunk.ordinal + 1
+        if chunk.ordinal < 0:
+            return None
+        found = next((c for c in context if c.doc_key == chunk.doc_key and c.ordinal == wanted), None)
+        if found is not None or self.vocabulary is None:
+            return found
+        index = self.vocabulary.index
+        if index.count(Filter(as_of=now, doc_keys=(chunk.doc_key,))) > READ_ON_CHUNKS:
+            return None
+        chunks = index.fetch(doc_keys=[chunk.doc_key], within=Filter(as_of=now))
+        return next((c for c in chunks if c.ordinal == wanted), None)
 
     def _rescore(self, question: str, evidence: list[Evidence]) -> bool:
         """Whether the second model read (and moved) the best lines of `evidence`."""
@@ -938,6 +981,21 @@ def _add_items(chosen: Sequence[Evidence], question: str) -> None:
             size += len(head) + 2
         heads = [clean(items[i], limit=ITEM_HEAD) for i in sorted(keep)]
         ev.items = "; ".join(heads) + (" …" if len(keep) < len(missing) else "")
+
+
+# A quote that ends announcing a list or what follows: "Q3 priorities 1." (group 1: the list's first number), "The
+# steps are:".
+_OPENS_LIST = re.compile(r"(?:^|\s)(1[.)])\s*$|:\s*$")
+# A document longer than this is not read for the chunk after a quote (the fetch reads the whole document).
+READ_ON_CHUNKS = 200
+
+
+def _ends_chunk(ev: Evidence, shown: str) -> bool:
+    """The line as shown reaches the end of its chunk: it ends with the end of the chunk's last unit."""
+    units = ev.chunk.units
+    if not units or ev.unit != len(units) - 1 or shown.endswith("…"):
+        return False
+    return _clean(units[-1].text, limit=1 << 20).endswith(shown.rsplit(" … ", 1)[-1][-24:])
 
 
 def _cut_window(full: str, shown_len: int, wanted: set[str]) -> str:
