@@ -168,3 +168,16 @@ def test_a_pull_request_named_by_number_is_its_own_first_hit(workspace: Path) ->
     # The tag that lists PR 44 and the commit that names it come after the pull request itself.
     for question in ("What changed in PR 44?", "Who wrote PR #44?", "What did pull request 44 do?"):
         assert search(workspace, question)[0]["refs"] == [f"github:{REPO}#44"], question
+
+
+def test_which_pull_requests_were_merged_in_a_period_lists_them(workspace: Path) -> None:
+    # Every PR merged in May as of the 20th, oldest first, each citing its own page (`briefing.ask.listing`).
+    month = ask(workspace, "Which PRs were merged in May?")
+    assert not month["no_answer"]
+    assert cited(month) == [f"github:{REPO}#41", f"github:{REPO}#44", f"github:{REPO}#47"], month["answer"]
+    assert month["answer"].splitlines()[0].startswith("3 PRs merged in May")
+    assert "export the ledger to Parquet" in month["answer"] and "(eli-park, merged" in month["answer"]
+    # "The second week of May" is 8 to 14 May: not #41, merged on the 4th.
+    week = ask(workspace, "Which pull requests were merged in the second week of May?")
+    assert cited(week) == [f"github:{REPO}#44", f"github:{REPO}#47"], week["answer"]
+    assert "the second week of May" in week["answer"].splitlines()[0]

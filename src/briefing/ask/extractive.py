@@ -187,6 +187,8 @@ class Evidence:
     extra_before: bool = False  # that sentence comes before this one in the unit
     items: str = ""  # the heads of the unit's list items the quote cuts off ("2. If AI is used, self-review")
     second: float | None = None  # the second model's cosine (`ask.rescoring`), for the lines it read
+    whole: str = ""  # the whole message, when it is short enough to quote whole (`WHOLE_MESSAGE`)
+    message: str = ""  # the unit's text with the rest of its message that other chunks hold (`_message`)
 
     @property
     def quote(self) -> str:
@@ -600,6 +602,7 @@ class ExtractiveAnswerer:
             lead = ""
         _add_neighbours(chosen, evidence, question)
         _add_items(chosen, question)
+        self._read_on(chosen, context, now)
         lines, cited, urls = _render(chosen, head)
         text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
@@ -614,6 +617,48 @@ class ExtractiveAnswerer:
             features=features,
             rescoring=self.rescorer.describe() if self.rescorer is not None else "",
         )
+
+    def _read_on(self, chosen: Sequence[Evidence], context: Sequence[Chunk], now: datetime | None) -> None:
+        """A document's quoted line that ends its chunk announcing what follows ("Q3 priorities 1.", "The steps
+        are:") continues with the next chunk of the same document: the heads of its list items, or its first
+        sentence. From the context when it holds that chunk, else read from the index (as of `now`)."""
+        for ev in chosen:
+            shown = _shown(ev)
+            if ev.items or ev.whole or _presentation(ev.chunk).conversational or not _ends_chunk(ev, shown):
+                continue
+            opener = _OPENS_LIST.search(shown)
+            if opener is None:
+                continue
+            nxt = self._next_chunk(ev.chunk, context, now)
+            if nxt is None or not nxt.units:
+                continue
+            text = nxt.units[0].text
+            items = list_items(f"1. {text}" if opener[1] else text)
+            if items:
+                heads: list[str] = []
+                for item in items:
+                    head = clean(item, limit=ITEM_HEAD)
+                    if heads and sum(len(h) + 2 for h in heads) + len(head) > ITEMS_LIMIT:
+                        break
+                    heads.append(head)
+                more = len(heads) < len(items) and not heads[-1].endswith("…")
+                ev.items = "; ".join(heads) + (" …" if more else "")
+            else:
+                first = sentences(text)
+                ev.items = _clean(first[0], limit=NEIGHBOUR_LIMIT) if first else ""
+
+    def _next_chunk(self, chunk: Chunk, context: Sequence[Chunk], now: datetime | None) -> Chunk | None:
+        wanted = chunk.ordinal + 1
+        if chunk.ordinal < 0:
+            return None
+        found = next((c for c in context if c.doc_key == chunk.doc_key and c.ordinal == wanted), None)
+        if found is not None or self.vocabulary is None:
+            return found
+        index = self.vocabulary.index
+        if index.count(Filter(as_of=now, doc_keys=(chunk.doc_key,))) > READ_ON_CHUNKS:
+            return None
+        chunks = index.fetch(doc_keys=[chunk.doc_key], within=Filter(as_of=now))
+        return next((c for c in chunks if c.ordinal == wanted), None)
 
     def _rescore(self, question: str, evidence: list[Evidence]) -> bool:
         """Whether the second model read (and moved) the best lines of `evidence`."""
@@ -813,14 +858,69 @@ def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> l
 NEIGHBOUR_LIMIT = 240
 
 
+def _message(ev: Evidence, ranked: Sequence[Evidence]) -> str:
+    """The text of `ev`'s unit, continued with the rest of its message that the next chunks of the context hold: a
+    long message is cut across chunks ("feat(mongodb): capture full document on" | "delete via pre-images by ..."),
+    each piece a unit with the message's ref, author and time, the first unit of the next chunk. Only
+    conversations (a document's paragraphs share the document's ref); what came before the quoted piece is not
+    added."""
+    units = ev.chunk.units
+    own = units[ev.unit].text if ev.unit < len(units) else ev.text
+    if not _presentation(ev.chunk).conversational or ev.unit != len(units) - 1:
+        return own
+    first: dict[int, tuple[str, bool]] = {}  # ordinal -> (its first unit's text, the chunk is that unit alone)
+    for other in ranked:
+        chunk = other.chunk
+        if other.unit != 0 or chunk is ev.chunk or chunk.doc_key != ev.chunk.doc_key or not chunk.units:
+            continue
+        if other.ref == ev.ref and other.author == ev.author and other.at_iso == ev.at_iso:
+            first.setdefault(chunk.ordinal, (chunk.units[0].text, len(chunk.units) == 1))
+    text = own
+    at = ev.chunk.ordinal + 1
+    while at in first:
+        piece, alone = first[at]
+        text = _joined(text, piece)
+        if not alone:
+            break
+        at += 1
+    return text
+
+
+def _joined(text: str, piece: str) -> str:
+    """`text` continued by `piece`; chunks may overlap, so a piece that starts with the end of `text` continues
+    past that end (an overlap of at least 20 characters)."""
+    for k in range(min(len(text), len(piece), 600), 19, -1):
+        if text.endswith(piece[:k]):
+            return text + piece[k:]
+    return f"{text} {piece}"
+
+
+def _quote_on(ev: Evidence) -> str:
+    """The quote, and when it reaches the end of its unit, the rest of its message that another chunk holds."""
+    units = ev.chunk.units
+    own = units[ev.unit].text if ev.unit < len(units) else ev.text
+    quote = ev.quote
+    if not ev.message.startswith(own) or len(ev.message) <= len(own):
+        return quote
+    tail = own.rstrip()[-40:]
+    return f"{quote} {ev.message[len(own):].strip()}" if quote.rstrip().endswith(tail) else quote
+
+
 def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], question: str) -> None:
+    """Each quoted line continued with what of its own message it leaves out that the question asks about (the
+    clause past a cut, a neighbouring sentence); the first line's message shown whole when it is short."""
     q_words = content_words(question) - _GENERIC
-    for ev in chosen:
-        if ev.extra:
+    for i, ev in enumerate(chosen):
+        ev.message = ev.message or _message(ev, ranked)
+        if ev.extra or ev.whole:
+            continue
+        whole = _whole_message(ev) if i == 0 else ""
+        if whole:
+            ev.whole = whole
             continue
         cut = _clean(ev.quote, limit=QUOTE_LIMIT)
         shown = content_words(cut)
-        window = _cut_window(_clean(ev.quote, limit=1 << 20), len(cut), q_words - shown)
+        window = _cut_window(_clean(_quote_on(ev), limit=1 << 20), len(cut), q_words - shown)
         if window:
             # A long message cut before the words asked about: the part that holds them follows the cut.
             ev.extra = window
@@ -870,7 +970,7 @@ def _add_items(chosen: Sequence[Evidence], question: str) -> None:
         units = ev.chunk.units
         if ev.items or ev.unit >= len(units):
             continue
-        items = list_items(units[ev.unit].text)
+        items = list_items(ev.message or units[ev.unit].text)
         if not items:
             continue
         shown = " ".join(_shown(ev).split()).lower()
@@ -893,6 +993,21 @@ def _add_items(chosen: Sequence[Evidence], question: str) -> None:
         ev.items = "; ".join(heads) + (" …" if len(keep) < len(missing) else "")
 
 
+# A quote that ends announcing a list or what follows: "Q3 priorities 1." (group 1: the list's first number), "The
+# steps are:".
+_OPENS_LIST = re.compile(r"(?:^|\s)(1[.)])\s*$|:\s*$")
+# A document longer than this is not read for the chunk after a quote (the fetch reads the whole document).
+READ_ON_CHUNKS = 200
+
+
+def _ends_chunk(ev: Evidence, shown: str) -> bool:
+    """The line as shown reaches the end of its chunk: it ends with the end of the chunk's last unit."""
+    units = ev.chunk.units
+    if not units or ev.unit != len(units) - 1 or shown.endswith("…"):
+        return False
+    return _clean(units[-1].text, limit=1 << 20).endswith(shown.rsplit(" … ", 1)[-1][-24:])
+
+
 def _cut_window(full: str, shown_len: int, wanted: set[str]) -> str:
     """The stretch of `full` past the first `shown_len` characters that starts at the clause holding the first of
     the `wanted` question words, or "" when the cut drops none of them."""
@@ -907,9 +1022,29 @@ def _cut_window(full: str, shown_len: int, wanted: set[str]) -> str:
     return ""
 
 
+def _whole_message(ev: Evidence) -> str:
+    """A message's whole text, when it is one of a conversation's and no longer than `WHOLE_MESSAGE`; else "".
+    A message is what a person said: its later sentences (the workaround after the problem) belong with the one
+    quoted."""
+    if WHOLE_MESSAGE <= 0 or not _presentation(ev.chunk).conversational:
+        return ""
+    text = _clean(ev.message or ev.text, limit=1 << 20)
+    if len(text) > WHOLE_MESSAGE or len(text) <= len(_clean(ev.quote, limit=QUOTE_LIMIT)) + 1:
+        return ""
+    return text
+
+
+# The first line of an answer, when it quotes a message of a conversation no longer than this (with the rest of it
+# that the next chunks hold), shows the whole message: what a person said, the workaround after the problem.
+WHOLE_MESSAGE = 800
+
+
 def _shown(ev: Evidence) -> str:
     """The quoted text of a line: the sentence (continued while short), and the unit's neighbouring sentence that
     adds question words, in the unit's order."""
+    if ev.whole:
+        quote = ev.whole
+        return f"{quote.removesuffix(' …')} … {ev.items}" if ev.items else quote
     quote = _clean(ev.quote, limit=QUOTE_LIMIT)
     if ev.extra:
         extra = _clean(ev.extra, limit=NEIGHBOUR_LIMIT)

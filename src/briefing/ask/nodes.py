@@ -207,6 +207,23 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         )
         if outlined is not None:
             answer = outlined[0]
+    listed = None
+    if outlined is None and window is not None:
+        from briefing.ask.listing import answer_listing
+
+        # "Which blog posts came out in July?" lists the documents of that kind dated in the window
+        # (`briefing.ask.listing`), not a fact inside one of them.
+        listed = answer_listing(
+            state.question,
+            answer,
+            window=(window.start, window.end),
+            label=window.label,
+            index=deps.retriever.index,
+            now=state.now,
+            projects=state.constraints.projects if state.constraints else (),
+        )
+        if listed is not None:
+            answer = listed[0]
     # Each marker numbers one quoted unit, and its link opens that unit (the message, comment or section).
     citations = [{"n": n, "refs": refs, "url": answer.urls.get(n, "")} for n, refs in sorted(answer.cited.items())]
     if deps.on_token is not None:
@@ -233,6 +250,7 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             "features": {k: round(v, 4) for k, v in answer.features.items()},
             "threshold": deps.extractive.min_evidence,
             **({"outline": outlined[1]} if outlined is not None else {}),
+            **({"listing": listed[1]} if listed is not None else {}),
             **({"rescoring": answer.rescoring} if answer.rescoring else {}),
         },
         "timings_ms": {"answer": _ms(t0)},

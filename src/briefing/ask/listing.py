@@ -1,0 +1,279 @@
+"""Which documents of a kind came out in a period: "Which blog posts came out in July?", "What release notes were
+published last month?".
+
+The answer is a list of documents, not a fact inside one: the top-k chunks retrieval hands the answerer hold the
+sections nearest the question's words, often of one post, never the set of posts dated in the period. So when a
+question asks which documents of a kind came out, were published or released in a time window, the answer reads the
+index for the documents (not conversations) whose own date falls in the window, as the question's `now` sees them,
+of the kind the question names (a folder or project such as `blog/` or `release/`), and lists each: its title, its
+author and date, its opening sentence, cited by its own first unit.
+
+The same for tracker records by what happened to them: "Which PRs were merged in the first week of June?", "Which
+issues were opened last week?" list the pull requests (or issues) whose merged (opened, closed) event falls in the
+window, each cited by its own record. "The first (second, ..., last) week of" a month narrows a month's window to
+those seven days.
+
+Only an answer the ordinary path gave is replaced (a refusal stays a refusal), and only when at least one document
+of the kind is dated in the window; a question that also names a topic ("posts about Kafka") lists only the
+documents that mention every topic word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from briefing import registry
+from briefing.ask.extractive import _GENERIC, ExtractiveAnswer, _presentation, _stem, _title, content_words
+from briefing.ask.segment import clean, sentences
+from briefing.index import Filter, Index
+from briefing.model import Chunk
+
+# "which (engineering) blog posts came out", "what release notes were published", "which ADRs did we write".
+_KINDS = (
+    r"blog\s+posts?|posts?|articles?|blogs?|releases?|release\s+notes?|changelogs?|documents?|docs|pages?|"
+    r"design\s+docs?|adrs?|rfcs?|runbooks?|reports?|newsletters?|announcements?|guides?|tutorials?"
+)
+_ASKS_LISTING = re.compile(
+    rf"^\W*(?:which|what)\s+((?:[\w-]+\s+){{0,3}}?(?:{_KINDS}))((?:\s+(?:about|on|covering)\s+[^?]*?)?)\s+"
+    r"(?:came\s+out|went\s+(?:out|live)|(?:were|was|got|have\s+been|has\s+been)\s+(?:published|released|posted|"
+    r"written|shipped|put\s+out|added|announced)|did\s+(?:we|they|the\s+\w+)\s+(?:publish|release|post|write|ship)|"
+    r"appeared)\b(.*)$",
+    re.I,
+)
+# A topic after the period or the verb: "... in July about Kafka", "... on schema changes".
+_TOPIC = re.compile(r"\b(?:about|on|covering|regarding|concerning)\s+(.+)$", re.I)
+# "which PRs were merged", "what issues got opened", "which pull requests have been closed".
+_ASKS_EVENTS = re.compile(
+    r"^\W*(?:which|what)\s+((?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?))\s+"
+    r"(?:were|was|got|have\s+been|has\s+been)\s+(?:\w+\s+)?"
+    r"(merged|opened|closed|filed|created|raised|reported|reopened)\b",
+    re.I,
+)
+_EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # the rest: "opened"
+_PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
+_WEEK_OF = re.compile(r"\b(first|second|third|fourth|last)\s+week\s+of\b", re.I)
+_WEEK_START = {"first": 0, "second": 7, "third": 14, "fourth": 21}
+# A kind's other names for the folder (or project) its documents live in.
+_SYNONYMS = {
+    "post": {"blog", "post", "article", "news"},
+    "article": {"blog", "post", "article", "news"},
+    "blog": {"blog", "post", "article", "news"},
+    "release": {"release", "changelog"},
+    "changelog": {"release", "changelog"},
+    "doc": {"doc", "document", "page"},
+    "document": {"doc", "document", "page"},
+}
+MAX_LISTED = 12
+LEAD_LIMIT = 200
+# Below this many words a sentence is a title or a caption, not the document's opening sentence.
+LEAD_MIN_WORDS = 8
+_PLACEHOLDER = re.compile(r"^\W*(?:image|file|attachment)\s*:", re.I)
+
+
+def asked_listing(question: str) -> tuple[str, set[str], set[str]] | None:
+    """(the kind as the question words it, its folder names, the topic words) when the question asks which
+    documents of a kind came out; None otherwise."""
+    m = _ASKS_LISTING.search(question.strip())
+    if m is None:
+        return None
+    kind_words = {_stem(w.lower()) for w in re.findall(r"[A-Za-z]+", m[1])}
+    kind_words |= {w.rstrip("s") for w in kind_words}
+    names = set(kind_words)
+    for w in kind_words:
+        names |= _SYNONYMS.get(w, set())
+    topic = _TOPIC.search(m[2]) or _TOPIC.search(m[3])
+    topic_words = content_words(topic[1]) - _GENERIC if topic else set()
+    return " ".join(m[1].split()), names, topic_words
+
+
+def _conversational(source_type: str) -> bool:
+    family = registry.family(source_type)
+    return family is None or family.presentation.conversational
+
+
+def _lead(chunks: Sequence[Chunk], title: str) -> tuple[str, str, str]:
+    """(opening sentence, ref, url) of a document: its first sentence of some length that is not its title."""
+    first = chunks[0]
+    ref = first.units[0].ref if first.units else (first.refs[0] if first.refs else first.doc_key)
+    url = (first.units[0].url if first.units else "") or first.url
+    for chunk in chunks[:4]:
+        for unit in chunk.units:
+            for sent in sentences(unit.text):
+                text = clean(sent, limit=LEAD_LIMIT)
+                if len(text.split()) < LEAD_MIN_WORDS or _PLACEHOLDER.match(text) or text.startswith("("):
+                    continue
+                if text.lower().startswith(title.lower()) and len(text) < len(title) + 20:
+                    continue
+                return text, unit.ref, unit.url or chunk.url
+    return "", ref, url
+
+
+def listed_documents(
+    question: str, window: tuple[datetime, datetime], index: Index, now: datetime, projects: Sequence[str] = ()
+) -> list[list[Chunk]]:
+    """The documents (each as its chunks in order) of the asked kind dated in `window`, oldest first."""
+    asked = asked_listing(question)
+    if asked is None or window[0] > now:
+        return []
+    _, names, topic = asked
+    wanted = names | {_stem(p.lower().strip("#")) for p in projects if p}
+    documents = tuple(t for t in registry.families() if not _conversational(t))
+    if not documents:
+        return []
+    # The stored dates first (a few fields), then the matching documents whole, as `now` sees them.
+    keys: set[str] = set()
+    for record in index.scroll(
+        Filter(source_types=documents, start=window[0], end=window[1]),
+        fields=["doc_key", "start", "container", "source_type"],
+    ):
+        p = record.payload
+        start = datetime.fromisoformat(p["start"])
+        if not (window[0] <= start < window[1]) or start > now:
+            continue
+        folder = _stem(str(p.get("container") or str(p["doc_key"]).partition(":")[2].partition("/")[0]).lower())
+        if folder.strip("#") in wanted:
+            keys.add(str(p["doc_key"]))
+    if not keys:
+        return []
+    docs: dict[str, list[Chunk]] = {}
+    for chunk in index.fetch(doc_keys=sorted(keys), within=Filter(as_of=now)):
+        docs.setdefault(chunk.doc_key, []).append(chunk)
+    out = []
+    for chunks in docs.values():
+        chunks.sort(key=lambda c: (c.ordinal, c.chunk_id))
+        if topic:
+            words = set().union(*(content_words(c.text) | content_words(c.title) for c in chunks))
+            if topic - words:
+                continue
+        out.append(chunks)
+    out.sort(key=lambda cs: (min(c.start for c in cs), cs[0].doc_key))
+    return out
+
+
+def narrowed(question: str, window: tuple[datetime, datetime]) -> tuple[tuple[datetime, datetime], str]:
+    """The window, narrowed to the week the question names inside a month ("the first week of June": 1 to 7
+    June), with that narrowing in words; unchanged when it names none or the window is not a month or longer."""
+    m = _WEEK_OF.search(question)
+    if m is None or window[1] - window[0] < timedelta(days=28):
+        return window, ""
+    which = m[1].lower()
+    if which == "last":
+        start = window[1] - timedelta(days=7)
+    else:
+        start = window[0] + timedelta(days=_WEEK_START[which])
+    return (start, min(start + timedelta(days=7), window[1])), f"the {which} week of"
+
+
+def listed_records(
+    question: str, window: tuple[datetime, datetime], index: Index, now: datetime
+) -> tuple[str, str, list[tuple[datetime, list[Chunk]]]]:
+    """(the kind as the question words it, the event, the records whose event falls in `window` with its time,
+    oldest first) for "which PRs were merged ..."; an empty list when the question asks no such thing."""
+    m = _ASKS_EVENTS.search(question.strip())
+    if m is None or window[0] > now:
+        return "", "", []
+    event = _EVENT_OF.get(m[2].lower(), "opened")
+    pulls = bool(_PULL.search(m[1]))
+    when: dict[str, datetime] = {}
+    for record in index.scroll(Filter(start=window[0], end=window[1]), fields=["doc_key", "metadata"]):
+        meta = record.payload.get("metadata")
+        if not isinstance(meta, dict) or bool(meta.get("is_pull_request")) != pulls:
+            continue
+        for ev in meta.get("events") or []:
+            if not isinstance(ev, dict) or ev.get("event") != event or not ev.get("at"):
+                continue
+            at = datetime.fromisoformat(str(ev["at"]))
+            if window[0] <= at < window[1] and at <= now:
+                key = str(record.payload["doc_key"])
+                when[key] = min(when.get(key, at), at)
+    if not when:
+        return "", "", []
+    docs: dict[str, list[Chunk]] = {}
+    for chunk in index.fetch(doc_keys=sorted(when), within=Filter(as_of=now)):
+        docs.setdefault(chunk.doc_key, []).append(chunk)
+    found = [(when[k], sorted(cs, key=lambda c: (c.ordinal, c.chunk_id))) for k, cs in docs.items()]
+    found.sort(key=lambda pair: (pair[0], pair[1][0].doc_key))
+    return " ".join(m[1].split()), event, found
+
+
+def render_records(
+    records: Sequence[tuple[datetime, Sequence[Chunk]]], kind: str, event: str, period: str, answer: ExtractiveAnswer
+) -> ExtractiveAnswer:
+    """Tracker records as the answer: a lead with their number, kind, event and period, then one cited line each."""
+    shown = records[:MAX_LISTED]
+    more = f" ({len(records) - len(shown)} more not shown)" if len(records) > len(shown) else ""
+    lines = [f"{len(records)} {kind} {event} {period}{more}, oldest first:"]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, (at, chunks) in enumerate(shown, 1):
+        first = chunks[0]
+        title = clean(first.title, limit=160) or first.doc_key
+        author = next((u.author for c in chunks for u in c.units if u.author), None) or next(
+            (a for c in chunks for a in c.authors), ""
+        )
+        detail = ", ".join(p for p in (author, f"{event} {at:%a} {at.day} {at:%b}") if p)
+        lines.append(f'- "{title}" ({detail}) [{n}]')
+        cited[n] = [first.units[0].ref if first.units else (first.refs[0] if first.refs else first.doc_key)]
+        urls[n] = (first.units[0].url if first.units else "") or first.url
+    return replace(answer, text="\n".join(lines), cited=cited, urls=urls)
+
+
+def _period(label: str, narrowing: str) -> str:
+    if narrowing:
+        return f"in {narrowing} {label}" if label else "in that week"
+    relative = label.split()[0].lower() in {"last", "this", "past", "yesterday", "today"} if label else False
+    return (label if relative else f"in {label}") if label else "in the period asked about"
+
+
+def render(
+    documents: Sequence[Sequence[Chunk]], kind: str, label: str, answer: ExtractiveAnswer
+) -> ExtractiveAnswer:
+    """The documents as the answer: a lead with their number, kind and period, then one cited line each."""
+    shown = documents[:MAX_LISTED]
+    more = f" ({len(documents) - len(shown)} more not shown)" if len(documents) > len(shown) else ""
+    lines = [f"{len(documents)} {kind} dated {label}{more}, oldest first:"]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, chunks in enumerate(shown, 1):
+        title, _ = _title(chunks[0])
+        title = clean(title, limit=160) or chunks[0].doc_key
+        lead, ref, url = _lead(chunks, title)
+        when = min(c.start for c in chunks)
+        author = next((u.author for c in chunks for u in c.units if u.author), None) or next(
+            (a for c in chunks for a in c.authors), ""
+        )
+        detail = ", ".join(p for p in (author, f"{when:%a} {when.day} {when:%b}") if p)
+        quote = f': "{lead}"' if lead else ""
+        lines.append(f'- "{title}" ({detail}){quote} [{n}]')
+        cited[n] = [ref]
+        urls[n] = url
+    return replace(answer, text="\n".join(lines), cited=cited, urls=urls)
+
+
+def answer_listing(
+    question: str,
+    answer: ExtractiveAnswer,
+    *,
+    window: tuple[datetime, datetime] | None,
+    label: str,
+    index: Index,
+    now: datetime,
+    projects: Sequence[str] = (),
+) -> tuple[ExtractiveAnswer, list[str]] | None:
+    """`answer` as the list of the documents of the asked kind dated in the question's window, with their keys;
+    None when the question asks no such thing, names no period, was refused, or no such document is dated there."""
+    if answer.no_answer or window is None:
+        return None
+    window, narrowing = narrowed(question, window)
+    period = _period(label, narrowing)
+    asked = asked_listing(question)
+    documents = listed_documents(question, window, index, now, projects) if asked is not None else []
+    if asked is not None and documents:
+        return render(documents, asked[0], period, answer), [cs[0].doc_key for cs in documents]
+    kind, event, records = listed_records(question, window, index, now)
+    if records:
+        return render_records(records, kind, event, period, answer), [cs[0].doc_key for _, cs in records]
+    return None

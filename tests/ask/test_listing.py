@@ -1,0 +1,135 @@
+"""Which documents of a kind came out in a period: the answer lists the documents of that kind whose own date falls
+in the window, each cited by its own document.
+
+Through the real pipeline (a files source with a `blog/` and a `release/` folder, the index, `Brief.ask`). Before
+this, "Which blog posts came out in July?" quoted the sections closest to its words, most of them from one post.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from briefing.service import Brief
+
+NOW = datetime(2026, 7, 25, 9, 0, tzinfo=UTC)
+
+
+def _post(date: str, author: str, title: str, body: str) -> str:
+    head = f"---\ndate: {date}\nauthor: {author}\n---\n# {title}\n\n## Introduction\n\n"
+    return f"{head}{body} This blog post explains how.\n"
+
+
+DOCS = {
+    "blog/2026-06-20-row-lineage.md": _post(
+        "2026-06-20",
+        "anshika",
+        "Row lineage in Relay",
+        "Row lineage lets a downstream job read only the rows that changed since its last checkpoint in the table.",
+    ),
+    "blog/2026-07-08-exactly-once.md": _post(
+        "2026-07-08",
+        "vaibhav",
+        "How Relay delivers exactly once",
+        "Relay commits each batch and its checkpoint together, so a restart never writes a batch into the table twice.",
+    ),
+    "blog/2026-07-19-kafka-source.md": _post(
+        "2026-07-19",
+        "nayan",
+        "Reading Kafka topics with Relay",
+        "The new Kafka source reads one stream per topic and keeps the consumer offsets in the state file of the sync.",
+    ),
+    "blog/2026-07-28-roadmap.md": _post(
+        "2026-07-28",
+        "nayan",
+        "The Relay roadmap for the autumn",
+        "This post lists what the team plans to build for Relay between September and December of this year.",
+    ),
+    "release/relay-3.0.md": _post(
+        "2026-07-12",
+        "nayan",
+        "Relay 3.0 release notes",
+        "Relay 3.0 adds a Kafka source, writes to BigQuery tables and exposes Prometheus metrics for every sync.",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(config, home) of the documents, ingested once."""
+    import os
+
+    from briefing import pipeline
+    from briefing.settings import load_settings
+
+    root = tmp_path_factory.mktemp("listing")
+    docs = root / "docs"
+    for name, text in DOCS.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text, encoding="utf-8")
+    config = root / "brief.toml"
+    config.write_text(f'[workspace]\nname = "listing"\n[sources.docs]\ntype = "files"\npath = "{docs}"\n')
+    home = root / "home"
+    saved = os.environ.get("BRIEF_HOME")
+    os.environ["BRIEF_HOME"] = str(home)
+    try:
+        assert pipeline.run(load_settings(config), ["docs"]).failure_count == 0
+    finally:
+        if saved is None:
+            os.environ.pop("BRIEF_HOME", None)
+        else:
+            os.environ["BRIEF_HOME"] = saved
+    return config, home
+
+
+@pytest.fixture
+def brief(workspace: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[Brief]:
+    from briefing.settings import load_settings
+
+    config, home = workspace
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    with Brief(load_settings(config)) as b:
+        yield b
+
+
+def _lines(answer: str) -> list[str]:
+    return [line for line in answer.splitlines() if line.startswith("- ")]
+
+
+def test_the_posts_dated_in_the_month_are_listed_each_cited(brief: Brief) -> None:
+    result = brief.ask("Which blog posts came out in July?", now=NOW)
+    assert not result.no_answer
+    lines = _lines(result.answer)
+    # The two July posts the reader can see on 25 July, oldest first; not June's, not the release notes, not the
+    # post dated after the question's now.
+    assert len(lines) == 2, result.answer
+    assert '"How Relay delivers exactly once" (vaibhav, Wed 8 Jul)' in lines[0]
+    assert '"Reading Kafka topics with Relay" (nayan, Sun 19 Jul)' in lines[1]
+    assert "Row lineage" not in result.answer and "roadmap" not in result.answer.lower()
+    assert "release notes" not in result.answer.lower()
+    assert result.answer.splitlines()[0].startswith("2 blog posts dated in July")
+    # Each line cites its own document, and says what the post is about.
+    refs = [ref for c in result.citations for ref in c.refs]
+    assert refs == ["file:blog/2026-07-08-exactly-once.md", "file:blog/2026-07-19-kafka-source.md"]
+    assert "commits each batch and its checkpoint together" in lines[0]
+    assert result.trace.get("listing") == refs
+
+
+def test_a_topic_keeps_the_posts_that_mention_it(brief: Brief) -> None:
+    result = brief.ask("Which blog posts about Kafka came out in July?", now=NOW)
+    assert [ref for c in result.citations for ref in c.refs] == ["file:blog/2026-07-19-kafka-source.md"]
+
+
+def test_the_kind_asked_for_is_the_folder_listed(brief: Brief) -> None:
+    result = brief.ask("Which release notes were published in July?", now=NOW)
+    assert [ref for c in result.citations for ref in c.refs] == ["file:release/relay-3.0.md"]
+
+
+def test_without_a_period_or_a_document_in_it_the_answer_is_the_ordinary_one(brief: Brief) -> None:
+    for question in ("Which blog posts explain exactly-once delivery?", "Which blog posts came out in March?"):
+        result = brief.ask(question, now=NOW)
+        assert "listing" not in result.trace, question
+        assert "dated in" not in result.answer, question
