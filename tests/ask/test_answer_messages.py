@@ -8,6 +8,7 @@ two sentences of a short message, leaving out the sentence after them (the worka
 from __future__ import annotations
 
 from collections.abc import Iterator
+
 import pytest
 
 from briefing.ask.extractive import WHOLE_MESSAGE, ExtractiveAnswerer

@@ -903,7 +903,7 @@ def _quote_on(ev: Evidence) -> str:
     if not ev.message.startswith(own) or len(ev.message) <= len(own):
         return quote
     tail = own.rstrip()[-40:]
-    return f"{quote} {ev.message[len(own):].strip()}" if quote.rstrip().endswith(tail) else quote
+    return f"{quote} {ev.message[len(own) :].strip()}" if quote.rstrip().endswith(tail) else quote
 
 
 def _add_neighbours(chosen: Sequence[Evidence], ranked: Sequence[Evidence], question: str) -> None:

@@ -26,7 +26,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from briefing import registry
-from briefing.ask.extractive import _GENERIC, ExtractiveAnswer, _presentation, _stem, _title, content_words
+from briefing.ask.extractive import _GENERIC, ExtractiveAnswer, _stem, _title, content_words
 from briefing.ask.segment import clean, sentences
 from briefing.index import Filter, Index
 from briefing.model import Chunk
@@ -228,9 +228,7 @@ def _period(label: str, narrowing: str) -> str:
     return (label if relative else f"in {label}") if label else "in the period asked about"
 
 
-def render(
-    documents: Sequence[Sequence[Chunk]], kind: str, label: str, answer: ExtractiveAnswer
-) -> ExtractiveAnswer:
+def render(documents: Sequence[Sequence[Chunk]], kind: str, label: str, answer: ExtractiveAnswer) -> ExtractiveAnswer:
     """The documents as the answer: a lead with their number, kind and period, then one cited line each."""
     shown = documents[:MAX_LISTED]
     more = f" ({len(documents) - len(shown)} more not shown)" if len(documents) > len(shown) else ""
