@@ -552,20 +552,31 @@ class ExtractiveAnswerer:
         kind = answer_kind(question, intent)
         asks_asking = bool(_ASKS_ABOUT_ASKING.search(question))
         # Citation rules of `_select`: what a runner-up must add, and whether a help thread's report gives way.
-        select = {
-            "skip_holding": not asks_asking,
-            "q_words": content_words(question) - _GENERIC,
-            "replies_first": not asks_asking and answer_type(question, intent) != "person",
-        }
+        q_words = content_words(question) - _GENERIC
+        replies_first = not asks_asking and answer_type(question, intent) != "person"
         head: list[tuple[str, Evidence | None]] = []
         if split is not None:
             chosen, head = split
             lead = ""
         elif hedged:
-            chosen = self._select(evidence, broad=broad, hedged=hedged, **select)
+            chosen = self._select(
+                evidence,
+                broad=broad,
+                hedged=hedged,
+                skip_holding=not asks_asking,
+                q_words=q_words,
+                replies_first=replies_first,
+            )
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
-            chosen = self._select(evidence, broad=True, hedged=False, **select)
+            chosen = self._select(
+                evidence,
+                broad=True,
+                hedged=False,
+                skip_holding=not asks_asking,
+                q_words=q_words,
+                replies_first=replies_first,
+            )
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
         elif intent == "latest" or _ASKS_LATEST.search(question):
@@ -585,7 +596,14 @@ class ExtractiveAnswerer:
             lead = ""
         else:
             pool = _in_window(evidence, window, now)
-            chosen = self._select(pool, broad=False, hedged=False, **select)
+            chosen = self._select(
+                pool,
+                broad=False,
+                hedged=False,
+                skip_holding=not asks_asking,
+                q_words=q_words,
+                replies_first=replies_first,
+            )
             top = chosen[0]
             span = "" if _payload(top) else answer_span(question, kind, top, context)
             if not span and kind in _LEAD_KINDS:
