@@ -513,3 +513,47 @@ def test_a_line_that_announces_what_follows_is_quoted_with_the_next_message(answ
     assert shown[poll + 1]["attribution"].startswith("Simple Poll"), answer.text
     assert "Merge-on-read" in shown[poll + 1]["text"]
     assert answer.cited[int(shown[poll + 1]["n"])] == [chunk.units[1].ref]
+
+
+def test_a_report_that_restates_the_question_gives_way_to_the_reply(answerer: ExtractiveAnswerer) -> None:
+    """The asker's report shares the most words with the question; the reply in the same thread answers it, so
+    the reply leads and the report is not cited beside it."""
+    opening = "Hey team, had a question about the new 0.9.0 release."
+    report = (
+        "Will moving our CDC jobs from 0.8.2 to 0.9.0 change the Iceberg tables that were created earlier? "
+        "We have a few hundred of them in production."
+    )
+    reply = "Existing Iceberg tables are untouched by the 0.9.0 upgrade: their table format version stays as it was."
+    chunks = help_thread(opening, report, reply)
+    answer = answerer.answer("Will moving a CDC job from 0.8.2 to 0.9.0 change Iceberg tables created earlier?", chunks)
+    shown = lines(answer)
+    assert [m["attribution"].split(" in ")[0] for m in shown] == ["Omar Haddad"], answer.text
+    assert answer.cited == {1: [chunks[1].units[0].ref]}
+
+
+def test_the_report_is_quoted_when_the_question_asks_who(answerer: ExtractiveAnswerer) -> None:
+    opening = "Hey team, had a question about the new 0.9.0 release."
+    report = "Will moving our CDC jobs from 0.8.2 to 0.9.0 change the Iceberg tables that were created earlier?"
+    reply = "Existing tables are untouched: their table format version stays as it was, only new ones get v3."
+    chunks = help_thread(opening, report, reply)
+    answer = answerer.answer("Who asked whether moving CDC jobs to 0.9.0 changes existing Iceberg tables?", chunks)
+    assert "Priya Shah" in answer.text.splitlines()[0], answer.text
+
+
+def test_a_merely_topical_line_from_another_conversation_is_not_cited(answerer: ExtractiveAnswerer) -> None:
+    """A line of another channel that shares the question's words, close to the answer's score but holding
+    nothing the question asks that the answer lacks (an alert routing note), gets no line and no citation."""
+    opening = "Hi team, our nightly S3 export keeps failing since yesterday."
+    thread = help_thread(
+        opening,
+        opening + " It exits after ten minutes with exit code 1.",
+        "The nightly S3 export was failing because its temp directory filled the 1 GB volume; point "
+        "EXPORT_TMP_DIR at the data disk and it completes.",
+    )
+    routing = "The nightly S3 export failing alerts now page the data on-call instead of #general."
+    other = slack("slack:CGENERAL::7", "general", ("Lena Vogt", routing, at(6, 1)))
+    context = [*thread, other]
+    answer = answerer.answer("Why was the nightly S3 export failing?", context)
+    assert "EXPORT_TMP_DIR" in lines(answer)[0]["text"], answer.text
+    assert other.units[0].ref not in [ref for refs in answer.cited.values() for ref in refs], answer.text
+    assert_citations_valid(answer, context)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -563,15 +563,32 @@ class ExtractiveAnswerer:
         hedged = conf < self.hedge_below
         kind = answer_kind(question, intent)
         asks_asking = bool(_ASKS_ABOUT_ASKING.search(question))
+        # Citation rules of `_select`: what a runner-up must add, and whether a help thread's report gives way.
+        q_words = content_words(question) - _GENERIC
+        replies_first = not asks_asking and answer_type(question, intent) != "person"
         head: list[tuple[str, Evidence | None]] = []
         if split is not None:
             chosen, head = split
             lead = ""
         elif hedged:
-            chosen = self._select(evidence, broad=broad, hedged=hedged, skip_holding=not asks_asking)
+            chosen = self._select(
+                evidence,
+                broad=broad,
+                hedged=hedged,
+                skip_holding=not asks_asking,
+                q_words=q_words,
+                replies_first=replies_first,
+            )
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
-            chosen = self._select(evidence, broad=True, hedged=False, skip_holding=not asks_asking)
+            chosen = self._select(
+                evidence,
+                broad=True,
+                hedged=False,
+                skip_holding=not asks_asking,
+                q_words=q_words,
+                replies_first=replies_first,
+            )
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
         elif intent == "latest" or _ASKS_LATEST.search(question):
@@ -591,7 +608,14 @@ class ExtractiveAnswerer:
             lead = ""
         else:
             pool = _in_window(evidence, window, now)
-            chosen = self._select(pool, broad=False, hedged=False, skip_holding=not asks_asking)
+            chosen = self._select(
+                pool,
+                broad=False,
+                hedged=False,
+                skip_holding=not asks_asking,
+                q_words=q_words,
+                replies_first=replies_first,
+            )
             top = chosen[0]
             span = "" if _payload(top) else answer_span(question, kind, top, context)
             if not span and kind in _LEAD_KINDS:
@@ -673,9 +697,17 @@ class ExtractiveAnswerer:
         return not read or self.rescorer.keeps(max(read), ev)
 
     def _select(
-        self, ranked: list[Evidence], *, broad: bool, hedged: bool, skip_holding: bool = True
+        self,
+        ranked: list[Evidence],
+        *,
+        broad: bool,
+        hedged: bool,
+        skip_holding: bool = True,
+        q_words: AbstractSet[str] = frozenset(),
+        replies_first: bool = False,
     ) -> list[Evidence]:
-        """The best sentence, then close runners-up that add something (another message, another source)."""
+        """The best sentence, then close runners-up that add evidence (`_adds_evidence`). With `replies_first`, a
+        help thread's starter is quoted only when no reply of that thread is close (`_replies_first`)."""
         best = ranked[0].score
         limit = 2 if hedged else (self.max_sentences if broad else min(FACT_LINES, self.max_sentences))
         # A timeline is about the period more than the wording: everything close to the best line belongs.
@@ -684,6 +716,8 @@ class ExtractiveAnswerer:
         # close to the best one says something.
         pool = [e for e in ranked if e.score >= cutoff]
         stating = [e for e in pool if not _holding(e)] if skip_holding else pool
+        if replies_first:
+            stating = _replies_first(stating, ranked)
         chosen: list[Evidence] = []
         for ev in stating or pool[:1] or ranked[:1]:
             if len(chosen) >= limit:
@@ -691,6 +725,8 @@ class ExtractiveAnswerer:
             if _redundant(ev, chosen):
                 continue
             if not broad and not self._earns_citation(ev, chosen, ranked):
+                continue
+            if not broad and chosen and not _adds_evidence(ev, chosen, best, q_words):
                 continue
             chosen.append(ev)
         return _with_continuations(chosen, ranked)
@@ -1052,6 +1088,37 @@ def _shown(ev: Evidence) -> str:
     if ev.items:
         quote = f"{quote.removesuffix(' …')} … {ev.items}"
     return quote
+
+
+# A runner-up from another conversation or document is cited only when it adds evidence for the question: it
+# scores within this share of the best line, or states the asked kind of value, or holds a question word the lines
+# before it lack, or is by (or about) a person the question names (docs/answering.md, "Citations, stop 24").
+RUNNER_CLOSE = 0.9
+
+
+def _adds_evidence(ev: Evidence, chosen: Sequence[Evidence], best: float, q_words: AbstractSet[str]) -> bool:
+    """Whether runner-up `ev` earns a line and a citation after `chosen`. A line of a conversation (a Slack thread,
+    a ticket) or a document already quoted always may: it continues the evidence the answer leads with. A line from
+    elsewhere that is merely on the topic ("(as per kafka's retention policy)" from another thread, the release
+    that came before) is left out."""
+    if any(ev.chunk.doc_key == c.chunk.doc_key or ev.ref == c.ref for c in chosen):
+        return True
+    if ev.score >= best * RUNNER_CLOSE or ev.typed or ev.person > 0:
+        return True
+    return bool((ev.words & q_words) - set().union(*(c.words for c in chosen)))
+
+
+def _replies_first(pool: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
+    """`pool` without the starter's lines of each help thread (`_help_threads`) that also has a reply by someone
+    else in `pool`: the report describes the problem and the reply answers it, so the reply leads and the report,
+    which only restates the question, is not cited next to it."""
+    threads = _help_threads(list(ranked))
+    answered = {
+        e.chunk.doc_key
+        for e in pool
+        if e.author and e.chunk.doc_key in threads and threads[e.chunk.doc_key] != e.author
+    }
+    return [e for e in pool if not (e.author and e.chunk.doc_key in answered and threads[e.chunk.doc_key] == e.author)]
 
 
 def _redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
