@@ -540,6 +540,21 @@ def test_the_report_is_quoted_when_the_question_asks_who(answerer: ExtractiveAns
     assert "Priya Shah" in answer.text.splitlines()[0], answer.text
 
 
+def test_the_report_is_quoted_when_the_question_asks_what_was_raised(answerer: ExtractiveAnswerer) -> None:
+    """ "What problem was raised?" is answered by the report itself: it is quoted and cited even when a reply in
+    its thread is close (for a why or fix question the report gives way to the reply)."""
+    opening = "Hi team, our nightly S3 export keeps failing since yesterday."
+    report = opening + " It exits after ten minutes with exit code 1 while writing the nightly export."
+    reply = (
+        "The nightly S3 export failing since yesterday was its temp directory on a 1 GB volume; moved to the data disk."
+    )
+    chunks = help_thread(opening, report, reply)
+    answer = answerer.answer("What problem with the nightly S3 export was raised yesterday?", chunks)
+    quoted = [m["attribution"].split(" in ")[0] for m in lines(answer)]
+    assert "Priya Shah" in quoted, answer.text
+    assert chunks[0].units[0].ref in [ref for refs in answer.cited.values() for ref in refs], answer.text
+
+
 def test_a_merely_topical_line_from_another_conversation_is_not_cited(answerer: ExtractiveAnswerer) -> None:
     """A line of another channel that shares the question's words, close to the answer's score but holding
     nothing the question asks that the answer lacks (an alert routing note), gets no line and no citation."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence, Set as AbstractSet
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -565,7 +566,9 @@ class ExtractiveAnswerer:
         asks_asking = bool(_ASKS_ABOUT_ASKING.search(question))
         # Citation rules of `_select`: what a runner-up must add, and whether a help thread's report gives way.
         q_words = content_words(question) - _GENERIC
-        replies_first = not asks_asking and answer_type(question, intent) != "person"
+        # "What problem was raised in #help?" is answered by the report itself, unless it asks how it was fixed.
+        asks_report = bool(_ASKS_ABOUT_REPORT.search(question)) and not _ASKS_FIX.search(question)
+        replies_first = not asks_asking and not asks_report and answer_type(question, intent) != "person"
         head: list[tuple[str, Evidence | None]] = []
         if split is not None:
             chosen, head = split
@@ -1240,6 +1243,10 @@ def _intent_of(part: str, intent: str) -> str:
 _ASKS = re.compile(r"\?(?:\s|$)")
 # "What was asked in #discussions about ...?": the asking message is the answer, not a question to pass over.
 _ASKS_ABOUT_ASKING = re.compile(r"\b(?:asked|ask|asks|asking|question(?:ed|s)?|inquir\w*|enquir\w*)\b", re.I)
+# A question about what was reported ("What problem was raised yesterday?", "What did users complain about?").
+_ASKS_ABOUT_REPORT = re.compile(
+    r"\b(?:raised|reported|reporting|complain(?:ed|s|ing|ts?)?|ran\s+into|run\s+into|brought\s+up|flagged)\b", re.I
+)
 
 
 def _answers_inherit(evidence: list[Evidence]) -> None:
