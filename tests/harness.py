@@ -190,3 +190,27 @@ class SourceRunner:
     def normalise(self, connector: Any = None) -> Normalised:
         """What `process` would normalise: every cached record, in the raw cache's order."""
         return (connector or self.connector).normalise(list(self.cache.values()))
+
+
+def ingest_docs(root: Path, name: str, files: dict[str, str]) -> tuple[Path, Path]:
+    """(config, home) of a `files` source holding `files` (relative path -> text) under `root`, ingested through
+    the real pipeline into its own BRIEF_HOME; the caller's BRIEF_HOME is restored afterwards."""
+    from briefing.settings import load_settings
+
+    docs = root / "docs"
+    for rel, text in files.items():
+        (docs / rel).parent.mkdir(parents=True, exist_ok=True)
+        (docs / rel).write_text(text, encoding="utf-8")
+    config = root / "brief.toml"
+    config.write_text(f'[workspace]\nname = "{name}"\n[sources.docs]\ntype = "files"\npath = "{docs}"\n')
+    home = root / "home"
+    saved = os.environ.get("BRIEF_HOME")
+    os.environ["BRIEF_HOME"] = str(home)
+    try:
+        assert pipeline.run(load_settings(config), ["docs"]).failure_count == 0
+    finally:
+        if saved is None:
+            os.environ.pop("BRIEF_HOME", None)
+        else:
+            os.environ["BRIEF_HOME"] = saved
+    return config, home

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from briefing.service import Brief
+from tests.harness import ingest_docs
 
 NOW = datetime(2026, 7, 25, 9, 0, tzinfo=UTC)
 
@@ -60,29 +61,7 @@ DOCS = {
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(config, home) of the documents, ingested once."""
-    import os
-
-    from briefing import pipeline
-    from briefing.settings import load_settings
-
-    root = tmp_path_factory.mktemp("listing")
-    docs = root / "docs"
-    for name, text in DOCS.items():
-        (docs / name).parent.mkdir(parents=True, exist_ok=True)
-        (docs / name).write_text(text, encoding="utf-8")
-    config = root / "brief.toml"
-    config.write_text(f'[workspace]\nname = "listing"\n[sources.docs]\ntype = "files"\npath = "{docs}"\n')
-    home = root / "home"
-    saved = os.environ.get("BRIEF_HOME")
-    os.environ["BRIEF_HOME"] = str(home)
-    try:
-        assert pipeline.run(load_settings(config), ["docs"]).failure_count == 0
-    finally:
-        if saved is None:
-            os.environ.pop("BRIEF_HOME", None)
-        else:
-            os.environ["BRIEF_HOME"] = saved
-    return config, home
+    return ingest_docs(tmp_path_factory.mktemp("listing"), "listing", DOCS)
 
 
 @pytest.fixture

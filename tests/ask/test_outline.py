@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from briefing.service import Brief
+from tests.harness import ingest_docs
 
 NOW = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)
 
@@ -82,29 +83,8 @@ A crash between the commit and the checkpoint is repaired on restart by reading 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(config, home) of the two documents, ingested once."""
-    import os
-
-    from briefing import pipeline
-    from briefing.settings import load_settings
-
-    root = tmp_path_factory.mktemp("outline")
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "relay-3.0.md").write_text(RELEASE, encoding="utf-8")
-    (docs / "checkpoints.md").write_text(OTHER, encoding="utf-8")
-    config = root / "brief.toml"
-    config.write_text(f'[workspace]\nname = "outline"\n[sources.docs]\ntype = "files"\npath = "{docs}"\n')
-    home = root / "home"
-    saved = os.environ.get("BRIEF_HOME")
-    os.environ["BRIEF_HOME"] = str(home)
-    try:
-        assert pipeline.run(load_settings(config), ["docs"]).failure_count == 0
-    finally:
-        if saved is None:
-            os.environ.pop("BRIEF_HOME", None)
-        else:
-            os.environ["BRIEF_HOME"] = saved
-    return config, home
+    files = {"relay-3.0.md": RELEASE, "checkpoints.md": OTHER}
+    return ingest_docs(tmp_path_factory.mktemp("outline"), "outline", files)
 
 
 @pytest.fixture
