@@ -48,9 +48,13 @@ def step(config: Path, extra: dict[str, Any]) -> dict[str, Any]:
     from briefing.settings import load_settings
 
     Embedder.dense = hashed_dense  # type: ignore[method-assign]
+    if extra.get("tracemalloc"):
+        import tracemalloc
+
+        tracemalloc.start()
     sampler = MemorySampler()
     written = [0]
-    curve: list[tuple[int, int]] = []
+    curve: list[tuple[int, ...]] = []
     upsert = EdgeIndex.upsert
 
     def counted(self: Any, chunks: Any, *args: Any, **kwargs: Any) -> Any:
@@ -60,7 +64,12 @@ def step(config: Path, extra: dict[str, Any]) -> dict[str, Any]:
         if written[0] // 1000 > before:
             sampler.sample()
             anon = int(Path("/proc/self/status").read_text().split("RssAnon:")[1].split()[0]) // 1024
-            curve.append((written[0], anon))
+            if extra.get("tracemalloc"):
+                import tracemalloc
+
+                curve.append((written[0], anon, tracemalloc.get_traced_memory()[0] // 2**20))  # + Python's own
+            else:
+                curve.append((written[0], anon))
         return result
 
     EdgeIndex.upsert = counted  # type: ignore[method-assign]
@@ -85,6 +94,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--messages", type=int, action="append", default=None)
     parser.add_argument("--round-chunks", type=int, default=None)
+    parser.add_argument("--tracemalloc", action="store_true", help="also Python's own allocations (slower)")
+    parser.add_argument("--qdrant", action="append", default=[], help="a [qdrant] key = value line, e.g. on_disk=true")
     parser.add_argument("--work", type=Path, default=Path("/tmp/brief-ingest-memory"))
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--step", nargs=2, default=None, help=argparse.SUPPRESS)
@@ -102,10 +113,12 @@ def main() -> None:
         config = work / "brief.toml"
         config.write_text(
             f'[workspace]\nname = "bench"\n\n[sources.slack]\ntype = "slack_export"\npath = "{work / "export"}"\n'
-            "\n[embedding]\nwarm_cache = false\n" + (f"round_chunks = {ns.round_chunks}\n" if ns.round_chunks else "")
+            "\n[embedding]\nwarm_cache = false\n"
+            + (f"round_chunks = {ns.round_chunks}\n" if ns.round_chunks else "")
+            + ("\n[qdrant]\n" + "".join(f"{line.replace('=', ' = ', 1)}\n" for line in ns.qdrant) if ns.qdrant else "")
         )
         env = {**os.environ, "BRIEF_HOME": str(work / "home"), "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
-        extra = {"messages": messages, "load": os.getloadavg()[0]}
+        extra = {"messages": messages, "qdrant": ns.qdrant, "tracemalloc": ns.tracemalloc, "load": os.getloadavg()[0]}
         out = subprocess.run(
             [sys.executable, __file__, "--step", str(config), json.dumps(extra)],
             env=env, check=True, capture_output=True, text=True,
