@@ -31,7 +31,8 @@ def main() -> None:
     embedder = Embedder(settings.embedding, settings.home)
     name = next(iter(settings.sources))
     store = RawStore.for_source(settings, name)
-    documents = [d for part in ingest.normalised_parts(ingest.make_connector(settings, name), store) for d in part.documents]
+    parts = ingest.normalised_parts(ingest.make_connector(settings, name), store)
+    documents = [d for part in parts for d in part.documents]
     embedder.count_tokens("load the tokeniser")
     embedder.cached_only(["open the vector cache"])
     wall, cpu = time.perf_counter(), time.process_time()
@@ -43,8 +44,8 @@ def main() -> None:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     rows = [[c.chunk_id, c.text, c.refs, n] for c, n in zip(chunks, sizes, strict=True)]
     digest = hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
-    print(json.dumps({"documents": len(documents), "chunks": len(chunks), "wall_s": round(wall, 3),
-                      "cpu_s": round(cpu, 3), "digest": digest}))
+    found = {"documents": len(documents), "chunks": len(chunks), "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+    print(json.dumps({**found, "digest": digest}))
 
 
 if __name__ == "__main__":

@@ -43,7 +43,8 @@ def test_token_counts_summed_by_word_match_the_tokeniser_on_whole_texts(tmp_path
     tokenizer.no_padding()
     lines = [
         "#eng, thread started by Ana: the deploy of v1.2.3 failed (see https://ci.example.com/run/42?x=1&y=2).",
-        "[2026-05-06 14:05 UTC] Ana Lima: it's the migration — café, naïve, Ünïcode, 中文字, emoji 🚀 and CamelCaseWords",
+        "[2026-05-06 14:05 UTC] Ana Lima: it's the migration — café, naïve, Ünïcode, 中文字, emoji 🚀 and "
+        "CamelCaseWords",
         "a" * 150 + " word-with-hyphens snake_case_name a.b.c/d",
         "  two  spaces\tand a tab, \r\n a CRLF, \x0b vertical tab, a\x85b, a\x1cb, a\u2028b, a\u00a0b, \u0301accent",
         "",

@@ -449,6 +449,7 @@ class Embedder:
         if len(memo) + len(new) > WORD_TOKENS_MEMO:
             memo.clear()  # a bound on memory; another thread reads with .get and counts what it misses anew
         specials = self._specials
-        found = {word: len(enc.ids) - specials for word, enc in zip(new, self._tokenizer.encode_batch(new), strict=True)}
+        encoded = self._tokenizer.encode_batch(new)
+        found = {word: len(enc.ids) - specials for word, enc in zip(new, encoded, strict=True)}
         memo.update(found)
         return specials + sum(found[word] if n is None else n for word, n in zip(words, counts, strict=True))
