@@ -31,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+STARTED = time.perf_counter()  # the process's start, near enough: imports and model loads are counted from here
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
@@ -75,6 +76,45 @@ def write_export(root: Path, messages: int, seed: int = 11) -> None:
 
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def cpu_s() -> float:
+    """CPU seconds of this process so far, every thread (the model's included), user and system."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class MemorySampler:
+    """Peaks of the process's anonymous memory and of its mapped files (`/proc/self/status` RssAnon, RssFile),
+    sampled every 0.1 s in a thread: `ru_maxrss` adds the two, and only the first is the process's own."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.peak = {"RssAnon": 0, "RssFile": 0}
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def sample(self) -> None:
+        try:
+            lines = Path("/proc/self/status").read_text().splitlines()
+        except OSError:
+            return
+        for line in lines:
+            key, _, value = line.partition(":")
+            if key in self.peak:
+                self.peak[key] = max(self.peak[key], int(value.split()[0]))
+
+    def _run(self) -> None:
+        while not self.done.wait(0.1):
+            self.sample()
+
+    def stop(self) -> dict[str, int]:
+        self.done.set()
+        self.thread.join()
+        self.sample()
+        return {"peak_anon_mb": round(self.peak["RssAnon"] / 1024), "peak_file_mb": round(self.peak["RssFile"] / 1024)}
 
 
 class StageTimer:
@@ -183,13 +223,18 @@ def step_ingest(config: Path, stages: bool = False) -> dict[str, Any]:
 
     settings = load_settings(config)
     timer = stage_timer() if stages else None
-    t = time.perf_counter()
+    memory = MemorySampler()
+    t, cpu = time.perf_counter(), cpu_s()
     summary = pipeline.run(settings, list(settings.sources))
     run = summary.sources[0]
     assert run.collected is not None and run.processed is not None
     total = time.perf_counter() - t
+    cpu = cpu_s() - cpu
     return {
         "seconds": round(total, 1),
+        "cpu_s": round(cpu, 1),  # every thread of the run (the model's too), user + system
+        "process_seconds": round(time.perf_counter() - STARTED, 1),  # imports included
+        "process_cpu_s": round(cpu_s(), 1),
         "collect_s": round(run.collected.seconds, 1),
         "process_s": round(run.processed.seconds, 1),
         "items": run.collected.fetched,
@@ -203,6 +248,7 @@ def step_ingest(config: Path, stages: bool = False) -> dict[str, Any]:
         "chunks_per_s": round(run.processed.chunks / total, 2),
         "items_per_s": round(run.collected.fetched / total, 1),
         "peak_rss_mb": round(peak_mb()),
+        **memory.stop(),
         **({"stages": timer.table(total)} if timer else {}),
     }
 
@@ -218,18 +264,22 @@ def step_fastembed(config: Path) -> dict[str, Any]:
     embedder = Embedder(settings.embedding, settings.home)
     embedder.dense(["warm up"])
 
-    def alone(group: list[str], *, by_chars: bool = False) -> float:
+    cpu: dict[str, float] = {}
+
+    def alone(group: list[str], *, by_chars: bool = False, label: str = "") -> float:
         """Seconds for fastembed to embed `group` sorted all at once: by model tokens (the order that pads its
         batches least, the strict baseline), or by characters (the baseline of stop 22 and before)."""
         limit = settings.embedding.max_tokens
         ordered = sorted(group, key=len if by_chars else lambda t: min(limit, embedder.count_tokens(t)))
-        t = time.perf_counter()
+        t, used = time.perf_counter(), cpu_s()
         for start in range(0, len(ordered), 64):
             embedder.dense(ordered[start : start + 64])
+        cpu[label] = cpu_s() - used
         return time.perf_counter() - t
 
-    dense = alone(texts)
-    dense_by_chars = alone(texts, by_chars=True)
+    dense = alone(texts, label="chunks")
+    # BENCH_NO_BY_CHARS=1 leaves out the old baseline (a second pass over the chunk texts), to halve this step
+    dense_by_chars = 0.0 if os.environ.get("BENCH_NO_BY_CHARS") else alone(texts, by_chars=True, label="by_chars")
     # The per-message texts the pipeline embedded for topic splits: on a fresh BRIEF_HOME its vector cache holds
     # exactly those (`briefing.ingest.chunk_documents` embeds only the vectors a topic decision asked for).
     from briefing.ingest import _can_split, make_connector
@@ -264,13 +314,16 @@ def step_fastembed(config: Path) -> dict[str, Any]:
         wanted = {t[:2000] for t in unit_list_texts(chunks)}
         wanted |= {t[:SENTENCE_MAX_CHARS] for t in sentence_texts(chunks, embedder)}
         warm = sorted(wanted - set(items), key=len)
-    timed = {"items": alone(items), "warm": alone(warm)}
+    timed = {"items": alone(items, label="items"), "warm": alone(warm, label="warm")}
     return {
         "texts": len(texts),
         "seconds": round(dense, 1),
+        "cpu_s": round(cpu["chunks"], 1),
+        "item_cpu_s": round(cpu["items"], 1),
+        "warm_cpu_s": round(cpu["warm"], 1),
         "chunks_per_s": round(len(texts) / dense, 2),
         "seconds_sorted_by_chars": round(dense_by_chars, 1),
-        "chunks_per_s_sorted_by_chars": round(len(texts) / dense_by_chars, 2),
+        "chunks_per_s_sorted_by_chars": round(len(texts) / dense_by_chars, 2) if dense_by_chars else None,
         "item_texts": len(items),
         "item_texts_could_split": len(eligible),
         "item_seconds": round(timed["items"], 1),
@@ -380,11 +433,18 @@ def main() -> None:
                 "fastembed_alone": alone,
                 "ratio_to_fastembed": round(ingest["chunks_per_s"] / alone["chunks_per_s"], 2),
                 # against fastembed alone on the chunk texts sorted by characters (the baseline until stop 22)
-                "ratio_to_fastembed_by_chars": round(ingest["chunks_per_s"] / alone["chunks_per_s_sorted_by_chars"], 2),
+                "ratio_to_fastembed_by_chars": round(ingest["chunks_per_s"] / alone["chunks_per_s_sorted_by_chars"], 2)
+                if alone["chunks_per_s_sorted_by_chars"]
+                else None,
                 # fastembed alone on everything the pipeline embeds (chunks, the topic-split messages and the
                 # texts warmed into the vector cache for the first questions)
                 "ratio_to_fastembed_all_texts": round(
                     (alone["seconds"] + alone["item_seconds"] + alone["warm_seconds"]) / ingest["seconds"], 2
+                ),
+                # the same two ratios in CPU seconds (every thread, user + system): less moved by other processes
+                "cpu_ratio_to_fastembed": round(alone["cpu_s"] / ingest["cpu_s"], 2),
+                "cpu_ratio_to_fastembed_all_texts": round(
+                    (alone["cpu_s"] + alone["item_cpu_s"] + alone["warm_cpu_s"]) / ingest["cpu_s"], 2
                 ),
                 "load": os.getloadavg()[0],
                 "load_before_ingest": load_ingest,
@@ -393,7 +453,12 @@ def main() -> None:
         )
     last = result["rounds"][-1]
     result["ingest"], result["fastembed_alone"] = last["ingest"], last["fastembed_alone"]
-    for key in ("ratio_to_fastembed", "ratio_to_fastembed_by_chars", "ratio_to_fastembed_all_texts"):
+    for key in (
+        "ratio_to_fastembed",
+        "ratio_to_fastembed_all_texts",
+        "cpu_ratio_to_fastembed",
+        "cpu_ratio_to_fastembed_all_texts",
+    ):
         result[key] = statistics.median(r[key] for r in result["rounds"])
     result["noop_reingest"] = child("ingest", config, home)
     if not ns.skip_summaries:

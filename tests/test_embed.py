@@ -32,6 +32,29 @@ def test_token_counts_use_the_model_tokeniser(tmp_path: Path) -> None:
     assert embedder.count_tokens("word " * 300) > 256
 
 
+def test_token_counts_summed_by_word_match_the_tokeniser_on_whole_texts(tmp_path: Path) -> None:
+    """The chunkers' size checks count a text word by word from a memo: every count must still be the one the
+    tokeniser gives the whole text, also where a normaliser drops or joins characters around whitespace."""
+    from tokenizers import Tokenizer
+
+    embedder = Embedder(EmbeddingSettings(), tmp_path)
+    tokenizer = Tokenizer.from_file(str(bundled_model_dir(tmp_path) / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    lines = [
+        "#eng, thread started by Ana: the deploy of v1.2.3 failed (see https://ci.example.com/run/42?x=1&y=2).",
+        "[2026-05-06 14:05 UTC] Ana Lima: it's the migration — café, naïve, Ünïcode, 中文字, emoji 🚀 and "
+        "CamelCaseWords",
+        "a" * 150 + " word-with-hyphens snake_case_name a.b.c/d",
+        "  two  spaces\tand a tab, \r\n a CRLF, \x0b vertical tab, a\x85b, a\x1cb, a\u2028b, a\u00a0b, \u0301accent",
+        "",
+    ]
+    texts = ["\n".join(lines[: n + 1]) for n in range(len(lines))] + [lines[1][:k] for k in range(0, 120, 7)]
+    texts += [text + " " + text for text in texts]  # every word seen before
+    for text in texts:
+        assert embedder.count_tokens(text) == len(tokenizer.encode(text).ids), text
+
+
 def test_sparse_vectors_drop_stopwords(tmp_path: Path) -> None:
     embedder = Embedder(EmbeddingSettings(), tmp_path)
     full = embedder.sparse(["the rollback of the deploy"])[0]

@@ -10,18 +10,20 @@ named `<name>--summaries`), so the one query path (`SearchQuery` -> `Retriever.r
 ever mixing them into ordinary answers.
 
 A summary is recomputed only when its conversation changed: the cache (`summaries.json` in the workspace
-home) keeps each document's content hash (its chunk ids and texts); unchanged documents are neither summarised
-nor embedded again, and summaries of documents that left the index are deleted.
+home) keeps each document's content hash (its chunk ids and their stored content hashes, which cover the texts);
+unchanged documents are neither summarised nor embedded again, and summaries of documents that left the index
+are deleted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -60,16 +62,6 @@ def cache_path(settings: Settings) -> Path:
 def available(settings: Settings) -> bool:
     """Summaries are on (`[digest] summaries`) and were computed at ingest (cheap: the cache file, not the index)."""
     return settings.digest.summaries and bool(_load_cache(cache_path(settings)))
-
-
-def content_hash(chunks: Iterable[Chunk]) -> str:
-    digest = hashlib.sha256()
-    for chunk in sorted(chunks, key=lambda c: c.chunk_id):
-        digest.update(chunk.chunk_id.encode())
-        digest.update(b"\0")
-        digest.update(chunk.text.encode())
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def _is_stream(kind: str) -> bool:
@@ -158,55 +150,102 @@ def _load_cache(path: Path) -> dict[str, Any]:
     return docs if isinstance(docs, dict) else {}
 
 
+# Conversations summarised, embedded and written together: what `refresh` holds of the index's chunks at a time.
+REFRESH_BATCH = 64
+
+
+def _conversation_hashes(index: Index, model: str) -> dict[str, str]:
+    """Each conversation's content hash, from its chunks' stored hashes (`index.content_hash`: text, refs, title,
+    url, container and model) and ids, read without the chunks' texts: what `refresh` holds for the whole index
+    is a hash per chunk, not the chunks."""
+    stream: dict[str, bool] = {}
+    by_doc: dict[str, list[tuple[str, str]]] = {}
+    for record in index.scroll(_everything(), fields=["chunk_id", "doc_key", "kind", "hash"]):
+        payload = record.payload
+        kind = str(payload.get("kind"))
+        if kind not in stream:
+            stream[kind] = _is_stream(kind)
+        if not stream[kind]:
+            by_doc.setdefault(str(payload["doc_key"]), []).append((str(payload["chunk_id"]), str(payload.get("hash"))))
+    out: dict[str, str] = {}
+    for key, chunks in by_doc.items():
+        digest = hashlib.sha256()
+        for chunk_id, chunk_hash in sorted(chunks):
+            digest.update(f"{chunk_id}\0{chunk_hash}\0".encode())
+        out[key] = f"{model}:{digest.hexdigest()}"
+    return out
+
+
 def refresh(settings: Settings, index: Index, embedder: Embedder) -> RefreshReport:
-    """Bring the summary index up to date with `index`: summarise new and changed conversations, drop gone ones."""
+    """Bring the summary index up to date with `index`: summarise new and changed conversations, drop gone ones.
+
+    Bounded memory whatever the index's size: the conversations' hashes are read without the chunks' texts, and
+    only changed conversations are read whole, `REFRESH_BATCH` at a time (summarised, embedded, written).
+    """
     t0 = time.perf_counter()
     report = RefreshReport()
-    by_doc: dict[str, list[Chunk]] = {}
-    for chunk in index.chunks(_everything()):
-        if not _is_stream(chunk.kind):
-            by_doc.setdefault(chunk.doc_key, []).append(chunk)
-    report.documents = len(by_doc)
+    # The embedding model is part of the hash: another model re-embeds every summary.
+    hashes = _conversation_hashes(index, embedder.name)
+    report.documents = len(hashes)
     path = cache_path(settings)
     cache = _load_cache(path)
-    # The embedding model is part of the hash: another model re-embeds every summary.
-    hashes = {key: f"{embedder.name}:{content_hash(chunks)}" for key, chunks in by_doc.items()}
-    todo: list[Chunk] = []
     fresh: dict[str, Any] = {}
-    for key, chunks in by_doc.items():
+    changed: list[str] = []
+    for key, digest in hashes.items():
         known = cache.get(key)
-        if isinstance(known, dict) and known.get("hash") == hashes[key]:
+        if isinstance(known, dict) and known.get("hash") == digest:
             fresh[key] = known
             report.unchanged += 1
-            continue
-        try:
-            made = summarise(chunks)
-        except Exception as exc:  # one odd conversation must not cost the others their summaries
-            report.failures.append(f"{key}: {type(exc).__name__}")
-            continue
-        fresh[key] = {"hash": hashes[key], "id": made.chunk_id if made else None}
-        if made is not None:
-            todo.append(made)
-    gone = [v.get("id") for k, v in cache.items() if k not in by_doc and isinstance(v, dict) and v.get("id")]
-    # Changed documents whose new summary is empty lose the old one too.
-    gone += [v.get("id") for k, v in cache.items() if k in fresh and fresh[k].get("id") is None and isinstance(v, dict)]
-    stale = [str(g) for g in gone if g]
-    if todo or stale:
-        with Index.open(summary_settings(settings)) as summaries:
+        else:
+            changed.append(key)
+    with contextlib.ExitStack() as stack:
+        opened: list[Index] = []
+
+        def summary_index() -> Index:
+            if not opened:
+                opened.append(stack.enter_context(Index.open(summary_settings(settings))))
+            return opened[0]
+
+        for start in range(0, len(changed), REFRESH_BATCH):
+            keys = changed[start : start + REFRESH_BATCH]
+            by_doc: dict[str, list[Chunk]] = {key: [] for key in keys}
+            for chunk in index.chunks(replace(_everything(), doc_keys=tuple(keys))):
+                if chunk.doc_key in by_doc:
+                    by_doc[chunk.doc_key].append(chunk)
+            todo: list[Chunk] = []
+            for key in keys:
+                try:
+                    made = summarise(by_doc[key])
+                except Exception as exc:  # one odd conversation must not cost the others their summaries
+                    report.failures.append(f"{key}: {type(exc).__name__}")
+                    continue
+                fresh[key] = {"hash": hashes[key], "id": made.chunk_id if made else None}
+                if made is not None:
+                    todo.append(made)
             if todo:
-                if summaries.exists() and summaries.dense_size() not in (None, embedder.dim):
-                    summaries.drop()  # vectors of another model's size: rebuilt from scratch below
-                summaries.ensure(embedder.dim, embedder.name)
-                for start in range(0, len(todo), 64):
-                    part = todo[start : start + 64]
-                    texts = [c.text for c in part]
-                    dense = conversation_vectors(index, [by_doc[c.doc_key] for c in part], texts, embedder)
-                    summaries.upsert(part, dense, embedder.sparse(texts), embedder.name)
-            if stale and summaries.exists():
+                summaries = summary_index()
+                if not report.summarised:
+                    if summaries.exists() and summaries.dense_size() not in (None, embedder.dim):
+                        summaries.drop()  # vectors of another model's size: rebuilt from scratch below
+                    summaries.ensure(embedder.dim, embedder.name)
+                texts = [c.text for c in todo]
+                dense = conversation_vectors(index, [by_doc[c.doc_key] for c in todo], texts, embedder)
+                summaries.upsert(todo, dense, embedder.sparse(texts), embedder.name)
+                report.summarised += len(todo)
+            del by_doc, todo
+        gone = [v.get("id") for k, v in cache.items() if k not in hashes and isinstance(v, dict) and v.get("id")]
+        # Changed documents whose new summary is empty lose the old one too.
+        gone += [
+            v.get("id") for k, v in cache.items() if k in fresh and fresh[k].get("id") is None and isinstance(v, dict)
+        ]
+        stale = [str(g) for g in gone if g]
+        if stale:
+            summaries = summary_index()
+            if summaries.exists():
                 summaries.delete_ids(stale)
                 report.deleted = len(stale)
-            summaries.commit()
-    report.summarised = len(todo)
+        if opened:
+            opened[0].commit()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps({"version": CACHE_VERSION, "documents": fresh}), encoding="utf-8")
