@@ -121,7 +121,10 @@ def main() -> None:
         extra = {"messages": messages, "qdrant": ns.qdrant, "tracemalloc": ns.tracemalloc, "load": os.getloadavg()[0]}
         out = subprocess.run(
             [sys.executable, __file__, "--step", str(config), json.dumps(extra)],
-            env=env, check=True, capture_output=True, text=True,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
         results["runs"].append(json.loads(out.strip().splitlines()[-1]))
         print(json.dumps(results["runs"][-1]), flush=True)
