@@ -56,16 +56,10 @@ _EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # 
 _PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
 _WEEK_OF = re.compile(r"\b(first|second|third|fourth|last)\s+week\s+of\b", re.I)
 _WEEK_START = {"first": 0, "second": 7, "third": 14, "fourth": 21}
-# A kind's other names for the folder (or project) its documents live in.
-_SYNONYMS = {
-    "post": {"blog", "post", "article", "news"},
-    "article": {"blog", "post", "article", "news"},
-    "blog": {"blog", "post", "article", "news"},
-    "release": {"release", "changelog"},
-    "changelog": {"release", "changelog"},
-    "doc": {"doc", "document", "page"},
-    "document": {"doc", "document", "page"},
-}
+# Words that name one kind of document, and the folder (or project) its documents live in: English words of the
+# question, read against folder names, not the registry's document kinds.
+_SYNONYM_GROUPS = ("blog post article news", "release changelog", "doc document page")
+_SYNONYMS = {word: set(group.split()) for group in _SYNONYM_GROUPS for word in group.split()}
 MAX_LISTED = 12
 LEAD_LIMIT = 200
 # Below this many words a sentence is a title or a caption, not the document's opening sentence.
