@@ -1893,13 +1893,31 @@ def missing_share(q_words: set[str], seen: set[str]) -> float:
     return sum(1 for w in topic if w not in seen) / len(topic) if topic else 0.0
 
 
+# Nouns that name a kind of information rather than a thing ("What are the main problems with the pool?", "What
+# gap did the review find?"): the sources state a problem without calling it one, so their absence refuses nothing.
+_ABSTRACT = frozenset(
+    """problem issue gap reason cause result outcome effect impact risk concern question answer advice suggestion
+    recommendation approach option alternative step idea lesson takeaway trend pattern theme topic highlight progress
+    blocker benefit drawback downside upside limitation tradeoff trade-off requirement expectation goal priority
+    decision feedback change difference improvement difficulty challenge complaint mistake error failure fix
+    solution workaround news""".split()
+)
+# Words that rank or qualify what is asked rather than name it ("the main problems", "the biggest risk").
+_QUALIFIERS = frozenset("main key major biggest top common usual typical important notable overall general".split())
+
+
+def _abstract(word: str) -> bool:
+    """Whether `word` names a kind of information or qualifies it (`_ABSTRACT`, `_QUALIFIERS`), not a thing."""
+    return any(w in _ABSTRACT or w in _QUALIFIERS for w in (word, word.removesuffix("s"), word.removesuffix("es")))
+
+
 def asked_absent(question: str, spread: dict[str, Spread], seen: set[str]) -> list[str]:
     """The words of the phrase a "which / what" question asks for (`asked_head`), or of the entity it belongs to
     (`asked_of`), that no context chunk holds and no indexed source mentions ("parental" in "What is the parental
     leave policy?", "laptop" in "Which laptop model ..."): the thing presupposed is not one the workspace speaks of.
     A weaker sign than `head_miss` (a modifier can be a paraphrase), so it is a feature of the fitted confidence,
     not a cap."""
-    words = asked_head(question) + asked_of(question)
+    words = [w for w in asked_head(question) + asked_of(question) if not _abstract(w)]
     return [w for w in words if w in spread and spread[w].absent and _stem(w) not in seen]
 
 
@@ -1911,6 +1929,8 @@ def head_miss(question: str, spread: dict[str, Spread], seen: set[str]) -> str:
     if not head:
         return ""
     word = head[-1]
+    if _abstract(word):
+        return ""
     found = spread.get(word)
     if found is None or not found.absent or _stem(word) in seen:
         return ""
