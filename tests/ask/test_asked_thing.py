@@ -264,3 +264,24 @@ def test_how_often_is_answered_by_a_frequency_in_words(answerer: ExtractiveAnswe
     answer = answerer.answer("How often should CDC syncs be scheduled in production?", [advice], scope="slack")
     assert not answer.no_answer and answer.features["typed_miss"] == 0.0
     assert "hourly" in answer.text
+
+
+def test_who_maintains_a_thing_needs_a_line_that_says_who_owns_it(answerer: ExtractiveAnswerer) -> None:
+    # The author of a message about the connector (a maintainer asking a user for logs) is not its owner.
+    asking = slack(
+        "slack:CHELP::1",
+        "help",
+        ("Duke", "Can you share the full logs of the Kafka connector sync and the worker logs?", at(5, 18, 9)),
+    )
+    question = "Who maintains the Kafka connector?"
+    answer = answerer.answer(question, [asking])
+    assert answer.no_answer and "do not say who maintains or owns it" in answer.text, answer.text
+    owner = doc(
+        "file:team/ownership.md",
+        "Component ownership",
+        "files",
+        at(5, 2, 10),
+        "The Kafka connector is maintained by Mira Kovacs; page her for consumer-group problems.",
+    )
+    answered = answerer.answer(question, [asking, owner])
+    assert not answered.no_answer and "Mira Kovacs" in answered.text, answered.text

@@ -1479,7 +1479,13 @@ def _veto_reason(question: str, intent: str, features: dict[str, float] | None =
     kind = answer_type(question, intent)
     role = asked_role(question) if kind == "person" else ""
     if role:
-        held = {"review": "reviewed", "approve": "approved", "merge": "merged", "sign": "signed off"}[role]
+        held = {
+            "review": "reviewed",
+            "approve": "approved",
+            "merge": "merged",
+            "sign": "signed off",
+            "own": "maintains or owns",
+        }[role]
         return f"the closest sources do not say who {held} it"
     # The value shape named by the check that fired; the question's own words are not repeated (under an access
     # scope a refusal must not name them).
@@ -1493,7 +1499,8 @@ def _veto_reason(question: str, intent: str, features: dict[str, float] | None =
 # "Who reviewed / approved / merged X": the person asked for holds a role, and a line naming only the author
 # ("PR #12 by dana, merged 3 May") does not say who held it. The role must be stated with someone in it.
 _ASKS_ROLE = re.compile(
-    r"\bwho\s+(?:\w+\s+){0,2}?(reviewed|reviews|approved|approves|merged|merges|signed\s+off|clicked\s+merge)\b",
+    r"\bwho\s+(?:\w+\s+){0,2}?(reviewed|reviews|approved|approves|merged|merges|signed\s+off|clicked\s+merge"
+    r"|maintains|maintained|owns|owned|is\s+responsible\s+for|was\s+responsible\s+for|is\s+in\s+charge\s+of)\b",
     re.I,
 )
 _ROLE_STATED = {
@@ -1507,15 +1514,24 @@ _ROLE_STATED = {
         r"|\bMerge\s+(?:branch|pull\s+request|remote-tracking\s+branch)\b"
     ),
     "sign": re.compile(r"\bsign(?:ed)?[- ]off\b|\bapproved\b", re.I),
+    # "Who maintains / owns X": a line must say someone maintains, owns or is responsible for it; the author of a
+    # message about X (a user asking for logs) is not its owner.
+    "own": re.compile(
+        r"\bmaintain(?:s|ed|ers?|ership)?\b|\bown(?:s|ed|ers?|ership)\b|\bresponsible\s+for\b|\bin\s+charge\s+of\b"
+        r"|\bpoint\s+of\s+contact\b|\bPOC\b|\bDRI\b",
+        re.I,
+    ),
 }
 
 
 def asked_role(question: str) -> str:
-    """The role a "who" question asks about ("review", "approve", "merge", "sign"), or empty."""
+    """The role a "who" question asks about ("review", "approve", "merge", "sign", "own"), or empty."""
     m = _ASKS_ROLE.search(question)
     if not m:
         return ""
     verb = m[1].lower()
+    if verb.startswith(("maintain", "own", "is ", "was ")):
+        return "own"
     return (
         "review"
         if verb.startswith("review")
