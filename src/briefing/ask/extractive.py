@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -569,29 +570,16 @@ class ExtractiveAnswerer:
         # "What problem was raised in #help?" is answered by the report itself, unless it asks how it was fixed.
         asks_report = bool(_ASKS_ABOUT_REPORT.search(question)) and not _ASKS_FIX.search(question)
         replies_first = not asks_asking and not asks_report and answer_type(question, intent) != "person"
+        select = partial(self._select, skip_holding=not asks_asking, q_words=q_words, replies_first=replies_first)
         head: list[tuple[str, Evidence | None]] = []
         if split is not None:
             chosen, head = split
             lead = ""
         elif hedged:
-            chosen = self._select(
-                evidence,
-                broad=broad,
-                hedged=hedged,
-                skip_holding=not asks_asking,
-                q_words=q_words,
-                replies_first=replies_first,
-            )
+            chosen = select(evidence, broad=broad, hedged=hedged)
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
-            chosen = self._select(
-                evidence,
-                broad=True,
-                hedged=False,
-                skip_holding=not asks_asking,
-                q_words=q_words,
-                replies_first=replies_first,
-            )
+            chosen = select(evidence, broad=True, hedged=False)
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
         elif intent == "latest" or _ASKS_LATEST.search(question):
@@ -611,14 +599,7 @@ class ExtractiveAnswerer:
             lead = ""
         else:
             pool = _in_window(evidence, window, now)
-            chosen = self._select(
-                pool,
-                broad=False,
-                hedged=False,
-                skip_holding=not asks_asking,
-                q_words=q_words,
-                replies_first=replies_first,
-            )
+            chosen = select(pool, broad=False, hedged=False)
             top = chosen[0]
             span = "" if _payload(top) else answer_span(question, kind, top, context)
             if not span and kind in _LEAD_KINDS:
