@@ -572,3 +572,106 @@ def test_a_merely_topical_line_from_another_conversation_is_not_cited(answerer: 
     assert "EXPORT_TMP_DIR" in lines(answer)[0]["text"], answer.text
     assert other.units[0].ref not in [ref for refs in answer.cited.values() for ref in refs], answer.text
     assert_citations_valid(answer, context)
+
+
+def test_the_opening_message_is_quoted_for_what_was_raised_not_a_later_follow_up(answerer: ExtractiveAnswerer) -> None:
+    """ "What problem was raised?" quotes the message that raised it: the thread's opener, not the starter's later
+    "here are the full logs", which shares the question's words no better and says nothing of the problem."""
+    root = at(8, 9, 8, 0)
+    opening = "Syncs of the CallLog table fail: grpc says the message is larger than the maximum size of 1 GB."
+    chunks = [
+        thread_part(root.timestamp(), 0, "Nitish Gupta", opening, ("Nitish Gupta", opening, root)),
+        thread_part(
+            root.timestamp(),
+            1,
+            "Nitish Gupta",
+            opening,
+            ("Saksham Samarth", "Thanks for raising this, we will check.", at(8, 9, 8, 30)),
+        ),
+        thread_part(
+            root.timestamp(),
+            2,
+            "Nitish Gupta",
+            opening,
+            ("Nitish Gupta", "Full logs of the new run in help, attached.", at(8, 9, 9, 0)),
+        ),
+    ]
+    answer = answerer.answer("What problem was raised in the help channel?", chunks)
+    first = lines(answer)[0]
+    assert "maximum size" in first["text"], answer.text
+    assert answer.cited[1] == [chunks[0].units[0].ref]
+
+
+def test_who_asked_in_a_question_names_the_asker_and_the_reply_still_answers(answerer: ExtractiveAnswerer) -> None:
+    """ "... offered to the newcomer who asked to take #649?" is not a question about what was asked: the reply that
+    offers the issues leads, not the newcomer's request."""
+    root = at(8, 17, 17, 0)
+    request = "Hi, newcomer here: I would like to take the starter issue #649, can you assign it to me?"
+    offer = "@Vishesh these are the 2 good first issues of higher priority for you: #1131 and #1128."
+    chunks = [
+        thread_part(root.timestamp(), 0, "Vishesh Singh", request, ("Vishesh Singh", request, root)),
+        thread_part(root.timestamp(), 1, "Vishesh Singh", request, ("Nayan Joshi", offer, at(8, 20, 8, 0))),
+    ]
+    answer = answerer.answer("Which starter issues were offered to the newcomer who asked to take #649?", chunks)
+    first = lines(answer)[0]
+    assert "#1131" in first["text"] and first["attribution"].startswith("Nayan Joshi"), answer.text
+    assert answer.cited[1] == [chunks[1].units[0].ref]
+
+
+def test_a_commit_hash_in_the_question_finds_the_line_that_holds_it(answerer: ExtractiveAnswerer) -> None:
+    """A commit hash names one change: the line that holds it answers "What does commit f8f7cf1 change?", not the
+    better-worded paragraph about commits and changes in general."""
+    lineage = doc(
+        "blog/row-lineage.md",
+        "Row lineage",
+        "anshika",
+        at(6, 12),
+        "The last updated sequence number is always set to the commit that last touched the row, so every change "
+        "to a row moves it to the newest commit.",
+    )
+    pr = slack(
+        "slack:CDEV::1",
+        "dev",
+        (
+            "Erik Wickstrom",
+            "PR #1070 pick the slot LSN source by recovery state, so CDC works on a read replica; merged as f8f7cf1.",
+            at(8, 10),
+        ),
+    )
+    ci = doc(
+        "docs/ci.md",
+        "Continuous integration",
+        "vaibhav",
+        at(5, 2),
+        "Every commit to main runs the integration suite, and a change that fails it is reverted.",
+    )
+    answer = answerer.answer("What does commit f8f7cf1 change?", [lineage, ci, pr])
+    first = lines(answer)[0]
+    assert "read replica" in first["text"], answer.text
+    assert answer.cited[1] == [pr.units[0].ref]
+
+
+def test_a_fact_answer_cites_at_most_two_sources(answerer: ExtractiveAnswerer) -> None:
+    """A fact answer quotes its best line and one more source at most: a third line may only read on in a source
+    already quoted. Three channels that each say something about the export get two citations, not three."""
+    context = [
+        slack(
+            "slack:CDATA::1",
+            "data",
+            ("Omar Haddad", "The nightly S3 export now runs at 02:00 UTC on the data disk.", at(7, 2)),
+        ),
+        slack(
+            "slack:COPS::1",
+            "ops",
+            ("Lena Vogt", "Nightly S3 export alerts page the data on-call at 02:30 UTC.", at(7, 3)),
+        ),
+        slack(
+            "slack:CGEN::1",
+            "general",
+            ("Priya Shah", "Reminder: the nightly S3 export starts at 02:00 UTC, after the backup window.", at(7, 4)),
+        ),
+    ]
+    answer = answerer.answer("When does the nightly S3 export run?", context)
+    assert len(answer.cited) == 2, answer.text
+    assert len(lines(answer)) == 2, answer.text
+    assert_citations_valid(answer, context)

@@ -60,6 +60,11 @@ def sentence_text(ev: Evidence) -> str:
 
 
 # --- words ----------------------------------------------------------------------------------------------------
+# A commit hash as questions write it ("What does commit f8f7cf1 change?"): 7 to 40 hex digits, letters and digits.
+_COMMIT = re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}")
+COMMIT_WEIGHT = 3.0
+
+
 def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
@@ -259,6 +264,9 @@ TYPED_WEIGHT = 0.08
 BROAD_CUTOFF = 0.6
 FACT_CUTOFF = 0.8
 FACT_LINES = 3
+# ... of which only the first two may open a new source: the third line only reads on in a source already quoted
+# (a third source was more often off the point than not).
+FACT_NEW_SOURCES = 2
 
 
 # A question that asks for a number or a date ("How much ...?", "When is ...?") whose best sentences state none
@@ -383,6 +391,8 @@ class ExtractiveAnswerer:
         for w in q_words:
             df = sum(1 for words in chunk_words if w in words)
             weight[w] = math.log(1 + (n_chunks + 1) / (df + 0.5)) * (0.35 if w in _GENERIC else 1.0)
+            if _COMMIT.fullmatch(w):
+                weight[w] *= COMMIT_WEIGHT  # a commit's hash names one thing: the line that holds it is about it
         total = sum(weight.values()) or 1.0
         seen = set().union(*chunk_words) if chunk_words else set()
         coverage = sum(weight[w] for w in q_words if w in seen) / total if q_words else 0.0
@@ -415,7 +425,7 @@ class ExtractiveAnswerer:
         _places_first(evidence, places)
         # The reply after a question inherits the question's score before the report discount: the report
         # discount is about its author's lines, not about the answer they drew.
-        if not _ASKS_ABOUT_ASKING.search(question):
+        if not asks_about_asking(question):
             _answers_inherit(evidence)
         _discount_reports(evidence, kind, question)
         _people_first(evidence, people)
@@ -564,11 +574,14 @@ class ExtractiveAnswerer:
             evidence.sort(key=lambda e: (-e.score, e.n))
         hedged = conf < self.hedge_below
         kind = answer_kind(question, intent)
-        asks_asking = bool(_ASKS_ABOUT_ASKING.search(question))
+        asks_asking = asks_about_asking(question)
         # Citation rules of `_select`: what a runner-up must add, and whether a help thread's report gives way.
         q_words = content_words(question) - _GENERIC
         # "What problem was raised in #help?" is answered by the report itself, unless it asks how it was fixed.
         asks_report = bool(_ASKS_ABOUT_REPORT.search(question)) and not _ASKS_FIX.search(question)
+        if asks_report:
+            _openers_lead(evidence)
+            evidence.sort(key=lambda e: (-e.score, e.n))
         replies_first = not asks_asking and not asks_report and answer_type(question, intent) != "person"
         select = partial(self._select, skip_holding=not asks_asking, q_words=q_words, replies_first=replies_first)
         head: list[tuple[str, Evidence | None]] = []
@@ -707,6 +720,8 @@ class ExtractiveAnswerer:
             if len(chosen) >= limit:
                 break
             if _redundant(ev, chosen):
+                continue
+            if not broad and len(chosen) >= FACT_NEW_SOURCES and all(c.ref != ev.ref for c in chosen):
                 continue
             if not broad and not self._earns_citation(ev, chosen, ranked):
                 continue
@@ -1224,6 +1239,16 @@ def _intent_of(part: str, intent: str) -> str:
 _ASKS = re.compile(r"\?(?:\s|$)")
 # "What was asked in #discussions about ...?": the asking message is the answer, not a question to pass over.
 _ASKS_ABOUT_ASKING = re.compile(r"\b(?:asked|ask|asks|asking|question(?:ed|s)?|inquir\w*|enquir\w*)\b", re.I)
+# "the newcomer who asked to take #649": asking that only says who someone is, not what the question is about.
+_ASKER_CLAUSE = re.compile(r"\b(?:who|that)\s+(?:had\s+|has\s+)?(?:asked|asks|inquired|enquired)\b", re.I)
+
+
+def asks_about_asking(question: str) -> bool:
+    """Whether the question is about what was asked ("What was asked in #help about ...?", "What did Ana ask?"),
+    not about what someone who asked was told ("which issues were offered to the newcomer who asked to take #649?")."""
+    return bool(_ASKS_ABOUT_ASKING.search(_ASKER_CLAUSE.sub(" ", question)))
+
+
 # A question about what was reported ("What problem was raised yesterday?", "What did users complain about?").
 _ASKS_ABOUT_REPORT = re.compile(
     r"\b(?:raised|reported|reporting|complain(?:ed|s|ing|ts?)?|ran\s+into|run\s+into|brought\s+up|flagged)\b", re.I
@@ -1243,6 +1268,23 @@ def _answers_inherit(evidence: list[Evidence]) -> None:
         for reply in by_unit.get((ev.n, ev.unit + 1), []):
             if reply.author != ev.author:
                 reply.score = max(reply.score, 0.95 * asked)
+
+
+def _openers_lead(evidence: list[Evidence]) -> None:
+    """For "What problem was raised ...": the message that opens a help thread states the problem; its starter's
+    later messages ("Full logs of a new run") add to it. The opener's lines take the best score of its starter's
+    lines in that thread, just above it, so the report is quoted from where it was raised."""
+    threads = _help_threads(evidence)
+    best: dict[str, float] = {}
+    for ev in evidence:
+        key = ev.chunk.doc_key
+        if ev.author and threads.get(key) == ev.author:
+            best[key] = max(best.get(key, 0.0), ev.score)
+    for ev in evidence:
+        key = ev.chunk.doc_key
+        root = str(ev.chunk.metadata.get("thread_ts") or "")
+        if key in best and root and ev.ref.endswith(f":{root}") and threads[key] == ev.author:
+            ev.score = max(ev.score, best[key] + 1e-6)
 
 
 _STARTER = re.compile(r"thread started by ([^:\n]+): ([^\n]*)")
@@ -1335,7 +1377,7 @@ def _discount_reports(evidence: list[Evidence], kind: str, question: str = "") -
         for ev in evidence:
             if ev.author and threads.get(ev.chunk.doc_key) == ev.author:
                 ev.score *= weight
-    if not _ASKS_ABOUT_ASKING.search(question):
+    if not asks_about_asking(question):
         for ev in evidence:
             short = len(ev.text) <= HOLDING_MAX
             if short and _presentation(ev.chunk).conversational and _HOLDING_REPLY.search(ev.text):
