@@ -302,6 +302,23 @@ def test_people_resolve_through_the_directory(question: str, people: list[str]) 
     assert extract(question, now=NOW, directory=PEOPLE).people == people
 
 
+def test_people_resolve_in_a_mailing_list_sized_directory() -> None:
+    """A mailing list's directory holds thousands of names; the ones the question names are still found, case-blind
+    and with accents, and an address the question quotes resolves to its person."""
+    crowd = [Person(f"P{i}", f"Dev{i} Maintainer{i}", (f"dev{i}",), (f"dev{i}@lists.example",)) for i in range(3000)]
+    named = [
+        Person("Z1", "Zoë Müller", ("zmuller",), ("zoe@kernel.example",)),
+        Person("V1", "Viresh Kumar", ("viresh",), ("viresh.kumar@linaro.example",)),
+    ]
+    directory = Directory(people=crowd + named)
+    assert extract("what did ZOË MÜLLER and dev2999 review?", now=NOW, directory=directory).people == [
+        "Zoë Müller",
+        "Dev2999 Maintainer2999",
+    ]
+    assert extract("patches from viresh.kumar@linaro.example", now=NOW, directory=directory).people == ["Viresh Kumar"]
+    assert extract("what did Viresh send?", now=NOW, directory=directory).people == ["Viresh Kumar"]
+
+
 def test_a_month_that_is_a_persons_name_needs_a_real_preposition() -> None:
     found = extract("what did Alice and June discuss", now=NOW, directory=PEOPLE)
     assert found.time is None

@@ -358,8 +358,14 @@ def _people(found: _Found, directory: Directory | None, out: Constraints) -> Non
     if not directory:
         return
     text = found.text
+    # Most of a large directory's names are not in the question: a substring test skips their regexes (thousands
+    # of names outrun the regex cache, so each would be compiled again for every question).
+    low = text.lower()
+    exact_case = text.isascii()
     named: list[tuple[int, Person]] = []
     for term, person, how in _person_terms(directory.people):
+        if exact_case and term.isascii() and term.lower() not in low:
+            continue
         if how == "address" or how == "exact":
             matches = [(m.start(), m.end()) for m in re.finditer(re.escape(term), text, re.IGNORECASE)]
         else:
