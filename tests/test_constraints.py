@@ -319,6 +319,21 @@ def test_people_resolve_in_a_mailing_list_sized_directory() -> None:
     assert extract("what did Viresh send?", now=NOW, directory=directory).people == ["Viresh Kumar"]
 
 
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("What was announced in #help last week?", "what_happened"),
+        ("What was discussed in the help channel yesterday?", "what_happened"),
+        ("What got released this week?", "what_happened"),
+        ("What was released for the Workers component yesterday?", "fact"),
+        ("What was decided last week about pooling?", "fact"),
+        ("What was announced?", "fact"),
+    ],
+)
+def test_a_question_about_a_period_and_nothing_else_is_what_happened(question: str, intent: str) -> None:
+    assert extract(question, now=NOW, directory=PEOPLE).intent == intent
+
+
 def test_a_month_that_is_a_persons_name_needs_a_real_preposition() -> None:
     found = extract("what did Alice and June discuss", now=NOW, directory=PEOPLE)
     assert found.time is None

@@ -428,6 +428,35 @@ def _intent(question: str) -> str:
     return "fact"
 
 
+# "What was announced in #announcements last week?": a period and a place, nothing else asked about. It is a
+# briefing over the window ("what happened"), not a fact to look up; "What was released for the Workers
+# component yesterday?" names its topic and stays a fact question.
+_PERIOD_VERB = re.compile(
+    r"^\W*what\s+(?:was|were|got|has\s+been|have\s+been)\s+(?:announced|released|shipped|launched|posted|shared|"
+    r"discussed|decided)\b",
+    re.I,
+)
+_SCOPE_WORDS = frozenset(
+    "in on at the a during over across from within by our we channel channels team there any anything else".split()
+)
+
+
+def period_verb(question: str) -> re.Match[str] | None:
+    """The opening "What was announced / released / discussed ..." of a question about a period, or None."""
+    return _PERIOD_VERB.match(question)
+
+
+def _period_only(found: _Found, out: Constraints) -> bool:
+    m = _PERIOD_VERB.match(found.text)
+    if not m or out.time is None:
+        return False
+    rest = list(found.text)
+    for _, span in found.spans:
+        rest[span.start : span.end] = " " * (span.end - span.start)
+    words = re.findall(r"[\w'-]+", "".join(rest[m.end() :]).lower())
+    return all(w in _SCOPE_WORDS for w in words)
+
+
 def _hard(found: _Found) -> set[str]:
     hard = set()
     for kind, span in found.spans:
@@ -467,5 +496,7 @@ def extract(
     _projects(found, directory, out)
     out.hard = _hard(found)
     out.intent = _intent(text)
+    if out.intent == "fact" and _period_only(found, out):
+        out.intent = "what_happened"
     out.spans = sorted(found.spans, key=lambda ks: ks[1].start)
     return out

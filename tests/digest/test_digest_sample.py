@@ -187,6 +187,19 @@ def test_ask_routes_what_happened_to_the_briefing(use_sample) -> None:
     assert "briefing" not in fact["trace"]
 
 
+def test_ask_what_was_announced_in_a_channel_last_week_is_a_briefing(use_sample) -> None:
+    """ "What was announced / discussed in #x last week?" names a period and a place and nothing else: it is briefed
+    like "what happened", every conversation of the week in that channel, not answered from the best-matching line."""
+    out = ask(use_sample.config, "What was discussed in #incidents last week?", "2026-05-25T09:00:00+00:00")
+    assert out["trace"]["answerer"].startswith("briefing engine"), out["answer"]
+    cited = {r for c in out["citations"] for r in c["refs"]}
+    assert "slack:C03INCIDNT:1779201480.600898" in cited, "the root-cause message of the incident"
+    assert all(r.startswith("slack:C03INCIDNT:") for r in cited), "scoped to the channel asked about"
+    # A topic makes it a question again: "What was decided last week about X" is looked up, not briefed.
+    fact = ask(use_sample.config, "What was decided last week about pooling database connections?", NOW)
+    assert "briefing" not in fact["trace"]
+
+
 def test_the_ask_answer_stays_inside_now(use_sample) -> None:
     # Mid-week: the incident thread exists, its later replies do not yet.
     now = "2026-05-19T14:30:00+00:00"

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from briefing.ask.state import AskState
-from briefing.constraints import Constraints
+from briefing.constraints import Constraints, period_verb
 from briefing.model import Chunk
 
 if TYPE_CHECKING:
@@ -44,9 +44,22 @@ _PLAN_WORDS = re.compile(
 )
 
 
+def _period_only(question: str, constraints: Constraints | None) -> bool:
+    """ "What was announced in #announcements last week?": a period (and a place) and nothing else asked about, which
+    the constraint extractor files as "what happened" (`constraints.period_verb`)."""
+    return bool(
+        constraints is not None
+        and constraints.time is not None
+        and constraints.intent == "what_happened"
+        and period_verb(question)
+    )
+
+
 def topic_of(question: str, constraints: Constraints) -> str:
     from briefing.retrieve import residual_query
 
+    if _period_only(question, constraints):
+        return ""  # the verb ("announced", "discussed") is the question's shape, not a topic
     residual = residual_query(question, constraints)
     if _PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
         residual = " ".join(_PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
@@ -56,6 +69,8 @@ def topic_of(question: str, constraints: Constraints) -> str:
 def wants_briefing(question: str, constraints: Constraints | None) -> bool:
     """A "what happened" question over a window (or "what's new" / "any updates" with no topic at all)."""
     if constraints is not None and constraints.time is not None and wants_forward(question, constraints):
+        return True
+    if _period_only(question, constraints):
         return True
     if constraints is None or not _BRIEFING.search(question):
         return False
