@@ -328,6 +328,10 @@ def test_people_resolve_in_a_mailing_list_sized_directory() -> None:
         ("What was released for the Workers component yesterday?", "fact"),
         ("What was decided last week about pooling?", "fact"),
         ("What was announced?", "fact"),
+        ("What did Alice Chen work on last week?", "what_happened"),
+        ("What has Bob been working on this week?", "what_happened"),
+        ("What did Alice work on for the billing rewrite last week?", "fact"),
+        ("What did Bob say last week?", "fact"),
     ],
 )
 def test_a_question_about_a_period_and_nothing_else_is_what_happened(question: str, intent: str) -> None:

@@ -432,8 +432,9 @@ def _intent(question: str) -> str:
 # briefing over the window ("what happened"), not a fact to look up; "What was released for the Workers
 # component yesterday?" names its topic and stays a fact question.
 _PERIOD_VERB = re.compile(
-    r"^\W*what\s+(?:was|were|got|has\s+been|have\s+been)\s+(?:announced|released|shipped|launched|posted|shared|"
-    r"discussed|decided)\b",
+    r"^\W*what\s+(?:(?:was|were|got|has\s+been|have\s+been)\s+(?:announced|released|shipped|launched|posted|shared|"
+    r"discussed|decided)|(?:did|has|have|had)\s+[^?]+?\s+(?:do|done|been\s+doing|work(?:ed)?\s+on|"
+    r"been\s+working\s+on|ship(?:ped)?|post(?:ed)?))\b",
     re.I,
 )
 _SCOPE_WORDS = frozenset(
@@ -453,7 +454,16 @@ def _period_only(found: _Found, out: Constraints) -> bool:
     rest = list(found.text)
     for _, span in found.spans:
         rest[span.start : span.end] = " " * (span.end - span.start)
-    words = re.findall(r"[\w'-]+", "".join(rest[m.end() :]).lower())
+    # What the opening leaves unclaimed ("What did <a person> work on") and everything after it.
+    opening = re.sub(r"^\W*what\s+\w+(?:\s+been)?\s+", " ", "".join(rest[: m.end()]), flags=re.I)
+    verb = re.compile(
+        r"\b(?:do|done|doing|work(?:ed|ing)?|on|been|ship(?:ped)?|post(?:ed)?|announced|released|launched|shared|"
+        r"discussed|decided)\s*$",
+        re.I,
+    )
+    while verb.search(opening):
+        opening = verb.sub(" ", opening)
+    words = re.findall(r"[\w'-]+", (opening + " " + "".join(rest[m.end() :])).lower())
     return all(w in _SCOPE_WORDS for w in words)
 
 

@@ -195,6 +195,10 @@ def test_ask_what_was_announced_in_a_channel_last_week_is_a_briefing(use_sample)
     cited = {r for c in out["citations"] for r in c["refs"]}
     assert "slack:C03INCIDNT:1779201480.600898" in cited, "the root-cause message of the incident"
     assert all(r.startswith("slack:C03INCIDNT:") for r in cited), "scoped to the channel asked about"
+    # "What did Lena work on last week?" is the week's conversations she took part in.
+    lena = ask(use_sample.config, "What did Lena Vogt work on last week?", "2026-05-25T09:00:00+00:00")
+    assert lena["trace"]["answerer"].startswith("briefing engine"), lena["answer"]
+    assert "(by Lena Vogt)" in lena["answer"].splitlines()[0], lena["answer"]
     # A topic makes it a question again: "What was decided last week about X" is looked up, not briefed.
     fact = ask(use_sample.config, "What was decided last week about pooling database connections?", NOW)
     assert "briefing" not in fact["trace"]
