@@ -23,6 +23,9 @@ def test_signals() -> None:
     assert "resolved" in tx.signals("Found it: the pool was exhausted")
     assert "decided" in tx.signals("Decision: we drop PgBouncer")
     assert "incident" not in tx.signals("Q3 plan one-pager draft")
+    # A feature post about monitoring is not an incident; an alert that fired is.
+    assert "incident" not in tx.signals("Observability has arrived: metrics for monitoring, dashboards, and alerting.")
+    assert "incident" in tx.signals("The pool saturation alert fired at 14:12")
     assert tx.is_filler("Full logs of a new run") and tx.is_filler("thanks!")
     assert not tx.is_filler("Raising the pool size to 60 fixed it")
 

@@ -16,10 +16,11 @@ _URL = re.compile(r"https?://\S+")
 _EMOJI = re.compile(r":[a-z0-9_+-]+:")
 _MENTION = re.compile(r"^(?:@[\w.-]+[\s,:]*)+")
 
+# "incident": an alert that fired counts; "monitoring, dashboards and alerting" in a feature post does not.
 SIGNALS: dict[str, re.Pattern[str]] = {
     "incident": re.compile(
         r"(?<![\w-])(?:incident|outage|sev\s?[0-3]|postmortem|post-mortem|paged|pager|rollback|rolled\s+back|5xx|"
-        r"degraded|downtime|alert(?:ing|s)?|firing)\b|\[(?:low|high|critical)\]",
+        r"degraded|downtime|alerts?|firing)\b|\[(?:low|high|critical)\]",
         re.I,
     ),
     "decided": re.compile(
