@@ -280,6 +280,28 @@ def test_a_sigkill_at_any_point_loses_duplicates_and_changes_nothing(
         assert after.pending[source] == [], f"{source}: deletions left pending"
 
 
+def test_a_sigkill_after_the_writer_sealed_a_segment_mid_write_loses_nothing(
+    baseline: Baseline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer that seals a segment every 8 points flushes its unpublished generation mid-write (to hand the
+    segment's memory back); killed right after one such flush, the restarted ingest ends where a plain one does."""
+    root = tmp_path / "workspace"
+    shutil.copytree(baseline.root, root)  # the same files and mtimes; only the config differs
+    config = root / "brief.toml"
+    config.write_text(config.read_text(encoding="utf-8") + "[qdrant]\nsegment_points = 8\n", encoding="utf-8")
+    home = tmp_path / "home"
+    killed = brief_ingest(root, home, kill="index.sealed@2")
+    assert killed.returncode == -signal.SIGKILL, f"no segment was sealed: {killed.stderr[-2000:]}"
+    restarted = brief_ingest(root, home)
+    assert restarted.returncode == 0, restarted.stderr[-2000:]
+    after = snapshot(root, home, monkeypatch)
+    for source in SOURCES:
+        assert after.chunks[source] == baseline.first.chunks[source], f"{source}: the index differs"
+        assert after.points[source] == len(after.chunks[source]), f"{source}: a chunk is stored twice"
+        assert after.cached[source] == baseline.first.cached[source], f"{source}: raw cache differs"
+        assert after.cursors[source] == baseline.first.cursors[source], f"{source}: cursor differs"
+
+
 def test_indexing_streams_embedding_starts_before_the_last_document_is_chunked(tmp_path: Path) -> None:
     """Memory is bounded by a window of documents, not the source: the order of the steps shows it."""
     docs = tmp_path / "docs"

@@ -5,6 +5,10 @@ value that stops at the config with the key named."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import textwrap
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ from briefing.index_edge import EdgeIndex
 from briefing.model import Chunk, Unit
 from briefing.settings import QdrantSettings
 
+ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 DIM = 8
 MODEL = "test-model"
@@ -55,7 +60,8 @@ def _chunks(start: int, n: int) -> list[Chunk]:
 def _vectors(start: int, n: int) -> np.ndarray:
     rng = np.random.default_rng(start)
     vecs = rng.normal(size=(n, DIM)).astype(np.float32)
-    return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+    unit: np.ndarray = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+    return unit
 
 
 def _write(index: EdgeIndex, start: int, n: int) -> None:
@@ -66,7 +72,7 @@ def _write(index: EdgeIndex, start: int, n: int) -> None:
 
 def _index(root: Path, **settings: Any) -> EdgeIndex:
     # An indexing threshold of 1 KB (32 8-d points) so that a test-sized write builds HNSW segments.
-    q = QdrantSettings(path=root, upsert_batch=32, **settings)
+    q = QdrantSettings(path=root, **{"upsert_batch": 32, **settings})
     return EdgeIndex(root, q, indexing_threshold_kb=1)
 
 
@@ -140,3 +146,47 @@ def test_a_wrong_build_setting_is_a_one_line_config_error(tmp_path: Path, line: 
     assert result.exit_code == 2
     lines = [x for x in result.output.splitlines() if x.strip()]
     assert len(lines) == 1 and key in lines[0] and str(config) in " ".join(result.output.split())
+
+
+WRITER = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    sys.path[:0] = [sys.argv[2]]
+    from tests.test_index_segments import DIM, MODEL, _index, _write
+
+    def anonymous_mb():
+        return int(Path("/proc/self/status").read_text().split("RssAnon:")[1].split()[0]) / 1024
+
+    index = _index(Path(sys.argv[1]), segment_points=2000, optimize_min_points=1, upsert_batch=256)
+    index.ensure(DIM, MODEL)
+    curve = []
+    for start in range(0, 16000, 1000):
+        _write(index, start, 1000)
+        curve.append(anonymous_mb())
+    index.close()
+    print(json.dumps(curve))
+    """
+)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the process's memory from /proc")
+def test_a_long_write_holds_one_segment_in_memory_not_every_point_it_wrote(tmp_path: Path) -> None:
+    # The appendable segment keeps its payload indexes and sparse postings in memory (a few KB a point); each
+    # sealed segment is flushed and its memory handed back, so 16,000 points cost what 2,000 do.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    done = subprocess.run(
+        [sys.executable, "-c", WRITER, str(tmp_path / "index"), str(ROOT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    curve = json.loads(done.stdout.strip().splitlines()[-1])
+    first, later = max(curve[:4]), max(curve[8:])
+    # Kept: about 2.7 KB a point, so the last 8,000 points would add 20 MB or more; sealed: a few MB of noise.
+    assert later - first < 8, curve
+    reader = _index(tmp_path / "index")
+    assert reader.count() == 16000
+    assert len(_segments(tmp_path / "index")) >= 7  # every 2,000 points: a segment of their own
+    reader.close()

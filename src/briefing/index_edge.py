@@ -19,6 +19,7 @@ removed by the next writer. A crash leaves CURRENT, and the generation it names,
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import json
 import logging
@@ -79,6 +80,27 @@ class EdgeModels(FilterModels):
 def edge_filter(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
     """Our `Filter` as a qdrant-edge filter (`briefing.index.translate`)."""
     return translate(flt, EdgeModels(), should)
+
+
+_MALLOC_TRIM: list[Any] = []
+
+
+def _release_freed_memory() -> None:
+    """Hand the heap pages the engine has freed back to the system (glibc's `malloc_trim`; elsewhere nothing).
+
+    When the optimizer seals the appendable segment (its in-memory payload indexes, sparse postings and id
+    tracker, about 5 KB a point) into a memory-mapped indexed one, and the shard is flushed, the engine frees
+    those structures; glibc keeps the freed pages in its arenas, so without this the writer's anonymous memory
+    would keep every point it ever held (docs/performance.md, "Stop 25").
+    """
+    if not _MALLOC_TRIM:
+        trim = None
+        with contextlib.suppress(OSError, AttributeError, TypeError):
+            trim = ctypes.CDLL(None).malloc_trim  # the C library the process already has loaded
+        _MALLOC_TRIM.append(trim)
+    trim = _MALLOC_TRIM[0]
+    if trim is not None:
+        trim(0)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -498,6 +520,7 @@ class EdgeIndex(Index):
         self._writer.flush()
         self._writer.close()
         self._writer = None
+        _release_freed_memory()  # the next source and the summaries start from what the process holds, not its peak
         # What a reader checks before it trusts this generation (docs/scaling.md, "damage").
         meta["manifest"] = _manifest(gen)
         with (gen / _META).open("w", encoding="utf-8") as handle:
@@ -646,6 +669,11 @@ class EdgeIndex(Index):
         if int(meta.get("since_optimize", 0)) >= q.segment_points:
             started = time.perf_counter()
             self._writer.optimize()
+            # The sealed segment's in-memory structures are freed once the shard is flushed (into this writer's
+            # own generation: nothing is published); returning them bounds the writer's memory by one segment.
+            self._writer.flush()
+            killpoint.reached("index.sealed")
+            _release_freed_memory()
             log.info("optimized a %d-point segment in %.1f s", meta["since_optimize"], time.perf_counter() - started)
             meta["since_optimize"] = 0
 

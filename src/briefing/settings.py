@@ -151,7 +151,9 @@ class QdrantSettings(_Strict):
     hnsw_full_scan_threshold_kb: int = Field(default=10_000, ge=1, le=10_000_000)
     # Embedded engine: points per indexed segment. A write optimizes each time this many points are new, so the
     # optimizer builds one segment's graph at a time (bounded memory) instead of one graph over the whole index;
-    # merges stop at this size. 0: no bound (one segment per optimize, the engine's own merge sizes).
+    # merges stop at this size. It is also the writer's memory ceiling: the segment being written keeps a few KB
+    # a point in memory until it is sealed, then hands them back (docs/performance.md, "Stop 25"). 0: no bound
+    # (one segment per optimize, the engine's own merge sizes, memory that grows with the points written).
     segment_points: int = Field(default=SEGMENT_POINTS, ge=0, le=100_000_000)
     # HNSW search effort (candidates kept per query; at least the result limit): recall against exact search
     # rises with it, and so does latency (docs/performance.md, "Recall"). None: the engine's default.
