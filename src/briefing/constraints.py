@@ -440,6 +440,11 @@ _PERIOD_VERB = re.compile(
 _SCOPE_WORDS = frozenset(
     "in on at the a during over across from within by our we channel channels team there any anything else".split()
 )
+# The words of the opening itself ("What did ... work on", "What has been announced").
+_OPENING_WORDS = frozenset(
+    "what was were got has have had been did do done doing work worked working ship shipped post posted announced "
+    "released launched shared discussed decided".split()
+)
 
 
 def period_verb(question: str) -> re.Match[str] | None:
@@ -448,23 +453,15 @@ def period_verb(question: str) -> re.Match[str] | None:
 
 
 def _period_only(found: _Found, out: Constraints) -> bool:
-    m = _PERIOD_VERB.match(found.text)
-    if not m or out.time is None:
+    """A `_PERIOD_VERB` question with a window whose every word outside its constraints (the person, the channel,
+    the window) is a word of the opening or a scope word: nothing else is asked about."""
+    if out.time is None or not _PERIOD_VERB.match(found.text):
         return False
     rest = list(found.text)
     for _, span in found.spans:
         rest[span.start : span.end] = " " * (span.end - span.start)
-    # What the opening leaves unclaimed ("What did <a person> work on") and everything after it.
-    opening = re.sub(r"^\W*what\s+\w+(?:\s+been)?\s+", " ", "".join(rest[: m.end()]), flags=re.I)
-    verb = re.compile(
-        r"\b(?:do|done|doing|work(?:ed|ing)?|on|been|ship(?:ped)?|post(?:ed)?|announced|released|launched|shared|"
-        r"discussed|decided)\s*$",
-        re.I,
-    )
-    while verb.search(opening):
-        opening = verb.sub(" ", opening)
-    words = re.findall(r"[\w'-]+", (opening + " " + "".join(rest[m.end() :])).lower())
-    return all(w in _SCOPE_WORDS for w in words)
+    words = re.findall(r"[\w'-]+", "".join(rest).lower())
+    return all(w in _SCOPE_WORDS or w in _OPENING_WORDS for w in words)
 
 
 def _hard(found: _Found) -> set[str]:
