@@ -49,6 +49,10 @@ def test_the_thing_a_question_asks_for(question: str, head: list[str]) -> None:
         ("What is the p99 latency of the mobile app's login screen?", ["mobile", "app", "login", "screen"]),
         ("What was the outcome of the disaster recovery drill for Aurora?", ["disaster", "recovery", "drill"]),
         ("What is the latest version of the UI?", ["ui"]),
+        # What a policy, rule or decision is about is presupposed the same way.
+        ("What is our policy on pets in the office?", ["pets"]),
+        ("What are the rules about parking at the office?", ["parking"]),
+        ("What was the decision on the Kafka upgrade?", ["kafka", "upgrade"]),
         ("Which codec does the writer use?", []),
     ],
 )
@@ -72,6 +76,11 @@ def _workspace(root: Path) -> Path:
     (docs / "oncall.md").write_text(
         "# On-call bridge\n\nThe on-call bridge opens for every Sev1 and Sev2 incident; the incident commander "
         "posts the link in #incidents.\n",
+        encoding="utf-8",
+    )
+    (docs / "office.md").write_text(
+        "# Office hours\n\nBring your Helm and deploy questions to office hours, Thursdays at 15:00. "
+        "Our office policy on visitors: sign them in at reception.\n",
         encoding="utf-8",
     )
     config = root / "brief.toml"
@@ -119,6 +128,17 @@ def test_the_same_kind_of_question_is_answered_when_a_source_names_the_thing(
     assert result["no_answer"] is False
     assert "128 MB" in result["answer"]
     assert result["trace"]["features"]["head_miss"] == 0.0
+
+
+@pytest.mark.slow
+def test_a_policy_question_about_a_subject_no_source_names_is_refused_naming_it(
+    workspace: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The office-hours page has an office policy (on visitors); what this policy is about is in no source.
+    result = _ask(workspace, "What is our policy on pets in the office?", monkeypatch)
+    assert result["no_answer"] is True
+    assert "no indexed source mentions 'pets'" in result["answer"]
+    assert result["trace"]["features"]["head_any_absent"] == 1.0
 
 
 @pytest.mark.slow

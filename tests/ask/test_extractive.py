@@ -423,6 +423,28 @@ def test_a_yes_no_question_leads_with_yes_or_no(answerer: ExtractiveAnswerer) ->
     assert first_line(answer).startswith("No — Hana Ito in #help"), answer.text
 
 
+def test_a_no_about_something_else_does_not_deny_the_question(answerer: ExtractiveAnswerer) -> None:
+    # "no merchant impact" is about the impact; the line confirms the move the question asks about.
+    moved = slack(
+        "slack:CGEN::4",
+        "general",
+        (
+            "Ruth Adeyemi",
+            "Congratulations: the ledger database moved to Aurora this morning with no merchant impact.",
+            at(6, 9, 9),
+        ),
+    )
+    answer = answerer.answer("Is the ledger database on Aurora?", [moved])
+    assert first_line(answer).startswith("Yes — Ruth Adeyemi in #general"), answer.text
+    still = slack(
+        "slack:CGEN::5",
+        "general",
+        ("Ruth Adeyemi", "The ledger database is not on Aurora yet: the cutover moved to Tuesday.", at(6, 8, 9)),
+    )
+    answer = answerer.answer("Is the ledger database on Aurora?", [still])
+    assert first_line(answer).startswith("No — Ruth Adeyemi in #general"), answer.text
+
+
 def test_each_part_of_a_two_part_question_is_answered(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer(
         "Who raised the pool size during the outage, and how many transfer requests failed?", CONTEXT

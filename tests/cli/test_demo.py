@@ -16,6 +16,7 @@ from briefing.store import SourceState
 
 JIRA_QUESTION = "What is the status of PLAT-101?"
 GITHUB_QUESTION = "Which PR added the statements index?"
+NO_ANSWER_QUESTION = "What is our policy on pets in the office?"  # the demo's own question the sample does not cover
 SOURCES = {
     "team-slack": "slack",
     "handbook": "files",
@@ -34,7 +35,9 @@ def test_demo_ingests_every_source_type_and_answers_with_cross_source_citations(
 ) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the demo's temporary home lands here
     home_before = os.environ["BRIEF_HOME"]
-    result = CliRunner().invoke(app, ["demo", "--keep", "-q", JIRA_QUESTION, "-q", GITHUB_QUESTION])
+    result = CliRunner().invoke(
+        app, ["demo", "--keep", "-q", JIRA_QUESTION, "-q", GITHUB_QUESTION, "-q", NO_ANSWER_QUESTION]
+    )
     assert result.exit_code == 0, result.output
     output = result.stdout
     # The demo's home and credentials were for its own run only.
@@ -53,7 +56,11 @@ def test_demo_ingests_every_source_type_and_answers_with_cross_source_citations(
         assert run["failures"] == 0 and run["chunks"] > 0, (name, run)
 
     # Answers, in the order asked, each followed by its citations.
-    jira_part, github_part = output.split(GITHUB_QUESTION)
+    jira_part, rest = output.split(GITHUB_QUESTION)
+    github_part, no_answer_part = rest.split(NO_ANSWER_QUESTION)
     assert JIRA_QUESTION in jira_part
     assert re.search(r"^\s*\[\d+\] jira:PLAT-\d+", jira_part, re.M), jira_part
     assert re.search(r"^\s*\[\d+\] github:kestrelpay/[\w.-]+#\d+", github_part, re.M), github_part
+    # Nothing in the sample covers pets (only #random's channel purpose names them): the demo says so, citing none.
+    assert "The sources do not cover this" in no_answer_part and "'pets'" in no_answer_part, no_answer_part
+    assert not re.search(r"^\s*\[\d+\] ", no_answer_part, re.M), no_answer_part

@@ -1791,10 +1791,12 @@ _ASKED_PHRASE = re.compile(
     re.I,
 )
 _PREPOSITION = frozenset("of for in at on from with to that between by after before during when out".split())
-# "What is the p99 latency of the mobile app's login screen?": the entity the asked attribute belongs to.
+# "What is the p99 latency of the mobile app's login screen?": the entity the asked attribute belongs to; "What is
+# our policy on pets in the office?", "What are the rules about parking?": the subject the asked thing is about.
 _OF_PHRASE = re.compile(
     r"^\W*(?:which|what)\s+(?:is|was|were|are)\s+(?:(?:the|a|an|its|their|our|your)\s+)?(?:[\w.'-]+\s+){0,3}?"
-    r"[\w.'-]+?\s+of\s+(?:(?:the|a|an|its|their|our|your)\s+)?((?:[\w.'-]+\s+){0,4}?[\w.'-]+?)(?:'s)?"
+    r"[\w.'-]+?\s+(?:of|on|about|regarding|concerning)\s+(?:(?:the|a|an|its|their|our|your)\s+)?"
+    r"((?:[\w.'-]+\s+){0,4}?[\w.'-]+?)(?:'s)?"
     r"(?=\s+(?:of|for|in|at|on|from|with|to|that|between|by|after|before|during|when)\b|\s*[?,.;:]|\s*$)",
     re.I,
 )
@@ -1802,7 +1804,8 @@ _OF_PHRASE = re.compile(
 
 def asked_of(question: str) -> list[str]:
     """The content words of what the asked attribute belongs to, in "What is the A of E?" ("the p99 latency of the
-    mobile app's login screen" -> mobile app login screen): the entity the question presupposes."""
+    mobile app's login screen" -> mobile app login screen), or of what it is about, in "What is the A on / about E?"
+    ("our policy on pets" -> pets): the entity the question presupposes."""
     m = _OF_PHRASE.search(question)
     if not m:
         return []
@@ -2015,6 +2018,30 @@ _NEGATION = re.compile(
     re.I,
 )
 _RESOLVED = re.compile(r"\b(?:fixed|resolved|no\s+longer|removed|solved)\b", re.I)
+# A negation denies what the question asks only where it governs the question's words: it opens the line ("No,
+# we never ...", "Not yet.") or one of the question's words follows it in the same clause within NEGATION_SCOPE
+# words ("is not on Aurora", "don't use Iceberg branches"). "moved to Aurora this morning with no merchant impact"
+# confirms the move: its "no" is about the impact.
+NEGATION_SCOPE = 5
+_CLAUSE_TOKEN = re.compile(r"[\w'’-]+|[.;:!?]")
+
+
+def negates(text: str, q_words: set[str]) -> bool:
+    """Whether `text` denies what a question of `q_words` (its `content_words`) asks (the rule above)."""
+    tokens = _CLAUSE_TOKEN.findall(text.lower())
+    for i, tok in enumerate(tokens):
+        if not _NEGATION.fullmatch(tok):
+            continue
+        if i == 0:
+            return True
+        for after in tokens[i + 1 : i + 1 + NEGATION_SCOPE]:
+            if after in ".;:!?":
+                break
+            if content_words(after) & q_words:
+                return True
+    return False
+
+
 _DATE_IN_TEXT = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
     r"(?:\s+\d{4})?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
@@ -2112,7 +2139,7 @@ def answer_span(question: str, kind: str, ev: Evidence, context: Sequence[Chunk]
     if kind == "person":
         return _person_in(question, ev, context)
     if kind == "yesno" and ev.lexical >= 0.3 and not _ASKS.search(text):
-        negated = bool(_NEGATION.search(text)) != bool(_NEGATION.search(question))
+        negated = negates(text, q_words) != bool(_NEGATION.search(question))
         if re.search(r"\bstill\b", q_low) and _RESOLVED.search(text):
             negated = not negated
         return "No" if negated else "Yes"
