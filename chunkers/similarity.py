@@ -6,15 +6,16 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from briefing.model import ChunkLimits, Item
+from briefing.model import TOPIC_OFF, ChunkLimits, Item
 
 
 def drifted(vectors: Mapping[str, Sequence[float]] | None, previous_ref: str, ref: str, threshold: float) -> bool:
     """True when both items have vectors and their cosine is under `threshold` (a change of topic).
 
-    Vectors are unit-normalised, so the dot product is the cosine. Missing vectors never split.
+    Vectors are unit-normalised, so the dot product is the cosine. Missing vectors never split; with a threshold
+    of `TOPIC_OFF` or less nothing splits and no vector is asked for.
     """
-    if vectors is None:
+    if vectors is None or threshold <= TOPIC_OFF:
         return False
     a, b = vectors.get(previous_ref), vectors.get(ref)
     if a is None or b is None:

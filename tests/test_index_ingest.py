@@ -146,3 +146,18 @@ def test_a_message_after_a_long_silence_or_at_a_chunks_start_needs_no_vector(tmp
     chunks, _ = chunk_documents(Settings(), [doc], embedder, "team")
     assert sorted(embedder.embedded) == ["hiring note 4", "pool note 1"]
     assert [c.refs for c in chunks] == [["c#0", "c#1"], ["c#4"]]
+
+
+def test_a_topic_threshold_of_minus_one_turns_topic_splits_off_and_embeds_no_message(tmp_path: Path) -> None:
+    from briefing.ingest import chunk_documents
+    from briefing.settings import ChunkingSettings
+
+    docs = _conversations(3)
+    split, _ = chunk_documents(Settings(), docs, TopicEmbedder(tmp_path / "on"), "team")
+    off = Settings(chunking=ChunkingSettings(slack_topic_threshold=-1))
+    embedder = TopicEmbedder(tmp_path / "off")
+    chunks, failures = chunk_documents(off, docs, embedder, "team")
+    assert not failures and embedder.embedded == []
+    # Only silences and size close a chunk now: fewer, longer chunks over the same messages, in the same order.
+    assert len(chunks) < len(split)
+    assert [r for c in chunks for r in c.refs] == [r for c in split for r in c.refs]

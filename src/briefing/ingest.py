@@ -21,7 +21,16 @@ from briefing import access, killpoint, people, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, MassDeletionError, SourceError
 from briefing.index import Filter, Index, content_hash
-from briefing.model import Chunk, ChunkLimits, Connector, Document, Failure, Normalised, StreamingNormaliser
+from briefing.model import (
+    TOPIC_OFF,
+    Chunk,
+    ChunkLimits,
+    Connector,
+    Document,
+    Failure,
+    Normalised,
+    StreamingNormaliser,
+)
 from briefing.registry import FetchOptions, SourceContext, chunker_for, connector_for
 from briefing.settings import Settings
 from briefing.sources import DocumentKind
@@ -201,8 +210,15 @@ TOPIC_SPLIT_MIN_ITEMS = 2
 TOPIC_ROUNDS = 6
 
 
-def _can_split(doc: Document) -> bool:
-    return len(doc.items) >= TOPIC_SPLIT_MIN_ITEMS and _topic_split(doc.kind)
+def _can_split(doc: Document, settings: Settings | None = None) -> bool:
+    """Whether the document's chunker may split it on topic (with `settings`: and its kind's threshold is on)."""
+    if len(doc.items) < TOPIC_SPLIT_MIN_ITEMS or not _topic_split(doc.kind):
+        return False
+    return settings is None or _topic_threshold(settings, doc.kind) > TOPIC_OFF
+
+
+def _topic_threshold(settings: Settings, kind_name: str) -> float:
+    return kind_limits(settings, registry.kind(kind_name), len).topic_threshold
 
 
 def item_vectors(
@@ -330,7 +346,7 @@ def _conversation_chunks(
     are the ones it would get with every item embedded, without embedding the items whose topic cannot change
     a boundary. After `TOPIC_ROUNDS` rounds the rest of a pending document's items are embedded at once.
     """
-    positions = [n for n, doc in enumerate(documents) if _can_split(doc)]
+    positions = [n for n, doc in enumerate(documents) if _can_split(doc, settings)]
     if not positions:
         return {}
     similarity = embedder.for_model(settings.chunking.similarity_model)

@@ -179,6 +179,11 @@ class Chunk:
         return int(tail) if tail.isdigit() else -1
 
 
+# A cosine is never under -1: a topic threshold at or below it turns topic splits off, and no item vector is read
+# (so ingest embeds none: `[chunking] slack_topic_threshold = -1`).
+TOPIC_OFF = -1.0
+
+
 @dataclass(frozen=True)
 class ChunkLimits:
     """Bounds every chunker respects; `count_tokens` is the embedding model's own tokeniser."""
