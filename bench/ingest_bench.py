@@ -387,6 +387,12 @@ def main() -> None:
     parser.add_argument(
         "--round-chunks", type=int, default=None, help="[embedding] round_chunks (default: the settings' default)"
     )
+    parser.add_argument(
+        "--topic-threshold",
+        type=float,
+        default=None,
+        help="[chunking] slack_topic_threshold (-1: topic splits off, no message vectors)",
+    )
     parser.add_argument("--step", nargs=2, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--summaries-of", type=Path, default=None, help="only the summaries step, over CONFIG")
     parser.add_argument("--home", type=Path, default=None, help="BRIEF_HOME of --summaries-of")
@@ -415,6 +421,7 @@ def main() -> None:
         f'[workspace]\nname = "bench"\n\n[sources.slack]\ntype = "slack_export"\npath = "{export}"\n'
         f"\n[embedding]\nwarm_cache = {'false' if ns.no_warm else 'true'}\n"
         + (f"round_chunks = {ns.round_chunks}\n" if ns.round_chunks else "")
+        + (f"\n[chunking]\nslack_topic_threshold = {ns.topic_threshold}\n" if ns.topic_threshold is not None else "")
     )
     home = ns.work / "home"
     # A fresh BRIEF_HOME each round: the per-item vector cache is empty, so the ingest pays for every embedding.
