@@ -407,6 +407,28 @@ def test_a_who_question_leads_with_the_person(answerer: ExtractiveAnswerer) -> N
     assert first_line(answer).startswith("Lena Vogt — "), answer.text
 
 
+def test_a_who_question_reads_a_first_name_as_the_person_who_has_it(answerer: ExtractiveAnswerer) -> None:
+    rota = slack(
+        "slack:CPLAT::30",
+        "platform-eng",
+        ("Priya Raman", "On-call rota: week of 15 June, on call: Lena (swapped; originally Tomás).", at(6, 12, 9)),
+        ("Lena Vogt", "Confirmed, I have the pager from Monday.", at(6, 12, 10)),
+        ("Tomás Herrera", "Thanks!", at(6, 12, 11)),
+    )
+    answer = answerer.answer("Who is on call for the week of 15 June?", [rota], intent="who")
+    # The line's writer is not the answer; the first name it gives is, by the full name its owner posts under.
+    assert first_line(answer).startswith("Lena Vogt — Priya Raman in #platform-eng"), answer.text
+    # A first name after "with" is the other party: the one who wrote "I am on call" is.
+    swap = slack(
+        "slack:CPLAT::31",
+        "platform-eng",
+        ("Tomás Herrera", "On call this week (swapped with Lena). Cutover tomorrow at 05:30.", at(6, 8, 9)),
+        ("Lena Vogt", "Thanks for taking it.", at(6, 8, 10)),
+    )
+    answer = answerer.answer("Who covered on-call for the week starting 8 June?", [swap], intent="who")
+    assert first_line(answer).startswith("Tomás Herrera — Tomás Herrera in #platform-eng"), answer.text
+
+
 def test_a_when_question_leads_with_the_date(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer("When was OLake Go v0.9.2 released?", [RELEASES], intent="when")
     assert first_line(answer).startswith("Mon 20 Jul 2026 (the date of the message) — "), answer.text

@@ -2234,9 +2234,26 @@ def _person_in(question: str, ev: Evidence, context: Sequence[Chunk]) -> str:
         # "Who posts the release announcements?": the one who wrote the line, not someone it mentions.
         return ev.author
     known = {a for c in context for a in c.authors if a and " " in a}
-    for name in sorted(known, key=lambda a: ev.text.find(a) if a in ev.text else 1 << 30):
-        if name in ev.text and name.lower() not in q_low and name.split()[0].lower() not in q_low:
-            return name
+    # Where the line names each known person: by full name, or by a first name only one of them has ("On call:
+    # Lena (swapped)" names Lena Vogt). A first name that is also a calendar word ("May") is not read as a name, and
+    # one after "with" is the other party ("On call this week (swapped with Lena)", written by the one on call).
+    by_first: dict[str, set[str]] = {}
+    for name in known:
+        by_first.setdefault(name.split()[0], set()).add(name)
+    named: list[tuple[int, str]] = []
+    for name in known:
+        if name.lower() in q_low or name.split()[0].lower() in q_low:
+            continue
+        if name in ev.text:
+            named.append((ev.text.find(name), name))
+            continue
+        first = name.split()[0]
+        if len(by_first[first]) == 1 and first.lower() not in _CALENDAR:
+            m = re.search(rf"(?<!\w)(?<!\bwith ){re.escape(first)}\b", ev.text)
+            if m:
+                named.append((m.start(), name))
+    if named:
+        return min(named)[1]
     mention = re.search(r"@([A-Z][\w.-]*(?: [A-Z][\w-]*)?)", ev.text)
     if mention and mention[1].lower() not in q_low:
         return mention[1]
