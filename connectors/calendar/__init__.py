@@ -46,6 +46,7 @@ EVENT = DocumentKind(
     "calendar_event",
     "chunkers.calendar:chunk_event",
     KindLimits(max_chars=1200, max_items=1, gap_hours=0.0, topic_threshold=0.0),
+    scheduled=True,
 )
 
 ICS = SourceDescriptor(

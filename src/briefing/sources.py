@@ -112,6 +112,9 @@ class DocumentKind:
     # A stream of unrelated posts (a channel's top-level messages) rather than one conversation: briefings take
     # each chunk (the chunker's burst of consecutive messages) as a conversation instead of the whole document.
     stream: bool = False
+    # Something that happens at a time (a meeting): its chunk spans the occurrence, and "what meetings do we have
+    # this week?" lists the ones that start in the window (`briefing.ask.listing`), past or to come.
+    scheduled: bool = False
 
 
 @dataclass(frozen=True)

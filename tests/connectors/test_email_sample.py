@@ -44,6 +44,22 @@ def test_sample_mail_and_calendar_answer_with_citations(tmp_path: Path) -> None:
     early = ask("When is the Q3 planning meeting?", "2026-06-08T09:00:00+00:00")
     assert "calendar:q3-planning@kestrelpay.example" not in {ref for hit in early["hits"] for ref in hit["refs"]}
 
+    # "What meetings do we have this week?" is the calendar's list for the week, in time order, each cited, with
+    # the meetings still to come; asked a week earlier, the planning meeting was not in the calendar yet.
+    agenda = ask("What meetings do we have this week?", "2026-06-15T09:00:00+00:00")
+    lines = agenda["answer"].splitlines()
+    assert lines[0] == "8 meetings this week, in time order:", agenda["answer"]
+    assert lines[1].startswith("- Mon 15 Jun 10:00-10:15 UTC: Platform standup (organiser Priya Raman) [1]")
+    assert "- Tue 16 Jun 13:00-15:00 UTC: Q3 planning (organiser Priya Raman) [4]" in lines
+    assert len(agenda["citations"]) == 8 and agenda["no_answer"] is False
+    assert {"calendar:q3-planning@kestrelpay.example"} <= {ref for c in agenda["citations"] for ref in c["refs"]}
+    before = ask("What meetings do we have next week?", "2026-06-08T09:00:00+00:00")
+    assert before["answer"].startswith("7 meetings next week, in time order:"), before["answer"]
+    assert "Q3 planning" not in before["answer"]
+    # A person named keeps the meetings that name them: Marcus has his 1:1, not Aiko's.
+    marcus_week = ask("Which meetings does Marcus have this week?", "2026-06-15T09:00:00+00:00")
+    assert "Priya / Marcus 1:1" in marcus_week["answer"] and "Priya / Aiko 1:1" not in marcus_week["answer"]
+
     people = runner.invoke(app, ["--config", str(config), "people", "--json"])
     assert people.exit_code == 0, people.output
     marcus = next(p for p in json.loads(people.stdout)["people"] if p["name"] == "Marcus Okafor")

@@ -8,6 +8,12 @@ index for the documents (not conversations) whose own date falls in the window, 
 of the kind the question names (a folder or project such as `blog/` or `release/`), and lists each: its title, its
 author and date, its opening sentence, cited by its own first unit.
 
+Meetings by when they happen: "What meetings do we have this week?", "Any meetings tomorrow?", "What's on the
+calendar next week?" list the occurrences of scheduled kinds (calendar events) that start in the window, past or
+still to come (an event is visible once it was put in the calendar), in time order, each with its time, organiser
+and place, cited by its own event. A person the question names keeps the meetings that name them (organiser or
+attendee); "meetings about X" keeps those that mention X.
+
 The same for tracker records by what happened to them: "Which PRs were merged in the first week of June?", "Which
 issues were opened last week?" list the pull requests (or issues) whose merged (opened, closed) event falls in the
 window, each cited by its own record. "The first (second, ..., last) week of" a month narrows a month's window to
@@ -24,6 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from briefing import registry
 from briefing.ask.extractive import _GENERIC, ExtractiveAnswer, _stem, _title, content_words
@@ -53,6 +60,16 @@ _ASKS_EVENTS = re.compile(
     re.I,
 )
 _EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # the rest: "opened"
+# "what meetings do we have", "which calls are scheduled", "any 1:1s", "what's on the calendar": the plural is what
+# makes it a list ("What meeting decided the cutover?" asks a fact).
+_MEETINGS = r"meetings|events|calls|invites|syncs|1:1s|one-on-ones|appointments"
+_ASKS_AGENDA = re.compile(
+    rf"^\W*(?:(?:what|which)\s+(?:[\w'-]+\s+){{0,2}}?(?:{_MEETINGS})\b|any\s+(?:[\w'-]+\s+){{0,2}}?(?:{_MEETINGS})\b"
+    r"|(?:what|anything)(?:'s|\s+is|\s+was|\s+else\s+is)?\s+(?:on|in)\s+(?:the|my|our|your|\w+'s)\s+(?:team\s+)?"
+    r"calendars?\b)",
+    re.I,
+)
+_ABOUT = re.compile(r"\b(?:about|regarding|concerning|covering)\s+([^?]+)", re.I)
 _PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
 _WEEK_OF = re.compile(r"\b(first|second|third|fourth|last)\s+week\s+of\b", re.I)
 _WEEK_START = {"first": 0, "second": 7, "third": 14, "fourth": 21}
@@ -61,6 +78,8 @@ _WEEK_START = {"first": 0, "second": 7, "third": 14, "fourth": 21}
 _SYNONYM_GROUPS = ("blog post article news", "release changelog", "doc document page")
 _SYNONYMS = {word: set(group.split()) for group in _SYNONYM_GROUPS for word in group.split()}
 MAX_LISTED = 12
+# A week of daily stand-ups and the rest fits; a month says how many more there are.
+MAX_MEETINGS = 20
 LEAD_LIMIT = 200
 # Below this many words a sentence is a title or a caption, not the document's opening sentence.
 LEAD_MIN_WORDS = 8
@@ -193,6 +212,71 @@ def listed_records(
     return " ".join(m[1].split()), event, found
 
 
+def asked_agenda(question: str) -> set[str] | None:
+    """The topic words ("meetings about the cutover": cutover) when the question asks which meetings happen in its
+    window; None when it asks no such thing."""
+    if _ASKS_AGENDA.search(question.strip()) is None:
+        return None
+    about = _ABOUT.search(question)
+    return content_words(about[1]) - _GENERIC if about else set()
+
+
+def listed_meetings(
+    question: str, window: tuple[datetime, datetime], index: Index, now: datetime, people: Sequence[str] = ()
+) -> list[Chunk]:
+    """The occurrences of scheduled kinds that start in `window` and were in the calendar at `now`, in time order:
+    one chunk each (an occurrence's first), kept when they name every person asked and hold the topic words."""
+    topic = asked_agenda(question)
+    if topic is None:
+        return []
+    families = tuple(
+        name
+        for name in registry.families()
+        if (found := registry.family(name)) is not None and any(k.scheduled for k in found.kinds)
+    )
+    if not families:
+        return []
+    first: dict[str, Chunk] = {}
+    for chunk in index.chunks(Filter(source_types=families, start=window[0], end=window[1], as_of=now)):
+        if not window[0] <= chunk.start < window[1]:
+            continue  # overlapping the window is not starting in it (a leave that began last week)
+        text = chunk.text.lower()
+        if any(p.lower() not in text and p not in chunk.authors for p in people):
+            continue
+        if topic and topic - (content_words(chunk.text) | content_words(chunk.title)):
+            continue
+        key = chunk.refs[0] if chunk.refs else chunk.doc_key
+        if key not in first or (chunk.ordinal, chunk.chunk_id) < (first[key].ordinal, first[key].chunk_id):
+            first[key] = chunk
+    return sorted(first.values(), key=lambda c: (c.start, c.title, c.doc_key))
+
+
+def render_meetings(
+    meetings: Sequence[Chunk], period: str, zone: ZoneInfo, answer: ExtractiveAnswer
+) -> ExtractiveAnswer:
+    """Meetings as the answer: a lead with their number and period, then one cited line each, in time order."""
+    shown = meetings[:MAX_MEETINGS]
+    more = f" ({len(meetings) - len(shown)} more not shown)" if len(meetings) > len(shown) else ""
+    noun = "meeting" if len(meetings) == 1 else "meetings"
+    lines = [f"{len(meetings)} {noun} {period}{more}, in time order:"]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, chunk in enumerate(shown, 1):
+        start, end = chunk.start.astimezone(zone), chunk.end.astimezone(zone)
+        if chunk.metadata.get("all_day"):
+            when = f"{start:%a} {start.day} {start:%b}, all day"
+        else:
+            until = f"-{end:%H:%M}" if end > start and end.date() == start.date() else ""
+            when = f"{start:%a} {start.day} {start:%b} {start:%H:%M}{until} {start.tzname() or 'UTC'}"
+        title = clean(_title(chunk)[0], limit=160) or chunk.doc_key
+        status = " (cancelled)" if str(chunk.metadata.get("status") or "").upper() == "CANCELLED" else ""
+        organiser = f" (organiser {chunk.authors[0]})" if chunk.authors else ""
+        lines.append(f"- {when}: {title}{status}{organiser} [{n}]")
+        cited[n] = [chunk.units[0].ref if chunk.units else (chunk.refs[0] if chunk.refs else chunk.doc_key)]
+        urls[n] = (chunk.units[0].url if chunk.units else "") or chunk.url
+    return replace(answer, text="\n".join(lines), cited=cited, urls=urls, no_answer=False)
+
+
 def render_records(
     records: Sequence[tuple[datetime, Sequence[Chunk]]], kind: str, event: str, period: str, answer: ExtractiveAnswer
 ) -> ExtractiveAnswer:
@@ -218,7 +302,11 @@ def render_records(
 def _period(label: str, narrowing: str) -> str:
     if narrowing:
         return f"in {narrowing} {label}" if label else "in that week"
-    relative = label.split()[0].lower() in {"last", "this", "past", "yesterday", "today"} if label else False
+    relative = (
+        label.split()[0].lower() in {"last", "this", "past", "next", "coming", "yesterday", "today", "tomorrow"}
+        if label
+        else False
+    )
     return (label if relative else f"in {label}") if label else "in the period asked about"
 
 
@@ -254,13 +342,24 @@ def answer_listing(
     index: Index,
     now: datetime,
     projects: Sequence[str] = (),
+    people: Sequence[str] = (),
+    zone: ZoneInfo | None = None,
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """`answer` as the list of the documents of the asked kind dated in the question's window, with their keys;
-    None when the question asks no such thing, names no period, was refused, or no such document is dated there."""
-    if answer.no_answer or window is None:
+    None when the question asks no such thing, names no period, was refused, or no such document is dated there.
+    Meetings ("what meetings do we have this week?") are listed even where the sentences were refused: the
+    calendar, not a sentence, answers, and an empty window is said in words."""
+    if window is None:
         return None
     window, narrowing = narrowed(question, window)
     period = _period(label, narrowing)
+    if asked_agenda(question) is not None:
+        meetings = listed_meetings(question, window, index, now, people)
+        if meetings:
+            shown = render_meetings(meetings, period, zone or ZoneInfo("UTC"), answer)
+            return shown, list(dict.fromkeys(c.doc_key for c in meetings))
+    if answer.no_answer:
+        return None
     asked = asked_listing(question)
     documents = listed_documents(question, window, index, now, projects) if asked is not None else []
     if asked is not None and documents:

@@ -221,6 +221,8 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             index=deps.retriever.index,
             now=state.now,
             projects=state.constraints.projects if state.constraints else (),
+            people=state.constraints.people if state.constraints else (),
+            zone=ZoneInfo(deps.settings.workspace.timezone),
         )
         if listed is not None:
             answer = listed[0]
