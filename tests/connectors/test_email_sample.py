@@ -58,7 +58,12 @@ def test_sample_mail_and_calendar_answer_with_citations(tmp_path: Path) -> None:
     assert "Q3 planning" not in before["answer"]
     # A person named keeps the meetings that name them: Marcus has his 1:1, not Aiko's.
     marcus_week = ask("Which meetings does Marcus have this week?", "2026-06-15T09:00:00+00:00")
+    assert marcus_week["answer"].startswith("7 meetings with Marcus Okafor this week"), marcus_week["answer"]
     assert "Priya / Marcus 1:1" in marcus_week["answer"] and "Priya / Aiko 1:1" not in marcus_week["answer"]
+    # A calendar with nothing in the window says so, as an answer that cites nothing.
+    august = ask("What meetings do we have in August?", "2026-06-15T09:00:00+00:00")
+    assert august["answer"] == "No meetings in August in the calendar." and august["citations"] == []
+    assert august["no_answer"] is False
 
     people = runner.invoke(app, ["--config", str(config), "people", "--json"])
     assert people.exit_code == 0, people.output

@@ -221,6 +221,20 @@ def asked_agenda(question: str) -> set[str] | None:
     return content_words(about[1]) - _GENERIC if about else set()
 
 
+def _scheduled_families() -> tuple[str, ...]:
+    return tuple(
+        name
+        for name in registry.families()
+        if (found := registry.family(name)) is not None and any(k.scheduled for k in found.kinds)
+    )
+
+
+def has_calendar(index: Index, now: datetime) -> bool:
+    """Whether the index holds any event of a scheduled kind as of `now` (a calendar is configured and ingested)."""
+    families = _scheduled_families()
+    return bool(families) and index.count(Filter(source_types=families, as_of=now)) > 0
+
+
 def listed_meetings(
     question: str, window: tuple[datetime, datetime], index: Index, now: datetime, people: Sequence[str] = ()
 ) -> list[Chunk]:
@@ -229,11 +243,7 @@ def listed_meetings(
     topic = asked_agenda(question)
     if topic is None:
         return []
-    families = tuple(
-        name
-        for name in registry.families()
-        if (found := registry.family(name)) is not None and any(k.scheduled for k in found.kinds)
-    )
+    families = _scheduled_families()
     if not families:
         return []
     first: dict[str, Chunk] = {}
@@ -252,13 +262,14 @@ def listed_meetings(
 
 
 def render_meetings(
-    meetings: Sequence[Chunk], period: str, zone: ZoneInfo, answer: ExtractiveAnswer
+    meetings: Sequence[Chunk], period: str, zone: ZoneInfo, answer: ExtractiveAnswer, narrowing: str = ""
 ) -> ExtractiveAnswer:
-    """Meetings as the answer: a lead with their number and period, then one cited line each, in time order."""
+    """Meetings as the answer: a lead with their number, what narrowed them (" with Ana", " about cutover") and
+    the period, then one cited line each, in time order."""
     shown = meetings[:MAX_MEETINGS]
     more = f" ({len(meetings) - len(shown)} more not shown)" if len(meetings) > len(shown) else ""
     noun = "meeting" if len(meetings) == 1 else "meetings"
-    lines = [f"{len(meetings)} {noun} {period}{more}, in time order:"]
+    lines = [f"{len(meetings)} {noun}{narrowing} {period}{more}, in time order:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, chunk in enumerate(shown, 1):
@@ -353,11 +364,18 @@ def answer_listing(
         return None
     window, narrowing = narrowed(question, window)
     period = _period(label, narrowing)
-    if asked_agenda(question) is not None:
+    topic = asked_agenda(question)
+    if topic is not None:
+        who = f" with {' and '.join(people)}" if people else ""
+        narrowing = who + (f" about {' '.join(sorted(topic))}" if topic else "")
         meetings = listed_meetings(question, window, index, now, people)
         if meetings:
-            shown = render_meetings(meetings, period, zone or ZoneInfo("UTC"), answer)
+            shown = render_meetings(meetings, period, zone or ZoneInfo("UTC"), answer, narrowing)
             return shown, list(dict.fromkeys(c.doc_key for c in meetings))
+        if has_calendar(index, now):
+            # An empty window in a calendar that exists is an answer, not a refusal (as briefings say "Nothing in").
+            text = f"No meetings{narrowing} {period} in the calendar."
+            return replace(answer, text=text, cited={}, urls={}, no_answer=False), []
     if answer.no_answer:
         return None
     asked = asked_listing(question)
