@@ -141,3 +141,24 @@ def test_a_digest_until_a_later_day_lists_what_is_scheduled_in_time_order(demo, 
     # Without --until the window stops at now: nothing scheduled.
     past = brief(demo, monkeypatch, "digest", "--since", "2026-06-15")
     assert not [line for s in past["sections"] for line in s["lines"] if line["status"] == "scheduled"]
+
+
+def ask(index: DemoIndex, monkeypatch: pytest.MonkeyPatch, question: str) -> dict:
+    monkeypatch.setenv("BRIEF_HOME", str(index.home))
+    result = runner.invoke(app, ["--config", str(index.config), "ask", question, "--json", "--now", NOW])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_the_demo_questions_lead_with_what_was_asked(demo, monkeypatch) -> None:
+    # "Which pull request": the bug report that describes the same retries (#55) is not a pull request; the ticket
+    # comment that names the merged PR is.
+    pull = ask(demo, monkeypatch, "Which pull request added jitter to payout-worker?")
+    first = pull["answer"].splitlines()[0]
+    assert "PR #57" in first and "#55" not in first, pull["answer"]
+    # "On call: Lena (swapped ...)": the person on call, by the full name she posts under, not the page's writer.
+    oncall = ask(demo, monkeypatch, "Who is on call this week?")
+    assert oncall["answer"].startswith("Lena Vogt — "), oncall["answer"]
+    # The week's meetings from the calendar, still to come included, not a meeting of another week.
+    meetings = ask(demo, monkeypatch, "What meetings do we have this week?")
+    assert meetings["answer"].startswith("8 meetings this week, in time order:"), meetings["answer"]

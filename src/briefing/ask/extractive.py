@@ -428,6 +428,7 @@ class ExtractiveAnswerer:
         if not asks_about_asking(question):
             _answers_inherit(evidence)
         _discount_reports(evidence, kind, question)
+        _pulls_first(evidence, question)
         _people_first(evidence, people)
         best = max(evidence, key=lambda e: e.score, default=None)
         # One chunk holding most of the question (an answer) vs the words spread over several (a near miss).
@@ -1363,6 +1364,24 @@ def _holding(ev: Evidence) -> bool:
     """A short chat reply that only promises to look or asks for more."""
     short = len(ev.text) <= HOLDING_MAX
     return short and _presentation(ev.chunk).conversational and bool(_PROMISE.search(ev.text))
+
+
+# "Which PR / pull request added X?" is answered by a pull request: a line of a pull request's own record, or one
+# that names a PR ("Merged payout-worker PR #57: ..."). The bug report the PR fixed describes X in the same words
+# ("retried ... with no jitter") but is not the answer: such lines rank below by this factor.
+_ASKS_PULL = re.compile(r"\bwhich\s+(?:\w+\s+)?(?:prs?|pull\s+requests?)\b", re.I)
+_NAMES_PULL = re.compile(r"\b(?:PR|pull\s+request)\s*#?\d+|/pulls?/\d+", re.I)
+PULL_MISS_WEIGHT = 0.8
+
+
+def _pulls_first(evidence: list[Evidence], question: str) -> None:
+    """Lines that neither belong to a pull request nor name one rank below those that do, for a "which PR"
+    question (the rule above)."""
+    if not _ASKS_PULL.search(question):
+        return
+    for ev in evidence:
+        if not (ev.chunk.metadata or {}).get("is_pull_request") and not _NAMES_PULL.search(_unit_text(ev)):
+            ev.score *= PULL_MISS_WEIGHT
 
 
 def _discount_reports(evidence: list[Evidence], kind: str, question: str = "") -> None:
