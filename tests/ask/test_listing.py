@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from briefing.ask.listing import asked_agenda
 from briefing.service import Brief
 from tests.harness import ingest_docs
 
@@ -112,3 +113,21 @@ def test_without_a_period_or_a_document_in_it_the_answer_is_the_ordinary_one(bri
         result = brief.ask(question, now=NOW)
         assert "listing" not in result.trace, question
         assert "dated in" not in result.answer, question
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("What meetings do we have this week?", set()),
+        ("Any 1:1s tomorrow?", set()),
+        ("What's on the calendar next week?", set()),
+        ("What is on my calendar tomorrow?", set()),
+        ("Any meetings about the budget this week?", {"budget"}),
+        # A fact about one meeting, or "events" and "calls" that are not the calendar's: not a list of meetings.
+        ("What meeting decided the cutover date?", None),
+        ("What events happened last week?", None),
+        ("Which calls failed after the deploy?", None),
+    ],
+)
+def test_which_questions_ask_for_the_calendars_meetings(question: str, topic: set[str] | None) -> None:
+    assert asked_agenda(question) == topic

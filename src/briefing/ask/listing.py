@@ -8,7 +8,7 @@ index for the documents (not conversations) whose own date falls in the window, 
 of the kind the question names (a folder or project such as `blog/` or `release/`), and lists each: its title, its
 author and date, its opening sentence, cited by its own first unit.
 
-Meetings by when they happen: "What meetings do we have this week?", "Any meetings tomorrow?", "What's on the
+Meetings by when they happen: "What meetings do we have this week?", "Any 1:1s tomorrow?", "What's on the
 calendar next week?" list the occurrences of scheduled kinds (calendar events) that start in the window, past or
 still to come (an event is visible once it was put in the calendar), in time order, each with its time, organiser
 and place, cited by its own event. A person the question names keeps the meetings that name them (organiser or
@@ -60,9 +60,10 @@ _ASKS_EVENTS = re.compile(
     re.I,
 )
 _EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # the rest: "opened"
-# "what meetings do we have", "which calls are scheduled", "any 1:1s", "what's on the calendar": the plural is what
-# makes it a list ("What meeting decided the cutover?" asks a fact).
-_MEETINGS = r"meetings|events|calls|invites|syncs|1:1s|one-on-ones|appointments"
+# "what meetings do we have", "which syncs are scheduled", "any 1:1s", "what's on the calendar": the plural is what
+# makes it a list ("What meeting decided the cutover?" asks a fact). "Events" and "calls" are left out: "what
+# events happened last week?" asks what happened, "which calls failed?" is about an API.
+_MEETINGS = r"meetings|invites|syncs|1:1s|one-on-ones|appointments"
 _ASKS_AGENDA = re.compile(
     rf"^\W*(?:(?:what|which)\s+(?:[\w'-]+\s+){{0,2}}?(?:{_MEETINGS})\b|any\s+(?:[\w'-]+\s+){{0,2}}?(?:{_MEETINGS})\b"
     r"|(?:what|anything)(?:'s|\s+is|\s+was|\s+else\s+is)?\s+(?:on|in)\s+(?:the|my|our|your|\w+'s)\s+(?:team\s+)?"
