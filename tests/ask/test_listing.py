@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from briefing.ask.listing import asked_agenda
+from briefing.ask.listing import _ASKS_NEXT, asked_agenda
 from briefing.service import Brief
 from tests.harness import ingest_docs
 
@@ -131,3 +131,18 @@ def test_without_a_period_or_a_document_in_it_the_answer_is_the_ordinary_one(bri
 )
 def test_which_questions_ask_for_the_calendars_meetings(question: str, topic: set[str] | None) -> None:
     assert asked_agenda(question) == topic
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("When is the next standup?", "standup"),
+        ("When's our next 1:1 with Marcus?", "1:1 with Marcus"),
+        ("when will the next sprint retro be?", "sprint retro"),
+        ("When was the last standup?", None),
+        ("When is the standup?", None),
+    ],
+)
+def test_which_questions_ask_for_the_next_meeting(question: str, words: str | None) -> None:
+    found = _ASKS_NEXT.search(question)
+    assert (found[1] if found else None) == words

@@ -65,6 +65,13 @@ def test_sample_mail_and_calendar_answer_with_citations(tmp_path: Path) -> None:
     assert august["answer"] == "No meetings in August in the calendar." and august["citations"] == []
     assert august["no_answer"] is False
 
+    # "When is the next standup?" is the calendar's next occurrence after the question's now, cited by it.
+    standup = ask("When is the next standup?", "2026-06-15T09:00:00+00:00")
+    assert standup["answer"] == "Mon 15 Jun 10:00-10:15 UTC: Platform standup (organiser Priya Raman) [1]"
+    assert standup["citations"][0]["refs"] == ["calendar:standup-1000@kestrelpay.example@20260615T100000Z"]
+    later = ask("When is the next standup?", "2026-06-15T10:05:00+00:00")
+    assert later["answer"].startswith("Tue 16 Jun 10:00-10:15 UTC: Platform standup"), later["answer"]
+
     people = runner.invoke(app, ["--config", str(config), "people", "--json"])
     assert people.exit_code == 0, people.output
     marcus = next(p for p in json.loads(people.stdout)["people"] if p["name"] == "Marcus Okafor")

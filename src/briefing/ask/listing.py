@@ -8,6 +8,8 @@ index for the documents (not conversations) whose own date falls in the window, 
 of the kind the question names (a folder or project such as `blog/` or `release/`), and lists each: its title, its
 author and date, its opening sentence, cited by its own first unit.
 
+"When is the next standup?" is the first occurrence to come of the meetings whose title holds its words.
+
 Meetings by when they happen: "What meetings do we have this week?", "Any 1:1s tomorrow?", "What's on the
 calendar next week?" list the occurrences of scheduled kinds (calendar events) that start in the window, past or
 still to come (an event is visible once it was put in the calendar), in time order, each with its time, organiser
@@ -71,6 +73,12 @@ _ASKS_AGENDA = re.compile(
     re.I,
 )
 _ABOUT = re.compile(r"\b(?:about|regarding|concerning|covering)\s+([^?]+)", re.I)
+# "When is the next standup?", "when's our next 1:1 with Marcus?": the first occurrence to come of the meetings
+# whose title holds the words.
+_ASKS_NEXT = re.compile(
+    r"^\W*when(?:'s|\s+is|\s+will(?:\s+be)?)\s+(?:the|our|my|your|\w+'s)?\s*next\s+(.+?)\s*(?:\bbe\s*)?\??\s*$", re.I
+)
+_MEETING_WORDS = frozenset({"meeting", "meet", "call", "session", "sync", "event"})
 _PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
 _WEEK_OF = re.compile(r"\b(first|second|third|fourth|last)\s+week\s+of\b", re.I)
 _WEEK_START = {"first": 0, "second": 7, "third": 14, "fourth": 21}
@@ -262,6 +270,55 @@ def listed_meetings(
     return sorted(first.values(), key=lambda c: (c.start, c.title, c.doc_key))
 
 
+def next_meeting(question: str, index: Index, now: datetime) -> Chunk | None:
+    """The first occurrence starting after `now`, as the calendar held it at `now`, of the scheduled events whose
+    title holds every word of "when is the next <words>?"; None when the question asks no such thing or none is
+    found (within a year)."""
+    m = _ASKS_NEXT.search(question.strip())
+    families = _scheduled_families()
+    if m is None or not families:
+        return None
+    words = content_words(m[1]) - _GENERIC - _MEETING_WORDS
+    if not words:
+        return None
+    found: Chunk | None = None
+    for chunk in index.chunks(Filter(source_types=families, start=now, end=now + timedelta(days=366), as_of=now)):
+        if chunk.start < now or str(chunk.metadata.get("status") or "").upper() == "CANCELLED":
+            continue
+        if words - content_words(chunk.title) or (found is not None and chunk.start >= found.start):
+            continue
+        found = chunk
+    return found
+
+
+def answer_next_meeting(
+    question: str, answer: ExtractiveAnswer, *, index: Index, now: datetime, zone: ZoneInfo | None = None
+) -> ExtractiveAnswer | None:
+    """`answer` as the next occurrence of the meeting asked about ("When is the next standup?"), cited by its
+    occurrence; None when the question asks no such thing or the calendar holds none to come."""
+    found = next_meeting(question, index, now)
+    if found is None:
+        return None
+    line = _meeting_line(found, zone or ZoneInfo("UTC"))
+    cited = {1: [found.units[0].ref if found.units else (found.refs[0] if found.refs else found.doc_key)]}
+    urls = {1: (found.units[0].url if found.units else "") or found.url}
+    return replace(answer, text=f"{line} [1]", cited=cited, urls=urls, no_answer=False)
+
+
+def _meeting_line(chunk: Chunk, zone: ZoneInfo) -> str:
+    """ "Tue 16 Jun 13:00-15:00 UTC: Q3 planning (organiser Priya Raman)": when, what, by whom."""
+    start, end = chunk.start.astimezone(zone), chunk.end.astimezone(zone)
+    if chunk.metadata.get("all_day"):
+        when = f"{start:%a} {start.day} {start:%b}, all day"
+    else:
+        until = f"-{end:%H:%M}" if end > start and end.date() == start.date() else ""
+        when = f"{start:%a} {start.day} {start:%b} {start:%H:%M}{until} {start.tzname() or 'UTC'}"
+    title = clean(_title(chunk)[0], limit=160) or chunk.doc_key
+    status = " (cancelled)" if str(chunk.metadata.get("status") or "").upper() == "CANCELLED" else ""
+    organiser = f" (organiser {chunk.authors[0]})" if chunk.authors else ""
+    return f"{when}: {title}{status}{organiser}"
+
+
 def render_meetings(
     meetings: Sequence[Chunk], period: str, zone: ZoneInfo, answer: ExtractiveAnswer, narrowing: str = ""
 ) -> ExtractiveAnswer:
@@ -274,16 +331,7 @@ def render_meetings(
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, chunk in enumerate(shown, 1):
-        start, end = chunk.start.astimezone(zone), chunk.end.astimezone(zone)
-        if chunk.metadata.get("all_day"):
-            when = f"{start:%a} {start.day} {start:%b}, all day"
-        else:
-            until = f"-{end:%H:%M}" if end > start and end.date() == start.date() else ""
-            when = f"{start:%a} {start.day} {start:%b} {start:%H:%M}{until} {start.tzname() or 'UTC'}"
-        title = clean(_title(chunk)[0], limit=160) or chunk.doc_key
-        status = " (cancelled)" if str(chunk.metadata.get("status") or "").upper() == "CANCELLED" else ""
-        organiser = f" (organiser {chunk.authors[0]})" if chunk.authors else ""
-        lines.append(f"- {when}: {title}{status}{organiser} [{n}]")
+        lines.append(f"- {_meeting_line(chunk, zone)} [{n}]")
         cited[n] = [chunk.units[0].ref if chunk.units else (chunk.refs[0] if chunk.refs else chunk.doc_key)]
         urls[n] = (chunk.units[0].url if chunk.units else "") or chunk.url
     return replace(answer, text="\n".join(lines), cited=cited, urls=urls, no_answer=False)

@@ -226,6 +226,19 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         )
         if listed is not None:
             answer = listed[0]
+    if outlined is None and listed is None:
+        from briefing.ask.listing import answer_next_meeting
+
+        # "When is the next standup?": the calendar's next occurrence, not a sentence about an earlier one.
+        upcoming = answer_next_meeting(
+            state.question,
+            answer,
+            index=deps.retriever.index,
+            now=state.now,
+            zone=ZoneInfo(deps.settings.workspace.timezone),
+        )
+        if upcoming is not None:
+            answer = upcoming
     # Each marker numbers one quoted unit, and its link opens that unit (the message, comment or section).
     citations = [{"n": n, "refs": refs, "url": answer.urls.get(n, "")} for n, refs in sorted(answer.cited.items())]
     if deps.on_token is not None:
