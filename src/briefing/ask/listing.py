@@ -116,11 +116,20 @@ def _conversational(source_type: str) -> bool:
     return family is None or family.presentation.conversational
 
 
+def _cited(chunk: Chunk) -> tuple[str, str]:
+    """(ref, url) a listed document or record is cited by: its first unit, else its first ref or its key."""
+    ref = chunk.units[0].ref if chunk.units else (chunk.refs[0] if chunk.refs else chunk.doc_key)
+    return ref, (chunk.units[0].url if chunk.units else "") or chunk.url
+
+
+def _cancelled(chunk: Chunk) -> bool:
+    return str(chunk.metadata.get("status") or "").upper() == "CANCELLED"
+
+
 def _lead(chunks: Sequence[Chunk], title: str) -> tuple[str, str, str]:
     """(opening sentence, ref, url) of a document: its first sentence of some length that is not its title."""
     first = chunks[0]
-    ref = first.units[0].ref if first.units else (first.refs[0] if first.refs else first.doc_key)
-    url = (first.units[0].url if first.units else "") or first.url
+    ref, url = _cited(first)
     for chunk in chunks[:4]:
         for unit in chunk.units:
             for sent in sentences(unit.text):
@@ -245,13 +254,11 @@ def has_calendar(index: Index, now: datetime) -> bool:
 
 
 def listed_meetings(
-    question: str, window: tuple[datetime, datetime], index: Index, now: datetime, people: Sequence[str] = ()
+    topic: set[str], window: tuple[datetime, datetime], index: Index, now: datetime, people: Sequence[str] = ()
 ) -> list[Chunk]:
     """The occurrences of scheduled kinds that start in `window` and were in the calendar at `now`, in time order:
-    one chunk each (an occurrence's first), kept when they name every person asked and hold the topic words."""
-    topic = asked_agenda(question)
-    if topic is None:
-        return []
+    one chunk each (an occurrence's first), kept when they name every person asked and hold the `topic` words (of
+    `asked_agenda`)."""
     families = _scheduled_families()
     if not families:
         return []
@@ -275,15 +282,17 @@ def next_meeting(question: str, index: Index, now: datetime) -> Chunk | None:
     title holds every word of "when is the next <words>?"; None when the question asks no such thing or none is
     found (within a year)."""
     m = _ASKS_NEXT.search(question.strip())
+    if m is None:
+        return None
     families = _scheduled_families()
-    if m is None or not families:
+    if not families:
         return None
     words = content_words(m[1]) - _GENERIC - _MEETING_WORDS
     if not words:
         return None
     found: Chunk | None = None
     for chunk in index.chunks(Filter(source_types=families, start=now, end=now + timedelta(days=366), as_of=now)):
-        if chunk.start < now or str(chunk.metadata.get("status") or "").upper() == "CANCELLED":
+        if chunk.start < now or _cancelled(chunk):
             continue
         if words - content_words(chunk.title) or (found is not None and chunk.start >= found.start):
             continue
@@ -300,9 +309,8 @@ def answer_next_meeting(
     if found is None:
         return None
     line = _meeting_line(found, zone or ZoneInfo("UTC"))
-    cited = {1: [found.units[0].ref if found.units else (found.refs[0] if found.refs else found.doc_key)]}
-    urls = {1: (found.units[0].url if found.units else "") or found.url}
-    return replace(answer, text=f"{line} [1]", cited=cited, urls=urls, no_answer=False)
+    ref, url = _cited(found)
+    return replace(answer, text=f"{line} [1]", cited={1: [ref]}, urls={1: url}, no_answer=False)
 
 
 def _meeting_line(chunk: Chunk, zone: ZoneInfo) -> str:
@@ -314,7 +322,7 @@ def _meeting_line(chunk: Chunk, zone: ZoneInfo) -> str:
         until = f"-{end:%H:%M}" if end > start and end.date() == start.date() else ""
         when = f"{start:%a} {start.day} {start:%b} {start:%H:%M}{until} {start.tzname() or 'UTC'}"
     title = clean(_title(chunk)[0], limit=160) or chunk.doc_key
-    status = " (cancelled)" if str(chunk.metadata.get("status") or "").upper() == "CANCELLED" else ""
+    status = " (cancelled)" if _cancelled(chunk) else ""
     organiser = f" (organiser {chunk.authors[0]})" if chunk.authors else ""
     return f"{when}: {title}{status}{organiser}"
 
@@ -332,8 +340,8 @@ def render_meetings(
     urls: dict[int, str] = {}
     for n, chunk in enumerate(shown, 1):
         lines.append(f"- {_meeting_line(chunk, zone)} [{n}]")
-        cited[n] = [chunk.units[0].ref if chunk.units else (chunk.refs[0] if chunk.refs else chunk.doc_key)]
-        urls[n] = (chunk.units[0].url if chunk.units else "") or chunk.url
+        ref, urls[n] = _cited(chunk)
+        cited[n] = [ref]
     return replace(answer, text="\n".join(lines), cited=cited, urls=urls, no_answer=False)
 
 
@@ -354,8 +362,8 @@ def render_records(
         )
         detail = ", ".join(p for p in (author, f"{event} {at:%a} {at.day} {at:%b}") if p)
         lines.append(f'- "{title}" ({detail}) [{n}]')
-        cited[n] = [first.units[0].ref if first.units else (first.refs[0] if first.refs else first.doc_key)]
-        urls[n] = (first.units[0].url if first.units else "") or first.url
+        ref, urls[n] = _cited(first)
+        cited[n] = [ref]
     return replace(answer, text="\n".join(lines), cited=cited, urls=urls)
 
 
@@ -417,7 +425,7 @@ def answer_listing(
     if topic is not None:
         who = f" with {' and '.join(people)}" if people else ""
         narrowing = who + (f" about {' '.join(sorted(topic))}" if topic else "")
-        meetings = listed_meetings(question, window, index, now, people)
+        meetings = listed_meetings(topic, window, index, now, people)
         if meetings:
             shown = render_meetings(meetings, period, zone or ZoneInfo("UTC"), answer, narrowing)
             return shown, list(dict.fromkeys(c.doc_key for c in meetings))

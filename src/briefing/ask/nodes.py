@@ -208,6 +208,7 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         if outlined is not None:
             answer = outlined[0]
     listed = None
+    zone = ZoneInfo(deps.settings.workspace.timezone)
     if outlined is None and window is not None:
         from briefing.ask.listing import answer_listing
 
@@ -222,7 +223,7 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             now=state.now,
             projects=state.constraints.projects if state.constraints else (),
             people=state.constraints.people if state.constraints else (),
-            zone=ZoneInfo(deps.settings.workspace.timezone),
+            zone=zone,
         )
         if listed is not None:
             answer = listed[0]
@@ -235,7 +236,7 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             answer,
             index=deps.retriever.index,
             now=state.now,
-            zone=ZoneInfo(deps.settings.workspace.timezone),
+            zone=zone,
         )
         if upcoming is not None:
             answer = upcoming
