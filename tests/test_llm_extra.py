@@ -39,6 +39,15 @@ def test_the_default_install_answers_without_dspy(use_sample: Any) -> None:
     assert '"citations": [{' in done.stdout
 
 
+def test_the_default_install_briefs_a_week_without_dspy(use_sample: Any) -> None:
+    # "What happened ... last week?" goes to the briefing engine, whose LLM line writer needs the extra; without an
+    # LLM configured it must not even be imported (`brief demo` asks this on a plain `pip install .`).
+    done = brief(use_sample, "ask", "What happened in #incidents last week?", "--json", "--now", "2026-06-15")
+    assert done.returncode == 0, done.stderr
+    assert "No module named" not in done.stderr
+    assert '"citations": [{' in done.stdout
+
+
 def test_an_llm_config_without_the_extra_is_one_line_naming_it(use_sample: Any) -> None:
     done = brief(use_sample, "ask", "pooling?", BRIEF_LLM__MODEL="openai/gpt-4o-mini")
     assert done.returncode == 8

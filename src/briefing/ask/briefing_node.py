@@ -18,6 +18,7 @@ from briefing.model import Chunk
 
 if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps
+    from briefing.digest.llm import LineWriter
 
 _BRIEFING = re.compile(
     r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|new|going\s+on|been\s+going\s+on)\b|"
@@ -98,10 +99,18 @@ def route(state: AskState, settings: Any = None) -> str:
     return "retrieve"
 
 
+def _line_writer(deps: AskDeps) -> LineWriter | None:
+    """The LLM line writer when an LLM answers; imported only then (DSPy is the optional `llm` extra)."""
+    if deps.answerer is None:
+        return None
+    from briefing.digest.llm import LineWriter
+
+    return LineWriter(deps.answerer.lm)
+
+
 def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.digest import render
     from briefing.digest.engine import Briefer
-    from briefing.digest.llm import LineWriter
     from briefing.digest.model import Scope
     from briefing.digest.service import channel_scope, places
     from briefing.retrieve import Hit
@@ -130,7 +139,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         timezone=settings.workspace.timezone,
         max_lines=settings.digest.max_lines,
         burst_minutes=settings.digest.burst_minutes,
-        writer=LineWriter(deps.answerer.lm) if deps.answerer is not None else None,
+        writer=_line_writer(deps),
     )
     shown = places(scope, deps.directory)
     digest = briefer.digest(
