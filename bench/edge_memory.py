@@ -14,8 +14,8 @@ two authors and the time fields), and the process's anonymous memory (`RssAnon`)
   payload text, or all three (which structure holds the memory).
 - trim: glibc's `malloc_trim(0)` every 1,000 points (fragmentation, or live data?). flush: the shard flushed every
   1,000 points. flush-trim: both. reopen: flushed, closed and loaded again every 4,000 points.
-- seal-keep: the optimizer every 4,000 points (what `[qdrant] segment_points` did before stop 25). seal: the
-  optimizer, a flush and `malloc_trim` every 4,000 points (what the writer does since stop 25).
+- seal-keep: the optimizer every 4,000 points (what `[qdrant] segment_points` did before segment sealing). seal: the
+  optimizer, a flush and `malloc_trim` every 4,000 points (what the writer does now).
 - steps: after the write, the memory after each of trim, optimize, trim, flush, trim.
 """
 

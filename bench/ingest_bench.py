@@ -268,7 +268,7 @@ def step_fastembed(config: Path) -> dict[str, Any]:
 
     def alone(group: list[str], *, by_chars: bool = False, label: str = "") -> float:
         """Seconds for fastembed to embed `group` sorted all at once: by model tokens (the order that pads its
-        batches least, the strict baseline), or by characters (the baseline of stop 22 and before)."""
+        batches least, the strict baseline), or by characters (the older baseline)."""
         limit = settings.embedding.max_tokens
         ordered = sorted(group, key=len if by_chars else lambda t: min(limit, embedder.count_tokens(t)))
         t, used = time.perf_counter(), cpu_s()
@@ -439,7 +439,7 @@ def main() -> None:
                 "ingest": ingest,
                 "fastembed_alone": alone,
                 "ratio_to_fastembed": round(ingest["chunks_per_s"] / alone["chunks_per_s"], 2),
-                # against fastembed alone on the chunk texts sorted by characters (the baseline until stop 22)
+                # against fastembed alone on the chunk texts sorted by characters (the older baseline)
                 "ratio_to_fastembed_by_chars": round(ingest["chunks_per_s"] / alone["chunks_per_s_sorted_by_chars"], 2)
                 if alone["chunks_per_s_sorted_by_chars"]
                 else None,

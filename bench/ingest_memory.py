@@ -10,7 +10,7 @@ text, the same every run: chunking, topic splits, rounds and index writes do wha
 fraction of the time), `[embedding] warm_cache = false`. A thread samples `/proc/self/status` every 0.1 s: peak
 anonymous memory (the process's own) and mapped files (the index's segment files; page cache the kernel can
 drop), and the anonymous memory each time another 1,000 points are written. The engine holds the GIL while its
-optimizer runs, so that thread misses the optimizer's memory: since stop 25 this process also samples the ingest's
+optimizer runs, so that thread misses the optimizer's memory: this process also samples the ingest's
 `/proc/PID/status` from outside (`peak_anon_mb_outside`, `peak_file_mb_outside`). What the model adds on top is a
 constant (`bench/ingest_bench.py` measures it with the model: peak RSS of a real ingest).
 """

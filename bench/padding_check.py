@@ -3,7 +3,7 @@
 Each ingest round sorts its chunks and the model pads every batch of `[embedding] batch_size` texts to its longest
 one; fastembed alone, the ingest ratio's baseline, sorts all texts at once. Over an indexed workspace's chunks, in
 ingest order (source, document, time), this prints the real tokens and the padded tokens for rounds of 64 to 512
-chunks and for one global sort, sorted by characters (until stop 23) and by model tokens (now); then the same for
+chunks and for one global sort, sorted by characters (formerly) and by model tokens (now); then the same for
 the texts each round warms into the vector cache (`briefing.warm`: unit-list texts and answer sentences, one
 model call per round; a text an earlier round cached is not embedded again).
 

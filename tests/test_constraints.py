@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from briefing.constraints import Constraints, Directory, extract
 from briefing.errors import ConfigError
 from briefing.model import Person
+from briefing.question.constraints import Constraints, Directory, extract
 
 NOW = datetime(2026, 6, 15, 9, 0, tzinfo=UTC)  # a Monday
 NOW_ISO = "2026-06-15T09:00"

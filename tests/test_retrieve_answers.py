@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 import briefing.retrieve as retrieve_module
-from briefing.constraints import Directory, about_person, extract
 from briefing.embed import Embedder
 from briefing.index import Index
 from briefing.model import Chunk, Person, Unit
+from briefing.question.constraints import Directory, about_person, extract
 from briefing.retrieve import Hit, Retriever, SearchQuery, demote_near_duplicates
 from briefing.settings import EmbeddingSettings, QdrantSettings, RetrievalSettings, Settings, WorkspaceSettings
 

@@ -15,10 +15,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import briefing.retrieve as retrieve_module
-from briefing.constraints import extract
 from briefing.embed import Embedder
 from briefing.index import Index
 from briefing.model import Chunk, Unit
+from briefing.question.constraints import extract
 from briefing.retrieve import Hit, Retriever, SearchQuery, spread_documents
 from briefing.settings import EmbeddingSettings, QdrantSettings, RetrievalSettings, Settings, WorkspaceSettings
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from briefing.constraints import Directory, extract
 from briefing.embed import Embedder
 from briefing.index import Index
 from briefing.model import Chunk, Person, Unit
+from briefing.question.constraints import Directory, extract
 from briefing.retrieve import Retriever, SearchQuery
 from briefing.settings import EmbeddingSettings, QdrantSettings, RetrievalSettings, Settings, WorkspaceSettings
 

@@ -14,10 +14,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import briefing.retrieve as retrieve_module
-from briefing.constraints import extract, version_match
 from briefing.embed import Embedder
 from briefing.index import Index
 from briefing.model import Chunk, Unit
+from briefing.question.constraints import extract, version_match
 from briefing.retrieve import Retriever, SearchQuery, residual_query
 from briefing.settings import EmbeddingSettings, QdrantSettings, RetrievalSettings, Settings, WorkspaceSettings
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from briefing.ask.citations import refusal as citations_refusal
-from briefing.constraints import Directory, extract
 from briefing.model import ChunkLimits
+from briefing.question.constraints import Directory, extract
 from briefing.textrules import (
     STOPWORDS,
     find_ticket_keys,

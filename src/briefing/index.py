@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from briefing.embed import SparseVec
 from briefing.errors import IndexError_, StateError
 from briefing.model import Chunk, Unit
 from briefing.settings import QdrantSettings, Settings, secret
+
+if TYPE_CHECKING:
+    from briefing.view import View
 
 DENSE = "dense"
 SPARSE = "bm25"
@@ -303,6 +306,13 @@ class Index:
         """Make every read through this object see only chunks one of `readers` may see (None: everything)."""
         self.readers = readers
         return self
+
+    def view(self, now: datetime, readers: tuple[str, ...] | None = None) -> View:
+        """What a reader sees at `now`: every read cut by time and by access (`briefing.view`)."""
+        from briefing.view import View
+
+        scope = readers if readers is not None else self.readers
+        return View(self, now, scope)
 
     def _scoped(self, flt: Filter | None) -> Filter | None:
         if self.readers is None:

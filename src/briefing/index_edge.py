@@ -91,7 +91,7 @@ def _release_freed_memory() -> None:
     When the optimizer seals the appendable segment (its in-memory payload indexes, sparse postings and id
     tracker, about 5 KB a point) into a memory-mapped indexed one, and the shard is flushed, the engine frees
     those structures; glibc keeps the freed pages in its arenas, so without this the writer's anonymous memory
-    would keep every point it ever held (docs/performance.md, "Stop 25").
+    would keep every point it ever held (docs/performance.md, "Memory").
     """
     if not _MALLOC_TRIM:
         trim = None

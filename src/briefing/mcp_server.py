@@ -106,7 +106,7 @@ class BriefTools:
         from briefing.digest import service
         from briefing.digest.model import Scope
         from briefing.digest.window import resolve
-        from briefing.timeexpr import Calendar
+        from briefing.question.timeexpr import Calendar
 
         moment = _now(now)
         ws = self.settings.workspace
@@ -130,7 +130,7 @@ class BriefTools:
     ) -> dict[str, Any]:
         from briefing.digest import timeline as tl
         from briefing.digest.window import bound
-        from briefing.timeexpr import Calendar
+        from briefing.question.timeexpr import Calendar
 
         text, moment = check_question(subject), _now(now)
         ws = self.settings.workspace

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from briefing.model import Chunk
 
 if TYPE_CHECKING:
-    from briefing.constraints import Constraints
+    from briefing.question.constraints import Constraints
     from briefing.retrieve import Hit, Retrieval
 
 

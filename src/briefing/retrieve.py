@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from briefing.constraints import about_person, version_match
 from briefing.embed import Embedder, SparseVec
 from briefing.index import Filter, Index, IndexHit, doc_id
 from briefing.model import Chunk
+from briefing.question.constraints import about_person, version_match
 from briefing.settings import RetrievalSettings
 
 if TYPE_CHECKING:
-    from briefing.constraints import Constraints
+    from briefing.question.constraints import Constraints
 
 log = logging.getLogger(__name__)
 # A unit's score: its cosine to the question plus this share of its BM25 (IDF over the candidates' units) relative
@@ -72,7 +72,7 @@ NEAR_DUPLICATE = 0.8
 # file's ref) keeps a place in the top k only while its document has fewer than PER_DOCUMENT of them there, or
 # PER_TOP_DOCUMENT for the best hit's document, the one the question is most likely about. The rest follow the top
 # k in order. A long post's sections, tied on the question's words, had taken 6 to 8 of 10 places and pushed out the
-# thread that answers (docs/retrieval.md, stop 22). A thread's or a channel log's chunks each cite other messages,
+# thread that answers (docs/retrieval.md). A thread's or a channel log's chunks each cite other messages,
 # so they are not held back. PER_DOCUMENT = 0 turns this off.
 PER_DOCUMENT = 1
 PER_TOP_DOCUMENT = 4

@@ -88,7 +88,7 @@ class Brief:
         return corrections_path(self.settings)
 
     def directory(self) -> Any:
-        from briefing.constraints import Directory
+        from briefing.question.constraints import Directory
 
         channels: set[str] = set()
         projects: set[str] = set()
@@ -111,7 +111,7 @@ class Brief:
 
     # -- search / ask -----------------------------------------------------------------------------------------
     def constraints(self, question: str, now: datetime) -> Any:
-        from briefing.constraints import extract
+        from briefing.question.constraints import extract
 
         ws = self.settings.workspace
         return extract(question, now=now, timezone=ws.timezone, week_start=ws.week_start, directory=self.directory())

@@ -152,7 +152,7 @@ class QdrantSettings(_Strict):
     # Embedded engine: points per indexed segment. A write optimizes each time this many points are new, so the
     # optimizer builds one segment's graph at a time (bounded memory) instead of one graph over the whole index;
     # merges stop at this size. It is also the writer's memory ceiling: the segment being written keeps a few KB
-    # a point in memory until it is sealed, then hands them back (docs/performance.md, "Stop 25"). 0: no bound
+    # a point in memory until it is sealed, then hands them back (docs/performance.md, "Memory"). 0: no bound
     # (one segment per optimize, the engine's own merge sizes, memory that grows with the points written).
     segment_points: int = Field(default=SEGMENT_POINTS, ge=0, le=100_000_000)
     # HNSW search effort (candidates kept per query; at least the result limit): recall against exact search
@@ -230,7 +230,7 @@ class AnswerSettings(_Strict):
     # The model that scores evidence sentences against the question; unset: the index's [embedding] model.
     sentence_model: str | None = None
     # A second model that rereads the `rescore_top` best sentences (briefing.ask.rescoring, docs/answering.md
-    # "Sentence ranking, stop 23"); unset or "": off. Without the model's package the answer is the first model's.
+    # "Sentence ranking"); unset or "": off. Without the model's package the answer is the first model's.
     # Measured: e5 deciding which runner-up lines are cited (margin 0.05), reordering nothing (weight 0).
     rescore_model: str | None = None
     rescore_top: int = Field(default=20, ge=1)

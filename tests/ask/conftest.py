@@ -10,10 +10,10 @@ import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.ask.nodes import AskDeps
-from briefing.constraints import Directory
 from briefing.embed import Embedder
 from briefing.index import Index
 from briefing.model import Chunk, Person, Unit
+from briefing.question.constraints import Directory
 from briefing.retrieve import Retriever
 from briefing.settings import EmbeddingSettings, QdrantSettings, Settings, WorkspaceSettings
 

@@ -1,4 +1,4 @@
-"""Stop 22 answer composition, on hand-built chunks: a quote that cuts a list shows the items it cut off, a value
+"""Answer composition, on hand-built chunks: a quote that cuts a list shows the items it cut off, a value
 question is led by a close line that states the value, a request for logs is not quoted when a close line says
 something, and a document's answer quotes another paragraph of the same document that holds what was asked.
 """

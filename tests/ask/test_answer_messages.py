@@ -1,4 +1,4 @@
-"""Stop 24 answer composition, on hand-built chunks: a message is quoted as the message it is.
+"""Answer composition, on hand-built chunks: a message is quoted as the message it is.
 
 A long Slack message is cut across chunks; the quote of its first piece used to stop mid-sentence ("feat(mongodb):
 capture full document on …") though the next chunk of the context held the rest. And the first line quoted one or

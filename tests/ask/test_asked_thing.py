@@ -1,4 +1,4 @@
-"""Refusals that read what a question presupposes (stop 24): the kind of thing a "which / what" question asks for
+"""Refusals that read what a question presupposes: the kind of thing a "which / what" question asks for
 ("What compression codec ...": a codec), a reference for "which PR", contact details for "what is the phone
 number". A careful reader checks that the sources name the thing asked, not only its topic; a question whose
 asked thing no source names is refused, naming it, and a two-part question still answers the part the sources

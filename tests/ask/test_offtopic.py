@@ -1,4 +1,4 @@
-"""Off-topic questions (stop 21b): a question about something the workspace never talks about is refused, naming
+"""Off-topic questions: a question about something the workspace never talks about is refused, naming
 the words no source holds, even where the linear confidence alone would have answered or hedged it; an on-topic
 paraphrase with words the sources do not use is still answered."""
 

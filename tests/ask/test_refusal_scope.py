@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from briefing.ask.nodes import describe_search
-from briefing.constraints import Constraints
+from briefing.question.constraints import Constraints
 
 
 def test_a_source_the_question_names_but_nobody_configured_is_not_claimed_as_searched() -> None:

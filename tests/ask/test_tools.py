@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from briefing.ask.tools import RouterClosed, RouterTools
-from briefing.constraints import Constraints
-from briefing.timeexpr import Calendar
+from briefing.question.constraints import Constraints
+from briefing.question.timeexpr import Calendar
 from tests.ask.conftest import DIRECTORY, NOW
 
 

@@ -1,4 +1,4 @@
-"""The refusal's value-shape check (stop 22): a question that asks for an amount of money, the version of a named
+"""The refusal's value-shape check: a question that asks for an amount of money, the version of a named
 product, or a rate is refused when none of its best sentences states one, and answered when one does.
 
 Before this check these near misses were answered with high confidence: every word of "Which Debezium version

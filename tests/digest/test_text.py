@@ -9,7 +9,7 @@ import pytest
 from briefing.digest import text as tx
 from briefing.digest.window import bound, resolve
 from briefing.errors import InputError
-from briefing.timeexpr import Calendar
+from briefing.question.timeexpr import Calendar
 
 
 def test_terminal_escapes_and_controls_never_reach_the_output() -> None:

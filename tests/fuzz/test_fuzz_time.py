@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from briefing.constraints import Constraints, extract
+from briefing.question.constraints import Constraints, extract
 from tests.fuzz.strategies import DEEP, FAST, tokens_text
 
 TIME_TOKENS = [

@@ -13,8 +13,8 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from briefing.ask.state import AskState
-from briefing.constraints import Constraints, period_verb
 from briefing.model import Chunk
+from briefing.question.constraints import Constraints, period_verb
 
 if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps

@@ -224,7 +224,7 @@ class ExtractiveAnswer:
 # P(the context answers the question): logistic weights fitted on the 259 questions of the three dev sets
 # (sample, olake, olake GitHub; 77 unanswerable) with eval/calibrate_refusal.py; the threshold chosen by repeated
 # stratified 5-fold cross-validation and by fitting on two sets and testing on the third (docs/answering.md,
-# "Refusal, stop 24"). `coverage` and `chunk_cover` pull apart: the question's words spread over several chunks,
+# "Refusal"). `coverage` and `chunk_cover` pull apart: the question's words spread over several chunks,
 # none holding most of them, is a near miss. The `vocab_*` features read the workspace's own vocabulary
 # (briefing.ask.vocabulary); `head_any_absent` is a word of the thing asked for that no source holds (`asked_absent`).
 CALIBRATION: dict[str, float] = {
@@ -282,7 +282,7 @@ VETO_CAP = 0.05
 # least one topic word that no source holds (so the refusal can name it) and a low best sentence similarity:
 # - at least OFF_TOPIC_ABSENT of the topic words are in no indexed source and no sentence reaches OFF_TOPIC_DENSE;
 # - every topic word is absent or rare (at most RARE_CHUNKS chunks) and no sentence reaches OFF_TOPIC_RARE_DENSE.
-# Measured on eval/offtopic_probes.jsonl and the dev sets (docs/answering.md, "Off-topic questions, stop 21b").
+# Measured on eval/offtopic_probes.jsonl and the dev sets (docs/answering.md, "Off-topic questions").
 OFF_TOPIC_ABSENT = 0.5
 OFF_TOPIC_DENSE = 0.3
 OFF_TOPIC_RARE_DENSE = 0.4
@@ -1092,7 +1092,7 @@ def _shown(ev: Evidence) -> str:
 
 # A runner-up from another conversation or document is cited only when it adds evidence for the question: it
 # scores within this share of the best line, or states the asked kind of value, or holds a question word the lines
-# before it lack, or is by (or about) a person the question names (docs/answering.md, "Citations, stop 24").
+# before it lack, or is by (or about) a person the question names (docs/answering.md, "Citations").
 RUNNER_CLOSE = 0.9
 
 

@@ -12,9 +12,9 @@ from zoneinfo import ZoneInfo
 
 from briefing.ask.citations import check, refusal
 from briefing.ask.state import AskState
-from briefing.constraints import Constraints, Directory, extract
+from briefing.question.constraints import Constraints, Directory, extract
+from briefing.question.timeexpr import Calendar
 from briefing.settings import Settings
-from briefing.timeexpr import Calendar
 
 if TYPE_CHECKING:
     from briefing.ask.answer import LLMAnswerer

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import dspy
 
 from briefing.ask.tools import RouterTools
-from briefing.constraints import Constraints
+from briefing.question.constraints import Constraints
 
 if TYPE_CHECKING:
     from briefing.model import Chunk

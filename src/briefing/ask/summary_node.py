@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from briefing.ask.state import AskState
-from briefing.constraints import Constraints
+from briefing.question.constraints import Constraints
 
 if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from briefing.constraints import Constraints, Directory, source_names
 from briefing.model import Chunk
+from briefing.question.constraints import Constraints, Directory, source_names
+from briefing.question.timeexpr import Calendar, TimeWindow, find_windows, merge
 from briefing.textrules import issue_ref, ticket_key
-from briefing.timeexpr import Calendar, TimeWindow, find_windows, merge
 
 if TYPE_CHECKING:
     from briefing.retrieve import Hit, Retriever

@@ -82,8 +82,8 @@ def register(app: typer.Typer) -> None:
         from briefing.digest import render, service
         from briefing.digest.model import Scope
         from briefing.digest.window import resolve
+        from briefing.question.timeexpr import Calendar
         from briefing.service import Brief
-        from briefing.timeexpr import Calendar
 
         chosen = _format(fmt)
         settings = load(as_person)
@@ -116,8 +116,8 @@ def register(app: typer.Typer) -> None:
         """The dated sequence of events about a topic or a ticket across sources, each cited."""
         from briefing.digest import timeline as tl
         from briefing.digest.window import bound
+        from briefing.question.timeexpr import Calendar
         from briefing.service import Brief, check_question
-        from briefing.timeexpr import Calendar
 
         chosen = _format(fmt)
         settings = load(as_person)

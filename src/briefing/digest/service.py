@@ -13,8 +13,8 @@ from briefing.digest.model import Digest, Scope
 from briefing.errors import InputError
 
 if TYPE_CHECKING:
-    from briefing.constraints import Directory
     from briefing.digest.llm import LineWriter
+    from briefing.question.constraints import Directory
     from briefing.service import Brief
     from briefing.settings import Settings
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 from briefing.errors import InputError
-from briefing.timeexpr import Calendar, find_windows
+from briefing.question.timeexpr import Calendar, find_windows
 
 DEFAULT_DAYS = 7
 

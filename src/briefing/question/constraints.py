@@ -16,8 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from briefing.model import Person
+from briefing.question.timeexpr import Calendar, Span, TimeWindow, find_windows, merge
 from briefing.textrules import ISSUE_REF, ISSUE_URL, NAMED_ISSUE_REF, PROJECT_KEY, ticket_key_spans, ticket_prefixes
-from briefing.timeexpr import Calendar, Span, TimeWindow, find_windows, merge
 
 __all__ = ["Constraints", "Directory", "Span", "TimeWindow", "extract"]
 

@@ -1,0 +1,1 @@
+"""The question: constraints, time expressions, word lists and the parsed `Question` every stage reads."""

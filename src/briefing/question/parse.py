@@ -1,0 +1,40 @@
+"""One extraction per ask: the question string becomes a `Question`, which every later stage reads."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from briefing.question import answer_type
+from briefing.question.constraints import Constraints, Directory, extract
+from briefing.question.model import Question
+
+
+def kind_of(text: str, constraints: Constraints) -> str:
+    """The answer kind the graph routes on (see `briefing.question.model.KINDS`)."""
+    return "fact"
+
+
+def parse(
+    text: str,
+    *,
+    now: datetime,
+    timezone: str = "UTC",
+    week_start: str = "monday",
+    directory: Directory | None = None,
+) -> Question:
+    """`text` read once: constraints (time resolved against `now`), intent, answer kind and answer shape."""
+    constraints = extract(text, now=now, timezone=timezone, week_start=week_start, directory=directory)
+    return from_constraints(text, now, constraints)
+
+
+def from_constraints(text: str, now: datetime, constraints: Constraints) -> Question:
+    """A `Question` over constraints already extracted (or routed by the LLM router)."""
+    fields = answer_type.read(text, constraints)
+    return Question(
+        text=text,
+        now=now,
+        constraints=constraints,
+        intent=constraints.intent,
+        kind=kind_of(text, constraints),
+        **fields,
+    )

@@ -1,0 +1,85 @@
+"""The index as one reader may see it at one moment: the only way anything but a writer reads the index.
+
+A `View` is cut by time (nothing written after `now`; `briefing.asof` cuts a chunk to its units at or before
+`now`) and by access (only chunks one of `readers` may read; None is the workspace owner). Every read merges
+both into the filter it is given, so a reader cannot forget either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from briefing.embed import SparseVec
+    from briefing.index import Filter, Index, IndexHit
+    from briefing.model import Chunk
+
+
+@dataclass(frozen=True)
+class View:
+    """A read-only, as-of `now`, access-scoped window on an index."""
+
+    index: Index
+    now: datetime
+    readers: tuple[str, ...] | None = None
+
+    def at(self, now: datetime) -> View:
+        """The same reader at another moment."""
+        return replace(self, now=now)
+
+    def within(self, flt: Filter | None = None) -> Filter:
+        """`flt` with this view's moment and access scope; the only place a read filter gets them."""
+        from briefing.index import Filter
+
+        base = flt or Filter()
+        readers = self.readers
+        if base.readers is not None and readers is not None:
+            readers = tuple(r for r in base.readers if r in readers)
+        elif base.readers is not None:
+            readers = base.readers
+        as_of = self.now if base.as_of is None else min(base.as_of, self.now)
+        return replace(base, as_of=as_of, readers=readers)
+
+    # -- reads ----------------------------------------------------------------------------------------------------
+    def chunks(self, flt: Filter | None = None) -> list[Chunk]:
+        """Every chunk that matches `flt`, as of `now`."""
+        return self.index.chunks(self.within(flt))
+
+    def fetch(
+        self,
+        *,
+        refs: Sequence[str] = (),
+        doc_keys: Sequence[str] = (),
+        doc_ids: Sequence[str] = (),
+        tickets: Sequence[str] = (),
+        within: Filter | None = None,
+        whole_documents: bool = False,
+    ) -> list[Chunk]:
+        """Chunks by key (any of the keys given), as of `now`; see `Index.fetch`."""
+        return self.index.fetch(
+            refs=refs,
+            doc_keys=doc_keys,
+            doc_ids=doc_ids,
+            tickets=tickets,
+            within=self.within(within),
+            whole_documents=whole_documents,
+        )
+
+    def count(self, flt: Filter | None = None) -> int:
+        """How many stored chunks match `flt` and were begun by `now` (stored times; no unit-level cut)."""
+        return self.index.count(self.within(flt))
+
+    def search_dense(self, vector: Sequence[float], *, limit: int, flt: Filter | None = None) -> list[IndexHit]:
+        return self.index.search_dense(vector, limit=limit, flt=self.within(flt))
+
+    def search_sparse(self, vector: SparseVec, *, limit: int, flt: Filter | None = None) -> list[IndexHit]:
+        return self.index.search_sparse(vector, limit=limit, flt=self.within(flt))
+
+    def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored dense vectors of chunks this view has already returned (ids come from its own reads)."""
+        return self.index.dense_vectors(chunk_ids)
