@@ -19,6 +19,7 @@ from typing import Any
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
 from briefing.textrules import ISSUE_REF, ISSUE_URL, find_ticket_keys
+from chunkers.github_text import attribute_lines, head_line
 from chunkers.similarity import drifted
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -58,81 +59,13 @@ def chunk_issue(
     """Chunks of one GitHub issue, pull request or release."""
     if not document.items:
         return []
-    head = _head(document)
+    head = head_line(document)
     fits = _fitter(head, limits)
     drafts = _body_drafts(document, head, limits)
     talk = sorted((i for i in document.items if i.kind in ("comment", "review")), key=lambda i: i.occurred_at)
     drafts += _discussion_drafts(talk, fits, limits, vectors)
     drafts += _review_comment_drafts(document, fits, limits)
     return [_chunk(document, head, draft, n) for n, draft in enumerate(drafts)]
-
-
-# Text -----------------------------------------------------------------------------------------------------
-
-
-def _head(document: Document) -> str:
-    meta = document.metadata
-    if meta.get("release"):
-        return document.title
-    kind = "Pull request" if meta.get("is_pull_request") else "Issue"
-    return f"{document.title} ({kind.lower()}, {meta.get('state', 'open')})"
-
-
-def _attributes(document: Document) -> list[str]:
-    meta = document.metadata
-    if meta.get("release"):
-        line = f"Release {meta.get('tag')} published {_day(meta.get('published_at'))}"
-        if meta.get("author"):
-            line += f" by {meta['author']}"
-        flags = [flag for flag in ("draft", "prerelease") if meta.get(flag)]
-        return [line + (f" ({', '.join(flags)})" if flags else "")]
-    # "PR #12", as GitHub and the people asking write it (the title line above says "pull request").
-    kind = "PR" if meta.get("is_pull_request") else "Issue"
-    number = f" #{meta['number']}" if meta.get("number") else ""
-    subject = f'{kind}{number} "{_subject(document)}"'
-    # One sentence says what the item is, who wrote it and when it was opened and merged or closed, so that an
-    # answer quoting it has the title's words next to the person or the date asked for.
-    dates = [] if meta.get("opened_unknown") else [f"opened {_day(meta.get('created_at'))}"]
-    if meta.get("merged_at"):
-        by = f" by {meta['merged_by']}" if meta.get("merged_by") else ""
-        commit = f" as {str(meta['merge_commit'])[:7]}" if meta.get("merge_commit") else ""
-        dates.append(f"merged {_day(meta['merged_at'])}{by}{commit}")
-    elif meta.get("closed_at"):
-        by = f" by {meta['closed_by']}" if meta.get("closed_by") else ""
-        reason = " (not planned)" if meta.get("state_reason") == "not_planned" else ""
-        unmerged = " unmerged" if meta.get("is_pull_request") else ""
-        dates.append(f"closed{unmerged} {_day(meta['closed_at'])}{by}{reason}")
-    facts = [f'{kind}{number} "{_subject(document)}" authored by {meta.get("author") or "unknown"}']
-    facts[0] += ", " + ", ".join(dates) if dates else ""
-    facts.append(f"state: {meta.get('state', 'open')}")
-    for label, key in (("labels", "labels"), ("assignees", "assignees")):
-        if meta.get(key):
-            facts.append(f"{label}: {', '.join(meta[key])}")
-    if meta.get("milestone"):
-        facts.append(f"milestone: {meta['milestone']}")
-    lines = [" | ".join(facts)]
-    branches = [f"{meta['head']} -> {meta['base']}"] if meta.get("base") and meta.get("head") else []
-    branches += ["draft"] if meta.get("draft") else []
-    if branches:
-        lines.append(" | ".join(branches))
-    tag = meta.get("next_tag")
-    if isinstance(tag, dict) and tag.get("tag"):
-        # From an export's timeline (no ancestry): the first tag cut after the merge.
-        lines.append(f"First tag after {subject} was merged: {tag['tag']} ({_day(tag.get('at'))})")
-    if meta.get("linked_issues"):
-        lines.append(f"Closes: {', '.join(meta['linked_issues'])}")
-    return lines
-
-
-def _subject(document: Document) -> str:
-    """The item's own title, without the `owner/repo#n: ` prefix of the document title."""
-    return document.title.split(": ", 1)[1] if re.match(r"[\w.-]+/[\w.-]+#\d+: ", document.title) else document.title
-
-
-def _day(value: Any) -> str:
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d")
-    return str(value or "?")[:10]
 
 
 def _stamp(item: Item) -> str:
@@ -167,7 +100,7 @@ def _body_drafts(document: Document, head: str, limits: ChunkLimits) -> list[_Dr
             body,
             attribute=True,
         )
-        for text in _attributes(document)
+        for text in attribute_lines(document)
     ]
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body.text) if p.strip()]
     lines = [*attributes]

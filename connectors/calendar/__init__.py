@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from briefing.sources import ApiSource, DocumentKind, KindLimits, Presentation, SourceBase, SourceDescriptor
+from briefing.sources import ApiSource, DocumentKind, Flag, KindLimits, Presentation, SourceBase, SourceDescriptor
 
 
 class CalendarSource(ApiSource):
@@ -60,5 +60,7 @@ ICS = SourceDescriptor(
     words=(r"meetings?|calendar(?:\s+invites?)?|invites?",),
     ref_patterns=(r"calendar:.+",),
     supports=frozenset({"deletions", "scopes"}),
+    # chunkers.calendar copies the event's iCalendar STATUS, its all-day flag and its linked refs.
+    metadata={"cancelled": Flag("status", "CANCELLED"), "all_day": "all_day", "links": "links"},
 )
 GOOGLE = replace(ICS, type="calendar", config=CalendarSource, factory="connectors.calendar.google:build")

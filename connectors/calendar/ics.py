@@ -10,7 +10,6 @@ series is kept, marked cancelled, so "was Tuesday's planning cancelled?" has an 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -22,10 +21,8 @@ from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normali
 from briefing.registry import SourceContext
 from briefing.textrules import PROJECT_KEY
 from connectors.calendar import IcsSource
+from connectors.calendar.ics_text import split_events, wrap_events
 
-_EVENT_BLOCK = re.compile(r"^BEGIN:VEVENT\r?\n.*?^END:VEVENT\r?$", re.MULTILINE | re.DOTALL)
-_TZ_BLOCK = re.compile(r"^BEGIN:VTIMEZONE\r?\n.*?^END:VTIMEZONE\r?$", re.MULTILINE | re.DOTALL)
-_UID = re.compile(r"^UID:(.+?)\r?$", re.MULTILINE)
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
 _NATIVE_REF = re.compile(
     rf"\b(?:confluence:\d+|file:[\w./-]+\.\w+|jira:{PROJECT_KEY.pattern}-\d+|github:[\w.-]+/[\w.-]+#\d+)"
@@ -43,32 +40,6 @@ class IcsCursor(Cursor):
     """Calendar file (relative path) -> (mtime, size, UIDs it held)."""
 
     files: dict[str, tuple[float, int, list[str]]] = {}
-
-
-def _wrap(events: Sequence[str], zones: Sequence[str], props: Sequence[str]) -> str:
-    return "\r\n".join(["BEGIN:VCALENDAR", "VERSION:2.0", *props, *zones, *events, "END:VCALENDAR"]) + "\r\n"
-
-
-def split_events(text: str) -> tuple[dict[str, list[str]], list[str], list[str], list[str]]:
-    """UID -> its VEVENT blocks, the VTIMEZONE blocks, calendar-level properties, and blocks without a UID."""
-    text = text.replace("\r\n", "\n").replace("\n ", "").replace("\n\t", "").replace("\n", "\r\n")
-    zones = [m.group(0) for m in _TZ_BLOCK.finditer(text)]
-    head = text.split("BEGIN:VEVENT", 1)[0]
-    head = _TZ_BLOCK.sub("", head)
-    props = [
-        line
-        for line in head.splitlines()
-        if line.startswith(("X-WR-CALNAME", "X-WR-TIMEZONE", "PRODID", "CALSCALE", "METHOD"))
-    ]
-    by_uid: dict[str, list[str]] = defaultdict(list)
-    orphans: list[str] = []
-    for block in _EVENT_BLOCK.finditer(text):
-        uid = _UID.search(block.group(0))
-        if uid:
-            by_uid[uid.group(1).strip()].append(block.group(0))
-        else:
-            orphans.append(block.group(0))
-    return by_uid, zones, props, orphans
 
 
 class IcsConnector:
@@ -132,7 +103,9 @@ class IcsConnector:
                 batch.failures.append(Failure(f"{rel}#event-{n + 1}", "an event without a UID was skipped"))
             for uid, blocks in by_uid.items():
                 batch.records.append(
-                    RawRecord(key=uid, kind="event", data={"path": rel, "uid": uid, "ics": _wrap(blocks, zones, props)})
+                    RawRecord(
+                        key=uid, kind="event", data={"path": rel, "uid": uid, "ics": wrap_events(blocks, zones, props)}
+                    )
                 )
             state[rel] = (stat.st_mtime, stat.st_size, sorted(by_uid))
         if previous:

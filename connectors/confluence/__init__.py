@@ -40,4 +40,6 @@ DESCRIPTOR = SourceDescriptor(
     words=(r"confluence(?:\s+pages?)?|wiki(?:\s+pages?)?", r"docs|documentation|design\s+docs?|runbooks?"),
     ref_patterns=(r"confluence:[^#\s]+(?:#comment-\d+)?",),
     supports=frozenset({"since", "deletions", "scopes"}),
+    # chunkers.documents writes each chunk's heading path, and the page's history on its first chunk.
+    metadata={"section_path": "section_path", "events": "events"},
 )

@@ -15,11 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from briefing.errors import ConfigError, SourceError
-from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
+from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from briefing.sources import secret
 from connectors.confluence import ConfluenceSource
@@ -27,12 +27,10 @@ from connectors.confluence.access import (
     ACCESS_KIND,
     RESTRICTIONS_EXPAND,
     RESTRICTIONS_KEY,
-    access_people,
-    page_readers,
     page_restriction,
     space_records,
 )
-from connectors.confluence.storage import storage_to_markdown
+from connectors.confluence.documents import normalise, parse_time
 from connectors.http import HttpLayer
 
 SEARCH = "rest/api/content/search"
@@ -55,14 +53,6 @@ class ConfluenceCursor(Cursor):
     pages: dict[str, str] = {}
 
 
-def _when(value: str) -> datetime:
-    """Confluence timestamps (`2026-06-08T10:15:00.000Z`, `...+02:00`) as aware UTC datetimes."""
-    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
-
-
 def fingerprint(page: JSON) -> str:
     """What makes a page worth re-reading: its version, status, space and ancestor chain (with titles)."""
     ancestors = "/".join(f"{a.get('id')}:{a.get('title')}" for a in page.get("ancestors") or [])
@@ -73,14 +63,6 @@ def fingerprint(page: JSON) -> str:
         ancestors,
     ]
     return hashlib.sha1("|".join(parts).encode(), usedforsecurity=False).hexdigest()[:16]
-
-
-def _user_id(user: JSON) -> str:
-    return str(user.get("accountId") or user.get("userKey") or user.get("username") or "")
-
-
-def _user_name(user: JSON) -> str:
-    return str(user.get("displayName") or user.get("publicName") or user.get("username") or "unknown user")
 
 
 class ConfluenceConnector:
@@ -227,151 +209,13 @@ class ConfluenceConnector:
     def _cursor(self, newest: datetime | None, pages: dict[str, str]) -> ConfluenceCursor:
         return ConfluenceCursor(last_modified=newest, spaces=self.spaces, pages=dict(pages))
 
-    # Normalise ---------------------------------------------------------------------------------------------
-
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
-        out = Normalised()
-        people: dict[str, Person] = {}
-        access = [r.data for r in records if r.kind == ACCESS_KIND]
-        records = [r for r in records if r.kind != ACCESS_KIND]
-        spaces = {str(a["space"]): a for a in access if "space" in a}
-        restrictions: dict[str, Any] = next((a["pages"] for a in access if isinstance(a.get("pages"), dict)), {})
-        listed = [RawRecord("access", ACCESS_KIND, {"version": {"by": u}}) for a in access for u in access_people(a)]
-        for record in [*records, *listed]:
-            for user in _users(record.data):
-                ident = _user_id(user)
-                if ident and ident not in people:
-                    handle = str(user.get("username") or user.get("publicName") or "")
-                    email = str(user.get("email") or "")
-                    people[ident] = Person(
-                        id=ident,
-                        name=_user_name(user),
-                        handles=(handle,) if handle else (),
-                        emails=(email,) if email else (),
-                    )
-        names = {ident: person.name for ident, person in people.items()}
-        for person in list(people.values()):
-            for handle in person.handles:
-                names.setdefault(handle, person.name)
-        for record in records:
-            try:
-                document = self._document(record.data, names, out.failures)
-                document.readers = page_readers(record.data, spaces, restrictions)
-                out.documents.append(document)
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                reason = f"malformed Confluence page: {type(exc).__name__} {exc}"
-                out.failures.append(Failure(record.key, reason))
-        out.people = list(people.values())
-        return out
-
-    def _url(self, data: JSON) -> str:
-        webui = (data.get("_links") or {}).get("webui") or ""
-        return f"{self.base_url}/{webui.lstrip('/')}" if webui else ""
-
-    def _document(self, data: JSON, names: dict[str, str], failures: list[Failure]) -> Document:
-        page_id = str(data["id"])
-        title = str(data["title"])
-        space = data["space"]
-        space_key = str(space["key"])
-        ancestors = [str(a["title"]) for a in data.get("ancestors") or []]
-        breadcrumb = " > ".join([str(space.get("name") or space_key), *ancestors, title])
-        version = data["version"]
-        modified = _when(version["when"])
-        editor = _user_name(version.get("by") or {})
-        history = data.get("history") or {}
-        creator = _user_name(history.get("createdBy") or {}) if history.get("createdBy") else editor
-        label_list = ((data.get("metadata") or {}).get("labels") or {}).get("results") or []
-        labels = [str(label["name"]) for label in label_list]
-        ref = f"confluence:{page_id}"
-        url = self._url(data)
-        text = storage_to_markdown(str(data["body"]["storage"]["value"]), names)
-        meta = {
-            "breadcrumb": breadcrumb,
-            "labels": labels,
-            "version": version.get("number"),
-            "creator": creator,
-            "created_at": _when(history["createdDate"]).isoformat() if history.get("createdDate") else None,
-            "content_type": data.get("type", "page"),
-            "space_name": space.get("name") or space_key,
-            "ancestors": ancestors,
-        }
-        # The page's history as its versions state it: created (version 1's date and author), then this version.
-        events: list[JSON] = []
-        if history.get("createdDate"):
-            events.append({"event": "created", "at": meta["created_at"], "by": creator, "ref": ref})
-        if version.get("number") != 1 or not history.get("createdDate"):
-            number = version.get("number")
-            events.append({"event": "updated", "at": modified.isoformat(), "by": editor, "ref": ref, "version": number})
-        meta["events"] = events
-        items = [
-            Item(
-                ref=ref,
-                source_type="confluence",
-                kind="confluence_page",
-                text=text,
-                occurred_at=modified,
-                author=editor,
-                title=title,
-                url=url,
-                container=space_key,
-                metadata=meta,
-            )
-        ]
-        for comment in data.get("comments") or []:
-            try:
-                items.append(self._comment(comment, ref, title, url, space_key, names))
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                failures.append(Failure(f"{page_id}/comment", f"malformed Confluence comment: {exc}"))
-        # chunkers.documents puts Document.title at the head of every section path: the breadcrumb goes there.
-        return Document(
-            key=ref,
-            kind="confluence_page",
-            source_type="confluence",
-            title=breadcrumb,
-            items=items,
-            url=url,
-            container=space_key,
-            metadata=meta,
-        )
-
-    def _comment(self, comment: JSON, ref: str, title: str, url: str, space: str, names: dict[str, str]) -> Item:
-        history = comment.get("history") or {}
-        author = _user_name(history.get("createdBy") or (comment.get("version") or {}).get("by") or {})
-        at = _when(history.get("createdDate") or comment["version"]["when"])
-        parents = [str(a["id"]) for a in comment.get("ancestors") or [] if a.get("type") == "comment"]
-        link = (comment.get("_links") or {}).get("webui")
-        return Item(
-            ref=f"{ref}#comment-{comment['id']}",
-            source_type="confluence",
-            kind="confluence_comment",
-            text=f"Comment by {author} on {at:%Y-%m-%d %H:%M} UTC:\n\n"
-            + storage_to_markdown(str(comment["body"]["storage"]["value"]), names),
-            occurred_at=at,
-            author=author,
-            title=title,
-            url=f"{self.base_url}/{link.lstrip('/')}" if link else url,
-            container=space,
-            thread=ref,
-            metadata={"comment_id": str(comment["id"]), "in_reply_to": parents[-1] if parents else None},
-        )
-
-
-def _users(data: JSON) -> Iterator[JSON]:
-    if not isinstance(data, dict):
-        return
-    for holder in (data.get("history") or {}, data.get("version") or {}):
-        for key in ("createdBy", "by"):
-            user = holder.get(key) if isinstance(holder, dict) else None
-            if isinstance(user, dict):
-                yield user
-    for comment in data.get("comments") or []:
-        if isinstance(comment, dict):
-            yield from _users({k: v for k, v in comment.items() if k != "comments"})
+        return normalise(records, self.base_url)
 
 
 def _later(current: datetime | None, page: JSON) -> datetime | None:
     try:
-        when = _when(page["version"]["when"])
+        when = parse_time(page["version"]["when"])
     except (KeyError, TypeError, ValueError):
         return current
     return when if current is None or when > current else current

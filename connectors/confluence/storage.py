@@ -6,15 +6,12 @@ they can be written. Whatever is not understood keeps its text, so no words are 
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
-_CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
+from connectors.confluence.storage_tree import VOID, Node, descendants, parse, raw_text
+
 _SPACES = re.compile(r"[ \t\r\n\f\v\u00a0]+")
-_VOID = frozenset({"br", "hr", "img", "col", "input", "wbr", "meta", "link"})
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _CODE_MACROS = frozenset({"code", "noformat"})
 _PANEL_MACROS = {"info": "Info", "note": "Note", "warning": "Warning", "tip": "Tip"}
@@ -40,67 +37,7 @@ _BLOCK_TAGS = frozenset(
 )
 
 
-@dataclass
-class _Node:
-    tag: str
-    attrs: dict[str, str] = field(default_factory=dict)
-    children: list[_Node | str] = field(default_factory=list)
-
-    def find(self, tag: str) -> _Node | None:
-        """The first descendant with this tag, depth first."""
-        for child in self.children:
-            if isinstance(child, _Node):
-                if child.tag == tag:
-                    return child
-                found = child.find(tag)
-                if found is not None:
-                    return found
-        return None
-
-    def param(self, name: str) -> str:
-        """A macro's `ac:parameter` value by name (direct children only)."""
-        for child in self.children:
-            if not isinstance(child, _Node) or child.tag != "ac:parameter":
-                continue
-            if child.attrs.get("ac:name") == name:
-                return _raw_text(child).strip()
-        return ""
-
-
-class _TreeBuilder(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = _Node("root")
-        self.stack = [self.root]
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = _Node(tag, {k: v or "" for k, v in attrs})
-        self.stack[-1].children.append(node)
-        if tag not in _VOID:
-            self.stack.append(node)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.stack[-1].children.append(_Node(tag, {k: v or "" for k, v in attrs}))
-
-    def handle_endtag(self, tag: str) -> None:
-        # Storage format is XHTML, but pasted content is not always balanced: close up to the matching tag.
-        for depth in range(len(self.stack) - 1, 0, -1):
-            if self.stack[depth].tag == tag:
-                del self.stack[depth:]
-                return
-
-    def handle_data(self, data: str) -> None:
-        self.stack[-1].children.append(data)
-
-
-def _raw_text(node: _Node) -> str:
-    parts: list[str] = []
-    for child in node.children:
-        parts.append(child if isinstance(child, str) else _raw_text(child))
-    return "".join(parts)
-
-
-def _is_block(node: _Node) -> bool:
+def _is_block(node: Node) -> bool:
     if node.tag in _BLOCK_TAGS:
         return True
     if node.tag == "ac:structured-macro":
@@ -115,7 +52,7 @@ class _Renderer:
 
     # Blocks -----------------------------------------------------------------------------------------------
 
-    def blocks(self, node: _Node) -> list[str]:
+    def blocks(self, node: Node) -> list[str]:
         out: list[str] = []
         inline: list[str] = []
 
@@ -126,7 +63,7 @@ class _Renderer:
             inline.clear()
 
         for child in node.children:
-            if isinstance(child, _Node) and _is_block(child):
+            if isinstance(child, Node) and _is_block(child):
                 flush()
                 out.extend(self.block(child))
             else:
@@ -134,7 +71,7 @@ class _Renderer:
         flush()
         return out
 
-    def block(self, node: _Node) -> list[str]:
+    def block(self, node: Node) -> list[str]:
         tag = node.tag
         if tag in _HEADINGS:
             text = _clean_inline(self.inline_children(node))
@@ -148,7 +85,7 @@ class _Renderer:
             table = self.table(node)
             return [table] if table else []
         if tag == "pre":
-            return [_fence(_raw_text(node), "")]
+            return [_fence(raw_text(node), "")]
         if tag == "hr":
             return ["---"]
         if tag == "blockquote":
@@ -157,11 +94,11 @@ class _Renderer:
             return self.macro_block(node)
         return self.blocks(node)
 
-    def macro_block(self, node: _Node) -> list[str]:
+    def macro_block(self, node: Node) -> list[str]:
         name = node.attrs.get("ac:name", "")
         if name in _CODE_MACROS:
             body = node.find("ac:plain-text-body")
-            return [_fence(_raw_text(body) if body else "", node.param("language"))]
+            return [_fence(raw_text(body) if body else "", node.param("language"))]
         body = node.find("ac:rich-text-body")
         inner = self.blocks(body) if body else []
         if name in _PANEL_MACROS and inner:
@@ -172,11 +109,11 @@ class _Renderer:
             return [f"**{node.param('title')}**", *inner]
         return inner
 
-    def list_lines(self, node: _Node, indent: str) -> list[str]:
+    def list_lines(self, node: Node, indent: str) -> list[str]:
         lines: list[str] = []
         number = 0
         for item in node.children:
-            if not isinstance(item, _Node) or item.tag != "li":
+            if not isinstance(item, Node) or item.tag != "li":
                 continue
             number += 1
             marker = f"{number}." if node.tag == "ol" else "-"
@@ -185,9 +122,9 @@ class _Renderer:
             inline: list[str] = []
             nested: list[str] = []
             for child in item.children:
-                if isinstance(child, _Node) and child.tag in ("ul", "ol"):
+                if isinstance(child, Node) and child.tag in ("ul", "ol"):
                     nested.extend(self.list_lines(child, pad))
-                elif isinstance(child, _Node) and _is_block(child):
+                elif isinstance(child, Node) and _is_block(child):
                     parts.append(_clean_inline("".join(inline)))
                     inline.clear()
                     parts.extend(self.block(child))
@@ -203,25 +140,25 @@ class _Renderer:
             lines.extend(nested)
         return lines
 
-    def task_lines(self, node: _Node) -> list[str]:
+    def task_lines(self, node: Node) -> list[str]:
         lines = []
         for task in node.children:
-            if not isinstance(task, _Node) or task.tag != "ac:task":
+            if not isinstance(task, Node) or task.tag != "ac:task":
                 continue
             status = task.find("ac:task-status")
-            done = status is not None and _raw_text(status).strip() == "complete"
+            done = status is not None and raw_text(status).strip() == "complete"
             body = task.find("ac:task-body")
             text = _clean_inline(" ".join(self.blocks(body))) if body else ""
             lines.append(f"- [{'x' if done else ' '}] {text}".rstrip())
         return lines
 
-    def table(self, node: _Node) -> str:
+    def table(self, node: Node) -> str:
         rows: list[list[str]] = []
-        for row in _descendants(node, "tr"):
+        for row in descendants(node, "tr"):
             cells = [
                 _clean_inline(" ".join(self.blocks(cell)).replace("\n", " ")).replace("|", "\\|")
                 for cell in row.children
-                if isinstance(cell, _Node) and cell.tag in ("th", "td")
+                if isinstance(cell, Node) and cell.tag in ("th", "td")
             ]
             if cells:
                 rows.append(cells)
@@ -235,10 +172,10 @@ class _Renderer:
 
     # Inline -----------------------------------------------------------------------------------------------
 
-    def inline_children(self, node: _Node) -> str:
+    def inline_children(self, node: Node) -> str:
         return "".join(self.inline(child) for child in node.children)
 
-    def inline(self, node: _Node | str) -> str:
+    def inline(self, node: Node | str) -> str:
         if isinstance(node, str):
             return _SPACES.sub(" ", node)
         tag = node.tag
@@ -251,7 +188,7 @@ class _Renderer:
         if tag in ("s", "del"):
             return _wrap(self.inline_children(node), "~~")
         if tag == "code":
-            return _wrap(_raw_text(node), "`")
+            return _wrap(raw_text(node), "`")
         if tag == "a":
             text = _clean_inline(self.inline_children(node))
             href = node.attrs.get("href", "")
@@ -276,7 +213,7 @@ class _Renderer:
             return " ".join(self.block(node))
         return self.inline_children(node)
 
-    def inline_macro(self, node: _Node) -> str:
+    def inline_macro(self, node: Node) -> str:
         name = node.attrs.get("ac:name", "")
         if name == "jira":
             return node.param("key")
@@ -287,9 +224,9 @@ class _Renderer:
             return ""
         return self.inline_children(node)
 
-    def link(self, node: _Node) -> str:
+    def link(self, node: Node) -> str:
         body = node.find("ac:plain-text-link-body") or node.find("ac:link-body")
-        label = _clean_inline(_raw_text(body) if body and body.tag.startswith("ac:plain") else "")
+        label = _clean_inline(raw_text(body) if body and body.tag.startswith("ac:plain") else "")
         if body is not None and not label:
             label = _clean_inline(self.inline_children(body))
         user = node.find("ri:user")
@@ -307,7 +244,7 @@ class _Renderer:
             return f"[{label}]({href})" if label else href
         return label
 
-    def image(self, node: _Node) -> str:
+    def image(self, node: Node) -> str:
         """An image as its words: alt text (else title), then its caption, as `(image: alt: caption)`."""
         alt = _clean_inline(node.attrs.get("ac:alt") or node.attrs.get("ac:title") or "").replace("\n", " ")
         caption_node = node.find("ac:caption")
@@ -317,7 +254,7 @@ class _Renderer:
         words = [w for w in dict.fromkeys((alt, caption)) if w]
         return f" (image: {': '.join(words)}) " if words else ""
 
-    def mention(self, node: _Node) -> str:
+    def mention(self, node: Node) -> str:
         for key in ("ri:account-id", "ri:userkey", "ri:username"):
             ident = node.attrs.get(key)
             if ident:
@@ -326,18 +263,7 @@ class _Renderer:
         return "@unknown user"
 
 
-def _descendants(node: _Node, tag: str) -> list[_Node]:
-    found: list[_Node] = []
-    for child in node.children:
-        if isinstance(child, _Node):
-            if child.tag == tag:
-                found.append(child)
-            elif child.tag != "table":  # a nested table's rows belong to that table
-                found.extend(_descendants(child, tag))
-    return found
-
-
-def _emoticon(node: _Node) -> str:
+def _emoticon(node: Node) -> str:
     """What Confluence shows for an emoticon: its emoji (the fallback), else its short name."""
     for key in ("ac:emoji-fallback", "ac:emoji-shortname"):
         value = node.attrs.get(key, "").strip()
@@ -375,29 +301,25 @@ def _quote(text: str) -> str:
 
 def storage_to_markdown(storage: str, users: Mapping[str, str] | None = None) -> str:
     """Markdown for a page body in storage format; `users` maps account ids/user keys to display names."""
-    # CDATA handling differs between Python patch releases; escaping it up front gives one behaviour.
-    source = _CDATA.sub(lambda m: html.escape(m.group(1), quote=False), storage)
-    builder = _TreeBuilder()
-    builder.feed(source)
-    builder.close()
+    root = parse(storage)
     try:
-        blocks = _Renderer(users or {}).blocks(builder.root)
+        blocks = _Renderer(users or {}).blocks(root)
     except RecursionError:
         # Nesting deeper than any editor produces (hostile or broken markup): keep the words, lose the layout.
-        return _flat_text(builder.root)
+        return _flat_text(root)
     return "\n\n".join(block for block in blocks if block.strip()).strip()
 
 
-def _flat_text(root: _Node) -> str:
+def _flat_text(root: Node) -> str:
     """The text of every node in document order, without recursion; block elements break lines."""
     parts: list[str] = []
-    stack: list[_Node | str] = [root]
+    stack: list[Node | str] = [root]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
             parts.append(node)
             continue
-        if node.tag in _BLOCK_TAGS or node.tag in _VOID:
+        if node.tag in _BLOCK_TAGS or node.tag in VOID:
             parts.append("\n")
         stack.extend(reversed(node.children))
     return _clean_inline("".join(parts))

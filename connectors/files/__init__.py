@@ -42,4 +42,6 @@ DESCRIPTOR = SourceDescriptor(
     noun_words=(r"files?",),
     ref_patterns=(r"file:.+",),
     supports=frozenset({"since", "until", "deletions"}),
+    # chunkers.documents writes each chunk's heading path.
+    metadata={"section_path": "section_path"},
 )

@@ -11,10 +11,6 @@ the branch heads in the cursor (the next plain run still reads what lies outside
 from __future__ import annotations
 
 import logging
-import os
-import re
-import subprocess
-from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,39 +21,18 @@ from typing import Any
 from pydantic import Field
 
 from briefing.errors import SourceError
-from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
+from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from connectors.git import GitSource
+from connectors.git.cli import GitFailed, run_git
+from connectors.git.documents import normalise
+from connectors.git.log import LOG_FORMAT, TAG_FIELDS, TAG_FORMAT, parse_commit, parse_time, split_log
 
 log = logging.getLogger(__name__)
 
-SOURCE_TYPE = "git"
 BATCH_SIZE = 500
 MAX_FILE_BYTES = 256 * 1024
 MAX_TAG_COMMITS = 50
-# Listed in an item's text; the full list stays in metadata.
-MAX_FILES_IN_TEXT = 12
-
-_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
-_NUMSTAT = re.compile(r"^(\d+|-)\t(\d+|-)\t(.*)$", re.DOTALL)
-# `git log` fields (name=placeholder). One commit per \x1e-introduced entry, fields ended by NUL, which git
-# never lets into a message.
-_LOG_SPEC = dict(
-    pair.split("=", 1)
-    for pair in "sha=%H parents=%P author=%an author_email=%ae authored_at=%aI committer=%cn"
-    " committer_email=%ce committed_at=%cI subject=%s body=%b".split()
-)
-_LOG_FIELDS = tuple(_LOG_SPEC)
-_LOG_FORMAT = "%x1e" + "".join(f"{v}%x00" for v in _LOG_SPEC.values())
-# `git for-each-ref` fields; `commit` is the commit an annotated tag points at, `author` a lightweight tag's.
-_TAG_SPEC = dict(
-    pair.split("=", 1)
-    for pair in "name=%(refname:strip=2) object_type=%(objecttype) object=%(objectname) commit=%(*objectname)"
-    " tagger=%(taggername) tagger_email=%(taggeremail) created_at=%(creatordate:iso-strict)"
-    " message=%(contents) author=%(authorname) author_email=%(authoremail)".split()
-)
-_TAG_FIELDS = tuple(_TAG_SPEC)
-_TAG_FORMAT = "".join(f"{v}%00" for v in _TAG_SPEC.values())
 
 CODE_EXTENSIONS = frozenset(
     ".py .pyi .go .ts .tsx .mts .cts .js .jsx .mjs .cjs .java .kt .kts .c .h .cc .cpp .hpp .cs .rs .rb .php"
@@ -112,7 +87,7 @@ class GitConnector:
         self._check_repository()
         try:
             yield from self._fetch(cursor)
-        except _GitFailed as exc:
+        except GitFailed as exc:
             # The clone changed under us or is damaged; nothing partial is lost, the cursor did not move.
             raise SourceError(f"source '{self.name}' ({self.path}): {exc}; check the clone with `git fsck`") from None
 
@@ -133,69 +108,12 @@ class GitConnector:
         yield final
 
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
-        out = Normalised()
-        weeks: dict[tuple[str, str], list[Item]] = defaultdict(list)
-        people: dict[str, Person] = {}
-        for record in records:
-            try:
-                if record.kind == "git_commit":
-                    item = self._commit_item(record.data)
-                    year, week, _ = item.occurred_at.isocalendar()
-                    weeks[(record.data.get("branch") or "HEAD", f"{year}-W{week:02d}")].append(item)
-                    _remember(people, record.data["author"], record.data.get("author_email", ""))
-                elif record.kind == "git_tag":
-                    out.documents.append(self._tag_document(record.data))
-                elif record.kind == "git_file":
-                    out.documents.append(self._file_document(record.data))
-            except (KeyError, TypeError, ValueError) as exc:
-                out.failures.append(Failure(record.key, f"unreadable cached {record.kind}: {exc!r}"))
-        for (branch, week_label), items in sorted(weeks.items()):
-            items.sort(key=lambda i: (i.occurred_at, i.ref))
-            out.documents.append(
-                Document(
-                    key=f"git:{self.repo_name}/{branch}/{week_label}",
-                    kind="git_history",
-                    source_type=SOURCE_TYPE,
-                    title=f"{self.repo_name} {branch}: commits in {week_label}",
-                    items=items,
-                    container=self.repo_name,
-                    metadata={"repo": self.repo_name, "branch": branch, "week": week_label},
-                )
-            )
-        out.people = sorted(people.values(), key=lambda p: p.id)
-        return out
+        return normalise(records, self.repo_name)
 
     # -- fetching -----------------------------------------------------------------------------------------
 
     def _git(self, *args: str, check: bool = True, input_bytes: bytes | None = None) -> bytes:
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
-        env.pop("GIT_DIR", None)
-        env.pop("GIT_WORK_TREE", None)
-        try:
-            proc = subprocess.run(
-                [
-                    "git",
-                    "-C",
-                    str(self.path),
-                    "-c",
-                    "core.quotepath=off",
-                    "-c",
-                    "log.showSignature=false",
-                    *args,
-                ],
-                input=input_bytes,
-                capture_output=True,
-                env=env,
-                check=False,
-            )
-        except FileNotFoundError:
-            raise SourceError(
-                f"source '{self.name}': the git command is not installed; install git to read {self.path}"
-            ) from None
-        if check and proc.returncode != 0:
-            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise _GitFailed(args[0], message[-1] if message else f"exit {proc.returncode}")
-        return proc.stdout
+        return run_git(self.path, self.name, *args, check=check, input_bytes=input_bytes)
 
     def _check_repository(self) -> None:
         where = f"source '{self.name}' (sources.{self.name}.path = {self.path})"
@@ -203,7 +121,7 @@ class GitConnector:
             raise SourceError(f"{where}: folder does not exist; point 'path' at a local git clone")
         try:
             inside = self._git("rev-parse", "--is-inside-work-tree", "--is-bare-repository").decode().split()
-        except _GitFailed as exc:
+        except GitFailed as exc:
             raise SourceError(f"{where}: not a git repository ({exc.reason}); point 'path' at a clone") from None
         if "true" not in inside:
             raise SourceError(f"{where}: not a git repository; point 'path' at a local clone")
@@ -214,13 +132,13 @@ class GitConnector:
         if not names:
             try:
                 names = [self._git("symbolic-ref", "--short", "HEAD").decode().strip()]
-            except _GitFailed:
+            except GitFailed:
                 names = ["HEAD"]  # detached HEAD: read what is checked out
         branches: list[_Branch] = []
         for name in names:
             try:
                 head = self._git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}").decode().strip()
-            except _GitFailed:
+            except GitFailed:
                 head = ""
             if not head:
                 # An unborn default branch (empty repository) is not an error; a configured typo is.
@@ -283,8 +201,8 @@ class GitConnector:
         kept = [
             c
             for c in commits
-            if (since is None or _parse_time(c.data["authored_at"]) >= _aware(since))
-            and (until is None or _parse_time(c.data["authored_at"]) <= _aware(until))
+            if (since is None or parse_time(c.data["authored_at"]) >= _aware(since))
+            and (until is None or parse_time(c.data["authored_at"]) <= _aware(until))
         ]
         for start in range(0, max(len(kept), 1), BATCH_SIZE):
             yield Batch(
@@ -296,14 +214,14 @@ class GitConnector:
     def _is_ancestor(self, old: str, new: str) -> bool:
         try:
             self._git("merge-base", "--is-ancestor", old, new)
-        except _GitFailed:
+        except GitFailed:
             return False
         return True
 
     def _has_commit(self, sha: str) -> bool:
         try:
             self._git("cat-file", "-e", f"{sha}^{{commit}}")
-        except _GitFailed:
+        except GitFailed:
             return False
         return True
 
@@ -315,16 +233,16 @@ class GitConnector:
             "-z",
             "--numstat",
             "-M",
-            f"--format={_LOG_FORMAT}",
+            f"--format={LOG_FORMAT}",
             *revs,
             "--",
         )
         records: list[RawRecord] = []
         failures: list[Failure] = []
-        for entry in _split_log(raw.decode("utf-8", "replace")):
+        for entry in split_log(raw.decode("utf-8", "replace")):
             sha = entry.split("\0", 1)[0]
             try:
-                data = _parse_commit(entry)
+                data = parse_commit(entry)
             except (ValueError, IndexError) as exc:
                 failures.append(Failure(sha, f"commit could not be parsed: {exc}"))
                 continue
@@ -335,13 +253,13 @@ class GitConnector:
 
     def _fetch_tags(self, seen: dict[str, str]) -> tuple[dict[str, str], Batch]:
         batch = Batch()
-        raw = self._git("for-each-ref", "--sort=creatordate", f"--format={_TAG_FORMAT}", "refs/tags")
+        raw = self._git("for-each-ref", "--sort=creatordate", f"--format={TAG_FORMAT}", "refs/tags")
         fields = raw.decode("utf-8", "replace").split("\0")
         tags: dict[str, str] = {}
-        width = len(_TAG_FIELDS)
+        width = len(TAG_FIELDS)
         for start in range(0, len(fields) - width + 1, width):
             values = [f.lstrip("\n") if i == 0 else f for i, f in enumerate(fields[start : start + width])]
-            data: dict[str, Any] = dict(zip(_TAG_FIELDS, values, strict=True))
+            data: dict[str, Any] = dict(zip(TAG_FIELDS, values, strict=True))
             name = data["name"]
             annotated = data["object_type"] == "tag"
             target = data["commit"] if annotated else data["object"]
@@ -352,7 +270,7 @@ class GitConnector:
                 continue  # a tag on a tree or blob says nothing about history
             try:
                 record = self._tag_record(data, annotated=annotated, target=target)
-            except (_GitFailed, ValueError) as exc:
+            except (GitFailed, ValueError) as exc:
                 batch.failures.append(Failure(f"tag:{name}", f"tag could not be read: {exc}"))
                 del tags[name]  # not marked as seen, so the next run tries again
                 continue
@@ -364,7 +282,7 @@ class GitConnector:
         name = data["name"]
         try:
             previous = self._git("describe", "--tags", "--abbrev=0", f"{target}^").decode().strip()
-        except _GitFailed:
+        except GitFailed:
             previous = ""  # the first tag, or a root commit
         revs = [target, "--not", previous] if previous else [target]
         listing = self._git("log", f"--max-count={MAX_TAG_COMMITS}", "--format=%H%x00%s", *revs, "--").decode()
@@ -386,7 +304,7 @@ class GitConnector:
             "previous_tag": previous,
             "commits": commits,
         }
-        _parse_time(record["created_at"])
+        parse_time(record["created_at"])
         return RawRecord(key=f"tag:{name}", kind="git_tag", data=record)
 
     def _fetch_files(self, branch: _Branch, seen: dict[str, str], batch: Batch) -> dict[str, str]:
@@ -441,100 +359,6 @@ class GitConnector:
             return False
         return any(path.startswith(p + "/") or fnmatch(path, p) for p in self.code_paths)
 
-    # -- normalising --------------------------------------------------------------------------------------
-
-    def _commit_item(self, data: JSON) -> Item:
-        sha = data["sha"]
-        files = data.get("files", [])
-        text = data["subject"]
-        if data.get("body", "").strip():
-            text += "\n\n" + data["body"].strip()
-        text += "\n\n" + _files_summary(files, data.get("insertions", 0), data.get("deletions", 0))
-        return Item(
-            ref=f"git:{self.repo_name}@{sha}",
-            source_type=SOURCE_TYPE,
-            kind="commit",
-            text=text,
-            occurred_at=_parse_time(data["authored_at"]),
-            author=data["author"],
-            title=data["subject"],
-            container=self.repo_name,
-            metadata={
-                "sha": sha,
-                "short_sha": sha[:7],
-                "subject": data["subject"],
-                "body": data.get("body", ""),
-                "branch": data.get("branch", ""),
-                "author_email": data.get("author_email", ""),
-                "committer": data.get("committer", ""),
-                "committed_at": data.get("committed_at", ""),
-                "parents": data.get("parents", []),
-                "files": files,
-                "insertions": data.get("insertions", 0),
-                "deletions": data.get("deletions", 0),
-            },
-        )
-
-    def _tag_document(self, data: JSON) -> Document:
-        name = data["name"]
-        ref = f"git:{self.repo_name}@tag:{name}"
-        lines = [f"Tag {name} on {data['commit'][:7]}"]
-        if data.get("message"):
-            lines.append(data["message"])
-        if data.get("commits"):
-            since = f" since {data['previous_tag']}" if data.get("previous_tag") else ""
-            lines.append(f"Commits{since}:")
-            lines.extend(f"- {c['sha'][:7]} {c['subject']}" for c in data["commits"])
-        item = Item(
-            ref=ref,
-            source_type=SOURCE_TYPE,
-            kind="tag",
-            text="\n".join(lines),
-            occurred_at=_parse_time(data["created_at"]),
-            author=data.get("tagger") or None,
-            title=f"{self.repo_name} {name}",
-            container=self.repo_name,
-            metadata={k: data.get(k) for k in ("name", "commit", "annotated", "previous_tag", "message")},
-        )
-        return Document(
-            key=ref,
-            kind="git_history",
-            source_type=SOURCE_TYPE,
-            title=f"{self.repo_name} tag {name}",
-            items=[item],
-            container=self.repo_name,
-            metadata={"repo": self.repo_name, "tag": name},
-        )
-
-    def _file_document(self, data: JSON) -> Document:
-        path = data["path"]
-        ref = f"git:{self.repo_name}:{path}"
-        item = Item(
-            ref=ref,
-            source_type=SOURCE_TYPE,
-            kind="code_file",
-            text=data["text"],
-            occurred_at=_parse_time(data["committed_at"]),
-            title=path,
-            container=self.repo_name,
-            metadata={"path": path, "blob": data["blob"], "commit": data["commit"], "branch": data["branch"]},
-        )
-        return Document(
-            key=ref,
-            kind="code_file",
-            source_type=SOURCE_TYPE,
-            title=f"{self.repo_name}/{path}",
-            items=[item],
-            container=self.repo_name,
-            metadata={"repo": self.repo_name, "path": path, "blob": data["blob"], "commit": data["commit"]},
-        )
-
-
-class _GitFailed(Exception):
-    def __init__(self, command: str, reason: str) -> None:
-        super().__init__(f"git {command}: {reason}")
-        self.reason = reason
-
 
 def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
@@ -542,81 +366,6 @@ def _aware(moment: datetime) -> datetime:
 
 def _with_heads(cursor: GitCursor, heads: dict[str, str]) -> GitCursor:
     return GitCursor(heads=dict(heads), tags=cursor.tags, files=cursor.files)
-
-
-def _split_log(raw: str) -> Iterator[str]:
-    """Commit entries of `git log -z` output; a \\x1e inside a message is glued back to its commit."""
-    entry = ""
-    for piece in raw.split("\x1e"):
-        if entry and _SHA.match(piece.split("\0", 1)[0]):
-            yield entry
-            entry = piece
-        else:
-            entry = entry + "\x1e" + piece if entry else piece
-    if entry:
-        yield entry
-
-
-def _parse_commit(entry: str) -> dict[str, Any]:
-    fields = entry.split("\0")
-    if len(fields) < len(_LOG_FIELDS):
-        raise ValueError(f"expected {len(_LOG_FIELDS)} fields, got {len(fields)}")
-    data: dict[str, Any] = dict(zip(_LOG_FIELDS, fields[: len(_LOG_FIELDS)], strict=True))
-    if not _SHA.match(data["sha"]):
-        raise ValueError(f"not a commit id: {data['sha'][:50]!r}")
-    _parse_time(data["authored_at"])
-    data["parents"] = data["parents"].split()
-    data["body"] = data["body"].strip()
-    files: list[dict[str, Any]] = []
-    rest = iter(fields[len(_LOG_FIELDS) :])
-    for token in rest:
-        token = token.lstrip("\n")
-        if not token:
-            continue
-        match = _NUMSTAT.match(token)
-        if match is None:
-            raise ValueError(f"unexpected numstat line {token[:80]!r}")
-        added, removed, path = match.groups()
-        entry_file: dict[str, Any] = {"path": path}
-        if not path:  # a rename or copy: old and new paths follow as their own fields
-            entry_file["old_path"] = next(rest)
-            entry_file["path"] = next(rest)
-        binary = added == "-"
-        entry_file["insertions"] = 0 if binary else int(added)
-        entry_file["deletions"] = 0 if binary else int(removed)
-        if binary:
-            entry_file["binary"] = True
-        files.append(entry_file)
-    data["files"] = files
-    data["insertions"] = sum(f["insertions"] for f in files)
-    data["deletions"] = sum(f["deletions"] for f in files)
-    return data
-
-
-def _parse_time(value: str) -> datetime:
-    parsed = datetime.fromisoformat(value.strip())
-    if parsed.tzinfo is None:
-        raise ValueError(f"time without a zone: {value!r}")
-    return parsed.astimezone(UTC)
-
-
-def _files_summary(files: list[JSON], insertions: int, deletions: int) -> str:
-    if not files:
-        return "No files changed."
-    names = []
-    for f in files[:MAX_FILES_IN_TEXT]:
-        moved = f"{f['old_path']} -> " if f.get("old_path") else ""
-        stat = " (binary)" if f.get("binary") else f" (+{f['insertions']} -{f['deletions']})"
-        names.append(f"{moved}{f['path']}{stat}")
-    more = f", and {len(files) - MAX_FILES_IN_TEXT} more" if len(files) > MAX_FILES_IN_TEXT else ""
-    plural = "s" if len(files) != 1 else ""
-    return f"Files changed ({len(files)} file{plural}, +{insertions} -{deletions}): {', '.join(names)}{more}"
-
-
-def _remember(people: dict[str, Person], name: str, email: str) -> None:
-    key = email.lower() or name
-    if key not in people:
-        people[key] = Person(id=f"git:{key}", name=name, emails=(email.lower(),) if email else ())
 
 
 def build(ctx: SourceContext) -> GitConnector:

@@ -48,4 +48,6 @@ DESCRIPTOR = SourceDescriptor(
     ),
     ref_patterns=(r"github:[\w.-]+/[\w.-]+(?:#\d+(?:/comment-\d+)?|@release:.+|@[0-9a-f]{7,40}|:.+)",),
     supports=frozenset({"since", "deletions", "scopes"}),
+    # chunkers.github marks pull requests and puts the item's lifecycle on its body chunk.
+    metadata={"pull_request": "is_pull_request", "events": "events"},
 )

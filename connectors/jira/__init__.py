@@ -40,4 +40,6 @@ DESCRIPTOR = SourceDescriptor(
     words=(r"jira|tickets?|epics?|sprints?|backlog",),
     ref_patterns=(rf"jira:{PROJECT_KEY.pattern}-\d+(?:#(?:comment|change)-\d+)?",),
     supports=frozenset({"since", "until", "scopes"}),
+    # chunkers.jira puts the status changes on its history chunk.
+    metadata={"events": "events"},
 )

@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
-from urllib.parse import urlparse
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 import requests
 from atlassian import Jira
@@ -28,10 +27,11 @@ from atlassian import Jira
 from briefing.errors import ConfigError, SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
-from briefing.sources import secret
 from connectors.http import HttpLayer
 from connectors.jira import JiraSource
 from connectors.jira.access import fetch_access, security_level
+from connectors.jira.client import credentials, make_client
+from connectors.jira.jql import account_zone, jql_time, scope
 from connectors.jira.normalise import normalise_issues, parse_jira_time
 
 RECORD_KIND = "jira_issue"
@@ -99,9 +99,9 @@ class JiraConnector:
         # Cloud's enhanced search is v3 only (ADF bodies); comments and changelog pages must match it.
         self.api_version = 3 if self.cloud else 2
         self.base_url = (config.base_url or str(client.url)).rstrip("/")
-        # Retries and Retry-After live in the client's session (see `build`); this maps what still fails.
+        # Retries and Retry-After live in the client's session (`make_client`); this maps what still fails.
         self.http = http or HttpLayer(
-            source=name, vendor="JIRA", base_url=self.base_url, credentials=_credentials(name, config)
+            source=name, vendor="JIRA", base_url=self.base_url, credentials=credentials(name, config)
         )
 
     # --- Connector protocol -------------------------------------------------------------------------------
@@ -115,7 +115,7 @@ class JiraConnector:
     def fetch(self, cursor: Cursor) -> Iterator[Batch]:
         assert isinstance(cursor, JiraCursor)
         myself = self._call("read the current user", self.client.myself) or {}
-        zone = _zone(myself.get("timeZone"))
+        zone = account_zone(myself.get("timeZone"))
         custom = self._custom_fields()
         jql = self._jql(cursor, zone)
         fields = [*STANDARD_FIELDS, *custom]
@@ -169,7 +169,7 @@ class JiraConnector:
         """The id-only listing of the configured scope: remembered keys it no longer lists are deleted."""
         listed: set[str] = set()
         try:
-            for page in self._search(self._scope() + " ORDER BY key ASC", ["key"], expand=None):
+            for page in self._search(scope(self.name, self.config) + " ORDER BY key ASC", ["key"], expand=None):
                 listed.update(i["key"] for i in page if isinstance(i, dict) and isinstance(i.get("key"), str))
         except SourceError as exc:
             failure = Failure("deletions", f"the id-only listing failed, nothing was deleted this run: {exc}")
@@ -195,29 +195,15 @@ class JiraConnector:
 
     # --- Search ---------------------------------------------------------------------------------------------
 
-    def _scope(self) -> str:
-        """The configured projects and JQL, without any time bound."""
-        clauses: list[str] = []
-        if self.config.projects:
-            keys = ", ".join(f'"{p}"' for p in self.config.projects)
-            clauses.append(f"project in ({keys})")
-        if self.config.jql:
-            clauses.append(f"({self.config.jql})")
-        if not clauses:
-            raise ConfigError(
-                f"source '{self.name}': set projects (or jql) so the JIRA connector knows which issues to read"
-            )
-        return " AND ".join(clauses)
-
     def _jql(self, cursor: JiraCursor, zone: ZoneInfo) -> str:
-        clauses = [self._scope()]
+        clauses = [scope(self.name, self.config)]
         since = self.options.since
         if since is None and not self.options.full and cursor.updated is not None:
             since = cursor.updated - timedelta(minutes=self.config.overlap_minutes)
         if since is not None:
-            clauses.append(f'updated >= "{_jql_time(since, zone, ceil=False)}"')
+            clauses.append(f'updated >= "{jql_time(since, zone, ceil=False)}"')
         if self.options.until is not None:
-            clauses.append(f'updated <= "{_jql_time(self.options.until, zone, ceil=True)}"')
+            clauses.append(f'updated <= "{jql_time(self.options.until, zone, ceil=True)}"')
         return " AND ".join(clauses) + " ORDER BY updated ASC"
 
     def _search(self, jql: str, fields: list[str], expand: str | None = "changelog") -> Iterator[list[JSON]]:
@@ -353,48 +339,8 @@ class JiraConnector:
             raise self.http.error(exc, what) or exc from None
 
 
-def _credentials(name: str, config: JiraSource) -> str:
-    """The settings naming the credentials, for messages (never their values)."""
-    settings = [f"sources.{name}.token_env ({config.token_env or 'unset'})"]
-    if config.user_env:
-        settings.insert(0, f"sources.{name}.user_env ({config.user_env})")
-    return " and ".join(settings)
-
-
 class _IssueError(Exception):
     """One issue could not be read; it becomes a Failure."""
-
-
-def build(ctx: SourceContext) -> JiraConnector:
-    """A connector for one configured `type = "jira"` source."""
-    config: JiraSource = ctx.config
-    if not config.base_url:
-        raise ConfigError(f"source '{ctx.name}': set base_url (e.g. https://acme.atlassian.net)")
-    cloud = config.cloud
-    if cloud is None:
-        cloud = (urlparse(config.base_url).hostname or "").endswith(".atlassian.net")
-    token = secret(config.token_env, setting=f"sources.{ctx.name}.token_env").get_secret_value()
-    common: dict[str, Any] = {
-        "cloud": cloud,
-        "timeout": config.timeout_s,
-        # connectors.http (the session's adapter) owns retries; the SDK's single silent retry would double it.
-        "retry_with_header": False,
-    }
-    http = HttpLayer(
-        source=ctx.name,
-        vendor="JIRA",
-        base_url=config.base_url,
-        credentials=_credentials(ctx.name, config),
-        max_retries=config.max_retries,
-        timeout_s=config.timeout_s,
-    )
-    common["session"] = http.session()
-    if config.user_env:
-        user = secret(config.user_env, setting=f"sources.{ctx.name}.user_env").get_secret_value()
-        client = Jira(config.base_url, username=user, password=token, **common)
-    else:
-        client = Jira(config.base_url, token=token, **common)
-    return JiraConnector(client, config, name=ctx.name, options=ctx.options, http=http)
 
 
 def _issue_list(page: Any) -> list[JSON]:
@@ -413,22 +359,11 @@ def _history_order(history: JSON) -> tuple[datetime, int]:
     return created, int(raw_id) if raw_id.isdigit() else 0
 
 
-def _zone(name: Any) -> ZoneInfo:
-    try:
-        return ZoneInfo(str(name)) if name else ZoneInfo("UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def _jql_time(moment: datetime, zone: ZoneInfo, *, ceil: bool) -> str:
-    """JQL's minute-precision date in the account's zone; rounded outward so no edge issue is missed."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    local = moment.astimezone(zone)
-    if ceil and (local.second or local.microsecond):
-        local += timedelta(minutes=1)
-    return local.strftime("%Y-%m-%d %H:%M")
-
-
 def _first_line(exc: Exception) -> str:
     return (str(exc).splitlines() or ["bad request"])[0][:200]
+
+
+def build(ctx: SourceContext) -> JiraConnector:
+    """A connector for one configured `type = "jira"` source."""
+    client, http = make_client(ctx.name, ctx.config)
+    return JiraConnector(client, ctx.config, name=ctx.name, options=ctx.options, http=http)

@@ -65,5 +65,7 @@ API = SourceDescriptor(
     ref_patterns=(r"slack:[A-Z0-9]+:\d+\.\d+",),
     supports=frozenset({"since", "until", "scopes"}),
     container_is_channel=True,
+    # chunkers.slack copies the thread's `thread_ts` (the root message's ts) onto each of its chunks.
+    metadata={"thread_root": "thread_ts"},
 )
 EXPORT = replace(API, type="slack_export", config=SlackExportSource, factory="connectors.slack.export:build")

@@ -20,52 +20,26 @@ valid once its records are stored.
 from __future__ import annotations
 
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeGuard, TypeVar
-from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
 from briefing.errors import AuthError, RateLimitedError, SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord
 from briefing.registry import FetchOptions, SourceContext
 from briefing.sources import remember_secret, secret
 from connectors.slack import SlackSource
-from connectors.slack.common import channel_problem, message_problem, normalise_records, user_problem, valid_ts
+from connectors.slack.api_state import ChannelState, SlackCursor, ThreadState, due_polls, last_activity
+from connectors.slack.checks import channel_problem, message_problem, user_problem, valid_ts
+from connectors.slack.client import make_client
+from connectors.slack.normalise import normalise_records
 
 DEFAULT_BASE_URL = "https://slack.com/api/"
 _AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
 _PAGE = 200
 T = TypeVar("T")
-
-
-class ThreadState(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    latest_reply: str = ""
-    replies: tuple[str, ...] = ()
-    checked: float = 0.0  # when this thread was last read or polled (the connector's clock)
-
-
-class ChannelState(BaseModel):
-    """What the last run saw of one channel; only the rescan window is remembered in detail."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    newest: str = ""
-    messages: tuple[str, ...] = ()
-    threads: dict[str, ThreadState] = Field(default_factory=dict)
-
-
-class SlackCursor(Cursor):
-    channels: dict[str, ChannelState] = Field(default_factory=dict)
-    api_calls: int = 0  # Web API calls made by the run that saved this cursor, so far
-    thread_polls: int = 0  # of which re-polls of known threads outside the rescan window
 
 
 class SlackConnector:
@@ -302,7 +276,7 @@ class SlackConnector:
         horizon = max(self.clock(), float(newest_now or 0)) - self.config.thread_horizon_days * 86400
         reading = {r["ts"] for r in to_read}
         for thread_ts, known in state.threads.items():
-            if thread_ts not in threads and thread_ts not in reading and _last_activity(thread_ts, known) >= horizon:
+            if thread_ts not in threads and thread_ts not in reading and last_activity(thread_ts, known) >= horizon:
                 threads[thread_ts] = known
         for thread_ts in self._due_polls(state, reading, float(oldest), horizon):
             known = state.threads[thread_ts]
@@ -367,24 +341,13 @@ class SlackConnector:
             threads={
                 ts: t
                 for ts, t in threads.items()
-                if ts not in deleted and (ts in keep or _last_activity(ts, t) >= horizon)
+                if ts not in deleted and (ts in keep or last_activity(ts, t) >= horizon)
             },
         )
 
     def _due_polls(self, state: ChannelState, reading: set[str], oldest: float, horizon: float) -> list[str]:
-        """Known threads outside the window to poll now: due by age, most recent activity first, within budget."""
-        now = self.clock()
-        due = [
-            ts
-            for ts, known in state.threads.items()
-            if ts not in reading
-            and float(ts) <= oldest
-            and _last_activity(ts, known) >= horizon
-            and now - known.checked >= _poll_interval(now - _last_activity(ts, known))
-        ]
-        due.sort(key=lambda ts: _last_activity(ts, state.threads[ts]), reverse=True)
-        left = max(self.config.thread_polls_per_run - self.polls, 0)
-        return due[:left]
+        budget = max(self.config.thread_polls_per_run - self.polls, 0)
+        return due_polls(state, reading, oldest, horizon, now=self.clock(), budget=budget)
 
     def _poll(self, cid: str, thread_ts: str, known: ThreadState, batch: Batch) -> tuple[str, JSON | None]:
         """One `conversations.replies` call from the last reply seen: ("changed", root), ("same"|"gone"|"failed")."""
@@ -415,15 +378,6 @@ class SlackConnector:
         return normalise_records(records, workspace_url=self.workspace_url)
 
 
-def _last_activity(thread_ts: str, known: ThreadState) -> float:
-    return float(known.latest_reply or thread_ts)
-
-
-def _poll_interval(age_s: float) -> float:
-    """How long a thread quiet for `age_s` waits between polls: an eighth of its age, 1 hour to 7 days."""
-    return min(max(age_s / 8, 3600.0), 7 * 86400.0)
-
-
 class _ChannelError(Exception):
     """An API error that concerns one channel or thread, not the whole source."""
 
@@ -432,50 +386,8 @@ def _valid_ts(ts: Any) -> TypeGuard[str]:
     return valid_ts(ts)
 
 
-class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
-    """Follows a redirect only to the same scheme, host and port: the token must never reach another host."""
-
-    def redirect_request(
-        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
-    ) -> urllib.request.Request | None:
-        old, new = urlsplit(req.full_url), urlsplit(newurl)
-        if (old.scheme, old.hostname, old.port) != (new.scheme, new.hostname, new.port):
-            raise urllib.error.HTTPError(newurl, code, "redirect to another host refused", headers, fp)
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-
-class SafeWebClient(WebClient):
-    """slack-sdk's WebClient, except that a redirect to another host is refused instead of followed.
-
-    urllib, which the SDK uses, copies the `Authorization` header onto a redirected request whatever its host.
-    The SDK has no option for this, so its one transport method is replaced by the same request made through an
-    opener with `_SameOriginRedirects`.
-    """
-
-    def _perform_urllib_http_request_internal(self, url: str, req: urllib.request.Request) -> dict[str, Any]:
-        if not url.lower().startswith(("http://", "https://")):
-            raise SlackClientError(f"refusing a non-HTTP URL: {url.split('?')[0]}")
-        handlers: list[Any] = [urllib.request.HTTPSHandler(context=self.ssl), _SameOriginRedirects()]
-        if isinstance(self.proxy, str) and self.proxy:
-            handlers.insert(0, urllib.request.ProxyHandler({"http": self.proxy, "https": self.proxy}))
-        opener = urllib.request.build_opener(*handlers)
-        with opener.open(req, timeout=self.timeout) as resp:
-            charset = resp.headers.get_content_charset() or "utf-8"
-            body = resp.read().decode(charset, errors="replace")
-            return {"status": resp.code, "headers": resp.headers, "body": body}
-
-
 def build(ctx: SourceContext) -> SlackConnector:
     config: SlackSource = ctx.config
     token = secret(config.token_env, setting=f"sources.{ctx.name}.token_env")
-    base_url = config.base_url or DEFAULT_BASE_URL
-    client = SafeWebClient(
-        token=token.get_secret_value(),
-        base_url=base_url if base_url.endswith("/") else base_url + "/",
-        timeout=int(config.timeout_s),
-        retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=config.max_retries),
-            RateLimitErrorRetryHandler(max_retry_count=config.max_retries),
-        ],
-    )
+    client = make_client(config.base_url or DEFAULT_BASE_URL, token.get_secret_value(), config)
     return SlackConnector(client, config, name=ctx.name, options=ctx.options)

@@ -21,26 +21,19 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import ijson
 from pydantic import BaseModel, ConfigDict, Field
 
 from briefing.errors import SourceError
 from briefing.model import JSON, Batch, Cursor, Failure, Normalised, RawRecord, RecordSource
 from briefing.registry import FetchOptions, SourceContext
 from connectors.slack import SlackExportSource
-from connectors.slack.common import (
-    channel_documents,
-    channel_problem,
-    context_of,
-    message_problem,
-    normalise_records,
-    record_channel,
-    usable_records,
-    user_problem,
-)
+from connectors.slack.checks import channel_problem, message_problem, user_problem
+from connectors.slack.export_files import DayFile, inside, parse_list, plain_name
+from connectors.slack.normalise import normalise_parts, normalise_records
 
 # Optional conversation lists beside channels.json; their folders are named by `name`, DMs by `id`.
 _EXTRA_LISTS = ("groups.json", "mpims.json", "dms.json")
+_META_FILES = ("channels.json", "users.json")
 
 
 class FileState(BaseModel):
@@ -196,7 +189,7 @@ class SlackExportConnector:
             try:
                 raw = self._read("users.json", users_file)
                 users = []
-                for n, user in enumerate(_parse_list(raw)):
+                for n, user in enumerate(parse_list(raw)):
                     problem = user_problem(user)
                     if problem is None:
                         users.append(user)
@@ -227,7 +220,7 @@ class SlackExportConnector:
         for n, data in enumerate(listed):
             problem = channel_problem(data)
             conv = self._conversation(data, kind) if problem is None else None
-            if conv is not None and not _plain_name(conv.folder):
+            if conv is not None and not plain_name(conv.folder):
                 problem = f"conversation {conv.id} names folder {conv.folder[:60]!r}, which is not a plain folder name"
             if problem is not None or conv is None:
                 batch.failures.append(Failure(f"{where}#{n}", problem or "unusable conversation"))
@@ -237,13 +230,13 @@ class SlackExportConnector:
 
     def _load_list(self, rel: str, path: Path) -> list[Any]:
         try:
-            return _parse_list(self._read(rel, path))
+            return parse_list(self._read(rel, path))
         except OSError as exc:
             raise ValueError(exc.strerror or str(exc)) from None
 
     def _check_readable(self, rel: str, path: Path) -> None:
         """Refuse a link that leads outside the export and a file over the size limit."""
-        if not _inside(self.root, path):
+        if not inside(self.root, path):
             raise ValueError(f"{rel} is a link to outside the export folder; not followed")
         size = path.stat().st_size
         if size > self.max_file_bytes:
@@ -297,7 +290,7 @@ class SlackExportConnector:
         batch = Batch()
         candidates: set[str] = set()
         folder = self.root / conv.folder
-        if folder.is_dir() and not _inside(self.root, folder):
+        if folder.is_dir() and not inside(self.root, folder):
             batch.failures.append(Failure(conv.folder, "channel folder is a link to outside the export; not followed"))
             yield batch
             return
@@ -353,10 +346,10 @@ class SlackExportConnector:
         batch.deleted = sorted(candidates - alive)
         yield batch
 
-    def _open_day(self, rel: str, path: Path) -> _DayFile:
+    def _open_day(self, rel: str, path: Path) -> DayFile:
         """A day file checked whole (links, size, JSON syntax, nesting, a list on top) before any message is used."""
         self._check_readable(rel, path)
-        return _DayFile.open(path)
+        return DayFile.open(path)
 
     def _vanished(self, old: dict[str, FileState], state: dict[str, FileState], seen: set[str]) -> Batch:
         """Files gone since the last run (or filtered out now): delete what only they contained."""
@@ -373,142 +366,7 @@ class SlackExportConnector:
         return normalise_records(records)
 
     def normalise_parts(self, records: RecordSource) -> Iterator[Normalised]:
-        """`normalise`, one channel at a time: users and channels first, then each channel's messages.
-
-        Memory holds the users, the channel list and one channel's messages, never the whole export. Keys are
-        `user/ID`, `channel/ID` and `CHANNEL_ID/ts` (see `fetch`), so a channel's messages are read by key.
-        """
-        keys = sorted(records.keys())
-        by_channel: dict[str, list[str]] = {}
-        meta_keys: list[str] = []
-        for key in keys:
-            prefix, sep, _ = key.partition("/")
-            if not sep or prefix in ("user", "channel"):
-                meta_keys.append(key)
-            else:
-                by_channel.setdefault(prefix, []).append(key)
-        first = Normalised()
-        meta = usable_records(records.read(meta_keys), first.failures)
-
-        def messages() -> Iterator[RawRecord]:  # read only as far as the first file permalink
-            for key_list in by_channel.values():
-                for record in records.read(key_list):
-                    if record.kind == "message" and message_problem(record.data) is None:
-                        yield record
-
-        ctx, channel_records = context_of(meta, first, None, messages())
-        yield first
-        for channel_id, key_list in by_channel.items():
-            part = Normalised()
-            usable = [r for r in usable_records(records.read(key_list), part.failures) if r.kind == "message"]
-            mine: list[RawRecord] = []
-            for record in usable:
-                named = record_channel(record, part.failures)
-                if named == channel_id:
-                    mine.append(record)
-                elif named is not None:
-                    part.failures.append(Failure(record.key, f"message record cached under {channel_id} names {named}"))
-            if mine:
-                part.documents = channel_documents(channel_id, mine, ctx, channel_records, part.failures)
-            yield part
-
-
-_META_FILES = ("channels.json", "users.json")
-
-
-def _parse_list(content: bytes) -> list[Any]:
-    try:
-        data = json.loads(content)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"not valid JSON: {exc}") from None
-    except RecursionError:
-        raise ValueError("JSON nested too deeply to be a real export") from None
-    if not isinstance(data, list):
-        raise ValueError(f"expected a JSON list, found {type(data).__name__}")
-    return data
-
-
-# Deeper than any real export (Python's own json gives up near 1,000 levels); the old reader's reason is kept.
-_MAX_DEPTH = 512
-_READ_BYTES = 1 << 16
-
-
-class _DayFile:
-    """A day file read incrementally (ijson): one pass checks and hashes it, a second yields its messages.
-
-    Memory holds one message at a time, not the file. A file in JSON that only Python's json accepts (NaN,
-    Infinity, a BOM) or that is not valid JSON at all is read whole instead, with the reasons it always gave.
-    """
-
-    def __init__(self, path: Path, sha256: str, whole: list[Any] | None) -> None:
-        self.path = path
-        self.sha256 = sha256
-        self._whole = whole
-
-    @classmethod
-    def open(cls, path: Path) -> _DayFile:
-        digest = hashlib.sha256()
-        depth = 0
-        top: str | None = None
-        try:
-            with path.open("rb") as handle:
-                reader = _Hashing(handle, digest)
-                for event, _ in ijson.basic_parse(reader, buf_size=_READ_BYTES):
-                    if top is None:
-                        top = event
-                    if event in ("start_map", "start_array"):
-                        depth += 1
-                        if depth > _MAX_DEPTH:
-                            raise ValueError("JSON nested too deeply to be a real export")
-                    elif event in ("end_map", "end_array"):
-                        depth -= 1
-                reader.drain()
-        except ijson.JSONError:
-            top = None
-        if top != "start_array":  # read whole, for the reason (or the NaN) Python's json finds
-            content = path.read_bytes()
-            return cls(path, hashlib.sha256(content).hexdigest(), _parse_list(content))
-        return cls(path, digest.hexdigest(), None)
-
-    def messages(self) -> Iterator[Any]:
-        if self._whole is not None:
-            yield from self._whole
-            return
-        with self.path.open("rb") as handle:
-            try:
-                yield from ijson.items(handle, "item", use_float=True, buf_size=_READ_BYTES)
-            except ijson.JSONError as exc:  # the file changed since it was checked
-                raise ValueError(f"not valid JSON: {str(exc).splitlines()[0]}") from None
-
-
-class _Hashing:
-    """A binary file whose bytes are hashed as ijson reads them."""
-
-    def __init__(self, handle: Any, digest: Any) -> None:
-        self.handle = handle
-        self.digest = digest
-
-    def read(self, size: int = -1) -> bytes:
-        data: bytes = self.handle.read(size)
-        self.digest.update(data)
-        return data
-
-    def drain(self) -> None:  # whatever the parser did not need to read still belongs to the file's hash
-        while self.read(_READ_BYTES):
-            pass
-
-
-def _plain_name(name: str) -> bool:
-    """A single, ordinary path component: no separators, not "." or "..", not absolute, no NUL."""
-    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\0") and ":" not in name[1:2]
-
-
-def _inside(root: Path, path: Path) -> bool:
-    """Whether `path`, links resolved, stays inside `root` (a link loop counts as outside)."""
-    try:
-        return path.resolve(strict=True).is_relative_to(root.resolve(strict=True))
-    except (OSError, RuntimeError):
-        return False
+        return normalise_parts(records)
 
 
 def _aware(moment: datetime) -> datetime:

@@ -3,21 +3,35 @@
 The core never imports `connectors` or `chunkers` directly and names no source type anywhere else: it learns
 about a source only from its `SourceDescriptor` (briefing.sources), loaded lazily from this table. Adding a source
 type is its package under `connectors/`, one line here, its sample data and its tests.
+
+Source-specific keys of a chunk's metadata are read through `meta`, by the role the chunk's descriptor gives them.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from briefing.errors import NotConfiguredError
-from briefing.model import Chunker, Connector
-from briefing.sources import DocumentKind, SourceDescriptor
+from briefing.model import Chunk, Chunker, Connector
+from briefing.sources import (
+    DocumentKind,
+    FlagRole,
+    RecordsRole,
+    RefsRole,
+    Role,
+    SourceDescriptor,
+    TextRole,
+    read_flag,
+    read_records,
+    read_refs,
+    read_text,
+)
 
 # config type -> "module:DESCRIPTOR"; the order is the one error messages list types in.
 SOURCES: dict[str, str] = {
@@ -84,6 +98,7 @@ def register(source_type: str, dotted: str | None) -> None:
         SOURCES[source_type] = dotted
     descriptors.cache_clear()
     _kinds.cache_clear()
+    _families.cache_clear()
 
 
 def source_types() -> tuple[str, ...]:
@@ -104,7 +119,46 @@ def families() -> tuple[str, ...]:
 
 def family(name: str) -> SourceDescriptor | None:
     """The first descriptor of a chunk's `source_type`, for presentation (None for an unknown family)."""
-    return next((d for d in descriptors() if d.family == name), None)
+    return _families().get(name)
+
+
+@cache
+def _families() -> dict[str, SourceDescriptor]:
+    table: dict[str, SourceDescriptor] = {}
+    for found in descriptors():
+        table.setdefault(found.family, found)
+    return table
+
+
+@overload
+def meta(chunk: Chunk | Mapping[str, Any], role: TextRole) -> str: ...
+@overload
+def meta(chunk: Chunk | Mapping[str, Any], role: FlagRole) -> bool: ...
+@overload
+def meta(chunk: Chunk | Mapping[str, Any], role: RecordsRole) -> list[dict[str, Any]]: ...
+@overload
+def meta(chunk: Chunk | Mapping[str, Any], role: RefsRole) -> list[str]: ...
+def meta(chunk: Chunk | Mapping[str, Any], role: Role) -> str | bool | list[dict[str, Any]] | list[str]:
+    """What the chunk's metadata says in `role` (`briefing.sources.ROLES`), read from the key its source declares.
+
+    `chunk` is a Chunk or a stored payload (with `source_type` and `metadata`). A source that declares no key for
+    the role, or a chunk whose key is unset, gives the role's empty value: "", False or [].
+    """
+    metadata: Any
+    if isinstance(chunk, Chunk):
+        source_type, metadata = chunk.source_type, chunk.metadata
+    else:
+        source_type, metadata = str(chunk.get("source_type") or ""), chunk.get("metadata")
+    found = family(source_type)
+    where = found.metadata.get(role) if found is not None else None
+    values = metadata if isinstance(metadata, Mapping) else {}
+    if role in ("thread_root", "section_path"):
+        return read_text(values, where)
+    if role == "events":
+        return read_records(values, where)
+    if role == "links":
+        return read_refs(values, where)
+    return read_flag(values, where)
 
 
 @cache

@@ -2,8 +2,9 @@
 
 Each package under `connectors/` declares one `SourceDescriptor` per config type at the top of its `__init__.py`
 (its config model, its connector factory, its document kinds with their chunkers and limits, its refs, its
-container, the words a question uses for it, its label in answers, what it supports). The core reads descriptors
-through `briefing.registry` and never names a source type itself.
+container, the words a question uses for it, its label in answers, what it supports, and which keys of its
+chunks' metadata play the roles the core reads). The core reads descriptors through `briefing.registry` and
+never names a source type or a source's metadata key itself.
 
 This module is a contract that connectors import, so it stays light: pydantic and the standard library only.
 """
@@ -15,7 +16,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
@@ -25,6 +26,23 @@ from briefing.errors import AuthError
 Capability = Literal["since", "until", "deletions", "scopes"]
 # How an answer names the place a quote comes from (see `place`).
 PlaceStyle = Literal["container", "title", "title_or_container", "section"]
+
+# The roles a chunk's metadata can play for the core, by the type the core reads them as (`briefing.registry.meta`).
+TextRole = Literal["thread_root", "section_path"]
+FlagRole = Literal["cancelled", "all_day", "pull_request"]
+RecordsRole = Literal["events"]
+RefsRole = Literal["links"]
+Role = TextRole | FlagRole | RecordsRole | RefsRole
+# What each role means; a source that declares none of a role's key gives the role's empty value ("", False, []).
+ROLES: Mapping[str, str] = {
+    "thread_root": "text: the id of the message that opened the chunk's thread (the root's ref ends with it)",
+    "section_path": "text: the chunk's heading path in its document ('Runbook > Rollback'); set: a sectioned text",
+    "cancelled": "flag: the event (or this occurrence of it) was cancelled",
+    "all_day": "flag: the event takes whole days, with no time of day",
+    "pull_request": "flag: the item is a pull request, not an issue",
+    "events": "records: the item's lifecycle, {event, at, by?, ref?, from?, to?, version?} each",
+    "links": "refs: native refs of the items the chunk links to (an event's agenda page and tickets)",
+}
 
 
 class StrictModel(BaseModel):
@@ -131,6 +149,14 @@ class Presentation:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """A flag role read off a value: set when the metadata key holds `value` (in any case), e.g. a status."""
+
+    key: str
+    value: str
+
+
+@dataclass(frozen=True)
 class SourceDescriptor:
     """One source type, as the config names it (`type = "slack_export"`)."""
 
@@ -154,6 +180,39 @@ class SourceDescriptor:
     supports: frozenset[Capability] = frozenset()
     # The chunks' containers are channels (a question's "#name" or "in name" finds them) rather than projects.
     container_is_channel: bool = False
+    # Role -> the key of this source's chunk metadata that carries it (a `Flag` for a flag read off a value).
+    # Every descriptor of one family declares the same, since a chunk names its family only.
+    metadata: Mapping[Role, str | Flag] = field(default_factory=dict)
 
     def owns_ref(self, ref: str) -> bool:
         return any(re.fullmatch(p, ref) for p in self.ref_patterns)
+
+
+def read_text(metadata: Mapping[str, Any], where: str | Flag | None) -> str:
+    """A text role's value ("" when undeclared or unset)."""
+    key = where.key if isinstance(where, Flag) else where
+    return str(metadata.get(key) or "") if key else ""
+
+
+def read_flag(metadata: Mapping[str, Any], where: str | Flag | None) -> bool:
+    """A flag role's value (False when undeclared or unset)."""
+    if isinstance(where, Flag):
+        return str(metadata.get(where.key) or "").upper() == where.value.upper()
+    return bool(metadata.get(where)) if where else False
+
+
+def read_records(metadata: Mapping[str, Any], where: str | Flag | None) -> list[dict[str, Any]]:
+    """A records role's value: the objects of the list the key holds ([] when undeclared, unset or not a list)."""
+    key = where.key if isinstance(where, Flag) else where
+    value = metadata.get(key) if key else None
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list | tuple) else []
+
+
+def read_refs(metadata: Mapping[str, Any], where: str | Flag | None) -> list[str]:
+    """A refs role's value: each entry a ref, or an object's `key` ([] when undeclared, unset or not a list)."""
+    key = where.key if isinstance(where, Flag) else where
+    value = metadata.get(key) if key else None
+    if not isinstance(value, list | tuple):
+        return []
+    refs = [v if isinstance(v, str) else str(v.get("key") or "") for v in value if isinstance(v, str | dict)]
+    return [r for r in refs if r]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from briefing.model import RawRecord
-from connectors.files.connector import file_document
+from connectors.files.documents import file_document
 from connectors.files.markdown import clean_markdown, first_h1, looks_like_mdx, split_front_matter
 
 
@@ -98,12 +98,12 @@ def test_a_tag_yaml_cannot_construct_is_a_note_not_a_crash() -> None:
 
 
 def test_damaged_pdf_that_trips_pypdf_limits_is_unreadable_not_a_crash() -> None:
-    from connectors.files.connector import _pdf_pages, _Unreadable
+    from connectors.files.reading import Unreadable, pdf_pages
     from tests.helpers_pdf import make_pdf
 
     damaged = bytearray(make_pdf([["Quarterly plan", "Ship the migration"], ["Second page"]]))
     # Three bytes changed (found by the fuzz test) make a page reference itself: pypdf's LimitReachedError.
     for at, value in [(34, 247), (203, 46), (445, 205)]:
         damaged[at] = value
-    with pytest.raises(_Unreadable, match="PDF cannot be parsed"):
-        _pdf_pages(bytes(damaged))
+    with pytest.raises(Unreadable, match="PDF cannot be parsed"):
+        pdf_pages(bytes(damaged))

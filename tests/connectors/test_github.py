@@ -17,8 +17,10 @@ from briefing.registry import FetchOptions, SourceContext
 from briefing.settings import load_settings, source_adapter
 from briefing.store import RawStore
 from chunkers.code import chunk_code
+from connectors.github.client import make_client
 from connectors.github.code import MAX_FILE_BYTES
-from connectors.github.connector import OVERLAP, GithubConnector, GithubCursor, build, linked_issues, make_client
+from connectors.github.connector import OVERLAP, GithubConnector, GithubCursor, build
+from connectors.github.documents import linked_issues
 from connectors.http import HttpLayer
 from tests.fakes.github_server import FakeGitHub, blob_sha, load, serve
 

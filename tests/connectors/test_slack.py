@@ -16,7 +16,8 @@ from briefing.model import Batch, Cursor
 from briefing.registry import SourceContext, connector_for
 from briefing.settings import source_adapter
 from connectors.slack import SlackSource
-from connectors.slack.api import SlackConnector, SlackCursor
+from connectors.slack.api import SlackConnector
+from connectors.slack.api_state import SlackCursor
 from tests.fakes.slack_api import TOKEN, SlackFake
 from tests.harness import SourceRunner
 

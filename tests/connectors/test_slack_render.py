@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from connectors.slack.common import message_author, message_text, render_mrkdwn
+from connectors.slack.mrkdwn import message_text, render_mrkdwn
+from connectors.slack.people import message_author
 
 USERS = {"U1": "Ann Lee", "U2": "Bo Chen"}
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from connectors.slack.api import SlackCursor
+from connectors.slack.api_state import SlackCursor
 from tests.connectors.test_slack import FIXTURE, NOW, OLD_ROOT, Runner, _connector
 from tests.fakes.slack_api import SlackFake
 

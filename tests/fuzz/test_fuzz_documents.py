@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from briefing.model import ChunkLimits, Document, Item, RawRecord
 from chunkers.documents import chunk_document
 from connectors.confluence.storage import storage_to_markdown
-from connectors.files.connector import _pdf_pages, _Unreadable, file_document
+from connectors.files.documents import file_document
 from connectors.files.markdown import clean_markdown, split_front_matter
+from connectors.files.reading import Unreadable, pdf_pages
 from connectors.jira.adf import adf_to_text
 from tests.fuzz.strategies import DEEP, FAST, MARKDOWN_TOKENS, STORAGE_TOKENS, adf_nodes, tokens_text
 from tests.helpers_pdf import make_pdf
@@ -127,7 +128,7 @@ def test_pdf_text_is_extracted_and_chunked(budget: Any) -> None:
     @budget
     @given(st.lists(st.lists(latin, min_size=1, max_size=5), min_size=1, max_size=3))
     def check(pages: list[list[str]]) -> None:
-        extracted, _ = _pdf_pages(make_pdf(pages))
+        extracted, _ = pdf_pages(make_pdf(pages))
         assert len(extracted) == len(pages)
         record = RawRecord("file:f.pdf", "file", {"path": "f.pdf", "format": "pdf", "pages": extracted})
         document = file_document(record)
@@ -151,8 +152,8 @@ def test_damaged_pdf_is_unreadable_never_a_crash(budget: Any) -> None:
         for at, value in flips:
             damaged[at] = value
         try:
-            pages, _ = _pdf_pages(bytes(damaged))
-        except _Unreadable:
+            pages, _ = pdf_pages(bytes(damaged))
+        except Unreadable:
             return
         assert all(isinstance(p, str) for p in pages)
 

@@ -9,14 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from briefing.model import RawRecord
-from connectors.slack.common import (
-    message_author,
-    message_text,
-    normalise_records,
-    render_attachments,
-    render_blocks,
-    render_mrkdwn,
-)
+from connectors.slack.mrkdwn import message_text, render_attachments, render_blocks, render_mrkdwn
+from connectors.slack.normalise import normalise_records
+from connectors.slack.people import message_author
 from tests.fuzz.strategies import DEEP, FAST, MRKDWN_TOKENS, json_scalars, json_values, slack_blocks, tokens_text
 
 USERS = {"U1": "Ann Lee", "U2": "Bo Chen"}
