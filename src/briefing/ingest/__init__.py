@@ -17,7 +17,7 @@ from briefing.ingest.chunking import _topic_split as _topic_split
 from briefing.ingest.collecting import DeletionGuard, collect, make_connector
 from briefing.ingest.embed_queue import EMBED_QUEUE_DEPTH, EmbedQueue
 from briefing.ingest.processing import DOCUMENT_WINDOW, Progress, normalised_parts, process
-from briefing.ingest.reports import CollectReport, ProcessReport, run_report
+from briefing.ingest.reports import CollectReport, ProcessReport, RunSummary, SourceRun, run_report
 
 __all__ = [
     "DOCUMENT_WINDOW",
@@ -29,6 +29,8 @@ __all__ = [
     "EmbedQueue",
     "ProcessReport",
     "Progress",
+    "RunSummary",
+    "SourceRun",
     "chunk_documents",
     "collect",
     "item_vectors",

@@ -1,4 +1,4 @@
-"""What one source's ingest did: the collect and process reports and the run record kept in its state file."""
+"""What an ingest did: each source's collect and process reports, its run record, and the whole run's summary."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from briefing.errors import BriefError
 from briefing.model import Failure
 
 
@@ -54,3 +55,51 @@ def run_report(collected: CollectReport | None, processed: ProcessReport | None)
         "failures": len(failures),
         "failure_samples": [{"key": f.key, "reason": f.reason} for f in failures[:20]],
     }
+
+
+@dataclass
+class SourceRun:
+    """What one source's run did; `error` is set when the source could not be read at all."""
+
+    name: str
+    collected: CollectReport | None = None
+    processed: ProcessReport | None = None
+    error: BriefError | None = None
+    # One line each about options this source ignores ("--until: not supported by ...").
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[Failure]:
+        """Items that were skipped, from collection first, then processing."""
+        collected = self.collected.failures if self.collected else []
+        return collected + (self.processed.failures if self.processed else [])
+
+
+@dataclass
+class RunSummary:
+    """Every source's run, in the order the sources were given."""
+
+    sources: list[SourceRun] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def failure_count(self) -> int:
+        """Skipped items over all sources that could be read."""
+        return sum(len(run.failures) for run in self.sources)
+
+    @property
+    def broken(self) -> list[SourceRun]:
+        """The sources that could not be read at all."""
+        return [run for run in self.sources if run.error is not None]
+
+    def error(self) -> BriefError | None:
+        """The error to report for the broken sources: the source's own when only one was run, else a summary."""
+        broken = self.broken
+        if not broken:
+            return None
+        first = broken[0].error
+        assert first is not None
+        if len(self.sources) == 1:
+            return first
+        detail = "; ".join(f"{run.name}: {run.error}" for run in broken)
+        return type(first)(f"{len(broken)} of {len(self.sources)} sources failed (the others were ingested): {detail}")
