@@ -2,7 +2,7 @@
 
     BRIEF_HOME=<a home that ingested CONFIG> python bench/chunk_cpu.py CONFIG
 
-Normalises the source from the raw cache and chunks it a window at a time, as `ingest._process_parts` does, then
+Normalises the source from the raw cache and chunks it a window at a time, as `ingest.process` does, then
 counts every chunk's model tokens, as `take` does. The topic-split vectors come from the home's vector cache
 (an ingested home has every one a topic decision asks for), so no model runs: what is timed is the chunkers'
 Python and the tokeniser. The digest (sha256 of every chunk's id, text, refs and token count) must not change

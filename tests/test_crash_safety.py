@@ -317,6 +317,6 @@ def test_indexing_streams_embedding_starts_before_the_last_document_is_chunked(t
     steps = [line.rsplit(" ", 1)[-1] for line in traced.stderr.splitlines() if line.startswith("kill point reached")]
     assert steps.count("chunk") == 70 and steps.count("embed") == 2 and steps.count("embed.queued") == 2
     last_chunk = len(steps) - 1 - steps[::-1].index("chunk")
-    # The first round went to the embedding thread mid-source (`briefing.ingest._EmbedQueue`, at most two rounds
+    # The first round went to the embedding thread mid-source (`briefing.ingest.EmbedQueue`, at most two rounds
     # waiting), so it is embedded and upserted while the rest is chunked, not after the whole source.
     assert steps.index("embed.queued") < last_chunk

@@ -131,7 +131,7 @@ def test_roles_share_the_index_embedder_unless_they_name_another_model(tmp_path:
 def test_topic_splits_use_the_similarity_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from briefing import ingest
+    from briefing.ingest import chunking as ingest
     from briefing.model import Document, Item
 
     seen: list[str] = []

@@ -1,5 +1,5 @@
 """Ingest spends model time only on what changed: a no-op re-ingest embeds nothing, the conversation summaries
-reuse their chunks' vectors, and the embedding thread (`briefing.ingest._EmbedQueue`) loses no error."""
+reuse their chunks' vectors, and the embedding thread (`briefing.ingest.EmbedQueue`) loses no error."""
 
 from __future__ import annotations
 

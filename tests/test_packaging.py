@@ -34,6 +34,8 @@ def test_the_wheel_has_everything_the_registry_names(tmp_path: Path) -> None:
             if module:
                 assert module.partition(":")[0].replace(".", "/") + ".py" in names, module
     assert "briefing/sample/brief.toml" in names
+    # The sample ships its data only; the generators that wrote it live in scripts/sample/.
+    assert not [n for n in names if n.startswith("briefing/sample/") and n.endswith(".py")]
     assert not any(n.startswith("tests/") for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "brief=briefing.cli.entry:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from briefing import killpoint, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, IndexError_, ModelError, SourceError
 from briefing.index import Index
 from briefing.ingest import CollectReport, ProcessReport, collect, make_connector, process, run_report
+from briefing.ingest.reports import RunSummary, SourceRun
 from briefing.model import Connector, Failure
 from briefing.ops import hooks, metrics
 from briefing.registry import FetchOptions
@@ -26,54 +26,6 @@ from briefing.store import SourceState
 log = logging.getLogger(__name__)
 ProgressCallback = Callable[[str, int, int | None], None]
 """Called as `(source, chunks embedded so far, chunks to embed)`; the total is None when a source starts indexing."""
-
-
-@dataclass
-class SourceRun:
-    """What one source's run did; `error` is set when the source could not be read at all."""
-
-    name: str
-    collected: CollectReport | None = None
-    processed: ProcessReport | None = None
-    error: BriefError | None = None
-    # One line each about options this source ignores ("--until: not supported by ...").
-    notices: list[str] = field(default_factory=list)
-
-    @property
-    def failures(self) -> list[Failure]:
-        """Items that were skipped, from collection first, then processing."""
-        collected = self.collected.failures if self.collected else []
-        return collected + (self.processed.failures if self.processed else [])
-
-
-@dataclass
-class RunSummary:
-    """Every source's run, in the order the sources were given."""
-
-    sources: list[SourceRun] = field(default_factory=list)
-    dry_run: bool = False
-
-    @property
-    def failure_count(self) -> int:
-        """Skipped items over all sources that could be read."""
-        return sum(len(run.failures) for run in self.sources)
-
-    @property
-    def broken(self) -> list[SourceRun]:
-        """The sources that could not be read at all."""
-        return [run for run in self.sources if run.error is not None]
-
-    def error(self) -> BriefError | None:
-        """The error to report for the broken sources: the source's own when only one was run, else a summary."""
-        broken = self.broken
-        if not broken:
-            return None
-        first = broken[0].error
-        assert first is not None
-        if len(self.sources) == 1:
-            return first
-        detail = "; ".join(f"{run.name}: {run.error}" for run in broken)
-        return type(first)(f"{len(broken)} of {len(self.sources)} sources failed (the others were ingested): {detail}")
 
 
 def run(

@@ -13,7 +13,7 @@ from briefing.cli.common import AsOpt, cli_errors, err, escape, load, out, state
 from briefing.errors import BriefError, InputError
 
 if TYPE_CHECKING:
-    from briefing.pipeline import RunSummary
+    from briefing.ingest.reports import RunSummary
 
 
 def _date(value: str | None, option: str) -> datetime | None:

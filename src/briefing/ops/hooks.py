@@ -20,7 +20,7 @@ from briefing.ops import metrics, runlog
 from briefing.ops.lock import LockHeldError, workspace_lock
 
 if TYPE_CHECKING:
-    from briefing.pipeline import RunSummary
+    from briefing.ingest.reports import RunSummary
     from briefing.results import SearchResult
     from briefing.settings import Settings
 

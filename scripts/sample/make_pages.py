@@ -2,13 +2,16 @@
 # ruff: noqa: E501  (sample prose: long string literals read better unwrapped)
 """Generates pages.json and comments.json (space ENG of the Kestrel Pay story) in Confluence REST v1 shapes.
 
-Run: python src/briefing/sample/confluence/make_pages.py
+Run: python scripts/sample/make_pages.py [OUT]
 """
 
 import json
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+# Writes into the shipped sample, or into the folder named by the first argument (to diff a run against it).
+SAMPLE = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample"
+OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else SAMPLE / "confluence"
 
 U = {}
 for key, name in [
@@ -345,5 +348,5 @@ comments = {
         )
     ],
 }
-json.dump(pages, open(HERE / "pages.json", "w"), indent=1, ensure_ascii=False)
-json.dump(comments, open(HERE / "comments.json", "w"), indent=1, ensure_ascii=False)
+json.dump(pages, open(OUT / "pages.json", "w"), indent=1, ensure_ascii=False)
+json.dump(comments, open(OUT / "comments.json", "w"), indent=1, ensure_ascii=False)

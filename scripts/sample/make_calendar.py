@@ -1,16 +1,19 @@
-"""Write `team.ics`: the sample team's calendar (fictional; see ../STORY.md "Email and calendar").
+"""Write `team.ics`: the sample team's calendar (fictional; see src/briefing/sample/STORY.md "Email and calendar").
 
 Every series ends by 30 June 2026, so the sample config can expand far around the real clock (`expand_days`)
 and the calendar stays a few dozen events whenever the demo runs.
 
-Run `python src/briefing/sample/calendar/make_calendar.py` after changing it; the output is deterministic.
+Run `python scripts/sample/make_calendar.py [OUT]` after changing it; the output is deterministic.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+# Writes into the shipped sample, or into the folder named by the first argument (to diff a run against it).
+SAMPLE = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample"
+OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else SAMPLE / "calendar"
 DOMAIN = "kestrelpay.example"
 TEAM = {
     "priya": "Priya Raman",
@@ -112,7 +115,7 @@ def calendar() -> str:
 
 
 def main() -> None:
-    path = HERE / "team.ics"
+    path = OUT / "team.ics"
     path.write_text(calendar(), encoding="utf-8", newline="")
     print(f"wrote {path}")
 

@@ -1,29 +1,15 @@
-"""Settings: the TOML config contract (DESIGN.md "Configuration"), environment overrides, secrets by name.
-
-Precedence: command-line options > environment (`BRIEF_`, nested with `__`, e.g. `BRIEF_RETRIEVAL__CANDIDATES=100`)
-> config file > defaults. Secrets are never values in the file: a source names the environment variable that
-holds them (`token_env = "SLACK_TOKEN"`), read only when the connector needs it.
-"""
+"""The config file's sections: one strict model per table, with its keys, defaults and bounds."""
 
 from __future__ import annotations
 
-import difflib
-import os
 import re
-import tomllib
-from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Literal
 
-from pydantic import BaseModel, Field, SerializeAsAny, TypeAdapter, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
+from pydantic import Field, field_validator
 
-from briefing.errors import ConfigError
-from briefing.sources import ApiSource, SourceBase, StrictModel, secret
+from briefing.sources import StrictModel
 
-__all__ = ["ApiSource", "Settings", "SourceBase", "load_settings", "secret", "source_adapter"]
-
-DEFAULT_CONFIG_NAME = "brief.toml"
 # The default `[qdrant] hnsw_ef`: chosen by bench/recall_bench.py on real embeddings (docs/performance.md).
 HNSW_EF = 128
 SEGMENT_POINTS = 100_000
@@ -32,32 +18,13 @@ SEGMENT_POINTS = 100_000
 _Strict = StrictModel
 
 
-def _source_union() -> Any:
-    """A discriminated union of every registered source type's config model (rebuilt when the registry changes)."""
-    from briefing import registry
-
-    models = tuple(d.config for d in registry.descriptors())
-    return TypeAdapter(Annotated[Union[models], Field(discriminator="type")])  # type: ignore[arg-type]  # noqa: UP007
-
-
-def source_adapter() -> TypeAdapter[Any]:
-    """Validate one source table on its own (used by tests and `brief sources`)."""
-    adapter: TypeAdapter[Any] = _source_union()
-    return adapter
-
-
-def _source_types() -> tuple[str, ...]:
-    from briefing import registry
-
-    return registry.source_types()
-
-
 # Workspace and source names become folder names under BRIEF_HOME: no separators, no "..", no leading dot.
-_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}")
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}")
 
 
-def _safe_name(value: str, what: str) -> str:
-    if not _SAFE_NAME.fullmatch(value) or ".." in value:
+def safe_name(value: str, what: str) -> str:
+    """`value` when it can be a folder name under BRIEF_HOME; else a ValueError naming `what`."""
+    if not SAFE_NAME.fullmatch(value) or ".." in value:
         raise ValueError(
             f"{what} {value!r} is not a valid name: use letters, digits, '-', '_' and '.' (no '..', no '/'), "
             "starting with a letter or digit, at most 80 characters"
@@ -76,7 +43,7 @@ class WorkspaceSettings(_Strict):
     @field_validator("name")
     @classmethod
     def _folder_name(cls, value: str) -> str:
-        return _safe_name(value, "workspace.name")
+        return safe_name(value, "workspace.name")
 
 
 class SyncSettings(_Strict):
@@ -327,213 +294,3 @@ class SlackBotSettings(_Strict):
     port: int = Field(default=3000, ge=0, le=65535)
     base_url: str | None = None  # the Web API's base URL (a proxy or a local server); Slack's own when unset
     k: int = Field(default=8, ge=1, le=50)  # evidence items per answer
-
-
-# The parsed config file for the settings source below; set by `load_settings` for the model's construction.
-_FILE_DATA: ContextVar[dict[str, Any] | None] = ContextVar("brief_config_file", default=None)
-
-
-class _ConfigFile(PydanticBaseSettingsSource):
-    """The TOML file as a pydantic-settings source (read and reported by `load_settings`)."""
-
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
-        return (_FILE_DATA.get() or {}).get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return dict(_FILE_DATA.get() or {})
-
-
-class Settings(BaseSettings):
-    """The whole parameterisation of a deployment.
-
-    Precedence, through pydantic-settings' sources: keyword arguments (the command line) > environment
-    (`BRIEF_SECTION__KEY`) > the config file > defaults.
-    """
-
-    model_config = SettingsConfigDict(
-        extra="forbid", env_prefix="BRIEF_", env_nested_delimiter="__", env_ignore_empty=True
-    )
-
-    workspace: WorkspaceSettings = Field(default_factory=WorkspaceSettings)
-    sources: dict[str, SerializeAsAny[SourceBase]] = Field(default_factory=dict)
-    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
-    qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
-    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
-    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
-    answer: AnswerSettings = Field(default_factory=AnswerSettings)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
-    sync: SyncSettings = Field(default_factory=SyncSettings)
-    logging: LoggingSettings = Field(default_factory=LoggingSettings)
-    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
-    schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
-    delivery: DeliverySettings = Field(default_factory=DeliverySettings)
-
-    digest: DigestSettings = Field(default_factory=DigestSettings)
-    slack_bot: SlackBotSettings = Field(default_factory=SlackBotSettings)
-    people: PeopleSettings = Field(default_factory=PeopleSettings)
-
-    # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.
-    config_path: Path | None = Field(default=None, exclude=True)
-    home: Path = Field(default_factory=lambda: brief_home(), exclude=True)
-    # `--as PERSON` for this run (briefing.access); not part of the file.
-    acting_as: str | None = Field(default=None, exclude=True)
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return init_settings, env_settings, _ConfigFile(settings_cls)
-
-    @field_validator("sources", mode="before")
-    @classmethod
-    def _typed_sources(cls, value: Any) -> Any:
-        """Each source table validated by its type's config model (from the source's descriptor)."""
-        if not isinstance(value, dict):
-            return value
-        adapter = _source_union()
-        typed: dict[str, Any] = {}
-        for name, table in value.items():
-            try:
-                _safe_name(str(name), "source")
-            except ValueError as exc:
-                raise _SourceTableError(f"sources.{name}: {exc}") from None
-            if isinstance(table, SourceBase):
-                typed[name] = table
-                continue
-            try:
-                typed[name] = adapter.validate_python(table)
-            except ValidationError as exc:
-                raise _table_error(exc, f"sources.{name}", table) from None
-        return typed
-
-    def resolve(self, path: Path) -> Path:
-        """A path from the config, relative to the config file's folder."""
-        path = path.expanduser()
-        if path.is_absolute() or self.config_path is None:
-            return path
-        return (self.config_path.parent / path).resolve()
-
-    @property
-    def workspace_home(self) -> Path:
-        return self.home / "workspaces" / self.workspace.name
-
-    def source(self, name: str) -> SourceBase:
-        if name not in self.sources:
-            known = ", ".join(sorted(self.sources)) or "none"
-            where = self.config_path or "the config"
-            raise ConfigError(f"unknown source '{name}' (configured in {where}: {known})")
-        return self.sources[name]
-
-
-def brief_home() -> Path:
-    """`BRIEF_HOME`, or `~/.brief`."""
-    return Path(os.environ.get("BRIEF_HOME") or Path.home() / ".brief").expanduser()
-
-
-def find_config(explicit: Path | None) -> Path | None:
-    """`--config FILE` (must exist), else `./brief.toml`, else `$BRIEF_HOME/brief.toml`, else none."""
-    if explicit is not None:
-        if not explicit.is_file():
-            raise ConfigError(f"config file {explicit} does not exist: pass an existing file to --config")
-        return explicit.resolve()
-    for candidate in (Path.cwd() / DEFAULT_CONFIG_NAME, brief_home() / DEFAULT_CONFIG_NAME):
-        if candidate.is_file():
-            return candidate.resolve()
-    return None
-
-
-class _SourceTableError(ValueError):
-    """A source table's own validation error, already explained with its full key path."""
-
-
-def _first(error: ValidationError) -> Any:
-    """The error to report: an unknown key before anything else (a typo also makes the real key "missing")."""
-    errors = error.errors()
-    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-
-
-def _keys_of(model: Any, parts: list[str]) -> list[str]:
-    """The keys a config table accepts at `parts` (a path of section names), for spelling suggestions."""
-    for part in parts:
-        field = getattr(model, "model_fields", {}).get(part)
-        annotation = getattr(field, "annotation", None)
-        if not isinstance(annotation, type) or not issubclass(annotation, BaseModel):
-            return []
-        model = annotation
-    return [name for name, f in getattr(model, "model_fields", {}).items() if not f.exclude]
-
-
-def _suggest(key: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def _explain(first: Any, loc: str, known_keys: list[str] | None = None) -> str:
-    kind = first["type"]
-    known = ", ".join(_source_types())
-    if kind == "extra_forbidden":
-        key = loc.rsplit(".", 1)[-1]
-        return f"unknown key '{loc}'{_suggest(key, known_keys or [])}: remove it or check its spelling"
-    if kind == "union_tag_invalid":
-        tag = first.get("input", {}).get("type") if isinstance(first.get("input"), dict) else None
-        return f"unknown source type '{tag}' at '{loc}' (known: {known}){_suggest(str(tag), list(_source_types()))}"
-    if kind == "union_tag_not_found":
-        return f"'{loc}' has no 'type' key (one of: {known})"
-    if kind == "missing":
-        return f"missing key '{loc}'"
-    return f"invalid value at '{loc}': {first['msg']}"
-
-
-def _table_error(error: ValidationError, prefix: str, table: Any) -> _SourceTableError:
-    first = _first(error)
-    parts = [str(p) for p in first["loc"]]
-    if parts and parts[0] in _source_types():
-        parts = parts[1:]  # the union's tag is not a key the user wrote
-    keys: list[str] = []
-    if isinstance(table, dict) and table.get("type") in _source_types():
-        from briefing import registry
-
-        keys = _keys_of(registry.descriptor(str(table["type"])).config, parts[:-1])
-    return _SourceTableError(_explain(first, ".".join([prefix, *parts]), keys))
-
-
-def _describe(error: ValidationError, where: str) -> str:
-    first = _first(error)
-    inner = first.get("ctx", {}).get("error")
-    if isinstance(inner, _SourceTableError):
-        return f"{where}: {inner}"
-    parts = [str(p) for p in first["loc"]]
-    return f"{where}: {_explain(first, '.'.join(parts), _keys_of(Settings, parts[:-1]))}"
-
-
-def load_settings(config: Path | None = None, overrides: dict[str, Any] | None = None) -> Settings:
-    """Read the config file (if any), apply environment and command-line overrides, validate."""
-    path = find_config(config)
-    data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML ({exc}): fix the syntax") from None
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
-    where = str(path) if path else "settings"
-    token = _FILE_DATA.set(data)
-    try:
-        settings = Settings(**(overrides or {}))
-    except ValidationError as exc:
-        raise ConfigError(_describe(exc, where)) from None
-    except SettingsError as exc:
-        raise ConfigError(
-            f"{where}: an environment override could not be read ({exc}): fix the BRIEF_ variable"
-        ) from None
-    finally:
-        _FILE_DATA.reset(token)
-    settings.config_path = path
-    settings.home = brief_home()
-    return settings

@@ -1,17 +1,20 @@
-"""Write `team.mbox`: the sample team's mail (fictional; see ../STORY.md "Email and calendar").
+"""Write `team.mbox`: the sample team's mail (fictional; see src/briefing/sample/STORY.md "Email and calendar").
 
-Run `python src/briefing/sample/mail/make_mail.py` after changing it; the output is deterministic.
+Run `python scripts/sample/make_mail.py [OUT]` after changing it; the output is deterministic.
 """
 
 from __future__ import annotations
 
 import mailbox
+import sys
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+# Writes into the shipped sample, or into the folder named by the first argument (to diff a run against it).
+SAMPLE = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample"
+OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else SAMPLE / "mail"
 PEOPLE = {
     "priya": "Priya Raman <priya.raman@kestrelpay.example>",
     "marcus": "Marcus Okafor <marcus.okafor@kestrelpay.example>",
@@ -95,7 +98,7 @@ def build() -> list[EmailMessage]:
 
 
 def main() -> None:
-    path = HERE / "team.mbox"
+    path = OUT / "team.mbox"
     path.unlink(missing_ok=True)
     box = mailbox.mbox(path)
     for msg, (_, sender, _to, when, *_rest) in zip(build(), MESSAGES, strict=True):

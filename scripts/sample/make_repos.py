@@ -2,14 +2,17 @@
 # ruff: noqa: E501  (sample prose: long string literals read better unwrapped)
 """Generates <owner>__<repo>.json (Kestrel Pay repositories) in GitHub REST shapes, as briefing.devserver.github serves them.
 
-Run: python src/briefing/sample/github/make_repos.py
+Run: python scripts/sample/make_repos.py [OUT]
 """
 
 import json
+import sys
 import zlib
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+# Writes into the shipped sample, or into the folder named by the first argument (to diff a run against it).
+SAMPLE = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample"
+OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else SAMPLE / "github"
 
 ids = {
     "priya-raman": 9001,
@@ -236,7 +239,7 @@ class Repo:
 
     def save(self):
         name = self.full.replace("/", "__")
-        json.dump(self.data, open(HERE / f"{name}.json", "w"), indent=1, ensure_ascii=False)
+        json.dump(self.data, open(OUT / f"{name}.json", "w"), indent=1, ensure_ascii=False)
 
 
 MS = {"id": 31, "number": 4, "title": "Aurora cutover", "state": "closed", "due_on": "2026-06-09T07:00:00Z"}

@@ -1,0 +1,212 @@
+"""Process: a source's cached records normalised, chunked, embedded where they changed, and synced to the index."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict
+
+from briefing import access, killpoint, people
+from briefing.embed import Embedder
+from briefing.index import Filter, Index, content_hash
+from briefing.ingest.chunking import iter_chunks
+from briefing.ingest.collecting import make_connector
+from briefing.ingest.embed_queue import EmbedQueue
+from briefing.ingest.reports import ProcessReport
+from briefing.model import Chunk, Connector, Document, Normalised, StreamingNormaliser
+from briefing.settings import Settings
+from briefing.store import RawStore, SourceState
+
+log = logging.getLogger(__name__)
+Progress = Callable[[str, int, int], None]
+
+
+def normalised_parts(connector: Connector, store: RawStore) -> Iterator[Normalised]:
+    """A source's cached records, normalised: in parts where the connector streams, else all at once."""
+    if isinstance(connector, StreamingNormaliser):
+        yield from connector.normalise_parts(store)
+        return
+    records = list(store.records())
+    normalised = connector.normalise(records)
+    del records
+    yield normalised
+
+
+# Documents chunked together: their per-item vectors are one embedding call, and only their chunks (plus the
+# chunks waiting for an embedding round) are in memory at a time, however large the source.
+DOCUMENT_WINDOW = 64
+
+
+def process(
+    settings: Settings,
+    name: str,
+    index: Index,
+    embedder: Embedder,
+    *,
+    connector: Connector | None = None,
+    progress: Progress | None = None,
+) -> ProcessReport:
+    """Normalise the cached records of one source, chunk them, embed what changed, and sync the index.
+
+    Streaming: records are normalised in parts where the connector can (`StreamingNormaliser`: a Slack export
+    one channel at a time), documents are chunked a window at a time, a document's chunks are taken a group at
+    a time as its chunker makes them, and changed chunks are embedded and upserted as soon as an embedding round
+    is full; so memory holds one part's documents and one group's chunks, never the whole source's. What the
+    index holds of the source beyond the chunks it should hold is deleted at the end; readers see the source
+    change only when the writer publishes (`Index.commit`).
+    """
+    started = time.perf_counter()
+    report = ProcessReport(source=name)
+    connector = connector or make_connector(settings, name)
+    store = RawStore.for_source(settings, name)
+    try:
+        parts = normalised_parts(connector, store)
+        first = next(parts, Normalised())
+        killpoint.reached("normalise")
+        state = SourceState.for_source(settings, name)
+        state.save_people([asdict(p) for p in first.people])
+        _process_parts(settings, name, index, embedder, state, itertools.chain([first], parts), report, progress)
+    finally:
+        store.close()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _process_parts(
+    settings: Settings,
+    name: str,
+    index: Index,
+    embedder: Embedder,
+    state: SourceState,
+    parts: Iterator[Normalised],
+    report: ProcessReport,
+    progress: Progress | None,
+) -> None:
+    directory = people.records_for(settings)
+    config = settings.sources.get(name)
+    audience = config.audience if config is not None else None
+
+    index_started = time.perf_counter()
+    index.ensure(embedder.dim, embedder.name)
+    flt = Filter(source_names=(name,))
+    stored = {p.payload["chunk_id"]: p.payload for p in index.scroll(flt, fields=["chunk_id", "hash", "readers"])}
+    existing = {cid: payload.get("hash") for cid, payload in stored.items()}
+    old_readers = {cid: payload.get("readers") for cid, payload in stored.items()}
+    del stored
+    report.index_seconds += time.perf_counter() - index_started
+
+    wanted: set[str] = set()
+    containers: set[str] = set()
+    tickets: set[str] = set()
+    todo: list[Chunk] = []
+    sizes: dict[str, int] = {}  # model tokens of each chunk in `todo`
+    step = settings.embedding.round_chunks  # chunks per embed+upsert round: bounded memory, little padding
+    limit = settings.embedding.max_tokens
+
+    def embed_round(part: list[Chunk]) -> None:  # in the embedding thread (`EmbedQueue`)
+        embed_started = time.perf_counter()
+        dense = embedder.dense([c.text for c in part])
+        sparse = embedder.sparse([c.text for c in part])
+        upsert_started = time.perf_counter()
+        report.embed_seconds += upsert_started - embed_started
+        killpoint.reached("embed")
+        index.upsert(part, dense, sparse, embedder.name)
+        killpoint.reached("index.upsert")
+        report.index_seconds += time.perf_counter() - upsert_started
+        report.embedded += len(part)
+        if settings.embedding.warm_cache:
+            warm_round(part)
+        if progress:
+            progress(name, report.embedded, chosen[0])
+
+    def warm_round(part: list[Chunk]) -> None:  # in the embedding thread, after the round is written
+        from briefing.warm import warm
+
+        warm_started = time.perf_counter()
+        try:
+            report.warmed += warm(settings, part, embedder).embedded
+        except Exception as exc:  # a cache left cold costs the first questions time, never the run or its data
+            log.warning("%s: the vector cache was not warmed for %d chunks: %s", name, len(part), exc)
+        killpoint.reached("embed.warmed")
+        spent = time.perf_counter() - warm_started
+        report.warm_seconds += spent
+        report.embed_seconds += spent
+
+    def take(chunks: list[Chunk], window: Sequence[Document]) -> None:
+        people.annotate(chunks, directory)
+        access.assign(chunks, window, name, directory, audience)
+        unchanged: set[str] = set()
+        for chunk in chunks:
+            report.chunks += 1
+            wanted.add(chunk.chunk_id)
+            if chunk.container:
+                containers.add(chunk.container)
+            tickets.update(chunk.tickets)
+            report.truncated += chunk.truncated
+            tokens = embedder.count_tokens(chunk.text)
+            report.over_limit += tokens > limit
+            if existing.get(chunk.chunk_id) == content_hash(chunk, embedder.name):
+                report.unchanged += 1
+                unchanged.add(chunk.chunk_id)
+            else:
+                todo.append(chunk)
+                sizes[chunk.chunk_id] = min(tokens, limit)  # what the model reads of it
+                chosen[0] += 1
+        # Readers change without the text changing (a member left a channel): updated in place, not re-embedded.
+        regranted = access.changed_readers(chunks, old_readers, unchanged)
+        if regranted:
+            embedding.put(functools.partial(index.set_readers, regranted))
+        while len(todo) >= step:
+            part, todo[:] = todo[:step], todo[step:]
+            queue_round(part)
+
+    def queue_round(part: list[Chunk]) -> None:
+        # Sorted by model tokens, not characters: each ONNX batch pads to its longest text, and on olake a sort
+        # by characters padded chunk batches to 1.22x their real tokens, a sort by tokens to 1.02x
+        # (bench/padding_check.py).
+        part.sort(key=lambda c: sizes.pop(c.chunk_id, limit))
+        embedding.put(functools.partial(embed_round, part))
+        killpoint.reached("embed.queued")
+
+    embedding = EmbedQueue()
+    chosen = [0]  # chunks that changed, to embed (the progress total)
+    try:
+        for normalised in parts:  # people come with the first part (saved by the caller)
+            report.failures.extend(normalised.failures)
+            report.documents += len(normalised.documents)
+            documents = normalised.documents
+            for first in range(0, len(documents), DOCUMENT_WINDOW):
+                window = documents[first : first + DOCUMENT_WINDOW]
+                chunk_started = time.perf_counter()
+                group: list[Chunk] = []
+                for chunk in iter_chunks(settings, window, embedder, name, report.failures):
+                    group.append(chunk)
+                    if len(group) >= step:  # a document's chunks (a 50 MB file makes ~55,000), a round at a time
+                        report.chunk_seconds += time.perf_counter() - chunk_started
+                        take(group, window)
+                        group = []
+                        chunk_started = time.perf_counter()
+                report.chunk_seconds += time.perf_counter() - chunk_started
+                take(group, window)
+            del documents, normalised
+        if todo:
+            part, todo[:] = list(todo), []
+            queue_round(part)
+    except BaseException as exc:
+        # The rounds chunked before an error are still written, as when they were written in this thread; an
+        # interrupt (Ctrl-C) waits only for the round being embedded.
+        embedding.close(cancel=not isinstance(exc, Exception), quiet=True)
+        raise
+    embedding.close()
+    state.save_directory(sorted(containers), sorted(tickets))
+
+    index_started = time.perf_counter()
+    stale = [cid for cid in existing if cid not in wanted]
+    if stale:
+        killpoint.reached("index.stale")
+        index.delete_ids(stale)
+    report.removed = len(stale)
+    report.index_seconds += time.perf_counter() - index_started
