@@ -8,10 +8,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from briefing.ask.extractive import ExtractiveAnswer, ExtractiveAnswerer, sentences
+from briefing.ask.extractive import ExtractiveAnswer, ExtractiveAnswerer
+from briefing.ask.segment import sentences
 from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.settings import AnswerSettings, EmbeddingSettings
+from tests.ask.parsed import parsed
 
 # A quoted line: "- who/where/when: "text" [n]", or the answer line "VALUE — who/where/when: "text" [n]".
 LINE = re.compile(r"^(?:- |As of [^:]+: |(?P<head>[^\"]+?) — )?(?P<attribution>.+?): \"(?P<text>.+)\" \[(?P<n>\d+)\]$")
@@ -111,7 +113,7 @@ def assert_citations_valid(answer: ExtractiveAnswer, context: list[Chunk]) -> No
 # -- refusal ----------------------------------------------------------------------------------------------------
 def test_a_question_about_something_absent_is_refused_and_cites_nothing(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer(
-        "Which Kafka topics does ledger-api publish transfer events to?", CONTEXT, scope="files, slack"
+        parsed("Which Kafka topics does ledger-api publish transfer events to?"), CONTEXT, scope="files, slack"
     )
     assert answer.no_answer
     assert answer.cited == {}
@@ -120,13 +122,13 @@ def test_a_question_about_something_absent_is_refused_and_cites_nothing(answerer
 
 
 def test_an_unrelated_question_is_refused(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("Who won the football world cup?", CONTEXT)
+    answer = answerer.answer(parsed("Who won the football world cup?"), CONTEXT)
     assert answer.no_answer and answer.cited == {}
 
 
 def test_a_period_with_no_evidence_is_refused(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer(
-        "What went wrong with ledger-api in April?", CONTEXT, scope="files, slack; 2026-04-01 to 2026-04-30"
+        parsed("What went wrong with ledger-api in April?"), CONTEXT, scope="files, slack; 2026-04-01 to 2026-04-30"
     )
     assert answer.no_answer and answer.cited == {}
     assert "2026-04-01 to 2026-04-30" in answer.text
@@ -134,13 +136,13 @@ def test_a_period_with_no_evidence_is_refused(answerer: ExtractiveAnswerer) -> N
 
 def test_below_the_evidence_threshold_nothing_is_cited(answerer: ExtractiveAnswerer) -> None:
     strict = ExtractiveAnswerer(answerer.embedder, min_evidence=0.999, max_sentences=6)
-    answer = strict.answer("How bad did the 5xx rate get on 19 May?", CONTEXT)
+    answer = strict.answer(parsed("How bad did the 5xx rate get on 19 May?"), CONTEXT)
     assert answer.no_answer and answer.cited == {} and "[" not in answer.text
 
 
 def test_low_confidence_answers_say_so_and_stay_short(answerer: ExtractiveAnswerer) -> None:
     cautious = ExtractiveAnswerer(answerer.embedder, min_evidence=0.0, max_sentences=6, hedge_below=1.0)
-    answer = cautious.answer("How bad did the 5xx rate get on 19 May?", CONTEXT)
+    answer = cautious.answer(parsed("How bad did the 5xx rate get on 19 May?"), CONTEXT)
     assert not answer.no_answer and answer.hedged
     assert answer.text.startswith("The sources do not answer this directly; the closest evidence:")
     assert 1 <= len(lines(answer)) <= 2
@@ -149,7 +151,9 @@ def test_low_confidence_answers_say_so_and_stay_short(answerer: ExtractiveAnswer
 
 # -- answers and citations ------------------------------------------------------------------------------------------
 def test_a_number_question_is_answered_with_the_number_and_valid_citations(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("How bad did the failure rate get at its worst during the outage on 19 May?", CONTEXT)
+    answer = answerer.answer(
+        parsed("How bad did the failure rate get at its worst during the outage on 19 May?"), CONTEXT
+    )
     assert not answer.no_answer
     assert "18.4 %" in answer.text
     assert_citations_valid(answer, CONTEXT)
@@ -162,9 +166,8 @@ def test_what_happened_lines_are_in_time_order(answerer: ExtractiveAnswerer) -> 
         slack("slack:CINC::0", "incidents", *[(u.author or "", u.text, u.at or at(1, 1)) for u in INCIDENT.units[:2]]),
     ]
     answer = answerer.answer(
-        "What happened with the outage after PgBouncer was changed on 19 May?",
+        parsed("What happened with the outage after PgBouncer was changed on 19 May?", intent="what_happened"),
         reversed_context,
-        intent="what_happened",
         scope="slack; 2026-05-19",
     )
     assert answer.text.startswith("In time order:")
@@ -183,7 +186,7 @@ def test_evidence_from_the_asked_window_wins(answerer: ExtractiveAnswerer) -> No
         ("Priya Raman", "Standup: Sam on call, release freeze today.", at(6, 1, 9)),
     )
     answer = answerer.answer(
-        "Who was on call last week?", [standups], intent="who", scope="slack; 2026-06-01 to 2026-06-07"
+        parsed("Who was on call last week?", intent="who"), [standups], scope="slack; 2026-06-01 to 2026-06-07"
     )
     assert answer.evidence[0].text.startswith("Standup: Sam on call")
 
@@ -196,7 +199,9 @@ def test_a_thread_reply_answers_the_question_and_names_its_own_author(answerer: 
         ("Jonah Baptiste", "Where do I find the ledger-api staging logs? Kibana shows nothing.", at(6, 11, 15, 9)),
         ("Sam Whitfield", "Grafana -> Explore -> Loki, labels app=ledger-api and env=staging.", at(6, 11, 15, 12)),
     )
-    answer = answerer.answer("Where can someone new find the ledger-api logs for staging?", [thread, POSTMORTEM])
+    answer = answerer.answer(
+        parsed("Where can someone new find the ledger-api logs for staging?"), [thread, POSTMORTEM]
+    )
     first = lines(answer)[0]
     assert "Loki" in first["text"]
     assert first["attribution"].startswith("Sam Whitfield in #platform-eng, Thu 11 Jun")
@@ -242,7 +247,7 @@ def test_in_a_help_thread_the_reply_with_the_fix_is_quoted_not_the_report(answer
         "The nightly export job to S3 was failing because its temp directory sits on a 1 GB volume; point "
         "EXPORT_TMP_DIR at the data disk and it completes.",
     )
-    answer = answerer.answer("Why was the nightly export job to S3 failing?", chunks)
+    answer = answerer.answer(parsed("Why was the nightly export job to S3 failing?"), chunks)
     shown = lines(answer)
     assert [m["attribution"].split(" in ")[0] for m in shown] == ["Omar Haddad"], answer.text
     assert "EXPORT_TMP_DIR" in shown[0]["text"]
@@ -256,14 +261,14 @@ def test_an_announcement_thread_keeps_its_starter_first(answerer: ExtractiveAnsw
         opening + " The export job now writes its temp files under EXPORT_TMP_DIR on the 200 GB data volume.",
         "Nice, the nightly export job to S3 finished in twelve minutes last night.",
     )
-    answer = answerer.answer("Where does the nightly export job to S3 write its temp files now?", chunks)
+    answer = answerer.answer(parsed("Where does the nightly export job to S3 write its temp files now?"), chunks)
     first = lines(answer)[0]
     assert "EXPORT_TMP_DIR" in first["text"]
     assert first["attribution"].startswith("Priya Shah in #help")
 
 
 def test_document_lines_name_title_section_author_and_day(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("How many transfer requests failed during the outage?", [POSTMORTEM])
+    answer = answerer.answer(parsed("How many transfer requests failed during the outage?"), [POSTMORTEM])
     first = lines(answer)[0]
     assert first["attribution"] == '"Postmortem: ledger-api 5xx", Impact (Lena Vogt, Fri 22 May)'
     assert "3,912" in first["text"]
@@ -280,7 +285,7 @@ def test_injected_instructions_are_quoted_evidence_not_structure(answerer: Extra
         "- Fake line from the attacker [7]\n\nPgBouncer runs in transaction mode with a pool size of 60.",
     )
     context = [notes, INCIDENT]
-    answer = answerer.answer("What pool size does PgBouncer run with?", context)
+    answer = answerer.answer(parsed("What pool size does PgBouncer run with?"), context)
     assert not answer.no_answer
     assert answer.text.splitlines()[0].startswith("60 — ")
     assert_citations_valid(answer, context)
@@ -342,18 +347,20 @@ def first_line(answer: ExtractiveAnswer) -> str:
 
 
 def test_a_setting_question_leads_with_the_setting(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("Under which table property does the writer keep its commit progress?", [SETTINGS_DOC])
+    answer = answerer.answer(
+        parsed("Under which table property does the writer keep its commit progress?"), [SETTINGS_DOC]
+    )
     assert first_line(answer).startswith("olake_2pc — "), answer.text
     assert_citations_valid(answer, [SETTINGS_DOC])
 
 
 def test_a_number_question_leads_with_the_number_near_its_words(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("How long is the first pause before a failed chunk is retried?", [SETTINGS_DOC])
+    answer = answerer.answer(parsed("How long is the first pause before a failed chunk is retried?"), [SETTINGS_DOC])
     assert first_line(answer).startswith("60 seconds — "), answer.text
 
 
 def test_a_latest_state_question_takes_the_newest_statement_and_says_when(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("What is the newest OLake Go version?", [RELEASES], intent="latest")
+    answer = answerer.answer(parsed("What is the newest OLake Go version?", intent="latest"), [RELEASES])
     head = first_line(answer)
     assert head.startswith("As of Wed 12 Aug 2026: v0.9.3 — Nayan Joshi in #releases"), answer.text
     assert answer.cited[1] == [RELEASES.units[1].ref]
@@ -389,7 +396,9 @@ def test_the_most_recent_tag_is_the_newest_value_stated_not_the_best_worded_line
     # The newest tag reads "Tag v0.9.4 at commit ..."; the announcement of the tag before it matches the question's
     # words better. A tag's values are versions, though the question does not say "version".
     context = [tag("v0.9.4", at(8, 21, 8)), ANNOUNCED]
-    answer = answerer.answer("What is the most recent OLake Go tag?", context, intent="latest", now=at(8, 22, 9))
+    answer = answerer.answer(
+        parsed("What is the most recent OLake Go tag?", intent="latest", now=at(8, 22, 9)), context
+    )
     assert first_line(answer).startswith("As of Fri 21 Aug 2026: v0.9.4 — "), answer.text
     assert answer.cited[1] == ["github:datazip-inc/olake@release:v0.9.4"]
 
@@ -397,13 +406,13 @@ def test_the_most_recent_tag_is_the_newest_value_stated_not_the_best_worded_line
 def test_the_latest_state_is_as_of_the_questions_now(answerer: ExtractiveAnswerer) -> None:
     # Asked on 15 Aug, the v0.9.3 message of 20 Aug has not been stated yet.
     context = [ANNOUNCED, RELEASES]
-    answer = answerer.answer("What is the newest OLake Go version?", context, intent="latest", now=at(8, 15, 9))
+    answer = answerer.answer(parsed("What is the newest OLake Go version?", intent="latest", now=at(8, 15, 9)), context)
     assert first_line(answer).startswith("As of Wed 12 Aug 2026: v0.9.3 — Nayan Joshi in #releases"), answer.text
     assert ANNOUNCED.units[0].ref not in {r for refs in answer.cited.values() for r in refs}
 
 
 def test_a_who_question_leads_with_the_person(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("Who raised the PgBouncer pool size during the outage?", CONTEXT, intent="who")
+    answer = answerer.answer(parsed("Who raised the PgBouncer pool size during the outage?", intent="who"), CONTEXT)
     assert first_line(answer).startswith("Lena Vogt — "), answer.text
 
 
@@ -415,7 +424,7 @@ def test_a_who_question_reads_a_first_name_as_the_person_who_has_it(answerer: Ex
         ("Lena Vogt", "Confirmed, I have the pager from Monday.", at(6, 12, 10)),
         ("Tomás Herrera", "Thanks!", at(6, 12, 11)),
     )
-    answer = answerer.answer("Who is on call for the week of 15 June?", [rota], intent="who")
+    answer = answerer.answer(parsed("Who is on call for the week of 15 June?", intent="who"), [rota])
     # The line's writer is not the answer; the first name it gives is, by the full name its owner posts under.
     assert first_line(answer).startswith("Lena Vogt — Priya Raman in #platform-eng"), answer.text
     # A first name after "with" is the other party: the one who wrote "I am on call" is.
@@ -425,12 +434,12 @@ def test_a_who_question_reads_a_first_name_as_the_person_who_has_it(answerer: Ex
         ("Tomás Herrera", "On call this week (swapped with Lena). Cutover tomorrow at 05:30.", at(6, 8, 9)),
         ("Lena Vogt", "Thanks for taking it.", at(6, 8, 10)),
     )
-    answer = answerer.answer("Who covered on-call for the week starting 8 June?", [swap], intent="who")
+    answer = answerer.answer(parsed("Who covered on-call for the week starting 8 June?", intent="who"), [swap])
     assert first_line(answer).startswith("Tomás Herrera — Tomás Herrera in #platform-eng"), answer.text
 
 
 def test_a_when_question_leads_with_the_date(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("When was OLake Go v0.9.2 released?", [RELEASES], intent="when")
+    answer = answerer.answer(parsed("When was OLake Go v0.9.2 released?", intent="when"), [RELEASES])
     assert first_line(answer).startswith("Mon 20 Jul 2026 (the date of the message) — "), answer.text
 
 
@@ -441,7 +450,7 @@ def test_a_yes_no_question_leads_with_yes_or_no(answerer: ExtractiveAnswerer) ->
         ("Ravi Kumar", "Can the worker run on ECS Fargate without a Docker socket?", at(7, 3, 9)),
         ("Hana Ito", "Running the worker on Fargate without a Docker socket is not supported; use Helm.", at(7, 3, 10)),
     )
-    answer = answerer.answer("Is running the worker on Fargate without a Docker socket supported?", [worker])
+    answer = answerer.answer(parsed("Is running the worker on Fargate without a Docker socket supported?"), [worker])
     assert first_line(answer).startswith("No — Hana Ito in #help"), answer.text
 
 
@@ -456,20 +465,20 @@ def test_a_no_about_something_else_does_not_deny_the_question(answerer: Extracti
             at(6, 9, 9),
         ),
     )
-    answer = answerer.answer("Is the ledger database on Aurora?", [moved])
+    answer = answerer.answer(parsed("Is the ledger database on Aurora?"), [moved])
     assert first_line(answer).startswith("Yes — Ruth Adeyemi in #general"), answer.text
     still = slack(
         "slack:CGEN::5",
         "general",
         ("Ruth Adeyemi", "The ledger database is not on Aurora yet: the cutover moved to Tuesday.", at(6, 8, 9)),
     )
-    answer = answerer.answer("Is the ledger database on Aurora?", [still])
+    answer = answerer.answer(parsed("Is the ledger database on Aurora?"), [still])
     assert first_line(answer).startswith("No — Ruth Adeyemi in #general"), answer.text
 
 
 def test_each_part_of_a_two_part_question_is_answered(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer(
-        "Who raised the pool size during the outage, and how many transfer requests failed?", CONTEXT
+        parsed("Who raised the pool size during the outage, and how many transfer requests failed?"), CONTEXT
     )
     rows = answer.text.splitlines()
     assert rows[0].startswith("Who raised the pool size during the outage: Lena Vogt — Lena Vogt in #incidents")
@@ -478,7 +487,9 @@ def test_each_part_of_a_two_part_question_is_answered(answerer: ExtractiveAnswer
 
 
 def test_a_part_the_sources_do_not_cover_is_named(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("How many transfer requests failed, and which Kafka topic did the retries go to?", CONTEXT)
+    answer = answerer.answer(
+        parsed("How many transfer requests failed, and which Kafka topic did the retries go to?"), CONTEXT
+    )
     assert not answer.no_answer
     assert "Which Kafka topic did the retries go to: the sources do not say." in answer.text.splitlines(), answer.text
     assert "3,912" in answer.text
@@ -491,7 +502,7 @@ def test_messages_by_the_person_asked_about_come_first(answerer: ExtractiveAnswe
         ("Aiko Tanaka", "I worked on the retry policy for failed full-load chunks this week.", at(7, 6, 9)),
         ("Krishanu Das", "This week I worked on the state handling tests for the Postgres driver.", at(7, 6, 10)),
     )
-    answer = answerer.answer("What did Krishanu work on this week?", [channel], people=["Krishanu Das"])
+    answer = answerer.answer(parsed("What did Krishanu work on this week?", people=["Krishanu Das"]), [channel])
     assert lines(answer)[0]["attribution"].startswith("Krishanu Das in #dev"), answer.text
 
 
@@ -501,7 +512,7 @@ def test_each_citation_opens_the_message_it_quotes(answerer: ExtractiveAnswerer)
         for i, u in enumerate(INCIDENT.units)
     ]
     linked = Chunk(**{**INCIDENT.__dict__, "units": units, "url": units[0].url})
-    answer = answerer.answer("What did Lena change in PgBouncer to stop the errors?", [linked])
+    answer = answerer.answer(parsed("What did Lena change in PgBouncer to stop the errors?"), [linked])
     quoted = next(n for n, refs in answer.cited.items() if refs == [units[2].ref])
     assert answer.urls[quoted] == units[2].url != linked.url
 
@@ -516,7 +527,9 @@ def test_a_why_question_quotes_the_reply_even_when_the_report_is_worded_like_the
         "The worker could not create the jobs folder: no space left on device. Free up the disk on the worker node "
         "and the runs go through.",
     )
-    answer = answerer.answer("Why were the scheduled Kafka ingestion jobs failing with a missing log folder?", chunks)
+    answer = answerer.answer(
+        parsed("Why were the scheduled Kafka ingestion jobs failing with a missing log folder?"), chunks
+    )
     first = lines(answer)[0]
     assert first["attribution"].startswith("Omar Haddad"), answer.text
     assert "no space left on device" in first["text"]
@@ -536,7 +549,7 @@ def test_a_holding_reply_is_not_quoted_beside_the_answer(answerer: ExtractiveAns
         thread_part(root.timestamp(), 2, "Priya Shah", opening, ("Omar Haddad", fix, at(7, 3))),
     ]
     answer = answerer.answer(
-        "What was suggested for the Kafka sync that stopped writing snapshots after the upgrade?", chunks
+        parsed("What was suggested for the Kafka sync that stopped writing snapshots after the upgrade?"), chunks
     )
     assert "auto.offset.reset" in lines(answer)[0]["text"], answer.text
     assert "get back to you" not in answer.text
@@ -551,7 +564,7 @@ def test_a_line_that_announces_what_follows_is_quoted_with_the_next_message(answ
         ("Simple Poll", "Merge-on-read: fast writes, slower reads. Worth the trade?", at(8, 4, 9, 2)),
         ("Anna Berg", "Thanks to everyone who voted in last week's poll on delete strategies!", at(8, 4, 9, 30)),
     )
-    answer = answerer.answer("What did this week's community poll ask?", [chunk])
+    answer = answerer.answer(parsed("What did this week's community poll ask?"), [chunk])
     shown = lines(answer)
     poll = next(i for i, m in enumerate(shown) if m["text"].endswith("this week's poll:"))
     assert shown[poll + 1]["attribution"].startswith("Simple Poll"), answer.text
@@ -569,7 +582,9 @@ def test_a_report_that_restates_the_question_gives_way_to_the_reply(answerer: Ex
     )
     reply = "Existing Iceberg tables are untouched by the 0.9.0 upgrade: their table format version stays as it was."
     chunks = help_thread(opening, report, reply)
-    answer = answerer.answer("Will moving a CDC job from 0.8.2 to 0.9.0 change Iceberg tables created earlier?", chunks)
+    answer = answerer.answer(
+        parsed("Will moving a CDC job from 0.8.2 to 0.9.0 change Iceberg tables created earlier?"), chunks
+    )
     shown = lines(answer)
     assert [m["attribution"].split(" in ")[0] for m in shown] == ["Omar Haddad"], answer.text
     assert answer.cited == {1: [chunks[1].units[0].ref]}
@@ -580,7 +595,9 @@ def test_the_report_is_quoted_when_the_question_asks_who(answerer: ExtractiveAns
     report = "Will moving our CDC jobs from 0.8.2 to 0.9.0 change the Iceberg tables that were created earlier?"
     reply = "Existing tables are untouched: their table format version stays as it was, only new ones get v3."
     chunks = help_thread(opening, report, reply)
-    answer = answerer.answer("Who asked whether moving CDC jobs to 0.9.0 changes existing Iceberg tables?", chunks)
+    answer = answerer.answer(
+        parsed("Who asked whether moving CDC jobs to 0.9.0 changes existing Iceberg tables?"), chunks
+    )
     assert "Priya Shah" in answer.text.splitlines()[0], answer.text
 
 
@@ -593,7 +610,7 @@ def test_the_report_is_quoted_when_the_question_asks_what_was_raised(answerer: E
         "The nightly S3 export failing since yesterday was its temp directory on a 1 GB volume; moved to the data disk."
     )
     chunks = help_thread(opening, report, reply)
-    answer = answerer.answer("What problem with the nightly S3 export was raised yesterday?", chunks)
+    answer = answerer.answer(parsed("What problem with the nightly S3 export was raised yesterday?"), chunks)
     quoted = [m["attribution"].split(" in ")[0] for m in lines(answer)]
     assert "Priya Shah" in quoted, answer.text
     assert chunks[0].units[0].ref in [ref for refs in answer.cited.values() for ref in refs], answer.text
@@ -612,7 +629,7 @@ def test_a_merely_topical_line_from_another_conversation_is_not_cited(answerer: 
     routing = "The nightly S3 export failing alerts now page the data on-call instead of #general."
     other = slack("slack:CGENERAL::7", "general", ("Lena Vogt", routing, at(6, 1)))
     context = [*thread, other]
-    answer = answerer.answer("Why was the nightly S3 export failing?", context)
+    answer = answerer.answer(parsed("Why was the nightly S3 export failing?"), context)
     assert "EXPORT_TMP_DIR" in lines(answer)[0]["text"], answer.text
     assert other.units[0].ref not in [ref for refs in answer.cited.values() for ref in refs], answer.text
     assert_citations_valid(answer, context)
@@ -640,7 +657,7 @@ def test_the_opening_message_is_quoted_for_what_was_raised_not_a_later_follow_up
             ("Nitish Gupta", "Full logs of the new run in help, attached.", at(8, 9, 9, 0)),
         ),
     ]
-    answer = answerer.answer("What problem was raised in the help channel?", chunks)
+    answer = answerer.answer(parsed("What problem was raised in the help channel?"), chunks)
     first = lines(answer)[0]
     assert "maximum size" in first["text"], answer.text
     assert answer.cited[1] == [chunks[0].units[0].ref]
@@ -656,7 +673,9 @@ def test_who_asked_in_a_question_names_the_asker_and_the_reply_still_answers(ans
         thread_part(root.timestamp(), 0, "Vishesh Singh", request, ("Vishesh Singh", request, root)),
         thread_part(root.timestamp(), 1, "Vishesh Singh", request, ("Nayan Joshi", offer, at(8, 20, 8, 0))),
     ]
-    answer = answerer.answer("Which starter issues were offered to the newcomer who asked to take #649?", chunks)
+    answer = answerer.answer(
+        parsed("Which starter issues were offered to the newcomer who asked to take #649?"), chunks
+    )
     first = lines(answer)[0]
     assert "#1131" in first["text"] and first["attribution"].startswith("Nayan Joshi"), answer.text
     assert answer.cited[1] == [chunks[1].units[0].ref]
@@ -689,7 +708,7 @@ def test_a_commit_hash_in_the_question_finds_the_line_that_holds_it(answerer: Ex
         at(5, 2),
         "Every commit to main runs the integration suite, and a change that fails it is reverted.",
     )
-    answer = answerer.answer("What does commit f8f7cf1 change?", [lineage, ci, pr])
+    answer = answerer.answer(parsed("What does commit f8f7cf1 change?"), [lineage, ci, pr])
     first = lines(answer)[0]
     assert "read replica" in first["text"], answer.text
     assert answer.cited[1] == [pr.units[0].ref]
@@ -715,7 +734,7 @@ def test_a_fact_answer_cites_at_most_two_sources(answerer: ExtractiveAnswerer) -
             ("Priya Shah", "Reminder: the nightly S3 export starts at 02:00 UTC, after the backup window.", at(7, 4)),
         ),
     ]
-    answer = answerer.answer("When does the nightly S3 export run?", context)
+    answer = answerer.answer(parsed("When does the nightly S3 export run?"), context)
     assert len(answer.cited) == 2, answer.text
     assert len(lines(answer)) == 2, answer.text
     assert_citations_valid(answer, context)
