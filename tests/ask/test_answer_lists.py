@@ -12,8 +12,8 @@ import pytest
 from briefing.ask.extractive import ExtractiveAnswerer, list_items
 from briefing.embed import Embedder
 from briefing.settings import AnswerSettings, EmbeddingSettings
+from tests.ask.chunks import at, doc, slack
 from tests.ask.parsed import parsed
-from tests.ask.test_extractive import at, doc, slack
 
 
 @pytest.fixture(scope="module")

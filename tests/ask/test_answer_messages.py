@@ -15,8 +15,8 @@ from briefing.ask.extractive import WHOLE_MESSAGE, ExtractiveAnswerer
 from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.settings import AnswerSettings, EmbeddingSettings
+from tests.ask.chunks import at, slack
 from tests.ask.parsed import parsed
-from tests.ask.test_extractive import at, slack
 
 
 @pytest.fixture(scope="module")

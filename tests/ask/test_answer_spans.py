@@ -13,8 +13,8 @@ from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
 from briefing.question.answer_type import answer_kind
 from briefing.settings import AnswerSettings, EmbeddingSettings
+from tests.ask.chunks import at, doc, slack
 from tests.ask.parsed import parsed
-from tests.ask.test_extractive import at, doc, slack
 
 BENCHMARK = doc(
     "blog/dms.md",

@@ -15,8 +15,8 @@ import pytest
 from briefing.ask.extractive import ExtractiveAnswerer, typed_near
 from briefing.embed import Embedder
 from briefing.settings import AnswerSettings, EmbeddingSettings
+from tests.ask.chunks import at, doc, slack
 from tests.ask.parsed import parsed
-from tests.ask.test_extractive import at, doc, slack
 
 RELEASES = doc(
     "release/v0.9.0.md",

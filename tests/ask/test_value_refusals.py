@@ -17,8 +17,8 @@ from briefing.question.answer_type import answer_type
 from briefing.question.shape import value_asked
 from briefing.service import Brief, parse_now
 from briefing.settings import AnswerSettings, EmbeddingSettings, load_settings
+from tests.ask.chunks import at, doc, slack
 from tests.ask.parsed import parsed
-from tests.ask.test_extractive import at, doc, slack
 from tests.conftest import SampleIndex
 
 NOW = parse_now("2026-06-15T09:00:00+00:00")
