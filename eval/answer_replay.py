@@ -5,10 +5,10 @@ the extractive answer node was handed (the question, its constraints, the contex
 runs this checkout's answer node over the saved contexts and prints the metrics `brief eval` prints for the
 answer stage (keywords, citation precision, refusal balanced accuracy), per category, and optionally per case.
 
-    python eval/answer_replay.py collect --config $OLAKE/brief.toml --cases eval/olake_dev.jsonl --out /tmp/o.pkl
-    python eval/answer_replay.py replay --config $OLAKE/brief.toml --saved /tmp/o.pkl [--cases-out /tmp/o.json]
-    python eval/answer_replay.py classify --saved /tmp/o.pkl --cases /tmp/o.json
-    python eval/answer_replay.py compare --base /tmp/o-main.json --new /tmp/o.json
+    python eval/answer_replay.py collect --config $OLAKE/brief.toml --cases eval/olake_dev.jsonl --out o.pkl
+    python eval/answer_replay.py replay --config $OLAKE/brief.toml --saved o.pkl [--cases-out o.json]
+    python eval/answer_replay.py classify --saved o.pkl --cases o.json
+    python eval/answer_replay.py compare --base o-main.json --new o.json
 
 `compare` pairs two replays (`--cases-out` files, or runs saved by `brief eval --save`) case by case with the
 Wilcoxon test of `brief eval --compare`, over the answer-stage metrics, citation precision included (which
