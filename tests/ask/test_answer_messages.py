@@ -15,7 +15,8 @@ from briefing.ask.extractive import WHOLE_MESSAGE, ExtractiveAnswerer
 from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.test_extractive import at, slack
+from tests.ask.chunks import at, slack
+from tests.ask.parsed import parsed
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ def _piece(ordinal: int, author: str, text: str, when_minute: int = 0) -> Chunk:
 def test_a_message_cut_across_chunks_is_quoted_on_into_the_next_piece(answerer: ExtractiveAnswerer) -> None:
     head = _piece(3, "Nayan Joshi", RELEASE_HEAD)
     tail = _piece(4, "Nayan Joshi", RELEASE_TAIL)
-    answer = answerer.answer("What did the v0.7.4 release add for MongoDB?", [head, tail])
+    answer = answerer.answer(parsed("What did the v0.7.4 release add for MongoDB?"), [head, tail])
     assert "capture full document on delete via pre-images" in " ".join(answer.text.split()), answer.text
     # One message, one citation.
     assert set(answer.cited) == {1} and answer.cited[1] == head.refs
@@ -53,7 +54,7 @@ def test_overlapping_chunks_do_not_repeat_the_message(answerer: ExtractiveAnswer
     head = _piece(3, "Nayan Joshi", RELEASE_HEAD)
     # The chunker repeated the end of the previous chunk at the start of this one.
     tail = _piece(4, "Nayan Joshi", f"feat(mongodb): capture full document on {RELEASE_TAIL}")
-    answer = answerer.answer("What did the v0.7.4 release add for MongoDB?", [head, tail])
+    answer = answerer.answer(parsed("What did the v0.7.4 release add for MongoDB?"), [head, tail])
     flat = " ".join(answer.text.split())
     assert flat.count("capture full document on") == 1 and "pre-images" in flat, answer.text
 
@@ -61,7 +62,7 @@ def test_overlapping_chunks_do_not_repeat_the_message(answerer: ExtractiveAnswer
 def test_the_next_chunk_of_another_message_is_not_appended(answerer: ExtractiveAnswerer) -> None:
     head = _piece(3, "Nayan Joshi", RELEASE_HEAD)
     other = _piece(4, "Vikash", "delete handling for MongoDB is next on my list, after the Kafka source.", 30)
-    answer = answerer.answer("What did the v0.7.4 release add for MongoDB?", [head, other])
+    answer = answerer.answer(parsed("What did the v0.7.4 release add for MongoDB?"), [head, other])
     first = answer.text.splitlines()[0]
     assert "Kafka source" not in first, answer.text
 
@@ -82,7 +83,7 @@ def test_the_first_line_shows_a_short_message_whole(answerer: ExtractiveAnswerer
         ("Karthik Balasubramanian", FINDING, at(7, 9)),
         ("Nayan Joshi", "Thanks Karthik, could you open a PR for the docs change? We will review it.", at(7, 9, 11)),
     )
-    answer = answerer.answer("What did Karthik find wrong in the local Postgres setup guide on Linux?", [chunk])
+    answer = answerer.answer(parsed("What did Karthik find wrong in the local Postgres setup guide on Linux?"), [chunk])
     first = answer.text.splitlines()[0]
     # The problem and, in the same message, the workaround, in the message's order.
     assert "host.docker.internal" in first and "docker bridge ip" in first, answer.text
@@ -94,7 +95,7 @@ def test_a_long_message_is_still_cut(answerer: ExtractiveAnswerer) -> None:
     long_text = f"The sync crashes because the pod runs out of memory during the full load. {filler}"
     assert len(long_text) > WHOLE_MESSAGE
     chunk = slack("slack:CHELP::1", "help", ("shubham", long_text, at(7, 2)))
-    answer = answerer.answer("Why does the sync crash during the full load?", [chunk])
+    answer = answerer.answer(parsed("Why does the sync crash during the full load?"), [chunk])
     assert len(answer.text.splitlines()[0]) < WHOLE_MESSAGE, answer.text
 
 
@@ -129,7 +130,7 @@ def test_a_document_line_that_opens_a_list_at_its_chunk_end_shows_the_list(answe
         "(PLAT-128), owner Lena. 3. Statements performance, owner Aiko.",
     )
     other = slack("slack:CLUNCH::1", "random", ("Tomás", "Lunch on Friday is at the usual place.", at(6, 12)))
-    answer = answerer.answer("What are the platform team's Q3 priorities?", [head, other, rest])
+    answer = answerer.answer(parsed("What are the platform team's Q3 priorities?"), [head, other, rest])
     first = answer.text.splitlines()[0]
     assert "Q3 priorities" in first and "PLAT-124" in first and "PLAT-128" in first, answer.text
     assert answer.cited[1] == head.refs

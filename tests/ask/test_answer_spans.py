@@ -9,10 +9,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from briefing.ask.extractive import ExtractiveAnswerer, answer_kind
+from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
+from briefing.question.answer_type import answer_kind
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.test_extractive import at, doc, slack
+from tests.ask.chunks import at, doc, slack
+from tests.ask.parsed import parsed
 
 BENCHMARK = doc(
     "blog/dms.md",
@@ -34,7 +36,7 @@ def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAns
 
 
 def first_line(answerer: ExtractiveAnswerer, question: str, *chunks: object) -> str:
-    answer = answerer.answer(question, list(chunks))  # type: ignore[arg-type]
+    answer = answerer.answer(parsed(question), list(chunks))  # type: ignore[arg-type]
     assert not answer.no_answer
     return answer.text.splitlines()[0]
 
@@ -125,7 +127,7 @@ def test_a_quote_adds_the_sentence_of_its_message_that_holds_what_was_asked(answ
         ),
     )
     question = "During a full refresh, is the table briefly unavailable, and are Iceberg branches used?"
-    answer = answerer.answer(question, [reply])
+    answer = answerer.answer(parsed(question), [reply])
     assert "drops the iceberg table" in answer.text and "branches" in answer.text
     assert answer.cited == {1: [reply.refs[0]]}
 
@@ -143,7 +145,9 @@ def test_a_holding_reply_is_not_quoted_when_a_close_line_says_something(answerer
             at(7, 5, 10),
         ),
     )
-    answer = answerer.answer("Why were the Kafka ingestion jobs failing with a missing logs directory?", [thread])
+    answer = answerer.answer(
+        parsed("Why were the Kafka ingestion jobs failing with a missing logs directory?"), [thread]
+    )
     assert "log cleanup TTL" in answer.text
     assert "We will check" not in answer.text
     assert answer.cited == {1: [thread.refs[2]]}
@@ -164,7 +168,7 @@ def test_a_long_message_cut_before_the_asked_words_shows_the_part_that_holds_the
         ),
     )
     question = "What did the Helm chart release change about the liveness and readiness probes?"
-    answer = answerer.answer(question, [release])
+    answer = answerer.answer(parsed(question), [release])
     assert "no longer wrap their commands in a timeout" in answer.text
     assert answer.cited == {1: [release.refs[0]]}
 

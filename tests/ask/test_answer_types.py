@@ -15,7 +15,8 @@ import pytest
 from briefing.ask.extractive import ExtractiveAnswerer, typed_near
 from briefing.embed import Embedder
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.test_extractive import at, doc, slack
+from tests.ask.chunks import at, doc, slack
+from tests.ask.parsed import parsed
 
 RELEASES = doc(
     "release/v0.9.0.md",
@@ -48,7 +49,7 @@ def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAns
 
 
 def test_a_cost_question_over_release_notes_is_refused_with_the_reason(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("How much did we spend on AWS in July?", [RELEASES], scope="files, slack")
+    answer = answerer.answer(parsed("How much did we spend on AWS in July?"), [RELEASES], scope="files, slack")
     assert answer.no_answer and answer.cited == {}
     assert answer.text.startswith("The sources do not cover this (searched files, slack)")
     assert "state no amount" in answer.text
@@ -56,21 +57,21 @@ def test_a_cost_question_over_release_notes_is_refused_with_the_reason(answerer:
 
 
 def test_the_same_cost_question_is_answered_when_an_amount_is_stated(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("How much did we spend on AWS in July?", [RELEASES, BUDGET], scope="files, slack")
+    answer = answerer.answer(parsed("How much did we spend on AWS in July?"), [RELEASES, BUDGET], scope="files, slack")
     assert not answer.no_answer
     assert answer.text.splitlines()[0].startswith("$14,200")
     assert BUDGET.refs[0] in answer.cited[1]
 
 
 def test_a_when_question_is_not_answered_by_the_date_a_message_was_sent(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("When is the community meetup in Bangalore?", [MEETUP])
+    answer = answerer.answer(parsed("When is the community meetup in Bangalore?"), [MEETUP])
     assert answer.no_answer and answer.cited == {}
     assert "state no date" in answer.text
     assert "(the date of the message)" not in answer.text
 
 
 def test_a_when_was_question_may_be_answered_by_the_announcements_date(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("When was v0.9.0 released?", [RELEASES])
+    answer = answerer.answer(parsed("When was v0.9.0 released?"), [RELEASES])
     assert not answer.no_answer and answer.features["typed_miss"] == 0.0
 
 
@@ -81,17 +82,17 @@ def test_a_what_was_asked_question_quotes_the_asking_message(answerer: Extractiv
         ("Kim", "Does the worker need the Docker socket on Fargate?", at(8, 4, 11)),
         ("Ruth", "Thanks for the logs, we will look at it.", at(8, 4, 12)),
     )
-    answer = answerer.answer("What did Kim ask about the Docker socket on Fargate?", [thread])
+    answer = answerer.answer(parsed("What did Kim ask about the Docker socket on Fargate?"), [thread])
     assert answer.cited[1] == [thread.refs[0]]
 
 
 def test_a_count_needs_the_counted_thing_beside_the_number(answerer: ExtractiveAnswerer) -> None:
     ev = answerer.candidates([BUDGET])
-    answerer.score("How many customers did we lose in July?", ev, [BUDGET], intent="fact")
-    assert typed_near("How many customers did we lose in July?", "number", ev) == 0.0
-    assert typed_near("How much was the AWS bill for July?", "number", ev) == 1.0
+    answerer.score(parsed("How many customers did we lose in July?"), ev, [BUDGET])
+    assert typed_near(parsed("How many customers did we lose in July?"), ev) == 0.0
+    assert typed_near(parsed("How much was the AWS bill for July?"), ev) == 1.0
     # A question that asks for no value is not judged by this check.
-    assert typed_near("Why did the AWS bill go up?", "", ev) == 1.0
+    assert typed_near(parsed("Why did the AWS bill go up?"), ev) == 1.0
 
 
 def test_the_channel_the_question_names_is_quoted_first(answerer: ExtractiveAnswerer) -> None:
@@ -106,8 +107,8 @@ def test_the_channel_the_question_names_is_quoted_first(answerer: ExtractiveAnsw
         ("Ruth", "Login to the UI with the corporate account failed for me after the upgrade.", at(5, 22)),
     )
     question = "What was asked about signing in to the UI through a corporate identity provider?"
-    plain = answerer.answer(question, [help_channel, discussions])
-    placed = answerer.answer(question, [help_channel, discussions], places=["discussions"])
+    plain = answerer.answer(parsed(question), [help_channel, discussions])
+    placed = answerer.answer(parsed(question, places=["discussions"]), [help_channel, discussions])
     assert placed.cited[1] == [discussions.refs[0]]
     assert "#discussions" in placed.text.splitlines()[0]
     # Without the place, the better-worded #help line leads: the preference is what moved it.
@@ -126,13 +127,13 @@ def test_a_named_version_or_compound_counts_as_present_in_its_usual_spellings() 
         "The Helm chart raises the worker's memory request to 4 GiB.",
     )
     # "the 0.8 line" is written v0.8.0 in the notes; a "Helm-deployed sync" is about the Helm chart.
-    assert missing_terms("What did the 0.8 line add for Kafka?", [notes]) == []
-    assert missing_terms("What was recommended for a Helm-deployed sync that kept crashing?", [notes]) == []
+    assert missing_terms(parsed("What did the 0.8 line add for Kafka?"), [notes]) == []
+    assert missing_terms(parsed("What was recommended for a Helm-deployed sync that kept crashing?"), [notes]) == []
     # Still missing: a version the notes do not hold (0.9, not a prefix of 0.8.x) and a compound of another name.
-    assert missing_terms("What did the 0.9 line add for Kafka?", [notes]) == ["0.9"]
-    assert missing_terms("Is a Fargate-deployed worker supported?", [notes]) == ["Fargate-deployed"]
-    assert missing_terms("What did 1.8 change?", [notes]) == ["1.8"]
-    assert missing_terms("What did 0.80 change?", [notes]) == ["0.80"]
+    assert missing_terms(parsed("What did the 0.9 line add for Kafka?"), [notes]) == ["0.9"]
+    assert missing_terms(parsed("Is a Fargate-deployed worker supported?"), [notes]) == ["Fargate-deployed"]
+    assert missing_terms(parsed("What did 1.8 change?"), [notes]) == ["1.8"]
+    assert missing_terms(parsed("What did 0.80 change?"), [notes]) == ["0.80"]
 
 
 def test_an_acronyms_plural_is_present_where_its_singular_is() -> None:
@@ -140,8 +141,8 @@ def test_an_acronyms_plural_is_present_where_its_singular_is() -> None:
 
     pull = doc("github/pr-45", "PR #45: Retry stalled CDC reads", "vikash", at(7, 11), "Merged by nayan.")
     # "PRs" is the plural of what the item calls itself; it does not make the question a near miss.
-    assert missing_terms("Which PRs did vikash merge?", [pull]) == []
-    assert missing_terms("Which ADRs did vikash write?", [pull]) == ["ADRs"]
+    assert missing_terms(parsed("Which PRs did vikash merge?"), [pull]) == []
+    assert missing_terms(parsed("Which ADRs did vikash write?"), [pull]) == ["ADRs"]
 
 
 PR_LOG = doc(
@@ -164,21 +165,21 @@ REVIEW = slack(
 def test_who_held_a_role_is_refused_when_the_lines_name_only_the_author(
     answerer: ExtractiveAnswerer, question: str
 ) -> None:
-    answer = answerer.answer(question, [PR_LOG], scope="github")
+    answer = answerer.answer(parsed(question), [PR_LOG], scope="github")
     assert answer.no_answer and answer.cited == {}
     assert "do not say who" in answer.text
     assert "saksham" not in answer.text
 
 
 def test_who_reviewed_is_answered_when_a_line_states_the_review(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("Who reviewed PR #1085?", [PR_LOG, REVIEW], scope="github, slack")
+    answer = answerer.answer(parsed("Who reviewed PR #1085?"), [PR_LOG, REVIEW], scope="github, slack")
     assert not answer.no_answer
     assert "Nayan Joshi" in answer.text.splitlines()[0]
     assert REVIEW.refs[0] in answer.cited[1]
 
 
 def test_who_wrote_a_pr_is_still_answered_by_its_author_line(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("Who wrote PR #1085?", [PR_LOG], scope="github")
+    answer = answerer.answer(parsed("Who wrote PR #1085?"), [PR_LOG], scope="github")
     assert not answer.no_answer and "saksham-datazip" in answer.text
 
 
@@ -190,5 +191,5 @@ def test_who_merged_is_answered_by_a_merge_commits_author(answerer: ExtractiveAn
         at(8, 21),
         "[2026-08-21] Ankit Sharma 0a36e1b: Merge branch 'master' into staging",
     )
-    answer = answerer.answer("Who merged master into staging on 21 August?", [history], scope="git")
+    answer = answerer.answer(parsed("Who merged master into staging on 21 August?"), [history], scope="git")
     assert not answer.no_answer and "Ankit Sharma" in answer.text

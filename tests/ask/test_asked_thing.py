@@ -14,11 +14,15 @@ from pathlib import Path
 import pytest
 
 from briefing import pipeline
-from briefing.ask.extractive import ExtractiveAnswerer, answer_type, asked_head, asked_of, value_asked
+from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
+from briefing.question.answer_type import answer_type
+from briefing.question.asked import asked_head, asked_of
+from briefing.question.shape import value_asked
 from briefing.service import Brief
 from briefing.settings import AnswerSettings, EmbeddingSettings, load_settings
-from tests.ask.test_extractive import at, doc, slack
+from tests.ask.chunks import at, doc, slack
+from tests.ask.parsed import parsed
 
 
 @pytest.mark.parametrize(
@@ -182,9 +186,9 @@ def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAns
 
 def test_a_which_pr_question_needs_a_reference_in_the_messages_it_reads(answerer: ExtractiveAnswerer) -> None:
     question = "Which PR fixed the oversized Parquet footer problem?"
-    answer = answerer.answer(question, [FOOTER], scope="slack")
+    answer = answerer.answer(parsed(question), [FOOTER], scope="slack")
     assert answer.no_answer and "state no issue or PR number" in answer.text
-    answered = answerer.answer(question, [FOOTER, FOOTER_FIXED], scope="slack")
+    answered = answerer.answer(parsed(question), [FOOTER, FOOTER_FIXED], scope="slack")
     assert not answered.no_answer
     assert answered.features["value_miss"] == 0.0
 
@@ -204,9 +208,9 @@ BRIDGE_NUMBER = slack(
 def test_a_phone_number_question_is_not_answered_by_dates_and_times(answerer: ExtractiveAnswerer) -> None:
     question = "What is the phone number for the on-call bridge?"
     assert value_asked(question, answer_type(question, "fact")) == "phone number"
-    answer = answerer.answer(question, [BRIDGE], scope="slack")
+    answer = answerer.answer(parsed(question), [BRIDGE], scope="slack")
     assert answer.no_answer and "state no phone number" in answer.text
-    answered = answerer.answer(question, [BRIDGE, BRIDGE_NUMBER], scope="slack")
+    answered = answerer.answer(parsed(question), [BRIDGE, BRIDGE_NUMBER], scope="slack")
     assert not answered.no_answer and "+49 30 5557 1234" in answered.text
 
 
@@ -229,7 +233,7 @@ OTHER_MERGE = doc(
 def test_who_merged_a_named_pr_is_read_from_lines_about_that_pr(answerer: ExtractiveAnswerer) -> None:
     # The merge commit of another branch says who merged that branch, not who merged #1136.
     question = "Who clicked merge on PR #1136?"
-    answer = answerer.answer(question, [MERGES, OTHER_MERGE], scope="github")
+    answer = answerer.answer(parsed(question), [MERGES, OTHER_MERGE], scope="github")
     assert answer.no_answer and "do not say who merged it" in answer.text
     merged_by = doc(
         "github:datazip-inc/olake#1136-events",
@@ -238,7 +242,7 @@ def test_who_merged_a_named_pr_is_read_from_lines_about_that_pr(answerer: Extrac
         at(8, 21, 11),
         "PR #1136 was merged by Ankit Sharma after two approvals.",
     )
-    answered = answerer.answer(question, [MERGES, OTHER_MERGE, merged_by], scope="github")
+    answered = answerer.answer(parsed(question), [MERGES, OTHER_MERGE, merged_by], scope="github")
     assert not answered.no_answer and "Ankit Sharma" in answered.text
 
 
@@ -249,14 +253,14 @@ def test_the_person_a_when_question_names_is_not_what_its_date_is_about(answerer
         ("Priya Raman", "First standup at the new 10:00 slot: Aiko on call, Lena on alerts.", at(5, 18, 9)),
     )
     question = "When is Aiko Tanaka taking her summer holiday?"
-    answer = answerer.answer(question, [standup], scope="slack", people=["Aiko Tanaka"])
+    answer = answerer.answer(parsed(question, people=["Aiko Tanaka"]), [standup], scope="slack")
     assert answer.no_answer and "state no date" in answer.text
     holiday = slack(
         "slack:CPLAT::2",
         "platform-eng",
         ("Aiko Tanaka", "My summer holiday is from 3 August to 14 August; Lena covers my reviews.", at(6, 1, 9)),
     )
-    answered = answerer.answer(question, [standup, holiday], scope="slack", people=["Aiko Tanaka"])
+    answered = answerer.answer(parsed(question, people=["Aiko Tanaka"]), [standup, holiday], scope="slack")
     assert not answered.no_answer and "3 August" in answered.text
 
 
@@ -270,7 +274,7 @@ def test_how_much_memory_is_answered_by_a_size_in_bytes(answerer: ExtractiveAnsw
         "The difference between the two tools is speed and cost, not memory consumption.",
         "OLake Go averaged about 31.76 GB across the full 4 billion rows and DMS about 30 GB, close to a tie.",
     )
-    answer = answerer.answer("How much memory did each tool average in the comparison test?", [comparison])
+    answer = answerer.answer(parsed("How much memory did each tool average in the comparison test?"), [comparison])
     assert not answer.no_answer
     assert answer.features["typed_miss"] == 0.0  # which line leads is the ranking's business, not the refusal's
 
@@ -281,7 +285,7 @@ def test_how_often_is_answered_by_a_frequency_in_words(answerer: ExtractiveAnswe
         "help",
         ("Badal", "There is no fixed schedule for CDC syncs; most teams run them hourly.", at(6, 26)),
     )
-    answer = answerer.answer("How often should CDC syncs be scheduled in production?", [advice], scope="slack")
+    answer = answerer.answer(parsed("How often should CDC syncs be scheduled in production?"), [advice], scope="slack")
     assert not answer.no_answer and answer.features["typed_miss"] == 0.0
     assert "hourly" in answer.text
 
@@ -294,7 +298,7 @@ def test_who_maintains_a_thing_needs_a_line_that_says_who_owns_it(answerer: Extr
         ("Duke", "Can you share the full logs of the Kafka connector sync and the worker logs?", at(5, 18, 9)),
     )
     question = "Who maintains the Kafka connector?"
-    answer = answerer.answer(question, [asking])
+    answer = answerer.answer(parsed(question), [asking])
     assert answer.no_answer and "do not say who maintains or owns it" in answer.text, answer.text
     owner = doc(
         "file:team/ownership.md",
@@ -303,5 +307,5 @@ def test_who_maintains_a_thing_needs_a_line_that_says_who_owns_it(answerer: Extr
         at(5, 2, 10),
         "The Kafka connector is maintained by Mira Kovacs; page her for consumer-group problems.",
     )
-    answered = answerer.answer(question, [asking, owner])
+    answered = answerer.answer(parsed(question), [asking, owner])
     assert not answered.no_answer and "Mira Kovacs" in answered.text, answered.text

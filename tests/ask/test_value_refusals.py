@@ -11,11 +11,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from briefing.ask.extractive import ExtractiveAnswerer, answer_type, value_asked
+from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
+from briefing.question.answer_type import answer_type
+from briefing.question.shape import value_asked
 from briefing.service import Brief, parse_now
 from briefing.settings import AnswerSettings, EmbeddingSettings, load_settings
-from tests.ask.test_extractive import at, doc, slack
+from tests.ask.chunks import at, doc, slack
+from tests.ask.parsed import parsed
 from tests.conftest import SampleIndex
 
 NOW = parse_now("2026-06-15T09:00:00+00:00")
@@ -61,7 +64,7 @@ def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAns
 
 def test_a_version_of_another_product_is_not_answered_by_our_own_versions(answerer: ExtractiveAnswerer) -> None:
     question = "Which Debezium version was the MySQL user running before trying OLake CDC?"
-    answer = answerer.answer(question, [RELEASE], scope="files, slack")
+    answer = answerer.answer(parsed(question), [RELEASE], scope="files, slack")
     assert answer.no_answer and answer.cited == {}
     assert "state no version" in answer.text
     assert "v0.9.3" not in answer.text
@@ -71,7 +74,7 @@ def test_the_same_version_question_is_answered_when_the_product_version_is_state
     answerer: ExtractiveAnswerer,
 ) -> None:
     question = "Which Debezium version was the MySQL user running before trying OLake CDC?"
-    answer = answerer.answer(question, [RELEASE, MYSQL_USER], scope="files, slack")
+    answer = answerer.answer(parsed(question), [RELEASE, MYSQL_USER], scope="files, slack")
     assert not answer.no_answer
     assert "2.5.4" in answer.text
     assert answer.features["value_miss"] == 0.0
@@ -79,22 +82,24 @@ def test_the_same_version_question_is_answered_when_the_product_version_is_state
 
 def test_a_dollar_cost_is_not_answered_by_a_cost_factor(answerer: ExtractiveAnswerer) -> None:
     question = "What was the dollar cost of one AWS DMS full-load run in the benchmark?"
-    answer = answerer.answer(question, [BENCHMARK], scope="files")
+    answer = answerer.answer(parsed(question), [BENCHMARK], scope="files")
     assert answer.no_answer and "state no amount" in answer.text
-    answered = answerer.answer(question, [BENCHMARK, BENCHMARK_NUMBERS], scope="files")
+    answered = answerer.answer(parsed(question), [BENCHMARK, BENCHMARK_NUMBERS], scope="files")
     assert not answered.no_answer and "$41.20" in answered.text
 
 
 def test_a_rate_is_not_answered_by_a_speed_up_factor(answerer: ExtractiveAnswerer) -> None:
     question = "How many rows per second did OLake Go sustain during the CDC test?"
-    answer = answerer.answer(question, [BENCHMARK], scope="files")
+    answer = answerer.answer(parsed(question), [BENCHMARK], scope="files")
     assert answer.no_answer and "state no rate" in answer.text
-    answered = answerer.answer(question, [BENCHMARK, BENCHMARK_NUMBERS], scope="files")
+    answered = answerer.answer(parsed(question), [BENCHMARK, BENCHMARK_NUMBERS], scope="files")
     assert not answered.no_answer and "46,000" in answered.text
 
 
 def test_a_question_that_asks_no_value_shape_is_not_judged_by_the_check(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer("Why did OLake Go cost less than AWS DMS in the benchmark?", [BENCHMARK], scope="files")
+    answer = answerer.answer(
+        parsed("Why did OLake Go cost less than AWS DMS in the benchmark?"), [BENCHMARK], scope="files"
+    )
     assert answer.features["value_miss"] == 0.0
     assert not answer.no_answer
 
@@ -114,9 +119,9 @@ FOOTER_ISSUE = slack(
 
 def test_an_issue_number_question_needs_an_issue_number(answerer: ExtractiveAnswerer) -> None:
     question = "Which GitHub issue number tracks the oversized Parquet footer problem?"
-    answer = answerer.answer(question, [FOOTER], scope="slack")
+    answer = answerer.answer(parsed(question), [FOOTER], scope="slack")
     assert answer.no_answer and "state no issue or PR number" in answer.text
-    answered = answerer.answer(question, [FOOTER, FOOTER_ISSUE], scope="slack")
+    answered = answerer.answer(parsed(question), [FOOTER, FOOTER_ISSUE], scope="slack")
     assert not answered.no_answer and "#1142" in answered.text
 
 
@@ -136,7 +141,9 @@ def test_a_product_named_with_a_bare_major_version_states_its_version(answerer: 
         "help",
         ("Nayan", "OLake Go supports Postgres 12 or later as a CDC source, through logical replication.", at(7, 1)),
     )
-    answer = answerer.answer("Which Postgres version does OLake Go support as a CDC source?", [support], scope="slack")
+    answer = answerer.answer(
+        parsed("Which Postgres version does OLake Go support as a CDC source?"), [support], scope="slack"
+    )
     assert not answer.no_answer and answer.features["value_miss"] == 0.0
     assert "12" in answer.text
 
@@ -169,6 +176,8 @@ def test_a_budget_stated_as_a_count_answers_a_budget_question(answerer: Extracti
         at(7, 1),
         "The Karpenter autoscaler for the staging cluster got a budget of 40 nodes; production keeps the node groups.",
     )
-    answer = answerer.answer("Which budget did the Karpenter autoscaler get for the staging cluster?", [scaling])
+    answer = answerer.answer(
+        parsed("Which budget did the Karpenter autoscaler get for the staging cluster?"), [scaling]
+    )
     assert not answer.no_answer and answer.features["value_miss"] == 0.0
     assert "40 nodes" in answer.text

@@ -85,7 +85,9 @@ def test_an_incremental_ingest_and_a_deletion_change_what_the_workspace_knows(
     later = datetime.now(UTC) + timedelta(hours=1)  # the files are dated by their modification time
     with Brief(load_settings(config)) as brief:
         before = brief.ask(question, now=later, k=10).to_json(trace=True)
-        vocab = Vocabulary(brief.index, brief.embedder).spread(["karpenter", "autoscaler", "replica"])
+        vocab = Vocabulary(brief.index, brief.embedder).spread(
+            ["karpenter", "autoscaler", "replica"], view=brief.index.view(later)
+        )
     assert before["no_answer"] is True
     assert "'karpenter'" in before["answer"] or "'autoscaler'" in before["answer"]
     assert vocab["karpenter"].absent and vocab["autoscaler"].absent
@@ -99,7 +101,9 @@ def test_an_incremental_ingest_and_a_deletion_change_what_the_workspace_knows(
     _ingest(config)
     with Brief(load_settings(config)) as brief:
         after = brief.ask(question, now=later, k=10).to_json(trace=True)
-        vocab = Vocabulary(brief.index, brief.embedder).spread(["karpenter", "autoscaler"])
+        vocab = Vocabulary(brief.index, brief.embedder).spread(
+            ["karpenter", "autoscaler"], view=brief.index.view(later)
+        )
     assert vocab["karpenter"].docs == {"file:autoscaling.md"}
     assert after["no_answer"] is False
     assert after["trace"]["features"]["vocab_unknown"] == 0
@@ -108,6 +112,6 @@ def test_an_incremental_ingest_and_a_deletion_change_what_the_workspace_knows(
     (tmp_path / "docs" / "deploys.md").unlink()
     _ingest(config)
     with Brief(load_settings(config)) as brief:
-        vocab = Vocabulary(brief.index, brief.embedder).spread(["freeze", "karpenter"])
+        vocab = Vocabulary(brief.index, brief.embedder).spread(["freeze", "karpenter"], view=brief.index.view(later))
     assert vocab["freeze"].absent
     assert not vocab["karpenter"].absent

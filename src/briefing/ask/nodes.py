@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from briefing.ask.citations import check, refusal
 from briefing.ask.state import AskState
 from briefing.question.constraints import Constraints, Directory, extract
+from briefing.question.parse import from_constraints
 from briefing.question.timeexpr import Calendar
 from briefing.settings import Settings
 
@@ -180,16 +181,8 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     intent = state.constraints.intent if state.constraints else "fact"
     scope = _scope(state, deps)
     window = state.constraints.time if state.constraints else None
-    answer = deps.extractive.answer(
-        state.question,
-        context,
-        intent=intent,
-        scope=scope,
-        window=(window.start, window.end) if window is not None else None,
-        people=state.constraints.people if state.constraints else (),
-        places=[*state.constraints.channels, *state.constraints.projects] if state.constraints else (),
-        now=state.now,
-    )
+    question = from_constraints(state.question, state.now, state.constraints or Constraints())
+    answer = deps.extractive.answer(question, context, scope=scope, view=deps.retriever.index.view(state.now))
     outlined = None
     if intent == "summary":
         from briefing.ask.outline import answer_outline

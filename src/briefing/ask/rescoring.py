@@ -33,7 +33,7 @@ from briefing.embed import Embedder
 from briefing.errors import ModelError
 
 if TYPE_CHECKING:
-    from briefing.ask.extractive import Evidence
+    from briefing.ask.extractive.evidence import Evidence
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ class SentenceRescorer:
     mode: str = "linear"
     cite_margin: float | None = 0.05
     skip_latest: bool = False  # latest-state answers keep the first model's order (they choose by date)
-    dense_weight: float = 0.6  # the dense part's weight in a sentence's score (extractive.DENSE_WEIGHT)
+    dense_weight: float = 0.6  # the dense part's weight in a sentence's score (`extractive.scoring.DENSE_WEIGHT`)
     note: str = ""  # why the rescorer is off, for the trace ("" while it works)
     _off: bool = field(default=False, repr=False)
     _queries: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
@@ -81,19 +81,18 @@ class SentenceRescorer:
         return vec
 
     def rescore(
-        self, question: str, evidence: Sequence[Evidence], text_of: Callable[[Evidence], str]
+        self, question: str, evidence: Sequence[Evidence], text_of: Callable[[Evidence], str], *, max_chars: int
     ) -> dict[str, float]:
         """Move the dense part of the `top_n` best-scored lines of `evidence` towards the second model's similarity
         (in place: `score`, and `second` holds the second model's cosine). `text_of(ev)` is the text that is
-        embedded (`extractive.sentence_text`). Returns what the trace shows."""
+        embedded (`extractive.sentence_text`), clipped to `max_chars` as the first model's is (the vector cache's
+        key). Returns what the trace shows."""
         if self._off or not evidence:
             return {}
-        from briefing.ask.extractive import SENTENCE_MAX_CHARS
-
         pool = sorted(evidence, key=lambda e: -e.score)[: self.top_n]
         try:
             q_vec = self._query(question)
-            vecs = self.embedder.dense_cached([text_of(e) for e in pool], max_chars=SENTENCE_MAX_CHARS)
+            vecs = self.embedder.dense_cached([text_of(e) for e in pool], max_chars=max_chars)
         except ModelError as exc:
             self._off = True
             self.note = f"off: {exc}"

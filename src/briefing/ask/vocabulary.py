@@ -6,24 +6,23 @@ similarity of its closest sentences. Word overlap with the context alone cannot 
 eight context chunks may still be all over the corpus (retrieval missed it), or nowhere at all.
 
 The document frequencies are read from the sparse (BM25) index itself, one single-term query per question
-word, with the same tokeniser and the same as-of and reader scope as retrieval. Nothing is written at ingest,
-so the vocabulary is exact after every incremental ingest, deletion and reindex, and old indexes work as they
-are. Each lookup returns at most `limit` chunks: a word is only told apart as absent, rare (fewer than `limit`
-chunks, every document known) or common; a common word's documents are not all listed, nor needed.
+word, with the same tokeniser as retrieval, through the asker's `View` (the same as-of and reader scope).
+Nothing is written at ingest, so the vocabulary is exact after every incremental ingest, deletion and reindex,
+and old indexes work as they are. Each lookup returns at most `limit` chunks: a word is only told apart as
+absent, rare (fewer than `limit` chunks, every document known) or common; a common word's documents are not all
+listed, nor needed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING
-
-from briefing.index import Filter
 
 if TYPE_CHECKING:
     from briefing.embed import Embedder
     from briefing.index import Index
+    from briefing.view import View
 
 # Chunks fetched per word: enough to tell "in one or two documents" from "common" (each query is under a ms).
 LOOKUP_LIMIT = 8
@@ -43,25 +42,27 @@ class Spread:
 
 
 class Vocabulary:
-    """Document frequencies of question words, read from the sparse index at ask time."""
+    """Document frequencies of question words, read from the sparse index at ask time.
+
+    `index` is the index whose words these are; every lookup reads it through the asker's `View` of it.
+    """
 
     def __init__(self, index: Index, embedder: Embedder, *, limit: int = LOOKUP_LIMIT) -> None:
         self.index = index
         self.embedder = embedder
         self.limit = limit
 
-    def spread(self, words: Sequence[str], *, now: datetime | None = None) -> dict[str, Spread]:
-        """Each word's spread over the chunks visible as of `now`. A word the BM25 tokeniser drops (one of its
-        stop words) is left out: it says nothing about coverage."""
+    def spread(self, words: Sequence[str], *, view: View) -> dict[str, Spread]:
+        """Each word's spread over the chunks `view` sees (as of its moment, for its readers). A word the BM25
+        tokeniser drops (one of its stop words) is left out: it says nothing about coverage."""
         words = list(dict.fromkeys(w for w in words if w))
         if not words:
             return {}
-        flt = Filter(as_of=now)
         out: dict[str, Spread] = {}
         for word, vec in zip(words, self.embedder.sparse(words, query=True), strict=True):
             if not vec.indices:
                 continue
-            hits = self.index.search_sparse(vec, limit=self.limit, flt=flt)
+            hits = view.search_sparse(vec, limit=self.limit)
             out[word] = Spread(
                 chunks=len(hits), docs=frozenset(h.chunk.doc_key for h in hits), complete=len(hits) < self.limit
             )

@@ -1,0 +1,284 @@
+"""The extractive answerer: score a question's evidence, refuse or answer, and compose the cited lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from briefing.ask.extractive.coverage import unknown_words
+from briefing.ask.extractive.evidence import (
+    SENTENCE_MAX_CHARS,
+    Evidence,
+    ExtractiveAnswer,
+    candidates,
+    sentence_text,
+)
+from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
+from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
+from briefing.ask.extractive.ranking import openers_lead, rerank
+from briefing.ask.extractive.refusal import HEDGE_BELOW, confidence, refusal_reason
+from briefing.ask.extractive.render import attribution, label, render, when
+from briefing.ask.extractive.scoring import score_sentences, word_weights
+from briefing.ask.extractive.selection import (
+    LATEST_WITH_VALUE,
+    LEAD_KINDS,
+    in_window,
+    latest,
+    payload,
+    redundant,
+    same_document,
+    select,
+    typed_lead,
+)
+from briefing.ask.extractive.values import answer_span
+from briefing.ask.vocabulary import Spread, Vocabulary
+from briefing.embed import Embedder
+from briefing.model import Chunk
+from briefing.question.answer_type import extra_of
+from briefing.question.model import Question
+from briefing.question.terms import GENERIC
+from briefing.textrules import refusal
+
+if TYPE_CHECKING:
+    from briefing.ask.rescoring import SentenceRescorer
+    from briefing.view import View
+
+# The scope line's days ("files, slack; 2026-06-08 to 2026-06-14; in #x").
+_SCOPE_WINDOW = re.compile(r"(?:^|; )(\d{4}-\d{2}-\d{2})(?: to (\d{4}-\d{2}-\d{2}))?(?=;|$)")
+
+
+def _window_from_scope(scope: str) -> tuple[datetime, datetime] | None:
+    """The days the search covered, from the scope line, last day included; used when the question has no
+    time window of its own."""
+    m = _SCOPE_WINDOW.search(scope)
+    if not m:
+        return None
+    start = datetime.fromisoformat(m[1]).replace(tzinfo=UTC)
+    last = datetime.fromisoformat(m[2] or m[1]).replace(tzinfo=UTC)
+    return start, max(last, start) + timedelta(days=1)
+
+
+class ExtractiveAnswerer:
+    """Answers from context chunks alone; one instance can serve many questions."""
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        min_evidence: float,
+        max_sentences: int,
+        pool: int = 128,
+        hedge_below: float = HEDGE_BELOW,
+        whole_below: int = 300,
+        timezone: str = "UTC",
+        vocabulary: Vocabulary | None = None,
+        rescorer: SentenceRescorer | None = None,
+    ) -> None:
+        self.embedder = embedder
+        self.rescorer = rescorer  # a second model's reading of the best lines (`ask.rescoring`), or None
+        self.vocabulary = vocabulary  # the workspace's word spread (index-wide), for the confidence
+        self.zone = ZoneInfo(timezone)  # answers name days and times in the workspace's zone
+        self.pool = pool
+        self.min_evidence = min_evidence
+        self.max_sentences = max_sentences
+        self.hedge_below = hedge_below
+        self.whole_below = whole_below
+
+    def candidates(self, context: Sequence[Chunk]) -> list[Evidence]:
+        return candidates(context, self.zone, self.whole_below)
+
+    def _reads(self, view: View | None) -> View | None:
+        """The view the answerer reads the index through: none without the workspace's vocabulary (an answerer
+        built without an index, or `[retrieval] sparse = false`, answers from the context alone)."""
+        return view if self.vocabulary is not None else None
+
+    def question_spread(self, question: Question, view: View | None) -> dict[str, Spread]:
+        """Where the question's topic words occur in the workspace as `view` sees it (empty without one)."""
+        reads = self._reads(view)
+        if self.vocabulary is None or reads is None:
+            return {}
+        return self.vocabulary.spread(extra_of(question)["topic_words"], view=reads)
+
+    def score(
+        self,
+        question: Question,
+        evidence: list[Evidence],
+        context: Sequence[Chunk],
+        *,
+        window: tuple[datetime, datetime] | None = None,
+        spread: dict[str, Spread] | None = None,
+        view: View | None = None,
+    ) -> dict[str, float]:
+        """Score every sentence; return the question-level features the confidence is computed from. `window` is
+        the time the answer is about; `spread` the question's word spread (`question_spread`) when the caller has
+        it already, else it is looked up through `view`."""
+        reads = self._reads(view)
+        if spread is None:
+            spread = self.question_spread(question, reads)
+        words = word_weights(question, context)
+        vectors = score_sentences(question, evidence, context, words, self.embedder, pool=self.pool, window=window)
+        rerank(question, evidence)
+        features = question_features(question, evidence, context, words, window)
+        if reads is not None:
+            features.update(workspace_features(question, context, words, vectors, spread, self.embedder, reads))
+        return with_off_topic(features)
+
+    def answer(
+        self, question: Question, context: Sequence[Chunk], *, scope: str = "", view: View | None = None
+    ) -> ExtractiveAnswer:
+        """Answer `question` from `context` (rank order): its time window favours evidence from then, the people it
+        names (their messages, the replies to them and mentions of them) and the places it names count first.
+        `scope` words a refusal (and gives the window when the question has none); `view` is how the answerer
+        reads the workspace's vocabulary and the rest of a quoted document."""
+        asked = extra_of(question)
+        intent = question.intent
+        now = question.now
+        evidence = self.candidates(context)
+        time = question.window
+        window = (time.start, time.end) if time is not None else _window_from_scope(scope)
+        spread = self.question_spread(question, view) if evidence else {}
+        features = self.score(question, evidence, context, window=window, spread=spread, view=view) if evidence else {}
+        evidence.sort(key=lambda e: (-e.score, e.n))
+        best = evidence[0].score if evidence else 0.0
+        conf = confidence(features) if evidence else 0.0
+        features["confidence"] = conf
+        broad = intent in {"what_happened", "summary"}
+        split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
+        if not broad and evidence and len(question.parts) > 1:
+            # A two-part question is answered part by part; it is refused only when no part is covered.
+            split = self._parts(question, evidence, context, window=window, view=view)
+            if split[0]:
+                conf = max(conf, self.hedge_below)
+        if not evidence or conf < self.min_evidence:
+            reads = self._reads(view)
+            # A refusal names the question's words no source holds, but not under an access scope: "no indexed
+            # source mentions X" would speak for sources this reader may not see (the word may be in one of them).
+            unknown = unknown_words(question, spread, context) if reads is not None and reads.readers is None else []
+            return ExtractiveAnswer(
+                text=refusal(scope, refusal_reason(question, features, unknown)),
+                no_answer=True,
+                best_score=best,
+                evidence=evidence[:5],
+                confidence=conf,
+                features=features,
+            )
+        # The refusal is decided on MiniLM's scores (above); the second model only reorders the best lines.
+        newest_asked = intent == "latest" or asked["latest"]
+        if not (newest_asked and self.rescorer is not None and self.rescorer.skip_latest) and self._rescore(
+            question, evidence
+        ):
+            evidence.sort(key=lambda e: (-e.score, e.n))
+        hedged = conf < self.hedge_below
+        kind = asked["span_kind"]
+        # Citation rules of `select`: what a runner-up must add, and whether a help thread's report gives way.
+        q_words = set(asked["words"]) - GENERIC
+        # "What problem was raised in #help?" is answered by the report itself, unless it asks how it was fixed.
+        if asked["asks_report"]:
+            openers_lead(evidence)
+            evidence.sort(key=lambda e: (-e.score, e.n))
+        replies_first = not asked["about_asking"] and not asked["asks_report"] and question.answer_type != "person"
+        choose = partial(
+            select,
+            max_sentences=self.max_sentences,
+            rescorer=self.rescorer,
+            skip_holding=not asked["about_asking"],
+            q_words=q_words,
+            replies_first=replies_first,
+        )
+        head: list[tuple[str, Evidence | None]] = []
+        if split is not None:
+            chosen, head = split
+            lead = ""
+        elif hedged:
+            chosen = choose(evidence, broad=broad, hedged=hedged)
+            lead = "The sources do not answer this directly; the closest evidence:"
+        elif broad:
+            chosen = choose(evidence, broad=True, hedged=False)
+            chosen.sort(key=lambda e: e.at_iso or "")
+            lead = "In time order:"
+        elif newest_asked:
+            kind = asked["latest_kind"]
+            chosen = latest(evidence, kind, now)
+            newest = chosen[0]
+            at = when(newest)
+            span = answer_span(question, kind, newest, context)
+            stated = f"As of {at}: " if at else ""
+            add_neighbours([newest], evidence, q_words)
+            add_items([newest], q_words)
+            quote = f'{attribution(newest)}: "{shown(newest)}"'
+            head = [(f"{stated}{span}" if span else f"{stated}{quote}", newest)]
+            if span and kind:
+                # The newest statement of the asked value answers it; older ones are history, not evidence.
+                chosen = chosen[:LATEST_WITH_VALUE]
+            lead = ""
+        else:
+            pool = in_window(evidence, window, now)
+            chosen = choose(pool, broad=False, hedged=False)
+            top = chosen[0]
+            span = "" if payload(top) else answer_span(question, kind, top, context)
+            if not span and kind in LEAD_KINDS:
+                chosen, top, span = typed_lead(question, kind, chosen, pool, context)
+            chosen = same_document(question, chosen, pool)
+            if span:
+                head = [(span, top)]
+            lead = ""
+        add_neighbours(chosen, evidence, q_words)
+        add_items(chosen, q_words)
+        read_on(chosen, context, self._reads(view))
+        lines, cited, urls = render(chosen, head)
+        text = "\n".join(([lead] if lead else []) + lines)
+        return ExtractiveAnswer(
+            text=text,
+            no_answer=False,
+            cited=cited,
+            urls=urls,
+            evidence=chosen,
+            best_score=best,
+            confidence=conf,
+            hedged=hedged,
+            features=features,
+            rescoring=self.rescorer.describe() if self.rescorer is not None else "",
+        )
+
+    def _rescore(self, question: Question, evidence: list[Evidence]) -> bool:
+        """Whether the second model read (and moved) the best lines of `evidence`."""
+        if self.rescorer is None or not evidence:
+            return False
+        return bool(self.rescorer.rescore(question.text, evidence, sentence_text, max_chars=SENTENCE_MAX_CHARS))
+
+    def _parts(
+        self,
+        question: Question,
+        evidence: list[Evidence],
+        context: Sequence[Chunk],
+        *,
+        window: tuple[datetime, datetime] | None,
+        view: View | None,
+    ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]]]:
+        """One answer line per part of a two-part question, or a line saying the sources do not cover that part."""
+        chosen: list[Evidence] = []
+        head: list[tuple[str, Evidence | None]] = []
+        for part in extra_of(question)["part_readings"]:
+            scored_as = part.as_scored(question)
+            scored = [replace(e) for e in evidence]
+            # As of the question's `now`, like the whole question's score: the vocabulary counts no later chunk.
+            features = self.score(scored_as, scored, context, window=window, view=view)
+            scored.sort(key=lambda e: (-e.score, e.n))
+            name = label(part.text)
+            if not scored or confidence(features) < self.min_evidence:
+                head.append((f"{name}: the sources do not say.", None))
+                continue
+            if self._rescore(scored_as, scored):
+                scored.sort(key=lambda e: (-e.score, e.n))
+            top = next((e for e in scored if not redundant(e, chosen)), scored[0])
+            answered_as = part.as_answered(question)
+            span = answer_span(answered_as, extra_of(answered_as)["span_kind"], top, context)
+            head.append((f"{name}: {span}" if span else f"{name}:", top))
+            if not any(c.ref == top.ref and c.text == top.text for c in chosen):
+                chosen.append(top)
+        return chosen, head

@@ -1,0 +1,234 @@
+"""Which ranked lines the answer quotes: the best, the runner-ups that add evidence, the newest, the asked time's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from briefing.ask.extractive.coverage import mentions_window
+from briefing.ask.extractive.evidence import Evidence, presentation
+from briefing.ask.extractive.quoting import shown
+from briefing.ask.extractive.ranking import help_threads, holding
+from briefing.ask.extractive.values import answer_span, values
+from briefing.ask.segment import clean
+from briefing.model import Chunk
+from briefing.question.answer_type import extra_of
+from briefing.question.model import Question
+from briefing.question.terms import GENERIC, content_words
+
+if TYPE_CHECKING:
+    from briefing.ask.rescoring import SentenceRescorer
+
+BROAD_CUTOFF = 0.6
+FACT_CUTOFF = 0.8
+FACT_LINES = 3
+# ... of which only the first two may open a new source: the third line only reads on in a source already quoted
+# (a third source was more often off the point than not).
+FACT_NEW_SOURCES = 2
+# A runner-up from another conversation or document is cited only when it adds evidence for the question: it
+# scores within this share of the best line, or states the asked kind of value, or holds a question word the lines
+# before it lack, or is by (or about) a person the question names (docs/answering.md, "Citations").
+RUNNER_CLOSE = 0.9
+LATEST_CUTOFF = 0.8
+# A line holding a value of the asked kind is a candidate down to this share of the best score.
+LATEST_VALUE_CUTOFF = 0.6
+LATEST_VALUE_KINDS = frozenset({"version"})
+LATEST_WITH_VALUE = 1
+# A number, setting or version question whose best line states no such value is led by the best line close to it
+# that states one next to the question's words (the size "512 MB" over a PR list that names the writer).
+LEAD_KINDS = frozenset({"number", "version"})
+TYPED_LEAD_CUTOFF = 0.75
+# A fact answer led by a document's paragraph also quotes the best other paragraph of that document that holds
+# question words the lines shown lack, down to this share of the best score: one more line, no new ref cited.
+SAME_DOC_CUTOFF = 0.6
+# Unit text: a pasted JSON payload ("name": "tst", "last_run_time": ...) is data someone showed, not a stated value.
+_PAYLOAD_KEY = re.compile(r"\"[\w.-]+\"\s*:")
+
+
+def payload(ev: Evidence) -> bool:
+    return len(_PAYLOAD_KEY.findall(ev.text)) >= 2
+
+
+def select(
+    ranked: list[Evidence],
+    *,
+    broad: bool,
+    hedged: bool,
+    max_sentences: int,
+    rescorer: SentenceRescorer | None = None,
+    skip_holding: bool = True,
+    q_words: AbstractSet[str] = frozenset(),
+    replies_first: bool = False,
+) -> list[Evidence]:
+    """The best sentence, then close runners-up that add evidence (`adds_evidence`). With `replies_first`, a
+    help thread's starter is quoted only when no reply of that thread is close (`_replies_first`)."""
+    best = ranked[0].score
+    limit = 2 if hedged else (max_sentences if broad else min(FACT_LINES, max_sentences))
+    # A timeline is about the period more than the wording: everything close to the best line belongs.
+    cutoff = min(best * BROAD_CUTOFF, best - 0.15) if broad else best * FACT_CUTOFF
+    # A holding reply ("thanks for reporting, we will check") states nothing: it is quoted only when no line
+    # close to the best one says something.
+    pool = [e for e in ranked if e.score >= cutoff]
+    stating = [e for e in pool if not holding(e)] if skip_holding else pool
+    if replies_first:
+        stating = _replies_first(stating, ranked)
+    chosen: list[Evidence] = []
+    for ev in stating or pool[:1] or ranked[:1]:
+        if len(chosen) >= limit:
+            break
+        if redundant(ev, chosen):
+            continue
+        if not broad and len(chosen) >= FACT_NEW_SOURCES and all(c.ref != ev.ref for c in chosen):
+            continue
+        if not broad and not _earns_citation(ev, chosen, ranked, rescorer):
+            continue
+        if not broad and chosen and not adds_evidence(ev, chosen, best, q_words):
+            continue
+        chosen.append(ev)
+    return _with_continuations(chosen, ranked)
+
+
+def _earns_citation(
+    ev: Evidence, chosen: Sequence[Evidence], ranked: Sequence[Evidence], rescorer: SentenceRescorer | None
+) -> bool:
+    """A runner-up of another unit is quoted only when the second model reads it close to the best line it
+    read (`SentenceRescorer.cite_margin`); always without a rescorer or a margin."""
+    if rescorer is None or not chosen or any(c.n == ev.n and c.unit == ev.unit for c in chosen):
+        return True
+    read = [e.second for e in ranked if e.second is not None]
+    return not read or rescorer.keeps(max(read), ev)
+
+
+def adds_evidence(ev: Evidence, chosen: Sequence[Evidence], best: float, q_words: AbstractSet[str]) -> bool:
+    """Whether runner-up `ev` earns a line and a citation after `chosen`. A line of a conversation (a Slack thread,
+    a ticket) or a document already quoted always may: it continues the evidence the answer leads with. A line from
+    elsewhere that is merely on the topic ("(as per kafka's retention policy)" from another thread, the release
+    that came before) is left out."""
+    if any(ev.chunk.doc_key == c.chunk.doc_key or ev.ref == c.ref for c in chosen):
+        return True
+    if ev.score >= best * RUNNER_CLOSE or ev.typed or ev.person > 0:
+        return True
+    return bool((ev.words & q_words) - set().union(*(c.words for c in chosen)))
+
+
+def _replies_first(pool: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
+    """`pool` without the starter's lines of each help thread (`help_threads`) that also has a reply by someone
+    else in `pool`: the report describes the problem and the reply answers it, so the reply leads and the report,
+    which only restates the question, is not cited next to it."""
+    threads = help_threads(list(ranked))
+    answered = {
+        e.chunk.doc_key
+        for e in pool
+        if e.author and e.chunk.doc_key in threads and threads[e.chunk.doc_key] != e.author
+    }
+    return [e for e in pool if not (e.author and e.chunk.doc_key in answered and threads[e.chunk.doc_key] == e.author)]
+
+
+def redundant(ev: Evidence, chosen: Sequence[Evidence]) -> bool:
+    if any(len(ev.words & c.words) / max(len(ev.words | c.words), 1) > 0.6 for c in chosen):
+        return True
+    return any(c.n == ev.n and c.unit == ev.unit for c in chosen)  # one line per message or paragraph
+
+
+def _with_continuations(chosen: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
+    """A chosen line that ends announcing what follows ("so this week's poll:") is quoted with the next message
+    of its chunk, as a line and a citation of its own (the poll, by the poll app)."""
+    out = list(chosen)
+    for ev in chosen:
+        if not clean(ev.quote).rstrip().endswith(":"):
+            continue
+        nxt = next((e for e in ranked if e.n == ev.n and e.unit == ev.unit + 1), None)
+        if nxt is not None and not any(c.n == nxt.n and c.unit == nxt.unit for c in out):
+            out.insert(out.index(ev) + 1, nxt)
+    return out
+
+
+def after(ev: Evidence, now: datetime | None) -> bool:
+    """Stated after the question's now (an index that holds later messages than the question is asked at)."""
+    if now is None or not ev.at_iso:
+        return False
+    at = datetime.fromisoformat(ev.at_iso)
+    if at.tzinfo is None or now.tzinfo is None:
+        at, now = at.replace(tzinfo=None), now.replace(tzinfo=None)
+    return at > now
+
+
+def latest(ranked: list[Evidence], kind: str, now: datetime | None = None) -> list[Evidence]:
+    """Newest first among the lines that state the state: close to the best score and, when the question asks
+    for a value (a version, a number), holding one. A line that states the asked value is a candidate further
+    down (`LATEST_VALUE_CUTOFF`): the newest tag reads "Tag v0.9.4 at commit ...", which scores below the
+    announcement of the tag before it. Nothing stated after the question's `now` counts."""
+    best = ranked[0].score
+    stated = [e for e in ranked if e.lexical > 0 and not after(e, now)]
+    pool = [e for e in stated if e.score >= best * LATEST_CUTOFF]
+    if kind in LATEST_VALUE_KINDS:
+        wide = [e for e in stated if e.score >= best * LATEST_VALUE_CUTOFF and values(kind, e.text, "")]
+        pool = wide or [e for e in pool if e.typed] or pool
+    elif kind:
+        pool = [e for e in pool if e.typed] or pool
+    pool = pool or [e for e in ranked if not after(e, now)][:1] or ranked[:1]
+    pool.sort(key=lambda e: (e.at_iso or "", e.score), reverse=True)
+    chosen: list[Evidence] = []
+    for ev in pool:
+        if len(chosen) >= FACT_LINES:
+            break
+        if not redundant(ev, chosen):
+            chosen.append(ev)
+    return chosen
+
+
+def _inside(ev: Evidence, window: tuple[datetime, datetime]) -> bool:
+    """Stated inside the window, or naming one of its days ("I'm on leave 8-12 June", said on 5 June)."""
+    if ev.at_iso and window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]:
+        return True
+    return mentions_window(ev.text, window)
+
+
+def in_window(ranked: list[Evidence], window: tuple[datetime, datetime] | None, now: datetime | None) -> list[Evidence]:
+    """A fact question that names a past time ("two days ago", "the week of 8 June") is answered from that time:
+    the lines stated in it or naming its days, when one of them shares a question word; else every line. The score
+    only favours the window (`scoring.WINDOW_BONUS`), so a better-worded line from another week could still lead
+    and fill the runner-up slots. A window that has not begun at `now` ("next quarter") asks about plans stated
+    before it, so it restricts nothing."""
+    if window is None or now is None or window[0] > now:
+        return ranked
+    inside = [e for e in ranked if _inside(e, window)]
+    return inside if any(e.lexical > 0 for e in inside) else ranked
+
+
+def typed_lead(
+    question: Question, kind: str, chosen: list[Evidence], ranked: Sequence[Evidence], context: Sequence[Chunk]
+) -> tuple[list[Evidence], Evidence, str]:
+    """The chosen lines led by the best line within TYPED_LEAD_CUTOFF of the top that states a value of `kind` next
+    to a question word, with that value; unchanged (and no value) when none does."""
+    top = chosen[0]
+    for ev in ranked:
+        if ev.score < top.score * TYPED_LEAD_CUTOFF:
+            break
+        if ev is top or ev.lexical <= 0 or holding(ev) or payload(ev):
+            continue
+        span = answer_span(question, kind, ev, context)
+        if span:
+            rest = [e for e in chosen if not (e.n == ev.n and e.unit == ev.unit)]
+            return [ev, *rest][: max(len(chosen), 1)], ev, span
+    return chosen, top, ""
+
+
+def same_document(question: Question, chosen: list[Evidence], ranked: Sequence[Evidence]) -> list[Evidence]:
+    """`chosen` and, for a document's answer, one more paragraph of the same document (see SAME_DOC_CUTOFF)."""
+    top = chosen[0]
+    if presentation(top.chunk).conversational:
+        return chosen
+    q_words = set(extra_of(question)["words"]) - GENERIC
+    have = set().union(*(content_words(shown(e)) for e in chosen))
+    for ev in ranked:
+        if ev.score < top.score * SAME_DOC_CUTOFF:
+            break
+        if ev.ref != top.ref or any(c.n == ev.n and c.unit == ev.unit for c in chosen):
+            continue
+        if (q_words & ev.words) - have:
+            return [*chosen, ev]
+    return chosen

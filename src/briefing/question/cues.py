@@ -1,0 +1,91 @@
+"""What a question's wording says about which evidence answers it: the report or the reply, the newest, a denial."""
+
+from __future__ import annotations
+
+import re
+
+# "What was asked in #discussions about ...?": the asking message is the answer, not a question to pass over.
+_ASKS_ABOUT_ASKING = re.compile(r"\b(?:asked|ask|asks|asking|question(?:ed|s)?|inquir\w*|enquir\w*)\b", re.I)
+# "the newcomer who asked to take #649": asking that only says who someone is, not what the question is about.
+_ASKER_CLAUSE = re.compile(r"\b(?:who|that)\s+(?:had\s+|has\s+)?(?:asked|asks|inquired|enquired)\b", re.I)
+
+
+def asks_about_asking(question: str) -> bool:
+    """Whether the question is about what was asked ("What was asked in #help about ...?", "What did Ana ask?"),
+    not about what someone who asked was told ("which issues were offered to the newcomer who asked to take #649?")."""
+    return bool(_ASKS_ABOUT_ASKING.search(_ASKER_CLAUSE.sub(" ", question)))
+
+
+# A question about what was reported ("What problem was raised yesterday?", "What did users complain about?").
+_ASKS_ABOUT_REPORT = re.compile(
+    r"\b(?:raised|reported|reporting|complain(?:ed|s|ing|ts?)?|ran\s+into|run\s+into|brought\s+up|flagged)\b", re.I
+)
+# A question that asks for the cause, the fix or the advice ("Why did ...", "What was recommended ...", "which
+# setting had to be raised", "What came of ...") is answered by a reply, never by the report it replies to.
+_ASKS_FIX = re.compile(
+    r"\b(?:why|fix(?:es|ed)?|solution|solved?|workaround|recommend\w*|suggest\w*|advi[cs]\w*|resolv\w*|"
+    r"caus(?:e|ed|es|ing)|reason|turned\s+out|had\s+to|came\s+of|clears?|cure[ds]?|remed\w*)\b",
+    re.I,
+)
+
+
+def asks_report(question: str) -> bool:
+    """Whether the question asks what was reported ("What problem was raised ...?"), not how it was fixed."""
+    return bool(_ASKS_ABOUT_REPORT.search(question)) and not _ASKS_FIX.search(question)
+
+
+def asks_fix(question: str) -> bool:
+    """Whether the question asks for the cause, the fix or the advice."""
+    return bool(_ASKS_FIX.search(question))
+
+
+# "Which PR / pull request added X?" is answered by a pull request.
+_ASKS_PULL = re.compile(r"\bwhich\s+(?:\w+\s+)?(?:prs?|pull\s+requests?)\b", re.I)
+
+
+def asks_pull(question: str) -> bool:
+    return bool(_ASKS_PULL.search(question))
+
+
+# "Who posts / announced / asked / shared ...": the act is the message itself, so its author answers.
+_ASKS_POSTER = re.compile(
+    r"^\W*who\s+(?:usually\s+|first\s+)?(?:posts?|posted|announces?|announced|asks?|asked|shares?|shared)\b", re.I
+)
+
+
+def asks_poster(question: str) -> bool:
+    return bool(_ASKS_POSTER.search(question))
+
+
+# "Latest state" questions that the constraint extractor files under another intent ("the newest version").
+_ASKS_LATEST = re.compile(r"\b(?:newest|latest|most\s+recent|current(?:ly)?|now|still|stand(?:s)?\s+now)\b", re.I)
+# "the most recent tag / build / chart": a thing whose values are versions, though the question does not say
+# "version".
+_VERSIONED = re.compile(r"\b(?:tags?|releases?|versions?|charts?|builds?)\b", re.I)
+
+
+def asks_latest(question: str) -> bool:
+    return bool(_ASKS_LATEST.search(question))
+
+
+def latest_kind(question: str, kind: str) -> str:
+    """The value a latest-state question asks for: its answer kind, or a version for a tag, release or build."""
+    return "version" if not kind and _VERSIONED.search(question) else kind
+
+
+# A negation word, as questions and sources write it ("not", "isn't", "no longer", "unsupported").
+NEGATION = re.compile(
+    r"\b(?:not|no|never|cannot|can't|can’t|isn't|isn’t|doesn't|doesn’t|don't|don’t|won't|won’t|aren't|wasn't|"
+    r"weren't|haven't|hasn't|unsupported|impossible|no\s+longer)\b",
+    re.I,
+)
+
+
+def negated(question: str) -> bool:
+    """Whether a yes / no question is asked in the negative ("Isn't the worker supported on Fargate?")."""
+    return bool(NEGATION.search(question))
+
+
+def asks_still(question: str) -> bool:
+    """Whether the question asks if something still holds ("Is the export still failing?")."""
+    return bool(re.search(r"\bstill\b", question.lower()))
