@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from briefing.ask.listing import _ASKS_NEXT, asked_agenda
+from briefing.ask.listing import asked_agenda
+from briefing.question.words import ASKS_NEXT
 from briefing.service import Brief
 from tests.harness import ingest_docs
 
@@ -144,5 +145,5 @@ def test_which_questions_ask_for_the_calendars_meetings(question: str, topic: se
     ],
 )
 def test_which_questions_ask_for_the_next_meeting(question: str, words: str | None) -> None:
-    found = _ASKS_NEXT.search(question)
+    found = ASKS_NEXT.search(question)
     assert (found[1] if found else None) == words

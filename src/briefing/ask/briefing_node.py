@@ -7,7 +7,6 @@ is an answer (with what was searched), not a refusal.
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -15,34 +14,13 @@ from typing import TYPE_CHECKING, Any
 from briefing.ask.state import AskState
 from briefing.model import Chunk
 from briefing.question.constraints import Constraints, period_verb
+from briefing.question.words import BRIEFING, PLAN_WORDS, PLANNED
 
 if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps
     from briefing.digest.llm import LineWriter
 
-_BRIEFING = re.compile(
-    r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|new|going\s+on|been\s+going\s+on)\b|"
-    r"\bwhat\s+went\s+on\b|\bany\s+(?:updates?|news|changes)\b|^\W*(?:updates?|news)\b|\brecap\b|"
-    r"\bcatch\s+me\s+up\b|\bbrief\s+me\b|\bdigest\b|"
-    r"\bsummar(?:y|ise|ize)\s+(?:of\s+)?(?:what\s+happened\s+)?(?:in\s+\S+\s+)?(?:the\s+)?"
-    r"(?:last|this|past|previous|yesterday|today)\b",
-    re.IGNORECASE,
-)
-# "What's planned / scheduled / coming up this week": a forward window (what is scheduled in it, entered before now).
-_PLANNED = re.compile(
-    r"\bwhat(?:'s|\s+is|\s+are|\s+do\s+we\s+have|\s+have\s+we\s+got)?\s+"
-    r"(?:planned|scheduled|coming\s+up|up\s+next|on\s+(?:the\s+|our\s+)?(?:calendar|agenda|schedule))\b|"
-    r"\bupcoming\b|\bplans?\s+for\s+(?:this|next)\s+week\b",
-    re.IGNORECASE,
-)
 DEFAULT_DAYS = 7
-
-
-_PLAN_WORDS = re.compile(
-    r"\b(?:what(?:'s)?|is|are|do|we|have|got|planned|scheduled|coming|up|next|upcoming|on|the|our|calendar|agenda|"
-    r"schedule|plans?|for)\b",
-    re.IGNORECASE,
-)
 
 
 def _period_only(question: str, constraints: Constraints | None) -> bool:
@@ -62,8 +40,8 @@ def topic_of(question: str, constraints: Constraints) -> str:
     if _period_only(question, constraints):
         return ""  # the verb ("announced", "discussed") is the question's shape, not a topic
     residual = residual_query(question, constraints)
-    if _PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
-        residual = " ".join(_PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
+    if PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
+        residual = " ".join(PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
     return residual
 
 
@@ -73,7 +51,7 @@ def wants_briefing(question: str, constraints: Constraints | None) -> bool:
         return True
     if _period_only(question, constraints):
         return True
-    if constraints is None or not _BRIEFING.search(question):
+    if constraints is None or not BRIEFING.search(question):
         return False
     if constraints.time is not None:
         return True
@@ -82,7 +60,7 @@ def wants_briefing(question: str, constraints: Constraints | None) -> bool:
 
 def wants_forward(question: str, constraints: Constraints | None) -> bool:
     """ "What's planned this week / next week": a window that reaches past now, asked about what is ahead."""
-    return bool(constraints is not None and constraints.time is not None and _PLANNED.search(question))
+    return bool(constraints is not None and constraints.time is not None and PLANNED.search(question))
 
 
 def route(state: AskState, settings: Any = None) -> str:

@@ -39,48 +39,20 @@ from briefing.ask.extractive import _GENERIC, ExtractiveAnswer, _stem, _title, c
 from briefing.ask.segment import clean, sentences
 from briefing.index import Filter, Index
 from briefing.model import Chunk
+from briefing.question.words import (
+    AGENDA_TOPIC,
+    ASKS_AGENDA,
+    ASKS_EVENTS,
+    ASKS_LISTING,
+    ASKS_NEXT,
+    EVENT_OF,
+    LISTING_TOPIC,
+    MEETING_WORDS,
+    PULL,
+    WEEK_OF,
+)
 
-# "which (engineering) blog posts came out", "what release notes were published", "which ADRs did we write".
-_KINDS = (
-    r"blog\s+posts?|posts?|articles?|blogs?|releases?|release\s+notes?|changelogs?|documents?|docs|pages?|"
-    r"design\s+docs?|adrs?|rfcs?|runbooks?|reports?|newsletters?|announcements?|guides?|tutorials?"
-)
-_ASKS_LISTING = re.compile(
-    rf"^\W*(?:which|what)\s+((?:[\w-]+\s+){{0,3}}?(?:{_KINDS}))((?:\s+(?:about|on|covering)\s+[^?]*?)?)\s+"
-    r"(?:came\s+out|went\s+(?:out|live)|(?:were|was|got|have\s+been|has\s+been)\s+(?:published|released|posted|"
-    r"written|shipped|put\s+out|added|announced)|did\s+(?:we|they|the\s+\w+)\s+(?:publish|release|post|write|ship)|"
-    r"appeared)\b(.*)$",
-    re.I,
-)
-# A topic after the period or the verb: "... in July about Kafka", "... on schema changes".
-_TOPIC = re.compile(r"\b(?:about|on|covering|regarding|concerning)\s+(.+)$", re.I)
-# "which PRs were merged", "what issues got opened", "which pull requests have been closed".
-_ASKS_EVENTS = re.compile(
-    r"^\W*(?:which|what)\s+((?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?))\s+"
-    r"(?:were|was|got|have\s+been|has\s+been)\s+(?:\w+\s+)?"
-    r"(merged|opened|closed|filed|created|raised|reported|reopened)\b",
-    re.I,
-)
-_EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # the rest: "opened"
-# "what meetings do we have", "which syncs are scheduled", "any 1:1s", "what's on the calendar": the plural is what
-# makes it a list ("What meeting decided the cutover?" asks a fact). "Events" and "calls" are left out: "what
-# events happened last week?" asks what happened, "which calls failed?" is about an API.
-_MEETINGS = r"meetings|invites|syncs|1:1s|one-on-ones|appointments"
-_ASKS_AGENDA = re.compile(
-    rf"^\W*(?:(?:what|which)\s+(?:[\w'-]+\s+){{0,2}}?(?:{_MEETINGS})\b|any\s+(?:[\w'-]+\s+){{0,2}}?(?:{_MEETINGS})\b"
-    r"|(?:what|anything)(?:'s|\s+is|\s+was|\s+else\s+is)?\s+(?:on|in)\s+(?:the|my|our|your|\w+'s)\s+(?:team\s+)?"
-    r"calendars?\b)",
-    re.I,
-)
-_ABOUT = re.compile(r"\b(?:about|regarding|concerning|covering)\s+([^?]+)", re.I)
-# "When is the next standup?", "when's our next 1:1 with Marcus?": the first occurrence to come of the meetings
-# whose title holds the words.
-_ASKS_NEXT = re.compile(
-    r"^\W*when(?:'s|\s+is|\s+will(?:\s+be)?)\s+(?:the|our|my|your|\w+'s)?\s*next\s+(.+?)\s*(?:\bbe\s*)?\??\s*$", re.I
-)
-_MEETING_WORDS = frozenset({"meeting", "meet", "call", "session", "sync", "event"})
-_PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
-_WEEK_OF = re.compile(r"\b(first|second|third|fourth|last)\s+week\s+of\b", re.I)
+# How far into a month "the first (second, ...) week of" it starts, in days.
 _WEEK_START = {"first": 0, "second": 7, "third": 14, "fourth": 21}
 # Words that name one kind of document, and the folder (or project) its documents live in: English words of the
 # question, read against folder names, not the registry's document kinds.
@@ -98,7 +70,7 @@ _PLACEHOLDER = re.compile(r"^\W*(?:image|file|attachment)\s*:", re.I)
 def asked_listing(question: str) -> tuple[str, set[str], set[str]] | None:
     """(the kind as the question words it, its folder names, the topic words) when the question asks which
     documents of a kind came out; None otherwise."""
-    m = _ASKS_LISTING.search(question.strip())
+    m = ASKS_LISTING.search(question.strip())
     if m is None:
         return None
     kind_words = {_stem(w.lower()) for w in re.findall(r"[A-Za-z]+", m[1])}
@@ -106,7 +78,7 @@ def asked_listing(question: str) -> tuple[str, set[str], set[str]] | None:
     names = set(kind_words)
     for w in kind_words:
         names |= _SYNONYMS.get(w, set())
-    topic = _TOPIC.search(m[2]) or _TOPIC.search(m[3])
+    topic = LISTING_TOPIC.search(m[2]) or LISTING_TOPIC.search(m[3])
     topic_words = content_words(topic[1]) - _GENERIC if topic else set()
     return " ".join(m[1].split()), names, topic_words
 
@@ -187,7 +159,7 @@ def listed_documents(
 def narrowed(question: str, window: tuple[datetime, datetime]) -> tuple[tuple[datetime, datetime], str]:
     """The window, narrowed to the week the question names inside a month ("the first week of June": 1 to 7
     June), with that narrowing in words; unchanged when it names none or the window is not a month or longer."""
-    m = _WEEK_OF.search(question)
+    m = WEEK_OF.search(question)
     if m is None or window[1] - window[0] < timedelta(days=28):
         return window, ""
     which = m[1].lower()
@@ -203,11 +175,11 @@ def listed_records(
 ) -> tuple[str, str, list[tuple[datetime, list[Chunk]]]]:
     """(the kind as the question words it, the event, the records whose event falls in `window` with its time,
     oldest first) for "which PRs were merged ..."; an empty list when the question asks no such thing."""
-    m = _ASKS_EVENTS.search(question.strip())
+    m = ASKS_EVENTS.search(question.strip())
     if m is None or window[0] > now:
         return "", "", []
-    event = _EVENT_OF.get(m[2].lower(), "opened")
-    pulls = bool(_PULL.search(m[1]))
+    event = EVENT_OF.get(m[2].lower(), "opened")
+    pulls = bool(PULL.search(m[1]))
     when: dict[str, datetime] = {}
     for record in index.scroll(Filter(start=window[0], end=window[1]), fields=["doc_key", "metadata"]):
         meta = record.payload.get("metadata")
@@ -233,9 +205,9 @@ def listed_records(
 def asked_agenda(question: str) -> set[str] | None:
     """The topic words ("meetings about the cutover": cutover) when the question asks which meetings happen in its
     window; None when it asks no such thing."""
-    if _ASKS_AGENDA.search(question.strip()) is None:
+    if ASKS_AGENDA.search(question.strip()) is None:
         return None
-    about = _ABOUT.search(question)
+    about = AGENDA_TOPIC.search(question)
     return content_words(about[1]) - _GENERIC if about else set()
 
 
@@ -281,13 +253,13 @@ def next_meeting(question: str, index: Index, now: datetime) -> Chunk | None:
     """The first occurrence starting after `now`, as the calendar held it at `now`, of the scheduled events whose
     title holds every word of "when is the next <words>?"; None when the question asks no such thing or none is
     found (within a year)."""
-    m = _ASKS_NEXT.search(question.strip())
+    m = ASKS_NEXT.search(question.strip())
     if m is None:
         return None
     families = _scheduled_families()
     if not families:
         return None
-    words = content_words(m[1]) - _GENERIC - _MEETING_WORDS
+    words = content_words(m[1]) - _GENERIC - MEETING_WORDS
     if not words:
         return None
     found: Chunk | None = None

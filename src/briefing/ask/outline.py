@@ -38,6 +38,7 @@ from briefing.ask.segment import clean
 from briefing.digest.text import informativeness
 from briefing.index import Filter, Index
 from briefing.model import Chunk
+from briefing.question.words import NOT_OUTLINE
 from briefing.textrules import heading_anchor
 
 # A document holds at least this many of the context's chunks (and more than any other) to be the one asked about.
@@ -51,11 +52,6 @@ MAX_EMBEDDED = 256
 ITEM_HEADS = 6  # list items shown by their heads per section
 HEAD_LIMIT = 80
 LINE_LIMIT = 320
-# A question about how things stand now is a latest-state answer, not an outline (a period is a briefing: the
-# caller passes the question's time window).
-_NOT_OUTLINE = re.compile(r"\b(?:stands?|standing|latest|newest|current(?:ly)?|now|still|so\s+far)\b", re.I)
-
-
 # Headings under which a document states its own summary.
 _LEAD = re.compile(
     r"^\W*(?:tl;?\s*dr|summary|abstract|overview|key\s+takeaways?|at\s+a\s+glance|executive\s+summary)\b", re.I
@@ -88,7 +84,7 @@ class Section:
 def outlined_document(question: str, intent: str, context: Sequence[Chunk], quoted: Sequence[Evidence]) -> str | None:
     """The document a summary question is about: the sectioned document the context holds most of, when the
     ordinary answer (`quoted`, its lines) quotes it more than anything else, or as much and with its best line."""
-    if intent != "summary" or _NOT_OUTLINE.search(question):
+    if intent != "summary" or NOT_OUTLINE.search(question):
         return None
     counts: dict[str, int] = {}
     for chunk in context:

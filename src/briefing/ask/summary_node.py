@@ -10,30 +10,20 @@ ingest. Everything else keeps the ordinary path.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import TYPE_CHECKING, Any
 
 from briefing.ask.state import AskState
 from briefing.question.constraints import Constraints
+from briefing.question.words import BROAD
 
 if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps
 
-_BROAD = re.compile(
-    # "summarize the discussion(s) / conversations / threads about Y": many conversations, by their own word.
-    r"^\W*(?:please\s+|can\s+you\s+|could\s+you\s+)?summari[sz]e\s+(?:the\s+|all\s+(?:the\s+)?)?"
-    r"(?:discussions?|conversations?|threads?|chatter|talk|feedback)\s+(?:about|on|around|of|regarding)\b|"
-    r"\bwhat\s+are\s+(?:the\s+)?(?:main|common|biggest|top|recurring|most\s+common|typical|usual)\s+"
-    r"(?:problems?|issues?|complaints?|pain\s+points?|questions?|themes?|difficulties)\b|"
-    r"\bwhat\s+(?:problems?|issues?)\s+do\s+(?:users|people|customers)\s+(?:hit|have|run\s+into|face|report)\b",
-    re.IGNORECASE,
-)
-
 
 def wants_summary(question: str, constraints: Constraints | None) -> bool:
     """A broad question about a topic, over no window and no single item."""
-    if not _BROAD.search(question):
+    if not BROAD.search(question):
         return False
     constraints = constraints or Constraints()
     if constraints.time is not None or constraints.tickets or constraints.prs:
