@@ -13,68 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from briefing.ask.state import AskState
 from briefing.model import Chunk
-from briefing.question.constraints import Constraints, period_verb
-from briefing.question.words import BRIEFING, PLAN_WORDS, PLANNED
+from briefing.question.parse import wants
 
 if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps
     from briefing.digest.llm import LineWriter
 
 DEFAULT_DAYS = 7
-
-
-def _period_only(question: str, constraints: Constraints | None) -> bool:
-    """ "What was announced in #announcements last week?": a period (and a place) and nothing else asked about, which
-    the constraint extractor files as "what happened" (`constraints.period_verb`)."""
-    return bool(
-        constraints is not None
-        and constraints.time is not None
-        and constraints.intent == "what_happened"
-        and period_verb(question)
-    )
-
-
-def topic_of(question: str, constraints: Constraints) -> str:
-    from briefing.retrieve import residual_query
-
-    if _period_only(question, constraints):
-        return ""  # the verb ("announced", "discussed") is the question's shape, not a topic
-    residual = residual_query(question, constraints)
-    if PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
-        residual = " ".join(PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
-    return residual
-
-
-def wants_briefing(question: str, constraints: Constraints | None) -> bool:
-    """A "what happened" question over a window (or "what's new" / "any updates" with no topic at all)."""
-    if constraints is not None and constraints.time is not None and wants_forward(question, constraints):
-        return True
-    if _period_only(question, constraints):
-        return True
-    if constraints is None or not BRIEFING.search(question):
-        return False
-    if constraints.time is not None:
-        return True
-    return not topic_of(question, constraints) and not constraints.tickets and not constraints.prs
-
-
-def wants_forward(question: str, constraints: Constraints | None) -> bool:
-    """ "What's planned this week / next week": a window that reaches past now, asked about what is ahead."""
-    return bool(constraints is not None and constraints.time is not None and PLANNED.search(question))
-
-
-def route(state: AskState, settings: Any = None) -> str:
-    """ "briefing" for "what happened" over a window; "summarize" for a broad topic question when the
-    per-conversation summaries exist (see summary_node); else the ordinary "retrieve"."""
-    if wants_briefing(state.question, state.constraints):
-        return "briefing"
-    if settings is not None:
-        from briefing import summaries
-        from briefing.ask.summary_node import wants_summary
-
-        if wants_summary(state.question, state.constraints) and summaries.available(settings):
-            return "summarize"
-    return "retrieve"
 
 
 def _line_writer(deps: AskDeps) -> LineWriter | None:
@@ -90,17 +35,19 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.digest import render
     from briefing.digest.engine import Briefer
     from briefing.digest.model import Scope
-    from briefing.digest.service import channel_scope, places
+    from briefing.digest.places import channel_scope, places
     from briefing.retrieve import Hit
 
     t0 = time.perf_counter()
-    constraints = state.constraints or Constraints()
-    now = state.now
+    question = state.question
+    asked = wants(question)
+    constraints = question.constraints
+    now = question.now
     if constraints.time is not None:
         start, end = constraints.time.start, constraints.time.end
     else:
         start, end = now - timedelta(days=DEFAULT_DAYS), now
-    forward = wants_forward(state.question, constraints) and end > now
+    forward = asked.forward and end > now
     if forward:
         start = max(start, now)  # what is ahead: from now to the window's end
     scope = Scope(
@@ -108,7 +55,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         containers=tuple(dict.fromkeys([*constraints.channels, *constraints.projects])),
         people=tuple(constraints.people),
         tickets=tuple(constraints.tickets),
-        topic=topic_of(state.question, constraints),
+        topic=asked.topic,
     )
     scope = channel_scope(scope, deps.directory)
     settings = deps.settings
@@ -165,7 +112,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         from briefing.retrieve import SearchQuery
 
         seen = {h.chunk.chunk_id for h in hits}
-        found = deps.retriever.retrieve(SearchQuery(state.question, now=now, constraints=constraints, k=state.k))
+        found = deps.retriever.retrieve(SearchQuery(question.text, now=now, constraints=constraints, k=state.k))
         hits += [h for h in found.hits if h.chunk.chunk_id not in seen][: state.k - len(hits)]
     if deps.on_token is not None:
         deps.on_token(answer)

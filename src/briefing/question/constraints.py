@@ -38,7 +38,6 @@ __all__ = [
     "TimeWindow",
     "about_person",
     "extract",
-    "period_verb",
     "source_names",
     "source_words",
     "version_match",
@@ -65,11 +64,6 @@ def _intent(question: str) -> str:
         if pattern.search(question):
             return intent
     return "fact"
-
-
-def period_verb(question: str) -> re.Match[str] | None:
-    """The opening "What was announced / released / discussed ..." of a question about a period, or None."""
-    return PERIOD_VERB.match(question)
 
 
 def _period_only(found: Found, out: Constraints) -> bool:

@@ -11,22 +11,11 @@ import re
 from collections.abc import Sequence
 
 from briefing.question.timerules import Atom, atoms
-from briefing.question.timewindow import EPOCH, Calendar, Range, Span, TimeWindow, days_in_month
-from briefing.question.words import MONTH, MONTHS, NUMBERS, ORD, ORDINALS, WEEKDAY, WEEKDAYS, YEAR
-
-__all__ = [
-    "EPOCH",
-    "MONTHS",
-    "NUMBERS",
-    "ORDINALS",
-    "WEEKDAYS",
-    "Calendar",
-    "Range",
-    "Span",
-    "TimeWindow",
-    "find_windows",
-    "merge",
-]
+from briefing.question.timewindow import EPOCH, Range, days_in_month
+from briefing.question.timewindow import Calendar as Calendar
+from briefing.question.timewindow import Span as Span
+from briefing.question.timewindow import TimeWindow as TimeWindow
+from briefing.question.words import MONTH, ORD, WEEKDAY, YEAR
 
 _RANGE_PREFIX = re.compile(
     r"\b(since|after|before|until|till|up\s+to|prior\s+to|from|between)\s+(?:the\s+)?$", re.IGNORECASE
