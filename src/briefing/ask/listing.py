@@ -1,12 +1,12 @@
-"""Which documents of a kind came out in a period: "Which blog posts came out in July?", "What release notes were
-published last month?".
+"""Which documents or records of a kind came out in a period, listed from the index rather than from sentences.
 
-The answer is a list of documents, not a fact inside one: the top-k chunks retrieval hands the answerer hold the
-sections nearest the question's words, often of one post, never the set of posts dated in the period. So when a
-question asks which documents of a kind came out, were published or released in a time window, the answer reads the
-index for the documents (not conversations) whose own date falls in the window, as the question's `now` sees them,
-of the kind the question names (a folder or project such as `blog/` or `release/`), and lists each: its title, its
-author and date, its opening sentence, cited by its own first unit.
+"Which blog posts came out in July?", "What release notes were published last month?": the answer is a list of
+documents, not a fact inside one: the top-k chunks retrieval hands the answerer hold the sections nearest the
+question's words, often of one post, never the set of posts dated in the period. So when a question asks which
+documents of a kind came out, were published or released in a time window, the answer reads the index for the
+documents (not conversations) whose own date falls in the window, as the question's `now` sees them, of the kind
+the question names (a folder or project such as `blog/` or `release/`), and lists each: its title, its author and
+date, its opening sentence, cited by its own first unit.
 
 The same for tracker records by what happened to them: "Which PRs were merged in the first week of June?", "Which
 issues were opened last week?" list the pull requests (or issues) whose merged (opened, closed) event falls in the

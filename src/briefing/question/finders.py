@@ -1,5 +1,7 @@
-"""Finders for each kind of constraint in a question: ticket keys, pull requests, versions, channels, sources,
-people and projects. Each claims the span it reads, so one piece of text feeds one constraint."""
+"""Finders of each kind of constraint in a question's text: keys, pull requests, versions, channels, sources, people.
+
+Each claims the span it reads, so one piece of text feeds one constraint ("PLAT" in PLAT-123 is no project).
+"""
 
 from __future__ import annotations
 
