@@ -479,3 +479,47 @@ def test_a_fully_read_range_has_no_note() -> None:
     found = extract("what happened between 3 and 5 April", now=NOW)
     assert found.time is not None and found.time.note == ""
     assert "note" not in found.to_json()["time"]
+
+
+# -- the answer kind ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("What happened in #platform-eng last week?", ("briefing",)),
+        ("What's planned this week?", ("briefing",)),
+        ("What was announced in #releases last week?", ("briefing",)),
+        ("What are the main problems users hit with payouts?", ("summary", "fact")),
+        ("Summarize the discussions about the Aurora cutover", ("summary", "outline", "fact")),
+        ("Summarize the Relay 3.0 release notes.", ("outline", "fact")),
+        ("Summarize where the Relay 3.0 upgrade stands now.", ("fact",)),
+        ("What meetings do we have this week?", ("meetings", "fact")),
+        ("When is the next standup?", ("meetings", "fact")),
+        ("When is the next recap?", ("outline", "meetings", "fact")),
+        ("Which blog posts came out in July?", ("listing", "fact")),
+        ("Which PRs were merged in the first week of June?", ("listing", "fact")),
+        ("Which blog posts came out?", ("fact",)),  # no period: nothing to list by date
+        ("Who owns PLAT-142?", ("fact",)),
+    ],
+)
+def test_the_answer_kinds_a_question_may_take_in_order(question: str, kinds: tuple[str, ...]) -> None:
+    from briefing.question.parse import kind_of, parse, wants
+
+    parsed = parse(question, now=NOW, directory=Directory(channels=["platform-eng", "releases"]))
+    assert wants(parsed).kinds == kinds
+    assert parsed.kind == kinds[0] == kind_of(question, parsed.constraints)
+
+
+def test_what_the_kind_detectors_read_rides_with_the_question() -> None:
+    from briefing.question.parse import parse, wants
+
+    listing = wants(parse("Which blog posts about Kafka came out in the first week of July?", now=NOW))
+    assert listing.documents is not None
+    assert (listing.documents.kind, listing.documents.topic) == ("blog posts", "Kafka")
+    assert listing.week_of == "first" and listing.records is None
+    merged = wants(parse("Which pull requests were merged last month?", now=NOW))
+    assert merged.records is not None and (merged.records.event, merged.records.pulls) == ("merged", True)
+    agenda = wants(parse("Any meetings about the budget this week?", now=NOW))
+    assert agenda.agenda == "the budget this week" and agenda.next_meeting is None
+    assert wants(parse("When's our next 1:1 with Marcus?", now=NOW)).next_meeting == "1:1 with Marcus"
+    planned = wants(parse("What's planned next week?", now=NOW))
+    assert planned.forward and planned.topic == ""

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from briefing import registry
 from briefing.access import Principal, open_index, principal_for
@@ -23,6 +23,9 @@ from briefing.people import PersonRecord, corrections_path, records_for
 from briefing.results import AskResult, SearchResult, hit_json
 from briefing.settings import Settings
 from briefing.store import SourceState
+
+if TYPE_CHECKING:
+    from briefing.question.values import Directory
 
 MAX_QUESTION_CHARS = 4000
 __all__ = ["AskResult", "Brief", "SearchResult", "check_question", "hit_json", "parse_now"]
@@ -87,8 +90,8 @@ class Brief:
     def people_file(self) -> Path:
         return corrections_path(self.settings)
 
-    def directory(self) -> Any:
-        from briefing.question.constraints import Directory
+    def directory(self) -> Directory:
+        from briefing.question.values import Directory
 
         channels: set[str] = set()
         projects: set[str] = set()

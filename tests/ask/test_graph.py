@@ -70,6 +70,25 @@ def test_without_llm_the_graph_is_deterministic_and_extractive(make_deps) -> Non
     assert set(result) >= {"question", "now", "constraints", "hits", "answer", "citations", "no_answer"}
 
 
+@pytest.mark.parametrize("routed", [False, True])
+@pytest.mark.parametrize("question", ["when is the aurora cutover?", "what happened in #platform-eng last week?"])
+def test_the_question_is_read_once_per_ask(make_deps, monkeypatch, question: str, routed: bool) -> None:  # type: ignore[no-untyped-def]
+    from briefing.question import parse
+
+    read: list[str] = []
+    extract = parse.extract
+
+    def counted(text: str, **kwargs: Any) -> Any:
+        read.append(text)
+        return extract(text, **kwargs)
+
+    monkeypatch.setattr(parse, "extract", counted)
+    router = _router([_step("set_time_window", start="2026-06-08", end="2026-06-14")]) if routed else None
+    result = run_ask(make_deps(router=router), question, now=NOW, k=5)
+    assert read == [question]
+    assert result["question"] == question and result["answer"]
+
+
 # -- router ---------------------------------------------------------------------------------------------------------
 def test_router_sets_a_window_and_fetches_a_ticket_into_the_context(make_deps) -> None:  # type: ignore[no-untyped-def]
     router = _router([

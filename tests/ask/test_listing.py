@@ -12,8 +12,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from dspy.utils import DummyLM
 
-from briefing.ask.listing import _ASKS_NEXT, asked_agenda
+from briefing.ask.meetings import agenda_topic
+from briefing.question.kind import agenda_asked, next_meeting_asked
 from briefing.service import Brief
 from tests.harness import ingest_docs
 
@@ -130,7 +132,8 @@ def test_without_a_period_or_a_document_in_it_the_answer_is_the_ordinary_one(bri
     ],
 )
 def test_which_questions_ask_for_the_calendars_meetings(question: str, topic: set[str] | None) -> None:
-    assert asked_agenda(question) == topic
+    about = agenda_asked(question)
+    assert (agenda_topic(about) if about is not None else None) == topic
 
 
 @pytest.mark.parametrize(
@@ -144,5 +147,87 @@ def test_which_questions_ask_for_the_calendars_meetings(question: str, topic: se
     ],
 )
 def test_which_questions_ask_for_the_next_meeting(question: str, words: str | None) -> None:
-    found = _ASKS_NEXT.search(question)
-    assert (found[1] if found else None) == words
+    assert next_meeting_asked(question) == words
+
+
+# -- the same kind of answer with an LLM configured -----------------------------------------------------------------
+CALENDAR = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample" / "calendar" / "team.ics"
+CALENDAR_NOW = datetime(2026, 6, 15, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def calendar(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(config, home) of the sample team's calendar, ingested once."""
+    import os
+
+    from briefing import pipeline
+    from briefing.settings import load_settings
+
+    root = tmp_path_factory.mktemp("calendar")
+    config = root / "brief.toml"
+    # Every series is expanded (the sample's end by 30 June 2026), as `brief demo` configures it.
+    source = f'[sources.team]\ntype = "ics"\npath = "{CALENDAR}"\nexpand_days = 3650\n'
+    config.write_text(f'[workspace]\nname = "calendar"\n{source}')
+    saved = os.environ.get("BRIEF_HOME")
+    os.environ["BRIEF_HOME"] = str(root / "home")
+    try:
+        assert pipeline.run(load_settings(config), ["team"]).failure_count == 0
+    finally:
+        if saved is None:
+            os.environ.pop("BRIEF_HOME", None)
+        else:
+            os.environ["BRIEF_HOME"] = saved
+    return config, root / "home"
+
+
+def _with_and_without_llm(config: Path, question: str, now: datetime) -> tuple[dict, dict, DummyLM]:
+    from briefing.ask.answer import LLMAnswerer
+    from briefing.ask.run import build_deps, run_ask
+    from briefing.settings import load_settings
+
+    lm = DummyLM([{"answer": "The LLM's own answer [1].", "sufficient": True}] * 2)
+    with Brief(load_settings(config)) as b:
+        plain = run_ask(build_deps(b), question, now=now)
+        deps = build_deps(b)
+        deps.answerer = LLMAnswerer(lm)
+        written = run_ask(deps, question, now=now)
+    return plain, written, lm
+
+
+@pytest.mark.parametrize(
+    "question", ["Which blog posts came out in July?", "Which blog posts about Kafka came out in July?"]
+)
+def test_a_listing_is_the_same_with_an_llm_configured(workspace, monkeypatch, question: str) -> None:  # type: ignore[no-untyped-def]
+    config, home = workspace
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    plain, written, lm = _with_and_without_llm(config, question, NOW)
+    assert "dated in July" in plain["answer"]
+    assert (written["answer"], written["citations"]) == (plain["answer"], plain["citations"])
+    assert written["trace"]["listing"] == plain["trace"]["listing"]
+    assert lm.history == []  # read from the index, not written
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("What meetings do we have this week?", "8 meetings this week, in time order:"),
+        ("When is the next standup?", "Mon 15 Jun 10:00-10:15 UTC: Platform standup"),
+    ],
+)
+def test_meetings_are_the_same_with_an_llm_configured(calendar, monkeypatch, question: str, lead: str) -> None:  # type: ignore[no-untyped-def]
+    config, home = calendar
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    plain, written, lm = _with_and_without_llm(config, question, CALENDAR_NOW)
+    assert plain["answer"].startswith(lead), plain["answer"]
+    assert (written["answer"], written["citations"]) == (plain["answer"], plain["citations"])
+    assert lm.history == []
+
+
+def test_with_nothing_of_the_kind_the_llm_writes_the_fact_answer(workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    config, home = workspace
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    # No post is dated in March: the listing declines, and the LLM writes the answer as for any fact question.
+    plain, written, lm = _with_and_without_llm(config, "Which blog posts came out in March?", NOW)
+    assert "listing" not in plain["trace"] and "listing" not in written["trace"]
+    assert written["answer"].startswith("The LLM's own answer")
+    assert len(lm.history) == 1

@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from briefing import summaries
-from briefing.ask.summary_node import wants_summary
 from briefing.cli.app import app
 from briefing.index import Filter, Index
 from briefing.question.constraints import Directory, extract
+from briefing.question.kind import wants_summary
 from briefing.settings import load_settings
 from tests.harness import Workspace
 

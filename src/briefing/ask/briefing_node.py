@@ -7,96 +7,19 @@ is an answer (with what was searched), not a refusal.
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from briefing.ask.state import AskState
 from briefing.model import Chunk
-from briefing.question.constraints import Constraints, period_verb
+from briefing.question.parse import wants
 
 if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps
     from briefing.digest.llm import LineWriter
 
-_BRIEFING = re.compile(
-    r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|new|going\s+on|been\s+going\s+on)\b|"
-    r"\bwhat\s+went\s+on\b|\bany\s+(?:updates?|news|changes)\b|^\W*(?:updates?|news)\b|\brecap\b|"
-    r"\bcatch\s+me\s+up\b|\bbrief\s+me\b|\bdigest\b|"
-    r"\bsummar(?:y|ise|ize)\s+(?:of\s+)?(?:what\s+happened\s+)?(?:in\s+\S+\s+)?(?:the\s+)?"
-    r"(?:last|this|past|previous|yesterday|today)\b",
-    re.IGNORECASE,
-)
-# "What's planned / scheduled / coming up this week": a forward window (what is scheduled in it, entered before now).
-_PLANNED = re.compile(
-    r"\bwhat(?:'s|\s+is|\s+are|\s+do\s+we\s+have|\s+have\s+we\s+got)?\s+"
-    r"(?:planned|scheduled|coming\s+up|up\s+next|on\s+(?:the\s+|our\s+)?(?:calendar|agenda|schedule))\b|"
-    r"\bupcoming\b|\bplans?\s+for\s+(?:this|next)\s+week\b",
-    re.IGNORECASE,
-)
 DEFAULT_DAYS = 7
-
-
-_PLAN_WORDS = re.compile(
-    r"\b(?:what(?:'s)?|is|are|do|we|have|got|planned|scheduled|coming|up|next|upcoming|on|the|our|calendar|agenda|"
-    r"schedule|plans?|for)\b",
-    re.IGNORECASE,
-)
-
-
-def _period_only(question: str, constraints: Constraints | None) -> bool:
-    """ "What was announced in #announcements last week?": a period (and a place) and nothing else asked about, which
-    the constraint extractor files as "what happened" (`constraints.period_verb`)."""
-    return bool(
-        constraints is not None
-        and constraints.time is not None
-        and constraints.intent == "what_happened"
-        and period_verb(question)
-    )
-
-
-def topic_of(question: str, constraints: Constraints) -> str:
-    from briefing.retrieve import residual_query
-
-    if _period_only(question, constraints):
-        return ""  # the verb ("announced", "discussed") is the question's shape, not a topic
-    residual = residual_query(question, constraints)
-    if _PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
-        residual = " ".join(_PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
-    return residual
-
-
-def wants_briefing(question: str, constraints: Constraints | None) -> bool:
-    """A "what happened" question over a window (or "what's new" / "any updates" with no topic at all)."""
-    if constraints is not None and constraints.time is not None and wants_forward(question, constraints):
-        return True
-    if _period_only(question, constraints):
-        return True
-    if constraints is None or not _BRIEFING.search(question):
-        return False
-    if constraints.time is not None:
-        return True
-    return not topic_of(question, constraints) and not constraints.tickets and not constraints.prs
-
-
-def wants_forward(question: str, constraints: Constraints | None) -> bool:
-    """ "What's planned this week / next week": a window that reaches past now, asked about what is ahead."""
-    return bool(constraints is not None and constraints.time is not None and _PLANNED.search(question))
-
-
-def route(state: AskState, settings: Any = None) -> str:
-    """ "briefing" for "what happened" over a window; "summarize" for a broad topic question when the
-    per-conversation summaries exist (see summary_node); else the ordinary "retrieve"."""
-    if wants_briefing(state.question, state.constraints):
-        return "briefing"
-    if settings is not None:
-        from briefing import summaries
-        from briefing.ask.summary_node import wants_summary
-
-        if wants_summary(state.question, state.constraints) and summaries.available(settings):
-            return "summarize"
-    return "retrieve"
 
 
 def _line_writer(deps: AskDeps) -> LineWriter | None:
@@ -112,17 +35,19 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.digest import render
     from briefing.digest.engine import Briefer
     from briefing.digest.model import Scope
-    from briefing.digest.service import channel_scope, places
+    from briefing.digest.places import channel_scope, places
     from briefing.retrieve import Hit
 
     t0 = time.perf_counter()
-    constraints = state.constraints or Constraints()
-    now = state.now
+    question = state.question
+    asked = wants(question)
+    constraints = question.constraints
+    now = question.now
     if constraints.time is not None:
         start, end = constraints.time.start, constraints.time.end
     else:
         start, end = now - timedelta(days=DEFAULT_DAYS), now
-    forward = wants_forward(state.question, constraints) and end > now
+    forward = asked.forward and end > now
     if forward:
         start = max(start, now)  # what is ahead: from now to the window's end
     scope = Scope(
@@ -130,7 +55,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         containers=tuple(dict.fromkeys([*constraints.channels, *constraints.projects])),
         people=tuple(constraints.people),
         tickets=tuple(constraints.tickets),
-        topic=topic_of(state.question, constraints),
+        topic=asked.topic,
     )
     scope = channel_scope(scope, deps.directory)
     settings = deps.settings
@@ -187,7 +112,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         from briefing.retrieve import SearchQuery
 
         seen = {h.chunk.chunk_id for h in hits}
-        found = deps.retriever.retrieve(SearchQuery(state.question, now=now, constraints=constraints, k=state.k))
+        found = deps.retriever.retrieve(SearchQuery(question.text, now=now, constraints=constraints, k=state.k))
         hits += [h for h in found.hits if h.chunk.chunk_id not in seen][: state.k - len(hits)]
     if deps.on_token is not None:
         deps.on_token(answer)

@@ -1,20 +1,12 @@
-"""Which documents of a kind came out in a period: "Which blog posts came out in July?", "What release notes were
-published last month?".
+"""Which documents or records of a kind came out in a period, listed from the index rather than from sentences.
 
-The answer is a list of documents, not a fact inside one: the top-k chunks retrieval hands the answerer hold the
-sections nearest the question's words, often of one post, never the set of posts dated in the period. So when a
-question asks which documents of a kind came out, were published or released in a time window, the answer reads the
-index for the documents (not conversations) whose own date falls in the window, as the question's `now` sees them,
-of the kind the question names (a folder or project such as `blog/` or `release/`), and lists each: its title, its
-author and date, its opening sentence, cited by its own first unit.
-
-"When is the next standup?" is the first occurrence to come of the meetings whose title holds its words.
-
-Meetings by when they happen: "What meetings do we have this week?", "Any 1:1s tomorrow?", "What's on the
-calendar next week?" list the occurrences of scheduled kinds (calendar events) that start in the window, past or
-still to come (an event is visible once it was put in the calendar), in time order, each with its time, organiser
-and place, cited by its own event. A person the question names keeps the meetings that name them (organiser or
-attendee); "meetings about X" keeps those that mention X.
+"Which blog posts came out in July?", "What release notes were published last month?": the answer is a list of
+documents, not a fact inside one: the top-k chunks retrieval hands the answerer hold the sections nearest the
+question's words, often of one post, never the set of posts dated in the period. So when a question asks which
+documents of a kind came out, were published or released in a time window, the answer reads the index for the
+documents (not conversations) whose own date falls in the window, as the question's `now` sees them, of the kind
+the question names (a folder or project such as `blog/` or `release/`), and lists each: its title, its author and
+date, its opening sentence, cited by its own first unit.
 
 The same for tracker records by what happened to them: "Which PRs were merged in the first week of June?", "Which
 issues were opened last week?" list the pull requests (or issues) whose merged (opened, closed) event falls in the
@@ -32,83 +24,40 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from typing import TYPE_CHECKING
 
 from briefing import registry
 from briefing.ask.extractive import _GENERIC, ExtractiveAnswer, _stem, _title, content_words
 from briefing.ask.segment import clean, sentences
-from briefing.index import Filter, Index
+from briefing.index import Filter
 from briefing.model import Chunk
 
-# "which (engineering) blog posts came out", "what release notes were published", "which ADRs did we write".
-_KINDS = (
-    r"blog\s+posts?|posts?|articles?|blogs?|releases?|release\s+notes?|changelogs?|documents?|docs|pages?|"
-    r"design\s+docs?|adrs?|rfcs?|runbooks?|reports?|newsletters?|announcements?|guides?|tutorials?"
-)
-_ASKS_LISTING = re.compile(
-    rf"^\W*(?:which|what)\s+((?:[\w-]+\s+){{0,3}}?(?:{_KINDS}))((?:\s+(?:about|on|covering)\s+[^?]*?)?)\s+"
-    r"(?:came\s+out|went\s+(?:out|live)|(?:were|was|got|have\s+been|has\s+been)\s+(?:published|released|posted|"
-    r"written|shipped|put\s+out|added|announced)|did\s+(?:we|they|the\s+\w+)\s+(?:publish|release|post|write|ship)|"
-    r"appeared)\b(.*)$",
-    re.I,
-)
-# A topic after the period or the verb: "... in July about Kafka", "... on schema changes".
-_TOPIC = re.compile(r"\b(?:about|on|covering|regarding|concerning)\s+(.+)$", re.I)
-# "which PRs were merged", "what issues got opened", "which pull requests have been closed".
-_ASKS_EVENTS = re.compile(
-    r"^\W*(?:which|what)\s+((?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?))\s+"
-    r"(?:were|was|got|have\s+been|has\s+been)\s+(?:\w+\s+)?"
-    r"(merged|opened|closed|filed|created|raised|reported|reopened)\b",
-    re.I,
-)
-_EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # the rest: "opened"
-# "what meetings do we have", "which syncs are scheduled", "any 1:1s", "what's on the calendar": the plural is what
-# makes it a list ("What meeting decided the cutover?" asks a fact). "Events" and "calls" are left out: "what
-# events happened last week?" asks what happened, "which calls failed?" is about an API.
-_MEETINGS = r"meetings|invites|syncs|1:1s|one-on-ones|appointments"
-_ASKS_AGENDA = re.compile(
-    rf"^\W*(?:(?:what|which)\s+(?:[\w'-]+\s+){{0,2}}?(?:{_MEETINGS})\b|any\s+(?:[\w'-]+\s+){{0,2}}?(?:{_MEETINGS})\b"
-    r"|(?:what|anything)(?:'s|\s+is|\s+was|\s+else\s+is)?\s+(?:on|in)\s+(?:the|my|our|your|\w+'s)\s+(?:team\s+)?"
-    r"calendars?\b)",
-    re.I,
-)
-_ABOUT = re.compile(r"\b(?:about|regarding|concerning|covering)\s+([^?]+)", re.I)
-# "When is the next standup?", "when's our next 1:1 with Marcus?": the first occurrence to come of the meetings
-# whose title holds the words.
-_ASKS_NEXT = re.compile(
-    r"^\W*when(?:'s|\s+is|\s+will(?:\s+be)?)\s+(?:the|our|my|your|\w+'s)?\s*next\s+(.+?)\s*(?:\bbe\s*)?\??\s*$", re.I
-)
-_MEETING_WORDS = frozenset({"meeting", "meet", "call", "session", "sync", "event"})
-_PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
-_WEEK_OF = re.compile(r"\b(first|second|third|fourth|last)\s+week\s+of\b", re.I)
+if TYPE_CHECKING:
+    from briefing.question.kind import DocumentsAsked, RecordsAsked
+    from briefing.view import View
+
+# How far into a month "the first (second, ...) week of" it starts, in days.
 _WEEK_START = {"first": 0, "second": 7, "third": 14, "fourth": 21}
 # Words that name one kind of document, and the folder (or project) its documents live in: English words of the
 # question, read against folder names, not the registry's document kinds.
 _SYNONYM_GROUPS = ("blog post article news", "release changelog", "doc document page")
 _SYNONYMS = {word: set(group.split()) for group in _SYNONYM_GROUPS for word in group.split()}
 MAX_LISTED = 12
-# A week of daily stand-ups and the rest fits; a month says how many more there are.
-MAX_MEETINGS = 20
 LEAD_LIMIT = 200
 # Below this many words a sentence is a title or a caption, not the document's opening sentence.
 LEAD_MIN_WORDS = 8
 _PLACEHOLDER = re.compile(r"^\W*(?:image|file|attachment)\s*:", re.I)
 
 
-def asked_listing(question: str) -> tuple[str, set[str], set[str]] | None:
-    """(the kind as the question words it, its folder names, the topic words) when the question asks which
-    documents of a kind came out; None otherwise."""
-    m = _ASKS_LISTING.search(question.strip())
-    if m is None:
-        return None
-    kind_words = {_stem(w.lower()) for w in re.findall(r"[A-Za-z]+", m[1])}
+def folder_names(asked: DocumentsAsked) -> tuple[set[str], set[str]]:
+    """(the folder names the asked kind of document lives in, the topic words) of a listing question."""
+    kind_words = {_stem(w.lower()) for w in re.findall(r"[A-Za-z]+", asked.kind)}
     kind_words |= {w.rstrip("s") for w in kind_words}
     names = set(kind_words)
     for w in kind_words:
         names |= _SYNONYMS.get(w, set())
-    topic = _TOPIC.search(m[2]) or _TOPIC.search(m[3])
-    topic_words = content_words(topic[1]) - _GENERIC if topic else set()
-    return " ".join(m[1].split()), names, topic_words
+    topic_words = content_words(asked.topic) - _GENERIC if asked.topic else set()
+    return names, topic_words
 
 
 def _conversational(source_type: str) -> bool:
@@ -116,20 +65,16 @@ def _conversational(source_type: str) -> bool:
     return family is None or family.presentation.conversational
 
 
-def _cited(chunk: Chunk) -> tuple[str, str]:
+def cited(chunk: Chunk) -> tuple[str, str]:
     """(ref, url) a listed document or record is cited by: its first unit, else its first ref or its key."""
     ref = chunk.units[0].ref if chunk.units else (chunk.refs[0] if chunk.refs else chunk.doc_key)
     return ref, (chunk.units[0].url if chunk.units else "") or chunk.url
 
 
-def _cancelled(chunk: Chunk) -> bool:
-    return str(chunk.metadata.get("status") or "").upper() == "CANCELLED"
-
-
 def _lead(chunks: Sequence[Chunk], title: str) -> tuple[str, str, str]:
     """(opening sentence, ref, url) of a document: its first sentence of some length that is not its title."""
     first = chunks[0]
-    ref, url = _cited(first)
+    ref, url = cited(first)
     for chunk in chunks[:4]:
         for unit in chunk.units:
             for sent in sentences(unit.text):
@@ -142,39 +87,36 @@ def _lead(chunks: Sequence[Chunk], title: str) -> tuple[str, str, str]:
     return "", ref, url
 
 
+def _whole(view: View, keys: Sequence[str]) -> dict[str, list[Chunk]]:
+    """The documents of `keys`, each as its chunks in order."""
+    docs: dict[str, list[Chunk]] = {}
+    for chunk in view.fetch(doc_keys=sorted(keys)):
+        docs.setdefault(chunk.doc_key, []).append(chunk)
+    for chunks in docs.values():
+        chunks.sort(key=lambda c: (c.ordinal, c.chunk_id))
+    return docs
+
+
 def listed_documents(
-    question: str, window: tuple[datetime, datetime], index: Index, now: datetime, projects: Sequence[str] = ()
+    asked: DocumentsAsked, window: tuple[datetime, datetime], view: View, projects: Sequence[str] = ()
 ) -> list[list[Chunk]]:
     """The documents (each as its chunks in order) of the asked kind dated in `window`, oldest first."""
-    asked = asked_listing(question)
-    if asked is None or window[0] > now:
-        return []
-    _, names, topic = asked
+    names, topic = folder_names(asked)
     wanted = names | {_stem(p.lower().strip("#")) for p in projects if p}
     documents = tuple(t for t in registry.families() if not _conversational(t))
     if not documents:
         return []
-    # The stored dates first (a few fields), then the matching documents whole, as `now` sees them.
     keys: set[str] = set()
-    for record in index.scroll(
-        Filter(source_types=documents, start=window[0], end=window[1]),
-        fields=["doc_key", "start", "container", "source_type"],
-    ):
-        p = record.payload
-        start = datetime.fromisoformat(p["start"])
-        if not (window[0] <= start < window[1]) or start > now:
-            continue
-        folder = _stem(str(p.get("container") or str(p["doc_key"]).partition(":")[2].partition("/")[0]).lower())
+    for chunk in view.chunks(Filter(source_types=documents, start=window[0], end=window[1])):
+        if not window[0] <= chunk.start < window[1]:
+            continue  # overlapping the window is not dated in it
+        folder = _stem(str(chunk.container or chunk.doc_key.partition(":")[2].partition("/")[0]).lower())
         if folder.strip("#") in wanted:
-            keys.add(str(p["doc_key"]))
+            keys.add(chunk.doc_key)
     if not keys:
         return []
-    docs: dict[str, list[Chunk]] = {}
-    for chunk in index.fetch(doc_keys=sorted(keys), within=Filter(as_of=now)):
-        docs.setdefault(chunk.doc_key, []).append(chunk)
     out = []
-    for chunks in docs.values():
-        chunks.sort(key=lambda c: (c.ordinal, c.chunk_id))
+    for chunks in _whole(view, sorted(keys)).values():
         if topic:
             words = set().union(*(content_words(c.text) | content_words(c.title) for c in chunks))
             if topic - words:
@@ -184,165 +126,39 @@ def listed_documents(
     return out
 
 
-def narrowed(question: str, window: tuple[datetime, datetime]) -> tuple[tuple[datetime, datetime], str]:
+def narrowed(window: tuple[datetime, datetime], week_of: str) -> tuple[tuple[datetime, datetime], str]:
     """The window, narrowed to the week the question names inside a month ("the first week of June": 1 to 7
     June), with that narrowing in words; unchanged when it names none or the window is not a month or longer."""
-    m = _WEEK_OF.search(question)
-    if m is None or window[1] - window[0] < timedelta(days=28):
+    if not week_of or window[1] - window[0] < timedelta(days=28):
         return window, ""
-    which = m[1].lower()
-    if which == "last":
+    if week_of == "last":
         start = window[1] - timedelta(days=7)
     else:
-        start = window[0] + timedelta(days=_WEEK_START[which])
-    return (start, min(start + timedelta(days=7), window[1])), f"the {which} week of"
+        start = window[0] + timedelta(days=_WEEK_START[week_of])
+    return (start, min(start + timedelta(days=7), window[1])), f"the {week_of} week of"
 
 
 def listed_records(
-    question: str, window: tuple[datetime, datetime], index: Index, now: datetime
-) -> tuple[str, str, list[tuple[datetime, list[Chunk]]]]:
-    """(the kind as the question words it, the event, the records whose event falls in `window` with its time,
-    oldest first) for "which PRs were merged ..."; an empty list when the question asks no such thing."""
-    m = _ASKS_EVENTS.search(question.strip())
-    if m is None or window[0] > now:
-        return "", "", []
-    event = _EVENT_OF.get(m[2].lower(), "opened")
-    pulls = bool(_PULL.search(m[1]))
+    asked: RecordsAsked, window: tuple[datetime, datetime], view: View
+) -> list[tuple[datetime, list[Chunk]]]:
+    """The records whose asked event falls in `window` by `now`, each with that event's time, oldest first."""
     when: dict[str, datetime] = {}
-    for record in index.scroll(Filter(start=window[0], end=window[1]), fields=["doc_key", "metadata"]):
-        meta = record.payload.get("metadata")
-        if not isinstance(meta, dict) or bool(meta.get("is_pull_request")) != pulls:
+    for chunk in view.chunks(Filter(start=window[0], end=window[1])):
+        meta = chunk.metadata
+        if not isinstance(meta, dict) or bool(meta.get("is_pull_request")) != asked.pulls:
             continue
         for ev in meta.get("events") or []:
-            if not isinstance(ev, dict) or ev.get("event") != event or not ev.get("at"):
+            if not isinstance(ev, dict) or ev.get("event") != asked.event or not ev.get("at"):
                 continue
             at = datetime.fromisoformat(str(ev["at"]))
-            if window[0] <= at < window[1] and at <= now:
-                key = str(record.payload["doc_key"])
-                when[key] = min(when.get(key, at), at)
+            # A record's events are its metadata, which the view does not cut: a later merge is not one yet.
+            if window[0] <= at < window[1] and at <= view.now:
+                when[chunk.doc_key] = min(when.get(chunk.doc_key, at), at)
     if not when:
-        return "", "", []
-    docs: dict[str, list[Chunk]] = {}
-    for chunk in index.fetch(doc_keys=sorted(when), within=Filter(as_of=now)):
-        docs.setdefault(chunk.doc_key, []).append(chunk)
-    found = [(when[k], sorted(cs, key=lambda c: (c.ordinal, c.chunk_id))) for k, cs in docs.items()]
-    found.sort(key=lambda pair: (pair[0], pair[1][0].doc_key))
-    return " ".join(m[1].split()), event, found
-
-
-def asked_agenda(question: str) -> set[str] | None:
-    """The topic words ("meetings about the cutover": cutover) when the question asks which meetings happen in its
-    window; None when it asks no such thing."""
-    if _ASKS_AGENDA.search(question.strip()) is None:
-        return None
-    about = _ABOUT.search(question)
-    return content_words(about[1]) - _GENERIC if about else set()
-
-
-def _scheduled_families() -> tuple[str, ...]:
-    return tuple(
-        name
-        for name in registry.families()
-        if (found := registry.family(name)) is not None and any(k.scheduled for k in found.kinds)
-    )
-
-
-def has_calendar(index: Index, now: datetime) -> bool:
-    """Whether the index holds any event of a scheduled kind as of `now` (a calendar is configured and ingested)."""
-    families = _scheduled_families()
-    return bool(families) and index.count(Filter(source_types=families, as_of=now)) > 0
-
-
-def listed_meetings(
-    topic: set[str], window: tuple[datetime, datetime], index: Index, now: datetime, people: Sequence[str] = ()
-) -> list[Chunk]:
-    """The occurrences of scheduled kinds that start in `window` and were in the calendar at `now`, in time order:
-    one chunk each (an occurrence's first), kept when they name every person asked and hold the `topic` words (of
-    `asked_agenda`)."""
-    families = _scheduled_families()
-    if not families:
         return []
-    first: dict[str, Chunk] = {}
-    for chunk in index.chunks(Filter(source_types=families, start=window[0], end=window[1], as_of=now)):
-        if not window[0] <= chunk.start < window[1]:
-            continue  # overlapping the window is not starting in it (a leave that began last week)
-        text = chunk.text.lower()
-        if any(p.lower() not in text and p not in chunk.authors for p in people):
-            continue
-        if topic and topic - (content_words(chunk.text) | content_words(chunk.title)):
-            continue
-        key = chunk.refs[0] if chunk.refs else chunk.doc_key
-        if key not in first or (chunk.ordinal, chunk.chunk_id) < (first[key].ordinal, first[key].chunk_id):
-            first[key] = chunk
-    return sorted(first.values(), key=lambda c: (c.start, c.title, c.doc_key))
-
-
-def next_meeting(question: str, index: Index, now: datetime) -> Chunk | None:
-    """The first occurrence starting after `now`, as the calendar held it at `now`, of the scheduled events whose
-    title holds every word of "when is the next <words>?"; None when the question asks no such thing or none is
-    found (within a year)."""
-    m = _ASKS_NEXT.search(question.strip())
-    if m is None:
-        return None
-    families = _scheduled_families()
-    if not families:
-        return None
-    words = content_words(m[1]) - _GENERIC - _MEETING_WORDS
-    if not words:
-        return None
-    found: Chunk | None = None
-    for chunk in index.chunks(Filter(source_types=families, start=now, end=now + timedelta(days=366), as_of=now)):
-        if chunk.start < now or _cancelled(chunk):
-            continue
-        if words - content_words(chunk.title) or (found is not None and chunk.start >= found.start):
-            continue
-        found = chunk
+    found = [(when[key], chunks) for key, chunks in _whole(view, sorted(when)).items()]
+    found.sort(key=lambda pair: (pair[0], pair[1][0].doc_key))
     return found
-
-
-def answer_next_meeting(
-    question: str, answer: ExtractiveAnswer, *, index: Index, now: datetime, zone: ZoneInfo | None = None
-) -> ExtractiveAnswer | None:
-    """`answer` as the next occurrence of the meeting asked about ("When is the next standup?"), cited by its
-    occurrence; None when the question asks no such thing or the calendar holds none to come."""
-    found = next_meeting(question, index, now)
-    if found is None:
-        return None
-    line = _meeting_line(found, zone or ZoneInfo("UTC"))
-    ref, url = _cited(found)
-    return replace(answer, text=f"{line} [1]", cited={1: [ref]}, urls={1: url}, no_answer=False)
-
-
-def _meeting_line(chunk: Chunk, zone: ZoneInfo) -> str:
-    """ "Tue 16 Jun 13:00-15:00 UTC: Q3 planning (organiser Priya Raman)": when, what, by whom."""
-    start, end = chunk.start.astimezone(zone), chunk.end.astimezone(zone)
-    if chunk.metadata.get("all_day"):
-        when = f"{start:%a} {start.day} {start:%b}, all day"
-    else:
-        until = f"-{end:%H:%M}" if end > start and end.date() == start.date() else ""
-        when = f"{start:%a} {start.day} {start:%b} {start:%H:%M}{until} {start.tzname() or 'UTC'}"
-    title = clean(_title(chunk)[0], limit=160) or chunk.doc_key
-    status = " (cancelled)" if _cancelled(chunk) else ""
-    organiser = f" (organiser {chunk.authors[0]})" if chunk.authors else ""
-    return f"{when}: {title}{status}{organiser}"
-
-
-def render_meetings(
-    meetings: Sequence[Chunk], period: str, zone: ZoneInfo, answer: ExtractiveAnswer, narrowing: str = ""
-) -> ExtractiveAnswer:
-    """Meetings as the answer: a lead with their number, what narrowed them (" with Ana", " about cutover") and
-    the period, then one cited line each, in time order."""
-    shown = meetings[:MAX_MEETINGS]
-    more = f" ({len(meetings) - len(shown)} more not shown)" if len(meetings) > len(shown) else ""
-    noun = "meeting" if len(meetings) == 1 else "meetings"
-    lines = [f"{len(meetings)} {noun}{narrowing} {period}{more}, in time order:"]
-    cited: dict[int, list[str]] = {}
-    urls: dict[int, str] = {}
-    for n, chunk in enumerate(shown, 1):
-        lines.append(f"- {_meeting_line(chunk, zone)} [{n}]")
-        ref, urls[n] = _cited(chunk)
-        cited[n] = [ref]
-    return replace(answer, text="\n".join(lines), cited=cited, urls=urls, no_answer=False)
 
 
 def render_records(
@@ -352,7 +168,7 @@ def render_records(
     shown = records[:MAX_LISTED]
     more = f" ({len(records) - len(shown)} more not shown)" if len(records) > len(shown) else ""
     lines = [f"{len(records)} {kind} {event} {period}{more}, oldest first:"]
-    cited: dict[int, list[str]] = {}
+    refs: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, (at, chunks) in enumerate(shown, 1):
         first = chunks[0]
@@ -362,12 +178,13 @@ def render_records(
         )
         detail = ", ".join(p for p in (author, f"{event} {at:%a} {at.day} {at:%b}") if p)
         lines.append(f'- "{title}" ({detail}) [{n}]')
-        ref, urls[n] = _cited(first)
-        cited[n] = [ref]
-    return replace(answer, text="\n".join(lines), cited=cited, urls=urls)
+        ref, urls[n] = cited(first)
+        refs[n] = [ref]
+    return replace(answer, text="\n".join(lines), cited=refs, urls=urls)
 
 
-def _period(label: str, narrowing: str) -> str:
+def period_words(label: str, narrowing: str) -> str:
+    """The period as a listing's lead says it: "last week", "in July", "in the first week of June"."""
     if narrowing:
         return f"in {narrowing} {label}" if label else "in that week"
     relative = (
@@ -383,7 +200,7 @@ def render(documents: Sequence[Sequence[Chunk]], kind: str, label: str, answer: 
     shown = documents[:MAX_LISTED]
     more = f" ({len(documents) - len(shown)} more not shown)" if len(documents) > len(shown) else ""
     lines = [f"{len(documents)} {kind} dated {label}{more}, oldest first:"]
-    cited: dict[int, list[str]] = {}
+    refs: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, chunks in enumerate(shown, 1):
         title, _ = _title(chunks[0])
@@ -396,50 +213,32 @@ def render(documents: Sequence[Sequence[Chunk]], kind: str, label: str, answer: 
         detail = ", ".join(p for p in (author, f"{when:%a} {when.day} {when:%b}") if p)
         quote = f': "{lead}"' if lead else ""
         lines.append(f'- "{title}" ({detail}){quote} [{n}]')
-        cited[n] = [ref]
+        refs[n] = [ref]
         urls[n] = url
-    return replace(answer, text="\n".join(lines), cited=cited, urls=urls)
+    return replace(answer, text="\n".join(lines), cited=refs, urls=urls)
 
 
 def answer_listing(
-    question: str,
+    documents: DocumentsAsked | None,
+    records: RecordsAsked | None,
     answer: ExtractiveAnswer,
     *,
-    window: tuple[datetime, datetime] | None,
+    window: tuple[datetime, datetime],
     label: str,
-    index: Index,
-    now: datetime,
+    week_of: str,
+    view: View,
     projects: Sequence[str] = (),
-    people: Sequence[str] = (),
-    zone: ZoneInfo | None = None,
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
-    """`answer` as the list of the documents of the asked kind dated in the question's window, with their keys;
-    None when the question asks no such thing, names no period, was refused, or no such document is dated there.
-    Meetings ("what meetings do we have this week?") are listed even where the sentences were refused: the
-    calendar, not a sentence, answers, and an empty window is said in words."""
-    if window is None:
-        return None
-    window, narrowing = narrowed(question, window)
-    period = _period(label, narrowing)
-    topic = asked_agenda(question)
-    if topic is not None:
-        who = f" with {' and '.join(people)}" if people else ""
-        narrowing = who + (f" about {' '.join(sorted(topic))}" if topic else "")
-        meetings = listed_meetings(topic, window, index, now, people)
-        if meetings:
-            shown = render_meetings(meetings, period, zone or ZoneInfo("UTC"), answer, narrowing)
-            return shown, list(dict.fromkeys(c.doc_key for c in meetings))
-        if has_calendar(index, now):
-            # An empty window in a calendar that exists is an answer, not a refusal (as briefings say "Nothing in").
-            text = f"No meetings{narrowing} {period} in the calendar."
-            return replace(answer, text=text, cited={}, urls={}, no_answer=False), []
+    """`answer` as the list of the documents (or records) asked for in the question's window, with their keys;
+    None when it was refused, or nothing of the kind is dated there."""
     if answer.no_answer:
         return None
-    asked = asked_listing(question)
-    documents = listed_documents(question, window, index, now, projects) if asked is not None else []
-    if asked is not None and documents:
-        return render(documents, asked[0], period, answer), [cs[0].doc_key for cs in documents]
-    kind, event, records = listed_records(question, window, index, now)
-    if records:
-        return render_records(records, kind, event, period, answer), [cs[0].doc_key for _, cs in records]
+    window, narrowing = narrowed(window, week_of)
+    period = period_words(label, narrowing)
+    listed = listed_documents(documents, window, view, projects) if documents is not None else []
+    if documents is not None and listed:
+        return render(listed, documents.kind, period, answer), [cs[0].doc_key for cs in listed]
+    found = listed_records(records, window, view) if records is not None else []
+    if records is not None and found:
+        return render_records(found, records.kind, records.event, period, answer), [cs[0].doc_key for _, cs in found]
     return None

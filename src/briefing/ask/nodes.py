@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -12,14 +12,16 @@ from zoneinfo import ZoneInfo
 
 from briefing.ask.citations import check, refusal
 from briefing.ask.state import AskState
-from briefing.question.constraints import Constraints, Directory, extract
-from briefing.question.parse import from_constraints
+from briefing.model import Chunk
+from briefing.question.constraints import Constraints, Directory
+from briefing.question.model import Question
+from briefing.question.parse import from_constraints, parse
 from briefing.question.timeexpr import Calendar
 from briefing.settings import Settings
 
 if TYPE_CHECKING:
     from briefing.ask.answer import LLMAnswerer
-    from briefing.ask.extractive import ExtractiveAnswerer
+    from briefing.ask.extractive import ExtractiveAnswer, ExtractiveAnswerer
     from briefing.ask.router import Router
     from briefing.retrieve import Hit, Retriever
 
@@ -46,7 +48,7 @@ def _ms(since: float) -> float:
 
 def _calendar(state: AskState, deps: AskDeps) -> Calendar:
     ws = deps.settings.workspace
-    return Calendar(state.now, ws.timezone, ws.week_start)
+    return Calendar(state.question.now, ws.timezone, ws.week_start)
 
 
 def describe_search(constraints: Constraints | None, configured: list[str], timezone: str = "UTC") -> str:
@@ -71,25 +73,26 @@ def describe_search(constraints: Constraints | None, configured: list[str], time
     return "; ".join(parts)
 
 
-def _scope(state: AskState, deps: AskDeps) -> str:
-    return describe_search(state.constraints, deps.source_types, deps.settings.workspace.timezone)
+def searched_scope(state: AskState, deps: AskDeps) -> str:
+    """What was searched for this question, in words (for refusals)."""
+    return describe_search(state.question.constraints, deps.source_types, deps.settings.workspace.timezone)
 
 
 # -- nodes --------------------------------------------------------------------------------------------------------
 def extract_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    """The one reading of the question's words: constraints, intent, answer kind (`briefing.question.parse`)."""
     t0 = time.perf_counter()
     ws = deps.settings.workspace
-    found = extract(
-        state.question,
-        now=state.now,
+    question = parse(
+        state.question.text,
+        now=state.question.now,
         timezone=ws.timezone,
         week_start=ws.week_start,
         directory=deps.directory,
     )
     return {
-        "extracted": found,
-        "constraints": found,
-        "trace": {"constraints": found.to_json(), "router": "off (no LLM configured)"},
+        "question": question,
+        "trace": {"constraints": question.constraints.to_json(), "router": "off (no LLM configured)"},
         "timings_ms": {"extract": _ms(t0)},
     }
 
@@ -97,12 +100,14 @@ def extract_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
 def route_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.ask.tools import RouterTools
 
-    assert deps.router is not None and state.extracted is not None
+    assert deps.router is not None
     t0 = time.perf_counter()
-    tools = RouterTools.start(state.extracted, deps.directory, _calendar(state, deps), deps.retriever)
-    result = deps.router.route(state.question, state.now.isoformat(), state.extracted, tools)
+    question = state.question
+    tools = RouterTools.start(question.constraints, deps.directory, _calendar(state, deps), deps.retriever)
+    result = deps.router.route(question.text, question.now.isoformat(), question.constraints, tools)
     return {
-        "constraints": result.constraints,
+        # The routed constraints may change the kind ("last week" makes a briefing): the question is read anew.
+        "question": from_constraints(question.text, question.now, result.constraints),
         "router_steps": result.steps,
         "fetched": result.fetched,
         "queries": result.queries,
@@ -144,7 +149,8 @@ def _with_router_hits(found: list[Hit], state: AskState, deps: AskDeps) -> tuple
 def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.retrieve import SearchQuery
 
-    query = SearchQuery(state.question, now=state.now, constraints=state.constraints, k=state.k)
+    question = state.question
+    query = SearchQuery(question.text, now=question.now, constraints=question.constraints, k=state.k)
     retrieval = deps.retriever.retrieve(query)
     hits, fetched_ids = _with_router_hits(retrieval.hits, state, deps)
     # The context is read from the strongest chunks (before the hit list is spread over more documents).
@@ -175,64 +181,24 @@ def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     }
 
 
-def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    context = state.evidence
-    intent = state.constraints.intent if state.constraints else "fact"
-    scope = _scope(state, deps)
-    window = state.constraints.time if state.constraints else None
-    question = from_constraints(state.question, state.now, state.constraints or Constraints())
-    answer = deps.extractive.answer(question, context, scope=scope, view=deps.retriever.index.view(state.now))
-    outlined = None
-    if intent == "summary":
-        from briefing.ask.outline import answer_outline
+def extractive_answer(
+    deps: AskDeps, question: Question, context: Sequence[Chunk], *, searched: str
+) -> ExtractiveAnswer:
+    """The fact answer quoted from `context`: the one call into the extractive answerer, as of the question's now."""
+    view = deps.retriever.index.view(question.now)
+    return deps.extractive.answer(question, context, scope=searched, view=view)
 
-        # A summary of one document reads the whole document, section by section (`briefing.ask.outline`).
-        outlined = answer_outline(
-            state.question,
-            answer,
-            context,
-            intent=intent,
-            windowed=window is not None,
-            index=deps.retriever.index,
-            answerer=deps.extractive,
-            now=state.now,
-        )
-        if outlined is not None:
-            answer = outlined[0]
-    listed = None
-    zone = ZoneInfo(deps.settings.workspace.timezone)
-    if outlined is None and window is not None:
-        from briefing.ask.listing import answer_listing
 
-        # "Which blog posts came out in July?" lists the documents of that kind dated in the window
-        # (`briefing.ask.listing`), not a fact inside one of them.
-        listed = answer_listing(
-            state.question,
-            answer,
-            window=(window.start, window.end),
-            label=window.label,
-            index=deps.retriever.index,
-            now=state.now,
-            projects=state.constraints.projects if state.constraints else (),
-            people=state.constraints.people if state.constraints else (),
-            zone=zone,
-        )
-        if listed is not None:
-            answer = listed[0]
-    if outlined is None and listed is None:
-        from briefing.ask.listing import answer_next_meeting
-
-        # "When is the next standup?": the calendar's next occurrence, not a sentence about an earlier one.
-        upcoming = answer_next_meeting(
-            state.question,
-            answer,
-            index=deps.retriever.index,
-            now=state.now,
-            zone=zone,
-        )
-        if upcoming is not None:
-            answer = upcoming
+def answer_update(
+    state: AskState,
+    deps: AskDeps,
+    answer: ExtractiveAnswer,
+    t0: float,
+    found: dict[str, Any] | None = None,
+    *,
+    answerer: str | None = None,
+) -> dict[str, Any]:
+    """The state update of an answer read from the sources (`found`: what a kind node adds to the trace)."""
     # Each marker numbers one quoted unit, and its link opens that unit (the message, comment or section).
     citations = [{"n": n, "refs": refs, "url": answer.urls.get(n, "")} for n, refs in sorted(answer.cited.items())]
     if deps.on_token is not None:
@@ -242,7 +208,7 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         "no_answer": answer.no_answer,
         "citations": citations,
         "trace": {
-            "answerer": state.trace.get("answerer") or "extractive (no LLM configured)",
+            "answerer": answerer or state.trace.get("answerer") or "extractive (no LLM configured)",
             "evidence": [
                 {
                     "n": e.n,
@@ -258,12 +224,18 @@ def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             "confidence": round(answer.confidence, 4),
             "features": {k: round(v, 4) for k, v in answer.features.items()},
             "threshold": deps.extractive.min_evidence,
-            **({"outline": outlined[1]} if outlined is not None else {}),
-            **({"listing": listed[1]} if listed is not None else {}),
+            **(found or {}),
             **({"rescoring": answer.rescoring} if answer.rescoring else {}),
         },
         "timings_ms": {"answer": _ms(t0)},
     }
+
+
+def extractive_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    """The fact node's writer without an LLM (and after an LLM failure): sentences quoted from the context."""
+    t0 = time.perf_counter()
+    answer = extractive_answer(deps, state.question, state.evidence, searched=searched_scope(state, deps))
+    return answer_update(state, deps, answer, t0)
 
 
 def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
@@ -272,7 +244,8 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     if not state.evidence:
         return {"draft": "", "sufficient": False, "trace": {"answerer": "llm (no evidence: not called)"}}
     try:
-        draft = deps.answerer.answer(state.question, state.now.isoformat(), state.evidence, on_token=deps.on_token)
+        question = state.question
+        draft = deps.answerer.answer(question.text, question.now.isoformat(), state.evidence, on_token=deps.on_token)
     except Exception as exc:
         from briefing.ask.router import _short
 
@@ -293,15 +266,15 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
 
 def validate_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     t0 = time.perf_counter()
-    scope = _scope(state, deps)
+    searched = searched_scope(state, deps)
     if not state.evidence:
         return {
-            "answer": refusal(scope),
+            "answer": refusal(searched),
             "no_answer": True,
             "citations": [],
             "timings_ms": {"validate": _ms(t0)},
         }
-    checked = check(state.draft, state.evidence, sufficient=state.sufficient, scope=scope)
+    checked = check(state.draft, state.evidence, sufficient=state.sufficient, scope=searched)
     return {
         "answer": checked.text,
         "no_answer": checked.no_answer,

@@ -10,7 +10,7 @@ the question and to the document as a whole (the author's own TL;DR first, when 
 own section, so a marker opens that section.
 
 Conversations are never outlined (a thread is summarised by the ordinary time-ordered lines), nor is a question
-about the latest state or a time window, which the ordinary path answers.
+about the latest state or a time window, which the ordinary path answers (`briefing.question.kind` reads that).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,9 +36,12 @@ from briefing.ask.extractive import (
 )
 from briefing.ask.segment import clean
 from briefing.digest.text import informativeness
-from briefing.index import Filter, Index
+from briefing.index import Filter
 from briefing.model import Chunk
 from briefing.textrules import heading_anchor
+
+if TYPE_CHECKING:
+    from briefing.view import View
 
 # A document holds at least this many of the context's chunks (and more than any other) to be the one asked about.
 MIN_CONTEXT_CHUNKS = 3
@@ -51,11 +54,6 @@ MAX_EMBEDDED = 256
 ITEM_HEADS = 6  # list items shown by their heads per section
 HEAD_LIMIT = 80
 LINE_LIMIT = 320
-# A question about how things stand now is a latest-state answer, not an outline (a period is a briefing: the
-# caller passes the question's time window).
-_NOT_OUTLINE = re.compile(r"\b(?:stands?|standing|latest|newest|current(?:ly)?|now|still|so\s+far)\b", re.I)
-
-
 # Headings under which a document states its own summary.
 _LEAD = re.compile(
     r"^\W*(?:tl;?\s*dr|summary|abstract|overview|key\s+takeaways?|at\s+a\s+glance|executive\s+summary)\b", re.I
@@ -85,11 +83,9 @@ class Section:
     value: float = 0.0  # how much the line says, to keep the best lines of a document with many sections
 
 
-def outlined_document(question: str, intent: str, context: Sequence[Chunk], quoted: Sequence[Evidence]) -> str | None:
+def outlined_document(context: Sequence[Chunk], quoted: Sequence[Evidence]) -> str | None:
     """The document a summary question is about: the sectioned document the context holds most of, when the
     ordinary answer (`quoted`, its lines) quotes it more than anything else, or as much and with its best line."""
-    if intent != "summary" or _NOT_OUTLINE.search(question):
-        return None
     counts: dict[str, int] = {}
     for chunk in context:
         sectioned = " > " in chunk.title or _sectioned(chunk)
@@ -115,10 +111,10 @@ def _sectioned(chunk: Chunk) -> bool:
     return bool(chunk.metadata.get("section_path")) if isinstance(chunk.metadata, dict) else False
 
 
-def document_chunks(index: Index, doc_key: str, now: datetime) -> list[Chunk]:
-    """Every chunk of the document as `now` sees it, through the index's scope (the reader's access)."""
+def document_chunks(view: View, doc_key: str) -> list[Chunk]:
+    """Every chunk of the document as the view sees it (its `now`, its reader's access)."""
     # By document key the fetch already returns every chunk (`whole_documents` would read them all again).
-    found = index.fetch(doc_keys=[doc_key], within=Filter(as_of=now))
+    found = view.fetch(doc_keys=[doc_key])
     return sorted(found, key=lambda c: (c.ordinal, c.chunk_id))
 
 
@@ -267,21 +263,17 @@ def answer_outline(
     answer: ExtractiveAnswer,
     context: Sequence[Chunk],
     *,
-    intent: str,
-    windowed: bool,
-    index: Index,
+    view: View,
     answerer: ExtractiveAnswerer,
-    now: datetime,
 ) -> tuple[ExtractiveAnswer, str] | None:
-    """`answer` (the ordinary one) as an outline of the document the question is about, with that document's key;
-    None when the question is not a summary of one document (or names a period: `windowed`), or the document has
-    fewer than two sections to show."""
-    if answer.no_answer or windowed:
+    """`answer` (the ordinary one) as an outline of the document the summary `question` is about, with that
+    document's key; None when the context is not mostly one document, or it has fewer than two sections to show."""
+    if answer.no_answer:
         return None
-    key = outlined_document(question, intent, context, answer.evidence)
-    if key is None or index.count(Filter(as_of=now, doc_keys=(key,))) > MAX_DOCUMENT_CHUNKS:
+    key = outlined_document(context, answer.evidence)
+    if key is None or view.count(Filter(doc_keys=(key,))) > MAX_DOCUMENT_CHUNKS:
         return None
-    chunks = document_chunks(index, key, now)
+    chunks = document_chunks(view, key)
     sections = outline(question, chunks, answerer)
     if len(sections) < 2:
         return None

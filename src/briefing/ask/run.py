@@ -5,21 +5,38 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from briefing import registry
 from briefing.ask.nodes import AskDeps
 from briefing.ask.state import AskState
+from briefing.question.model import Question
 
 if TYPE_CHECKING:
     from briefing.ask.rescoring import SentenceRescorer
     from briefing.embed import Embedder
+    from briefing.index import Index
+    from briefing.question.values import Directory
     from briefing.results import AskResult
-    from briefing.service import Brief
-    from briefing.settings import AnswerSettings
+    from briefing.settings import AnswerSettings, Settings
 
 
-def build_deps(brief: Brief, on_token: Callable[[str], None] | None = None) -> AskDeps:
+class Workspace(Protocol):
+    """What the ask flow needs of an open workspace (`briefing.service.Brief` is one)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def index(self) -> Index: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def directory(self) -> Directory: ...
+
+
+def build_deps(brief: Workspace, on_token: Callable[[str], None] | None = None) -> AskDeps:
     """Router and answer LMs when `[llm]` names them; otherwise the deterministic, extractive flow."""
     from briefing.ask.extractive import ExtractiveAnswerer
     from briefing.ask.vocabulary import Vocabulary
@@ -81,7 +98,7 @@ def answer(deps: AskDeps, question: str, *, now: datetime, k: int = 10) -> AskRe
     from briefing.results import AskResult, Citation
 
     t0 = time.perf_counter()
-    final = build_graph(deps).invoke(AskState(question=question, now=now, k=k))
+    final = build_graph(deps).invoke(AskState(question=Question(text=question, now=now), k=k))
     total = round((time.perf_counter() - t0) * 1000, 1)
     trace = dict(final["trace"])
     trace["router_steps"] = final["router_steps"]
@@ -89,7 +106,7 @@ def answer(deps: AskDeps, question: str, *, now: datetime, k: int = 10) -> AskRe
     return AskResult(
         question=question,
         now=now,
-        constraints=final["constraints"],
+        constraints=final["question"].constraints,
         hits=list(final["hits"]),
         answer=final["answer"],
         citations=[Citation.from_json(c) for c in final["citations"]],

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Annotated, Any
 
 from briefing.model import Chunk
-from briefing.question.constraints import Constraints
+from briefing.question.model import Question
 
 
 def merge_dicts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
@@ -18,14 +17,12 @@ def merge_dicts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class AskState:
-    """What flows through extract -> route -> retrieve -> answer -> validate."""
+    """What flows through extract -> route -> the node of the question's kind."""
 
-    question: str
-    now: datetime
+    # What was asked: the bare text and `now` until the extract node reads it (`briefing.question.parse`); the
+    # router's constraints replace the extracted ones. Every node reads it, none reads the string again.
+    question: Question
     k: int = 10
-    # Deterministic extraction; `constraints` is what retrieval uses (routed when a router ran, else the same).
-    extracted: Constraints | None = None
-    constraints: Constraints | None = None
     router_steps: Annotated[list[dict[str, Any]], operator.add] = field(default_factory=list)
     # Chunks the router fetched by key (they enter the context whatever their score) and its extra queries.
     fetched: Annotated[list[Chunk], operator.add] = field(default_factory=list)
@@ -36,6 +33,8 @@ class AskState:
     sufficient: bool = True
     answer: str = ""
     no_answer: bool = False
+    # Set by an outline, listing or meetings node that found nothing of its kind while an LLM writes fact answers.
+    declined: bool = False
     citations: list[dict[str, Any]] = field(default_factory=list)
     removed_citations: Annotated[list[dict[str, Any]], operator.add] = field(default_factory=list)
     trace: Annotated[dict[str, Any], merge_dicts] = field(default_factory=dict)

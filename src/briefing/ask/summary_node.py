@@ -5,42 +5,19 @@ conversations at once, so it searches the per-conversation summaries first and q
 own units (`briefing.summaries`). The routing is conservative: only these phrasings (a plain "summarize X" or
 "overview of X" is usually about one document and stays with retrieval), only with a topic left, never with a
 time window (that is a briefing), a ticket or a PR (that is one item), and only when summaries were computed at
-ingest. Everything else keeps the ordinary path.
+ingest (`briefing.question.kind.wants_summary` reads the question; the graph checks the summaries). Everything
+else keeps the ordinary path.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from typing import TYPE_CHECKING, Any
 
 from briefing.ask.state import AskState
-from briefing.question.constraints import Constraints
 
 if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps
-
-_BROAD = re.compile(
-    # "summarize the discussion(s) / conversations / threads about Y": many conversations, by their own word.
-    r"^\W*(?:please\s+|can\s+you\s+|could\s+you\s+)?summari[sz]e\s+(?:the\s+|all\s+(?:the\s+)?)?"
-    r"(?:discussions?|conversations?|threads?|chatter|talk|feedback)\s+(?:about|on|around|of|regarding)\b|"
-    r"\bwhat\s+are\s+(?:the\s+)?(?:main|common|biggest|top|recurring|most\s+common|typical|usual)\s+"
-    r"(?:problems?|issues?|complaints?|pain\s+points?|questions?|themes?|difficulties)\b|"
-    r"\bwhat\s+(?:problems?|issues?)\s+do\s+(?:users|people|customers)\s+(?:hit|have|run\s+into|face|report)\b",
-    re.IGNORECASE,
-)
-
-
-def wants_summary(question: str, constraints: Constraints | None) -> bool:
-    """A broad question about a topic, over no window and no single item."""
-    if not _BROAD.search(question):
-        return False
-    constraints = constraints or Constraints()
-    if constraints.time is not None or constraints.tickets or constraints.prs:
-        return False
-    from briefing.ask.briefing_node import topic_of
-
-    return bool(topic_of(question, constraints).strip())
 
 
 def summary_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
@@ -49,7 +26,7 @@ def summary_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     found = summaries.answer(
-        deps.settings, deps.retriever.index, deps.retriever.embedder, state.question, now=state.now
+        deps.settings, deps.retriever.index, deps.retriever.embedder, state.question.text, now=state.question.now
     )
     answer = summaries.render(found, "text")
     citations = [c for line in found.lines for c in line.citations]

@@ -270,8 +270,6 @@ class RouterTools:
         return list(dict.fromkeys(out))[:5]
 
     def _fetch(self, key: str) -> list[Chunk]:
-        from briefing.index import Filter
-
         assert self.retriever is not None
         refs: list[str] = []
         doc_keys: list[str] = []
@@ -287,8 +285,8 @@ class RouterTools:
         elif ":" in key:
             refs = doc_keys = [key]
         # A ref inside a thread or page brings the whole document, so the answer sees the conversation.
-        return self.retriever.index.fetch(
-            refs=refs, doc_keys=doc_keys, doc_ids=doc_ids, within=Filter(as_of=self.now), whole_documents=True
+        return self.retriever.index.view(self.now).fetch(
+            refs=refs, doc_keys=doc_keys, doc_ids=doc_ids, whole_documents=True
         )
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from briefing import registry
 from briefing.digest.engine import Briefer
 from briefing.digest.model import Digest, Scope
+from briefing.digest.places import channel_scope, places
 from briefing.errors import InputError
 
 if TYPE_CHECKING:
@@ -80,22 +80,6 @@ def resolve_sources(names: Sequence[str], configured: dict[str, str]) -> tuple[s
                 f"--source '{raw}' is not a configured source or a source type (use one of: {', '.join(choices)})"
             )
     return tuple(dict.fromkeys(out))
-
-
-def channel_scope(scope: Scope, directory: Directory) -> Scope:
-    """Channels named without a source mean the sources whose containers are channels: a docs folder that happens
-    to share a channel's name ("releases") is not that channel."""
-    channels = {c.lower() for c in directory.channels}
-    if scope.sources or not scope.containers or not all(c.lower() in channels for c in scope.containers):
-        return scope
-    families = tuple(dict.fromkeys(d.family for d in registry.descriptors() if d.container_is_channel))
-    return replace(scope, sources=families)
-
-
-def places(scope: Scope, directory: Directory) -> list[str]:
-    """How the scope's containers read in an answer: "#help" for channels, the name for projects."""
-    channels = {c.lower() for c in directory.channels}
-    return [f"#{c}" if c.lower() in channels else c for c in scope.containers]
 
 
 def line_writer(settings: Settings) -> LineWriter | None:

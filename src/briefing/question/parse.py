@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from briefing.question import answer_type
+from briefing.question import answer_type, kind
 from briefing.question.constraints import Constraints, Directory, extract
+from briefing.question.kind import Wants
 from briefing.question.model import Question
 
 
 def kind_of(text: str, constraints: Constraints) -> str:
     """The answer kind the graph routes on (see `briefing.question.model.KINDS`)."""
-    return "fact"
+    return kind.read(text, constraints).kinds[0]
+
+
+def wants(question: Question) -> Wants:
+    """What the kind detectors read in `question` (read again only for a `Question` not built by `parse`)."""
+    found = question.extra.get("wants")
+    return found if isinstance(found, Wants) else kind.read(question.text, question.constraints)
 
 
 def parse(
@@ -30,11 +37,14 @@ def parse(
 def from_constraints(text: str, now: datetime, constraints: Constraints) -> Question:
     """A `Question` over constraints already extracted (or routed by the LLM router)."""
     fields = answer_type.read(text, constraints)
+    found = kind.read(text, constraints)
+    extra = {**fields.pop("extra", {}), "wants": found}
     return Question(
         text=text,
         now=now,
         constraints=constraints,
         intent=constraints.intent,
-        kind=kind_of(text, constraints),
+        kind=found.kinds[0],
+        extra=extra,
         **fields,
     )

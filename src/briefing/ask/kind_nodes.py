@@ -1,0 +1,106 @@
+"""The outline, listing and meetings nodes: answers read from the index, each confirmed there before it is given.
+
+Each starts from the fact answer quoted from the retrieved context: an outline needs it to know which document the
+question is about, and a listing replaces only an answer the sources gave. When the index holds nothing of its
+kind, the node tries the next kind the question may take (`briefing.question.kind.Wants.kinds`) and in the end
+answers as the fact node does: with the quoted answer, or, with an LLM configured, by handing over to the LLM
+writer (`declined`). So these kinds answer the same with and without an LLM.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from briefing.ask.nodes import AskDeps, answer_update, extractive_answer, searched_scope
+from briefing.ask.state import AskState
+from briefing.question.parse import wants
+
+if TYPE_CHECKING:
+    from briefing.ask.extractive import ExtractiveAnswer
+    from briefing.view import View
+
+Found = tuple["ExtractiveAnswer", dict[str, Any]]
+Attempt = Callable[[AskState, AskDeps, "ExtractiveAnswer", "View"], Found | None]
+
+
+def _outline(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View) -> Found | None:
+    from briefing.ask.outline import answer_outline
+
+    # A summary of one document reads the whole document, section by section.
+    found = answer_outline(state.question.text, answer, state.evidence, view=view, answerer=deps.extractive)
+    return (found[0], {"outline": found[1]}) if found is not None else None
+
+
+def _meetings(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View) -> Found | None:
+    from briefing.ask.meetings import answer_agenda, answer_next_meeting
+
+    question = state.question
+    asked = wants(question)
+    zone = ZoneInfo(deps.settings.workspace.timezone)
+    window = question.window
+    if asked.agenda is not None and window is not None:
+        listed = answer_agenda(
+            asked.agenda,
+            answer,
+            window=(window.start, window.end),
+            label=window.label,
+            week_of=asked.week_of,
+            view=view,
+            people=question.people,
+            zone=zone,
+        )
+        if listed is not None:
+            return listed[0], {"listing": listed[1]}
+    if asked.next_meeting is not None:
+        # "When is the next standup?": the calendar's next occurrence, not a sentence about an earlier one.
+        upcoming = answer_next_meeting(asked.next_meeting, answer, view=view, zone=zone)
+        if upcoming is not None:
+            return upcoming, {}
+    return None
+
+
+def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View) -> Found | None:
+    from briefing.ask.listing import answer_listing
+
+    question = state.question
+    asked = wants(question)
+    window = question.window
+    if window is None:
+        return None
+    # "Which blog posts came out in July?" lists the documents of that kind dated in the window, not a fact inside
+    # one of them; "which PRs were merged" the records whose event falls there.
+    listed = answer_listing(
+        asked.documents,
+        asked.records,
+        answer,
+        window=(window.start, window.end),
+        label=window.label,
+        week_of=asked.week_of,
+        view=view,
+        projects=question.constraints.projects,
+    )
+    return (listed[0], {"listing": listed[1]}) if listed is not None else None
+
+
+ATTEMPTS: dict[str, Attempt] = {"outline": _outline, "meetings": _meetings, "listing": _listing}
+
+
+def kind_node(state: AskState, deps: AskDeps, *, kind: str) -> dict[str, Any]:
+    """The answer of `kind` when the index confirms it, else of the question's next kinds, else the fact answer."""
+    t0 = time.perf_counter()
+    question = state.question
+    answer = extractive_answer(deps, question, state.evidence, searched=searched_scope(state, deps))
+    view = deps.retriever.index.view(question.now)
+    kinds = wants(question).kinds
+    for name in kinds[kinds.index(kind) :] if kind in kinds else (kind,):
+        attempt = ATTEMPTS.get(name)
+        found = attempt(state, deps, answer, view) if attempt is not None else None
+        if found is not None:
+            writer = f"extractive ({name}: read from the index, not written by the LLM)" if deps.answerer else None
+            return answer_update(state, deps, found[0], t0, found[1], answerer=writer)
+    if deps.answerer is not None:
+        return {"declined": True, "trace": {"declined": f"{kind}: nothing of the kind in the index; a fact answer"}}
+    return answer_update(state, deps, answer, t0)

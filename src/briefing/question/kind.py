@@ -1,0 +1,188 @@
+"""The answer kind a question asks for, read from its words and constraints alone.
+
+One graph node answers each kind (`briefing.ask.graph`). Some kinds can only be confirmed against the index (an
+outline needs one document to match, a listing documents of that kind, a meeting a calendar); the node that
+confirms falls back to the next kind the question may take, and in the end to a fact answer. `Wants.kinds` is
+that order; the detectors' readings the nodes need (the topic, the kind of document, the meeting words) ride
+along, so no node reads the question's words again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from briefing.question.values import Constraints
+from briefing.question.words import (
+    AGENDA_TOPIC,
+    ASKS_AGENDA,
+    ASKS_EVENTS,
+    ASKS_LISTING,
+    ASKS_NEXT,
+    BRIEFING,
+    BROAD,
+    EVENT_OF,
+    LISTING_TOPIC,
+    NOT_OUTLINE,
+    PERIOD_VERB,
+    PLAN_WORDS,
+    PLANNED,
+    PULL,
+    WEEK_OF,
+)
+
+
+@dataclass(frozen=True)
+class DocumentsAsked:
+    """ "Which blog posts came out in July?": the kind as the question words it, and a topic ("about Kafka")."""
+
+    kind: str
+    topic: str = ""
+
+
+@dataclass(frozen=True)
+class RecordsAsked:
+    """ "Which PRs were merged ...?": the kind as worded, the event (merged, opened, closed, reopened), and
+    whether pull requests (not issues) are meant."""
+
+    kind: str
+    event: str
+    pulls: bool
+
+
+@dataclass(frozen=True)
+class Wants:
+    """What the kind detectors read in a question, for the nodes that answer its kinds."""
+
+    # The kinds the question may take, most specific first; the last is always "fact" (or "briefing", which
+    # always answers).
+    kinds: tuple[str, ...] = ("fact",)
+    # A briefing's or summary's topic: the question less its constraints (empty when it names none).
+    topic: str = ""
+    # "What's planned this week": a window reaching past now, asked about what is ahead.
+    forward: bool = False
+    documents: DocumentsAsked | None = None
+    records: RecordsAsked | None = None
+    # "What meetings ... about X": the topic words as worded ("" for none); None when no meetings are asked for.
+    agenda: str | None = None
+    # "When is the next standup?": the words after "next"; None when not asked.
+    next_meeting: str | None = None
+    # "the first (second, third, fourth, last) week of" a month, or "".
+    week_of: str = ""
+
+
+def period_only(question: str, constraints: Constraints | None) -> bool:
+    """ "What was announced in #announcements last week?": a period (and a place) and nothing else asked about,
+    which the constraint extractor files as "what happened"."""
+    return bool(
+        constraints is not None
+        and constraints.time is not None
+        and constraints.intent == "what_happened"
+        and PERIOD_VERB.match(question)
+    )
+
+
+def topic_of(question: str, constraints: Constraints) -> str:
+    """What a briefing or summary is about: the question without its constraints and its question words."""
+    from briefing.retrieve import residual_query
+
+    if period_only(question, constraints):
+        return ""  # the verb ("announced", "discussed") is the question's shape, not a topic
+    residual = residual_query(question, constraints)
+    if PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
+        residual = " ".join(PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
+    return residual
+
+
+def wants_forward(question: str, constraints: Constraints | None) -> bool:
+    """ "What's planned this week / next week": a window that reaches past now, asked about what is ahead."""
+    return bool(constraints is not None and constraints.time is not None and PLANNED.search(question))
+
+
+def wants_briefing(question: str, constraints: Constraints | None) -> bool:
+    """A "what happened" question over a window (or "what's new" / "any updates" with no topic at all)."""
+    if constraints is not None and constraints.time is not None and wants_forward(question, constraints):
+        return True
+    if period_only(question, constraints):
+        return True
+    if constraints is None or not BRIEFING.search(question):
+        return False
+    if constraints.time is not None:
+        return True
+    return not topic_of(question, constraints) and not constraints.tickets and not constraints.prs
+
+
+def wants_summary(question: str, constraints: Constraints | None) -> bool:
+    """A broad question about a topic ("what are the main problems with X"), over no window and no single item:
+    the per-conversation summaries answer it, when they were computed."""
+    if not BROAD.search(question):
+        return False
+    constraints = constraints or Constraints()
+    if constraints.time is not None or constraints.tickets or constraints.prs:
+        return False
+    return bool(topic_of(question, constraints).strip())
+
+
+def wants_outline(question: str, constraints: Constraints) -> bool:
+    """A summary of one thing over no period and not about how it stands now: an outline, if one document is it."""
+    return constraints.intent == "summary" and constraints.time is None and not NOT_OUTLINE.search(question)
+
+
+def documents_asked(question: str) -> DocumentsAsked | None:
+    m = ASKS_LISTING.search(question.strip())
+    if m is None:
+        return None
+    topic = LISTING_TOPIC.search(m[2]) or LISTING_TOPIC.search(m[3])
+    return DocumentsAsked(" ".join(m[1].split()), topic[1] if topic else "")
+
+
+def records_asked(question: str) -> RecordsAsked | None:
+    m = ASKS_EVENTS.search(question.strip())
+    if m is None:
+        return None
+    return RecordsAsked(" ".join(m[1].split()), EVENT_OF.get(m[2].lower(), "opened"), bool(PULL.search(m[1])))
+
+
+def agenda_asked(question: str) -> str | None:
+    if ASKS_AGENDA.search(question.strip()) is None:
+        return None
+    about = AGENDA_TOPIC.search(question)
+    return about[1] if about else ""
+
+
+def next_meeting_asked(question: str) -> str | None:
+    m = ASKS_NEXT.search(question.strip())
+    return m[1] if m else None
+
+
+def read(question: str, constraints: Constraints) -> Wants:
+    """The kinds `question` may take, in the order the graph tries them, with what each node needs."""
+    if wants_briefing(question, constraints):
+        return Wants(
+            kinds=("briefing",),
+            topic=topic_of(question, constraints),
+            forward=wants_forward(question, constraints),
+        )
+    windowed = constraints.time is not None
+    summary = wants_summary(question, constraints)
+    agenda = agenda_asked(question) if windowed else None
+    following = next_meeting_asked(question)
+    documents = documents_asked(question) if windowed else None
+    records = records_asked(question) if windowed else None
+    week = WEEK_OF.search(question)
+    kinds = (
+        *(["summary"] if summary else []),
+        *(["outline"] if wants_outline(question, constraints) else []),
+        # A question asks for meetings in its window, or for the next one, never both (both forms open it).
+        *(["meetings"] if agenda is not None or following is not None else []),
+        *(["listing"] if documents is not None or records is not None else []),
+        "fact",
+    )
+    return Wants(
+        kinds=kinds,
+        topic=topic_of(question, constraints) if summary else "",
+        documents=documents,
+        records=records,
+        agenda=agenda,
+        next_meeting=following,
+        week_of=week[1].lower() if week else "",
+    )

@@ -1,0 +1,178 @@
+"""The word lists and word patterns that question detection reads: intents, answer kinds, names and dates."""
+
+from __future__ import annotations
+
+import re
+
+# -- intents (`briefing.question.constraints`) ----------------------------------------------------------------------
+INTENTS = ("what_happened", "summary", "latest", "who", "when", "fact")
+
+INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("summary", re.compile(r"\b(?:summari[sz]e|summary|recap|digest|overview|tl;?dr|brief\s+me)\b", re.I)),
+    (
+        "what_happened",
+        re.compile(
+            r"\bwhat(?:'s|\s+is|\s+has)?\s+(?:happened|happening|changed|new|going\s+on)\b|\bwhat\s+went\b|"
+            r"\bupdates?\s+(?:on|about|for)\b|\bstatus\s+(?:of|on)\b|\bprogress\s+(?:on|of)\b|\bany\s+news\b|"
+            r"\bwhat\s+did\s+(?:we|the\s+team)\s+(?:do|ship|work\s+on)\b",
+            re.I,
+        ),
+    ),
+    ("who", re.compile(r"^\W*(?:who|whom|whose)\b|\bwho(?:'s|\s+(?:is|was|did|owns|made|wrote|said|"
+                       r"approved|merged|reviewed|decided|knows|worked|will))\b", re.I)),
+    ("when", re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b"
+                        r"|\bhow\s+long\s+ago\b", re.I)),
+    ("latest", re.compile(r"\b(?:latest|current(?:ly)?|now|still|most\s+recent|as\s+of\s+today)\b", re.I)),
+)  # fmt: skip
+
+# "What was announced in #announcements last week?": a period and a place, nothing else asked about. It is a
+# briefing over the window ("what happened"), not a fact to look up; "What was released for the Workers
+# component yesterday?" names its topic and stays a fact question.
+PERIOD_VERB = re.compile(
+    r"^\W*what\s+(?:(?:was|were|got|has\s+been|have\s+been)\s+(?:announced|released|shipped|launched|posted|shared|"
+    r"discussed|decided)|(?:did|has|have|had)\s+[^?]+?\s+(?:do|done|been\s+doing|work(?:ed)?\s+on|"
+    r"been\s+working\s+on|ship(?:ped)?|post(?:ed)?))\b",
+    re.I,
+)
+SCOPE_WORDS = frozenset(
+    "in on at the a during over across from within by our we channel channels team there any anything else".split()
+)
+# The words of the opening itself ("What did ... work on", "What has been announced").
+OPENING_WORDS = frozenset(
+    "what was were got has have had been did do done doing work worked working ship shipped post posted announced "
+    "released launched shared discussed decided".split()
+)
+
+# -- constraints --------------------------------------------------------------------------------------------------
+# "only from JIRA", "just in #platform", "solely Alice's": the word after may be one modifier away.
+HARD_BEFORE = re.compile(
+    r"\b(?:only|just|exclusively|solely)\s+(?:(?:search(?:ing)?\s+)?(?:from|in|on|within|through|by)\s+)?"
+    r"(?:the\s+|our\s+)?(?:[\w-]+\s+)?$",
+    re.IGNORECASE,
+)
+HARD_AFTER = re.compile(r"^(?:'s)?(?:\s+[\w-]+)?\s+only\b", re.IGNORECASE)
+
+# First names that are also ordinary words match only when capitalised, and not as a question's first word.
+COMMON_WORD_NAMES = frozenset(
+    "will may mark bill grace rose june april august hope joy faith sky summer art chase drew max pat sue ray "
+    "rob jack frank amber ruby dawn iris guy page lane bob rich win tom penny dean major hunter".split()
+)
+
+# After these a source's noun word names the source ("in the files"); after any other word it is a modifier's
+# noun ("delete files", "the Parquet file"): a thing in the question, not a place to search.
+FUNCTION_WORDS = frozenset(
+    "the a an our my your their its this that these those in on from of at within through across by any all some "
+    "which what whose every only just".split()
+)
+
+# Asks who a person is (their role, job, start, who helps or manages them), which what others wrote about them
+# answers, rather than what they did or said, which their own messages answer.
+ABOUT_PERSON = re.compile(
+    r"\b(?:roles?|jobs?|titles?|positions?|responsib\w*|in\s+charge|start(?:s|ed|ing)?|join(?:s|ed|ing)?|"
+    r"background|reports?\s+to|manager|onboard\w*|who\s+is|who's|who\s+are)\b",
+    re.I,
+)
+
+# -- briefings and summaries (`briefing.question.kind`) -------------------------------------------------------------
+BRIEFING = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|new|going\s+on|been\s+going\s+on)\b|"
+    r"\bwhat\s+went\s+on\b|\bany\s+(?:updates?|news|changes)\b|^\W*(?:updates?|news)\b|\brecap\b|"
+    r"\bcatch\s+me\s+up\b|\bbrief\s+me\b|\bdigest\b|"
+    r"\bsummar(?:y|ise|ize)\s+(?:of\s+)?(?:what\s+happened\s+)?(?:in\s+\S+\s+)?(?:the\s+)?"
+    r"(?:last|this|past|previous|yesterday|today)\b",
+    re.IGNORECASE,
+)
+# "What's planned / scheduled / coming up this week": a forward window (what is scheduled in it, entered before now).
+PLANNED = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+are|\s+do\s+we\s+have|\s+have\s+we\s+got)?\s+"
+    r"(?:planned|scheduled|coming\s+up|up\s+next|on\s+(?:the\s+|our\s+)?(?:calendar|agenda|schedule))\b|"
+    r"\bupcoming\b|\bplans?\s+for\s+(?:this|next)\s+week\b",
+    re.IGNORECASE,
+)
+PLAN_WORDS = re.compile(
+    r"\b(?:what(?:'s)?|is|are|do|we|have|got|planned|scheduled|coming|up|next|upcoming|on|the|our|calendar|agenda|"
+    r"schedule|plans?|for)\b",
+    re.IGNORECASE,
+)
+BROAD = re.compile(
+    # "summarize the discussion(s) / conversations / threads about Y": many conversations, by their own word.
+    r"^\W*(?:please\s+|can\s+you\s+|could\s+you\s+)?summari[sz]e\s+(?:the\s+|all\s+(?:the\s+)?)?"
+    r"(?:discussions?|conversations?|threads?|chatter|talk|feedback)\s+(?:about|on|around|of|regarding)\b|"
+    r"\bwhat\s+are\s+(?:the\s+)?(?:main|common|biggest|top|recurring|most\s+common|typical|usual)\s+"
+    r"(?:problems?|issues?|complaints?|pain\s+points?|questions?|themes?|difficulties)\b|"
+    r"\bwhat\s+(?:problems?|issues?)\s+do\s+(?:users|people|customers)\s+(?:hit|have|run\s+into|face|report)\b",
+    re.IGNORECASE,
+)
+
+# -- outlines: a question about how things stand now is a latest-state answer, not an outline ---------------------
+NOT_OUTLINE = re.compile(r"\b(?:stands?|standing|latest|newest|current(?:ly)?|now|still|so\s+far)\b", re.I)
+
+# -- listings and meetings ------------------------------------------------------------------------------------------
+# "which (engineering) blog posts came out", "what release notes were published", "which ADRs did we write".
+DOCUMENT_KINDS = (
+    r"blog\s+posts?|posts?|articles?|blogs?|releases?|release\s+notes?|changelogs?|documents?|docs|pages?|"
+    r"design\s+docs?|adrs?|rfcs?|runbooks?|reports?|newsletters?|announcements?|guides?|tutorials?"
+)
+ASKS_LISTING = re.compile(
+    rf"^\W*(?:which|what)\s+((?:[\w-]+\s+){{0,3}}?(?:{DOCUMENT_KINDS}))((?:\s+(?:about|on|covering)\s+[^?]*?)?)\s+"
+    r"(?:came\s+out|went\s+(?:out|live)|(?:were|was|got|have\s+been|has\s+been)\s+(?:published|released|posted|"
+    r"written|shipped|put\s+out|added|announced)|did\s+(?:we|they|the\s+\w+)\s+(?:publish|release|post|write|ship)|"
+    r"appeared)\b(.*)$",
+    re.I,
+)
+# A topic after the period or the verb: "... in July about Kafka", "... on schema changes".
+LISTING_TOPIC = re.compile(r"\b(?:about|on|covering|regarding|concerning)\s+(.+)$", re.I)
+# "which PRs were merged", "what issues got opened", "which pull requests have been closed".
+ASKS_EVENTS = re.compile(
+    r"^\W*(?:which|what)\s+((?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?))\s+"
+    r"(?:were|was|got|have\s+been|has\s+been)\s+(?:\w+\s+)?"
+    r"(merged|opened|closed|filed|created|raised|reported|reopened)\b",
+    re.I,
+)
+EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # the rest: "opened"
+PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
+# "what meetings do we have", "which syncs are scheduled", "any 1:1s", "what's on the calendar": the plural is what
+# makes it a list ("What meeting decided the cutover?" asks a fact). "Events" and "calls" are left out: "what
+# events happened last week?" asks what happened, "which calls failed?" is about an API.
+MEETINGS = r"meetings|invites|syncs|1:1s|one-on-ones|appointments"
+ASKS_AGENDA = re.compile(
+    rf"^\W*(?:(?:what|which)\s+(?:[\w'-]+\s+){{0,2}}?(?:{MEETINGS})\b|any\s+(?:[\w'-]+\s+){{0,2}}?(?:{MEETINGS})\b"
+    r"|(?:what|anything)(?:'s|\s+is|\s+was|\s+else\s+is)?\s+(?:on|in)\s+(?:the|my|our|your|\w+'s)\s+(?:team\s+)?"
+    r"calendars?\b)",
+    re.I,
+)
+AGENDA_TOPIC = re.compile(r"\b(?:about|regarding|concerning|covering)\s+([^?]+)", re.I)
+# "When is the next standup?", "when's our next 1:1 with Marcus?": the first occurrence to come of the meetings
+# whose title holds the words.
+ASKS_NEXT = re.compile(
+    r"^\W*when(?:'s|\s+is|\s+will(?:\s+be)?)\s+(?:the|our|my|your|\w+'s)?\s*next\s+(.+?)\s*(?:\bbe\s*)?\??\s*$", re.I
+)
+MEETING_WORDS = frozenset({"meeting", "meet", "call", "session", "sync", "event"})
+WEEK_OF = re.compile(r"\b(first|second|third|fourth|last)\s+week\s+of\b", re.I)
+
+# -- dates (`briefing.question.timerules`) --------------------------------------------------------------------------
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+    "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3, "apr": 4,
+    "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "few": 3, "several": 5,
+}  # fmt: skip
+ORDINALS = {
+    word: n
+    for n, word in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+        "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(),
+        start=1,
+    )
+}
+ORDINALS.update({f"twenty{sep}{word}": 20 + n for word, n in list(ORDINALS.items())[:9] for sep in ("-", " ")})
+ORDINALS.update({"thirtieth": 30, "thirty-first": 31, "thirty first": 31})
+# Regular-expression alternations of the words above, for the time grammar.
+MONTH = r"(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")"
+WEEKDAY = r"(?:" + "|".join(WEEKDAYS) + r")"
+ORD = r"(?:st|nd|rd|th)?"
+YEAR = r"(?:19|20)\d\d"
