@@ -176,3 +176,25 @@ MONTH = r"(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")"
 WEEKDAY = r"(?:" + "|".join(WEEKDAYS) + r")"
 ORD = r"(?:st|nd|rd|th)?"
 YEAR = r"(?:19|20)\d\d"
+
+# Content words (`briefing.question.terms`): what the question and the evidence are about.
+QUESTION_WORDS = frozenset(
+    """what who whom whose when where which why how did does do was were is are has have had happen happened
+    tell me about any anyone anything there we our us you your it its they their be been being can could should
+    would will shall may might must week month day today yesterday last past since ago recently latest current
+    currently now still please know""".split()
+)
+# Question vocabulary that paraphrases rather than names the topic: missing from the evidence it says little.
+GENERIC = frozenset(
+    """many much long big bigger large fast slow often old new get got go going gone use used show shown say said
+    give make made take thing things way lot kind sort part point set put keep come came find found look like
+    want need first next one two time times happen anything something someone everyone team people work working
+    worked summary summarise summarize overview recap update status stand stands plan planned actually really
+    right wrong bad good worst best""".split()
+)
+CALENDAR = frozenset(
+    "january february march april may june july august september october november december monday tuesday "
+    "wednesday thursday friday saturday sunday".split()
+)
+# Roles are named in messages by the person ("Ruth"), rarely by title; their absence says nothing.
+ROLES = frozenset("ceo cto cfo coo cio ciso vp em pm tpm sre qa hr it ic".split())
