@@ -193,7 +193,7 @@ def stage_timer() -> StageTimer:
     """Timers around the pipeline's stages (module attributes, so the pipeline's own calls go through them)."""
     from briefing import access, ingest, people, pipeline, summaries
     from briefing.embed import Embedder
-    from briefing.index_edge import EdgeIndex
+    from briefing.index.edge import EdgeIndex
 
     timer = StageTimer()
     timer.wrap(pipeline, "collect", "collect")

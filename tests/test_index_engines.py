@@ -14,7 +14,7 @@ import pytest
 from briefing.embed import SparseVec
 from briefing.errors import ConfigError, IndexError_
 from briefing.index import PAYLOAD_INDEXES, ClientIndex, Filter, Index
-from briefing.index_edge import EdgeIndex
+from briefing.index.edge import EdgeIndex
 from briefing.model import Chunk, Unit
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings, load_settings
 

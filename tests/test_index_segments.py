@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from briefing.cli.app import app
 from briefing.embed import SparseVec
 from briefing.index import Filter
-from briefing.index_edge import EdgeIndex
+from briefing.index.edge import EdgeIndex
 from briefing.model import Chunk, Unit
 from briefing.settings import QdrantSettings
 
