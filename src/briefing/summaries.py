@@ -342,13 +342,13 @@ class Summary:
 
 
 def _terms(topic: str) -> set[str]:
-    from briefing.digest.engine import topic_terms
+    from briefing.digest.conversation import topic_terms
 
     return topic_terms(topic)
 
 
 def _relevance(sentence: str, terms: set[str]) -> float:
-    from briefing.digest.engine import topic_terms
+    from briefing.digest.conversation import topic_terms
 
     have = topic_terms(sentence)
     return len(terms & have) / len(terms) if terms else 0.0

@@ -67,8 +67,8 @@ class View:
             readers = tuple(r for r in base.readers if r in readers)
         elif base.readers is not None:
             readers = base.readers
-        as_of = self.now if base.as_of is None else min(base.as_of, self.now)
-        return replace(base, as_of=as_of, readers=readers)
+        moment = self.now if base.as_of is None else min(base.as_of, self.now)
+        return replace(base, as_of=moment, readers=readers)
 
     # -- reads ----------------------------------------------------------------------------------------------------
     def chunks(self, flt: Filter | None = None) -> list[Chunk]:
@@ -108,3 +108,14 @@ class View:
     def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored dense vectors of chunks this view has already returned (ids come from its own reads)."""
         return self.index.dense_vectors(chunk_ids)
+
+
+class Viewable(Protocol):
+    """What gives Views: an index (`Index.view`)."""
+
+    def view(self, now: datetime, readers: tuple[str, ...] | None = None) -> View: ...
+
+
+def as_of(source: View | Viewable, now: datetime) -> View:
+    """What a reader of `source` (an index, or one reader's View of it) sees at `now`; a View keeps its readers."""
+    return source.at(now) if isinstance(source, View) else source.view(now)

@@ -27,6 +27,7 @@ from briefing.retrieve.spread import diversify
 from briefing.retrieve.units import unit_list, within_document
 from briefing.retrieve.versions import asks_newest, newest_version_first
 from briefing.settings import RetrievalSettings
+from briefing.view import as_of
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -54,11 +55,7 @@ class Retriever:
 
     def view(self, now: datetime) -> View:
         """What a query asked at `now` reads: the index as of then, in the reader's access scope."""
-        from briefing.view import View
-
-        if isinstance(self.index, View):
-            return self.index.at(now)
-        return self.index.view(now)
+        return as_of(self.index, now)
 
     def _query_vector(self, query: str) -> Any:
         if self._last_query is None or self._last_query[0] != query:
