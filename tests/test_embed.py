@@ -71,7 +71,7 @@ def test_unavailable_model_fails_fast_with_a_setting_to_change(tmp_path: Path) -
 
 
 def test_tampered_bundled_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import briefing.embed as embed
+    import briefing.embed.models as embed
 
     fake = tmp_path / "pkg"
     fake.mkdir()
