@@ -27,7 +27,6 @@ from briefing.retrieve.spread import diversify
 from briefing.retrieve.units import unit_list, within_document
 from briefing.retrieve.versions import asks_newest, newest_version_first
 from briefing.settings import RetrievalSettings
-from briefing.view import as_of
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -44,9 +43,9 @@ PERSON_ABOUT = True
 
 
 class Retriever:
-    """Retrieval over an index (or one reader's View of it), as of each query's `now`."""
+    """Retrieval over an index, read through a View as of each query's `now` (in the index's access scope)."""
 
-    def __init__(self, settings: RetrievalSettings, index: Index | View, embedder: Embedder) -> None:
+    def __init__(self, settings: RetrievalSettings, index: Index, embedder: Embedder) -> None:
         self.settings = settings
         self.index = index
         self.embedder = embedder
@@ -55,7 +54,7 @@ class Retriever:
 
     def view(self, now: datetime) -> View:
         """What a query asked at `now` reads: the index as of then, in the reader's access scope."""
-        return as_of(self.index, now)
+        return self.index.view(now)
 
     def _query_vector(self, query: str) -> Any:
         if self._last_query is None or self._last_query[0] != query:
