@@ -45,7 +45,7 @@ def step(variant: str, points: int, work: Path) -> dict[str, Any]:
     import qdrant_edge as qe
 
     from briefing.index import DENSE, PAYLOAD_INDEXES, SPARSE
-    from briefing.index_edge import EdgeIndex
+    from briefing.index.edge import EdgeIndex
     from briefing.settings import QdrantSettings
 
     trim = ctypes.CDLL(None).malloc_trim

@@ -166,7 +166,7 @@ def incremental(engine: str, size: int, path: Path) -> dict[str, Any]:
 def optimize(engine: str, path: Path) -> dict[str, Any]:
     if engine != "edge":
         return {}
-    from briefing.index_edge import EdgeIndex
+    from briefing.index.edge import EdgeIndex
 
     t = time.perf_counter()
     with Index.open(settings_for(engine, path)) as index:

@@ -193,7 +193,7 @@ def stage_timer() -> StageTimer:
     """Timers around the pipeline's stages (module attributes, so the pipeline's own calls go through them)."""
     from briefing import access, ingest, people, pipeline, summaries
     from briefing.embed import Embedder
-    from briefing.index_edge import EdgeIndex
+    from briefing.index.edge import EdgeIndex
 
     timer = StageTimer()
     timer.wrap(pipeline, "collect", "collect")
@@ -213,7 +213,7 @@ def stage_timer() -> StageTimer:
     timer.wrap(EdgeIndex, "commit", "publish")
     timer.wrap(EdgeIndex, "connect", "open index")
     timer.wrap(summaries, "refresh", "summary refresh")
-    timer.wrap(summaries, "summarise", "summarise")
+    timer.wrap(summaries.build, "summarise", "summarise")  # called from inside the summaries' refresh
     return timer
 
 

@@ -46,7 +46,7 @@ def step(config: Path, extra: dict[str, Any]) -> dict[str, Any]:
     from bench.ingest_bench import MemorySampler, cpu_s
     from briefing import pipeline
     from briefing.embed import Embedder
-    from briefing.index_edge import EdgeIndex
+    from briefing.index.edge import EdgeIndex
     from briefing.settings import load_settings
 
     Embedder.dense = hashed_dense  # type: ignore[method-assign]

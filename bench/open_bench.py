@@ -67,11 +67,11 @@ def steps(path: Path) -> dict[str, Any]:
     import numpy as np
     import qdrant_edge as qe
 
-    from briefing.index_edge import _read_meta
+    from briefing.index.edge_files import read_meta
 
     gen = path / "generations" / (path / "CURRENT").read_text(encoding="utf-8").strip()
     out: dict[str, Any] = {}
-    _step(out, "manifest_check", lambda: _read_meta(gen))
+    _step(out, "manifest_check", lambda: read_meta(gen))
     shard = _step(out, "engine_load", lambda: qe.EdgeShard.load(str(gen)))
     _step(out, "point_count", lambda: shard.count(qe.CountRequest(exact=True)))
     q = np.random.default_rng(1).standard_normal(384).astype(np.float32)

@@ -36,7 +36,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 from bench.index_bench import MODEL, du_mb, peak_mb  # noqa: E402
 from bench.synthetic import Workspace  # noqa: E402
 from briefing.index import Index  # noqa: E402
-from briefing.index_edge import EdgeIndex  # noqa: E402
+from briefing.index.edge import EdgeIndex  # noqa: E402
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings  # noqa: E402
 
 
@@ -94,7 +94,7 @@ def build(size: int, path: Path, variant: dict[str, Any], vectors: str) -> dict[
                 timings.append(float(record.args[-1]))  # type: ignore[index]
                 load.append(os.getloadavg()[0])
 
-    logger = logging.getLogger("briefing.index_edge")
+    logger = logging.getLogger("briefing.index.edge")
     logger.setLevel(logging.INFO)
     logger.addHandler(Optimizes())
     with Index.open(settings(path, variant)) as index:

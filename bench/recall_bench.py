@@ -33,7 +33,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 from bench.index_bench import MODEL, du_mb, settings_for  # noqa: E402
 from bench.synthetic import Workspace  # noqa: E402
 from briefing.index import Filter, Index  # noqa: E402
-from briefing.index_edge import EdgeIndex  # noqa: E402
+from briefing.index.edge import EdgeIndex  # noqa: E402
 from briefing.settings import HNSW_EF, QdrantSettings  # noqa: E402
 
 CANDIDATES = 50  # what briefing.retrieve asks each engine for

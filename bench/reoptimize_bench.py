@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 from bench.index_bench import du_mb, peak_mb  # noqa: E402
 from bench.optimize_bench import child, cpu_s, parse_variant, settings  # noqa: E402
 from briefing.index import Index  # noqa: E402
-from briefing.index_edge import EdgeIndex  # noqa: E402
+from briefing.index.edge import EdgeIndex  # noqa: E402
 
 
 def segments(root: Path) -> list[dict[str, Any]]:

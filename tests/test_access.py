@@ -45,12 +45,12 @@ def _ids(found: list[Chunk]) -> set[str]:
 def test_the_scope_is_a_hard_filter_before_ranking_in_both_engines(index: Index) -> None:
     index.restrict(("everyone", "person:ada"))
     # Chunk 3 is the best dense match for its own vector, chunk 2 for its words: neither may take a slot.
-    best = index.search_dense(_dense(3), limit=1, flt=Filter(as_of=NOW))
+    best = index.view(NOW).search_dense(_dense(3), limit=1)
     assert [h.chunk.chunk_id for h in best] != ["slack:general:3"] and best
-    words = index.search_sparse(_sparse("rollback plan for the migration is approved"), limit=4, flt=Filter(as_of=NOW))
+    words = index.view(NOW).search_sparse(_sparse("rollback plan for the migration is approved"), limit=4)
     assert _ids([h.chunk for h in words]) <= {"0", "1"}
-    assert _ids(index.chunks(Filter(as_of=NOW))) == {"0", "1"}
-    assert index.fetch(refs=[CHUNKS[2].refs[0], CHUNKS[3].refs[0]], within=Filter(as_of=NOW)) == []
+    assert _ids(index.view(NOW).chunks()) == {"0", "1"}
+    assert index.view(NOW).fetch(refs=[CHUNKS[2].refs[0], CHUNKS[3].refs[0]]) == []
     assert index.count() == 2
     assert {r.payload["chunk_id"] for r in index.scroll(fields=["chunk_id"])} == {
         "slack:general:0",
@@ -60,20 +60,20 @@ def test_the_scope_is_a_hard_filter_before_ranking_in_both_engines(index: Index)
 
 def test_no_access_data_is_the_owners_only_and_the_owner_sees_everything(index: Index) -> None:
     index.restrict(("everyone", "person:bo", "person:ada"))
-    assert "2" not in _ids(index.chunks(Filter(as_of=NOW)))  # readable by nobody but the owner
+    assert "2" not in _ids(index.view(NOW).chunks())  # readable by nobody but the owner
     index.restrict(())  # a principal holding no ids at all sees nothing, not everything
-    assert index.chunks(Filter(as_of=NOW)) == [] and index.count() == 0
+    assert index.view(NOW).chunks() == [] and index.count() == 0
     index.restrict(None)
-    assert _ids(index.chunks(Filter(as_of=NOW))) == {"0", "1", "2", "3"}
+    assert _ids(index.view(NOW).chunks()) == {"0", "1", "2", "3"}
 
 
 def test_readers_change_in_place_without_re_embedding(index: Index) -> None:
     index.set_readers({"slack:general:1": ["person:bo"], "slack:general:3": None})
     index.commit()
     index.restrict(("everyone", "person:ada"))
-    assert _ids(index.chunks(Filter(as_of=NOW))) == {"0"}
+    assert _ids(index.view(NOW).chunks()) == {"0"}
     index.restrict(("everyone", "person:bo"))
-    assert _ids(index.chunks(Filter(as_of=NOW))) == {"0", "1"}
+    assert _ids(index.view(NOW).chunks()) == {"0", "1"}
     index.restrict(None)
     stored = {r.payload["chunk_id"]: r.payload["text"] for r in index.scroll(fields=["chunk_id", "text"])}
     assert stored["slack:general:1"] == CHUNKS[1].text  # the point itself is untouched

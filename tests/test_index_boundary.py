@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OWNERS = {ROOT / "src/briefing/index.py", ROOT / "src/briefing/index_edge.py"}
+OWNERS = set((ROOT / "src/briefing/index").glob("*.py"))
 QDRANT = ("qdrant_client", "qdrant_edge")
 
 

@@ -24,7 +24,7 @@ import pytest
 from briefing.embed import SparseVec
 from briefing.errors import StateError
 from briefing.index import Filter, Index
-from briefing.index_edge import EdgeIndex
+from briefing.index.edge import EdgeIndex
 from briefing.model import Chunk, Unit
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings
 
@@ -162,7 +162,7 @@ KILLED = textwrap.dedent(
     from pathlib import Path
     sys.path[:0] = [sys.argv[3]]
     from tests.test_index_edge_damage import EDITED, _chunk, _edge, _write
-    import briefing.index_edge as edge
+    import briefing.index.edge_store as edge
 
     where = sys.argv[2]
     def die(*args, **kwargs):
@@ -171,7 +171,7 @@ KILLED = textwrap.dedent(
     if where == "publish":
         edge.os.replace = die  # CURRENT is about to be replaced
     if where == "manifest":
-        edge._manifest = die  # the engine flushed and closed, the manifest is not written yet
+        edge.manifest = die  # the engine flushed and closed, the manifest is not written yet
     writer = _edge(Path(sys.argv[1]))
     _write(writer, [_chunk(i, EDITED.format(i)) for i in range(50)])
     writer.delete_ids([_chunk(i).chunk_id for i in range(200, 250)])

@@ -14,7 +14,7 @@ import pytest
 from briefing.embed import SparseVec
 from briefing.errors import ConfigError, IndexError_
 from briefing.index import PAYLOAD_INDEXES, ClientIndex, Filter, Index
-from briefing.index_edge import EdgeIndex
+from briefing.index.edge import EdgeIndex
 from briefing.model import Chunk, Unit
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings, load_settings
 
@@ -94,18 +94,14 @@ def test_the_settings_pick_the_engine(tmp_path: Path) -> None:
 
 def test_search_finds_by_meaning_and_by_words_as_of_now(index: Index) -> None:
     now = T0 + timedelta(days=3)
-    dense = index.search_dense(_dense(2), limit=2, flt=Filter(as_of=now))
+    dense = index.view(now).search_dense(_dense(2), limit=2)
     assert dense[0].chunk.chunk_id == "slack:general:2"
-    words = index.search_sparse(_sparse("migration rollback"), limit=10, flt=Filter(as_of=now))
+    words = index.view(now).search_sparse(_sparse("migration rollback"), limit=10)
     assert words[0].chunk.chunk_id == "slack:general:2"
     assert {h.chunk.chunk_id for h in words} == {"slack:general:0", "slack:general:2"}
     # Written 30 days in: not there yet as of day 3, whatever the query.
-    assert all(
-        h.chunk.chunk_id != "slack:general:3" for h in index.search_dense(_dense(3), limit=4, flt=Filter(as_of=now))
-    )
-    assert (
-        index.search_dense(_dense(3), limit=1, flt=Filter(as_of=T0 + timedelta(days=31)))[0].chunk.title == "#general"
-    )
+    assert all(h.chunk.chunk_id != "slack:general:3" for h in index.view(now).search_dense(_dense(3), limit=4))
+    assert index.view(T0 + timedelta(days=31)).search_dense(_dense(3), limit=1)[0].chunk.title == "#general"
 
 
 def test_filters_fetch_and_count(index: Index) -> None:
@@ -265,11 +261,11 @@ def test_hnsw_and_quantisation_settings_build_a_working_collection(tmp_path: Pat
         with Index.open(Settings(workspace=WorkspaceSettings(name="q"), qdrant=q)) as index:
             _write(index, CHUNKS)
             assert index.count() == 4
-            hits = index.search_dense(_dense(2), limit=1, flt=Filter(as_of=T0 + timedelta(days=40)))
+            hits = index.view(T0 + timedelta(days=40)).search_dense(_dense(2), limit=1)
             assert hits[0].chunk.chunk_id == "slack:general:2"
             if isinstance(index, EdgeIndex):  # brute force (the recall benchmark's reference) finds the same
                 index.exact = True
-                exact = index.search_dense(_dense(2), limit=1, flt=Filter(as_of=T0 + timedelta(days=40)))
+                exact = index.view(T0 + timedelta(days=40)).search_dense(_dense(2), limit=1)
                 assert [h.chunk.chunk_id for h in exact] == ["slack:general:2"]
 
 
@@ -292,9 +288,9 @@ def test_a_server_collection_has_its_payload_indexes_and_cluster_settings_up_fro
             assert info.config.params.shard_number == 2
             assert info.config.quantization_config is not None
             now = T0 + timedelta(days=3)
-            assert index.search_sparse(_sparse("migration rollback"), limit=1, flt=Filter(as_of=now))[
-                0
-            ].chunk.chunk_id == ("slack:general:2")
+            assert index.view(now).search_sparse(_sparse("migration rollback"), limit=1)[0].chunk.chunk_id == (
+                "slack:general:2"
+            )
         finally:
             index.drop()
 

@@ -19,8 +19,7 @@ from typer.testing import CliRunner
 
 from briefing.cli.app import app
 from briefing.embed import SparseVec
-from briefing.index import Filter
-from briefing.index_edge import EdgeIndex
+from briefing.index.edge import EdgeIndex
 from briefing.model import Chunk, Unit
 from briefing.settings import QdrantSettings
 
@@ -103,9 +102,9 @@ def test_a_long_write_builds_one_bounded_segment_at_a_time_and_still_finds_every
     reader = _index(root)
     assert reader.count() == 320
     probe = _vectors(0, 320)
-    flt = Filter(as_of=T0 + timedelta(days=1))
+    view = reader.view(T0 + timedelta(days=1))
     for i in (0, 63, 64, 200, 319):  # each point is its own nearest neighbour, whichever segment holds it
-        assert reader.search_dense(probe[i], limit=1, flt=flt)[0].chunk.chunk_id == f"slack:general:{i}"
+        assert view.search_dense(probe[i], limit=1)[0].chunk.chunk_id == f"slack:general:{i}"
     reader.close()
 
 
@@ -124,7 +123,7 @@ def test_build_settings_reach_the_segments_optimized_after_they_were_set(tmp_pat
     assert any(s["quantization_config"] is not None and s["index"]["options"]["m"] == 8 for s in built)
     reader = _index(root)
     assert reader.count() == 200
-    hit = reader.search_dense(_vectors(100, 100)[5], limit=1, flt=Filter(as_of=T0 + timedelta(days=1)))
+    hit = reader.view(T0 + timedelta(days=1)).search_dense(_vectors(100, 100)[5], limit=1)
     assert hit[0].chunk.chunk_id == "slack:general:105"
     reader.close()
 

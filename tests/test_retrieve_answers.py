@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-import briefing.retrieve as retrieve_module
+import briefing.retrieve.candidates as candidates_module
+import briefing.retrieve.retriever as retriever_module
+import briefing.retrieve.units as units_module
 from briefing.embed import Embedder
 from briefing.index import Index
 from briefing.model import Chunk, Person, Unit
@@ -193,7 +195,7 @@ def test_the_reply_that_opens_the_next_chunk_outranks_the_restated_question(
     question = "How often should compaction jobs run in production?"
     assert _hits(retriever, question)[0].chunk.chunk_id == "slack:CHELP/200.1::2"
     # Without the credit, the chunk where the asker restates the question wins on its words.
-    monkeypatch.setattr(retrieve_module, "ANSWER_CREDIT", False)
+    monkeypatch.setattr(units_module, "ANSWER_CREDIT", False)
     assert _hits(retriever, question)[0].chunk.chunk_id == "slack:CHELP/200.1::1"
 
 
@@ -241,7 +243,7 @@ def test_a_persons_role_comes_from_what_others_wrote_about_them(
     assert did[0].chunk.chunk_id == "slack:CGEN::2"
     assert "person" in did[0].origin
     # Read as "what did Dana write", the role question would rank her own messages above the welcome post.
-    monkeypatch.setattr(retrieve_module, "PERSON_ABOUT", False)
+    monkeypatch.setattr(retriever_module, "PERSON_ABOUT", False)
     assert _hits(retriever, "What is Dana Levi's role on the team?")[0].chunk.chunk_id != "slack:CGEN::4"
 
 
@@ -255,6 +257,6 @@ def test_a_latest_state_question_gets_the_newest_chunk_of_the_thread(
     found = [h.chunk.chunk_id for h in small.retrieve(SearchQuery(question, now=NOW, constraints=constraints)).hits]
     assert "slack:CHELP/400.1::3" in found[:5]
     # Searched on its words alone, the chunk that states the fix is not among the candidates.
-    monkeypatch.setattr(retrieve_module, "THREAD_TAIL", 0)
+    monkeypatch.setattr(candidates_module, "THREAD_TAIL", 0)
     found = [h.chunk.chunk_id for h in small.retrieve(SearchQuery(question, now=NOW, constraints=constraints)).hits]
     assert "slack:CHELP/400.1::3" not in found

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-import briefing.retrieve as retrieve_module
+import briefing.retrieve.spread as spread_module
 from briefing.embed import Embedder
 from briefing.index import Index
 from briefing.model import Chunk, Unit
@@ -107,12 +107,12 @@ def test_the_reply_gets_a_place_beside_the_posts_best_sections(retriever: Retrie
     assert "slack:CHELP/300.1::0" in top
     # The post is the best hit's document: it keeps PER_TOP_DOCUMENT places, not all of them.
     assert top[0].startswith(POST)
-    assert sum(1 for c in top if c.startswith(POST)) == retrieve_module.PER_TOP_DOCUMENT == K - 1
+    assert sum(1 for c in top if c.startswith(POST)) == spread_module.PER_TOP_DOCUMENT == K - 1
 
 
 def test_without_the_cap_the_post_fills_the_top_k(retriever: Retriever, monkeypatch: pytest.MonkeyPatch) -> None:
     k = K
-    monkeypatch.setattr(retrieve_module, "PER_DOCUMENT", 0)
+    monkeypatch.setattr(spread_module, "PER_DOCUMENT", 0)
     assert "slack:CHELP/300.1::0" not in _top(retriever, k)
 
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-import briefing.retrieve as retrieve_module
+import briefing.retrieve.versions as versions_module
 from briefing.embed import Embedder
 from briefing.index import Index
 from briefing.model import Chunk, Unit
@@ -188,7 +188,7 @@ def test_the_newest_of_the_series_is_found_when_the_question_alone_misses_it(ret
 def test_without_the_series_rule_similarity_alone_misses_the_newest(
     retriever: Retriever, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(retrieve_module, "NEWEST_FROM", 0)
+    monkeypatch.setattr(versions_module, "NEWEST_FROM", 0)
     assert _first(retriever, ASKED) != "slack:CANN::2"
 
 

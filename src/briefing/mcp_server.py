@@ -140,15 +140,13 @@ class BriefTools:
         return self._run(lambda: tl.build(self.brief, text, now=moment, start=start, end=end).to_json())
 
     def get_item(self, ref: str, now: str | None = None) -> dict[str, Any]:
-        from briefing.index import Filter
-
         ref = ref.strip()
         if not ref or len(ref) > MAX_REF_CHARS or ":" not in ref:
             raise InputError(f"ref {ref[:80]!r} is not a native ref: use one from a result, e.g. slack:C0123:1781.5")
         moment = _now(now)
 
         def fetch() -> dict[str, Any]:
-            chunks = self.brief.index.fetch(refs=[ref], within=Filter(as_of=moment))
+            chunks = self.brief.index.view(moment).fetch(refs=[ref])
             if not chunks:
                 raise InputError(f"nothing indexed under {ref!r} as of {moment.isoformat()}")
             return {

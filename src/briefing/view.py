@@ -10,21 +10,48 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from briefing.index.filter import Filter
 
 if TYPE_CHECKING:
     import numpy as np
 
     from briefing.embed import SparseVec
-    from briefing.index import Filter, Index, IndexHit
+    from briefing.index.filter import IndexHit
     from briefing.model import Chunk
+
+
+class Readable(Protocol):
+    """The raw reads a View cuts (`briefing.index.base.Index` provides them); only a View calls them for a reader."""
+
+    def chunks(self, flt: Filter) -> list[Chunk]: ...
+
+    def fetch(
+        self,
+        *,
+        refs: Sequence[str] = (),
+        doc_keys: Sequence[str] = (),
+        doc_ids: Sequence[str] = (),
+        tickets: Sequence[str] = (),
+        within: Filter | None = None,
+        whole_documents: bool = False,
+    ) -> list[Chunk]: ...
+
+    def count(self, flt: Filter | None = None) -> int: ...
+
+    def search_dense(self, vector: Sequence[float], *, limit: int, flt: Filter) -> list[IndexHit]: ...
+
+    def search_sparse(self, vector: SparseVec, *, limit: int, flt: Filter) -> list[IndexHit]: ...
+
+    def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
 
 
 @dataclass(frozen=True)
 class View:
     """A read-only, as-of `now`, access-scoped window on an index."""
 
-    index: Index
+    index: Readable
     now: datetime
     readers: tuple[str, ...] | None = None
 
@@ -34,16 +61,14 @@ class View:
 
     def within(self, flt: Filter | None = None) -> Filter:
         """`flt` with this view's moment and access scope; the only place a read filter gets them."""
-        from briefing.index import Filter
-
         base = flt or Filter()
         readers = self.readers
         if base.readers is not None and readers is not None:
             readers = tuple(r for r in base.readers if r in readers)
         elif base.readers is not None:
             readers = base.readers
-        as_of = self.now if base.as_of is None else min(base.as_of, self.now)
-        return replace(base, as_of=as_of, readers=readers)
+        moment = self.now if base.as_of is None else min(base.as_of, self.now)
+        return replace(base, as_of=moment, readers=readers)
 
     # -- reads ----------------------------------------------------------------------------------------------------
     def chunks(self, flt: Filter | None = None) -> list[Chunk]:
@@ -83,3 +108,14 @@ class View:
     def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored dense vectors of chunks this view has already returned (ids come from its own reads)."""
         return self.index.dense_vectors(chunk_ids)
+
+
+class Viewable(Protocol):
+    """What gives Views: an index (`Index.view`)."""
+
+    def view(self, now: datetime, readers: tuple[str, ...] | None = None) -> View: ...
+
+
+def as_of(source: View | Viewable, now: datetime) -> View:
+    """What a reader of `source` (an index, or one reader's View of it) sees at `now`; a View keeps its readers."""
+    return source.at(now) if isinstance(source, View) else source.view(now)

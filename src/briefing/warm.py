@@ -1,6 +1,6 @@
 """The texts the first questions would embed, embedded at ingest instead.
 
-A search ranks its candidates by their best unit (`Retriever._unit_list`: each message, comment or section read
+A search ranks its candidates by their best unit (`retrieve.units.unit_list`: each message, comment or section read
 under its chunk's header) and an ask scores the evidence sentences (`ExtractiveAnswerer.score`); both embed their
 texts through the on-disk vector cache (`Embedder.dense_cached`). Without this the first questions after an ingest
 paid for those embeddings (0.4 to 1.9 s a search on two cores, docs/performance.md "Cold vector cache"). Ingest

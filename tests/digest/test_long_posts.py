@@ -71,14 +71,13 @@ def workspace(tmp_path: Path) -> Path:
 
 def test_a_long_post_split_over_chunks_is_one_line(workspace: Path) -> None:
     from briefing.digest import service
-    from briefing.index import Filter
     from briefing.service import Brief
     from briefing.settings import load_settings
 
     settings = load_settings(workspace)
     with Brief(settings) as brief:
         brief._require_index()
-        pieces = [c for c in brief.index.chunks(Filter(as_of=NOW)) if c.container == "announcements"]
+        pieces = [c for c in brief.index.view(NOW).chunks() if c.container == "announcements"]
         assert len(pieces) > 1  # the post is long enough to be split: what this test is about
         digest = service.run(brief, start=START, end=END, now=NOW, scope=Scope())
     lines = [line for section in digest.sections if section.title == "#announcements" for line in section.lines]

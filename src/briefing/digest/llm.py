@@ -21,7 +21,7 @@ from briefing.digest import text as tx
 from briefing.digest.model import Cited, Line
 
 if TYPE_CHECKING:
-    from briefing.digest.engine import Conversation, Seen
+    from briefing.digest.conversation import Conversation, Seen
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from briefing.digest import text as tx
-from briefing.digest.engine import Briefer, Conversation, Seen
+from briefing.digest.conversation import Conversation, Seen
+from briefing.digest.engine import Briefer
 from briefing.digest.model import Cited, Scope
 from briefing.textrules import find_ticket_keys, issue_ref, ticket_key
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from filelock import FileLock
 
@@ -38,6 +38,10 @@ from briefing.ops.deliver import Message, Target, targets
 from briefing.ops.safe import one_line
 from briefing.settings import Settings
 from briefing.textrules import ticket_key
+
+if TYPE_CHECKING:
+    from briefing.index import Index
+    from briefing.view import View
 
 log = logging.getLogger(__name__)
 
@@ -220,10 +224,11 @@ def _units(chunks: Iterable[Chunk]) -> Iterable[tuple[Chunk, Unit]]:
                 yield chunk, unit
 
 
-def _visible(index: Any, now: datetime) -> list[Chunk]:
-    from briefing.index import Filter
+def _visible(index: Index | View, now: datetime) -> list[Chunk]:
+    """Every chunk the watch's reader sees at `now`."""
+    from briefing.view import as_of
 
-    return list(index.chunks(Filter(as_of=now)))
+    return as_of(index, now).chunks()
 
 
 def _scan(settings: Settings, chunks: list[Chunk], watch: Watch) -> list[tuple[Chunk, Unit]]:

@@ -1,4 +1,4 @@
-"""Two-level index: one short extractive summary per conversation, searched before the items themselves.
+"""Building the summaries at ingest: one short extractive summary per conversation, refreshed when it changes.
 
 At ingest (`refresh`, called once per `brief ingest` run) every conversation in the index (a thread, a ticket,
 a PR, a page, an email thread, a meeting: a document whose kind is not a `stream`) gets a summary: its title,
@@ -20,12 +20,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,45 +30,23 @@ import numpy as np
 from briefing import registry
 from briefing.digest import text as tx
 from briefing.embed import Embedder
-from briefing.errors import BriefError, NotConfiguredError
-from briefing.index import Index
+from briefing.errors import BriefError
+from briefing.index import Filter, Index
 from briefing.model import Chunk, Unit
 from briefing.settings import Settings
+from briefing.summaries.store import CACHE_VERSION, cache_path, load_cache, summary_settings
 
-log = logging.getLogger(__name__)
-
-SUFFIX = "--summaries"
 MAX_SENTENCES = 4
-# 2: a summary's dense vector is its conversation's chunk centroid (`conversation_vectors`), not its text's.
-CACHE_VERSION = 2
 
 
-def summary_settings(settings: Settings) -> Settings:
-    """The settings of the summary index: the same engine, a sibling workspace (its own folder or collection)."""
-    workspace = settings.workspace.model_copy(update={"name": settings.workspace.name + SUFFIX})
-    qdrant = settings.qdrant
-    if qdrant.path:
-        qdrant = qdrant.model_copy(update={"path": str(qdrant.path).rstrip("/") + SUFFIX})
-    return settings.model_copy(update={"workspace": workspace, "qdrant": qdrant})
-
-
-def cache_path(settings: Settings) -> Path:
-    return settings.workspace_home / "summaries.json"
-
-
-def available(settings: Settings) -> bool:
-    """Summaries are on (`[digest] summaries`) and were computed at ingest (cheap: the cache file, not the index)."""
-    return settings.digest.summaries and bool(_load_cache(cache_path(settings)))
-
-
-def _is_stream(kind: str) -> bool:
+def is_stream(kind: str) -> bool:
     try:
         return registry.kind(kind).stream
     except BriefError:
         return False
 
 
-def _units(chunks: Sequence[Chunk]) -> list[tuple[Unit, Chunk]]:
+def units_of(chunks: Sequence[Chunk]) -> list[tuple[Unit, Chunk]]:
     seen: dict[tuple[str, str], tuple[Unit, Chunk]] = {}
     for chunk in chunks:
         for unit in chunk.units:
@@ -84,7 +59,7 @@ def summarise(chunks: Sequence[Chunk]) -> Chunk | None:
     if not chunks:
         return None
     first = min(chunks, key=lambda c: (c.start, c.chunk_id))
-    units = _units(chunks)
+    units = units_of(chunks)
     if not units:
         return None
     picked: list[tuple[float, int, str, Unit, Chunk]] = []
@@ -139,17 +114,6 @@ class RefreshReport:
     failures: list[str] = field(default_factory=list)
 
 
-def _load_cache(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
-        return {}
-    docs = data.get("documents")
-    return docs if isinstance(docs, dict) else {}
-
-
 # Conversations summarised, embedded and written together: what `refresh` holds of the index's chunks at a time.
 REFRESH_BATCH = 64
 
@@ -164,7 +128,7 @@ def _conversation_hashes(index: Index, model: str) -> dict[str, str]:
         payload = record.payload
         kind = str(payload.get("kind"))
         if kind not in stream:
-            stream[kind] = _is_stream(kind)
+            stream[kind] = is_stream(kind)
         if not stream[kind]:
             by_doc.setdefault(str(payload["doc_key"]), []).append((str(payload["chunk_id"]), str(payload.get("hash"))))
     out: dict[str, str] = {}
@@ -188,7 +152,7 @@ def refresh(settings: Settings, index: Index, embedder: Embedder) -> RefreshRepo
     hashes = _conversation_hashes(index, embedder.name)
     report.documents = len(hashes)
     path = cache_path(settings)
-    cache = _load_cache(path)
+    cache = load_cache(path)
     fresh: dict[str, Any] = {}
     changed: list[str] = []
     for key, digest in hashes.items():
@@ -287,189 +251,5 @@ def conversation_vectors(
     return out
 
 
-def _everything() -> Any:
-    from briefing.index import Filter
-
+def _everything() -> Filter:
     return Filter()
-
-
-def summary_size(settings: Settings) -> int:
-    """Bytes on disk of the summary index and its cache (for the benchmark)."""
-    return disk_bytes(cache_path(settings)) + disk_bytes(summary_settings(settings).workspace_home)
-
-
-def disk_bytes(path: Path) -> int:
-    """Bytes a file or folder takes on disk (allocated blocks: the engine's files are sparse)."""
-    if path.is_file():
-        return path.stat().st_blocks * 512
-    return sum(p.stat().st_blocks * 512 for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0
-
-
-# -- `brief summarize TOPIC`: search the summaries, drill down into the best conversations ----------------------
-
-
-@dataclass
-class SummaryLine:
-    title: str
-    text: str
-    citations: list[dict[str, Any]]
-    doc_key: str
-    score: float
-    chunks: list[Chunk] = field(default_factory=list)  # the chunk of each citation, in order (not serialised)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "text": self.text, "conversation": self.doc_key, "citations": self.citations}
-
-
-@dataclass
-class Summary:
-    topic: str
-    now: datetime
-    lines: list[SummaryLine]
-    searched: int  # summaries in the summary index
-    matched: int  # summaries the query path returned
-    timings_ms: dict[str, float] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "topic": self.topic,
-            "now": self.now.isoformat(),
-            "lines": [line.to_json() for line in self.lines],
-            "summaries_searched": self.searched,
-            "summaries_matched": self.matched,
-            "timings_ms": dict(self.timings_ms),
-        }
-
-
-def _terms(topic: str) -> set[str]:
-    from briefing.digest.engine import topic_terms
-
-    return topic_terms(topic)
-
-
-def _relevance(sentence: str, terms: set[str]) -> float:
-    from briefing.digest.engine import topic_terms
-
-    have = topic_terms(sentence)
-    return len(terms & have) / len(terms) if terms else 0.0
-
-
-def answer(
-    settings: Settings,
-    index: Index,
-    embedder: Embedder,
-    topic: str,
-    *,
-    now: datetime,
-    conversations: int = 6,
-    per_conversation: int = 2,
-) -> Summary:
-    """The best summaries for `topic` (the one query path over the summary index), then each conversation's own
-    units as of `now`: per conversation one line, its sentences quoted from the exact units and cited to them."""
-    from briefing.errors import IndexError_
-    from briefing.index import Filter
-    from briefing.retrieve import Retriever, SearchQuery
-
-    if not settings.digest.summaries:
-        raise NotConfiguredError(
-            "conversation summaries are off ([digest] summaries = false): set it to true and run `brief ingest`, "
-            "or ask the question with `brief ask`"
-        )
-    t0 = time.perf_counter()
-    with Index.open(summary_settings(settings)) as summaries:
-        if not summaries.exists() or summaries.count() == 0:
-            raise IndexError_(
-                f"workspace '{settings.workspace.name}' has no conversation summaries yet: run `brief ingest` "
-                "(summaries are computed at ingest)"
-            )
-        total = summaries.count()
-        found = Retriever(settings.retrieval, summaries, embedder).retrieve(
-            SearchQuery(topic, now=now, k=conversations * 2)
-        )
-    t1 = time.perf_counter()
-    best: list[tuple[str, float]] = []
-    for hit in found.hits:
-        if hit.chunk.doc_key not in dict(best):
-            best.append((hit.chunk.doc_key, hit.score))
-    best = best[:conversations]
-    terms = _terms(topic)
-    lines: list[SummaryLine] = []
-    n = 1
-    if best:
-        chunks = index.chunks(Filter(as_of=now, doc_keys=tuple(k for k, _ in best)))
-        by_doc: dict[str, list[Chunk]] = {}
-        for chunk in chunks:
-            by_doc.setdefault(chunk.doc_key, []).append(chunk)
-        for key, score in best:
-            own = by_doc.get(key)
-            if not own:
-                continue  # written after `now`, or gone since the summary was made
-            units = _units(own)
-            scored = []
-            for i, (unit, chunk) in enumerate(units):
-                sentence, value = tx.best_sentence(unit.text)
-                if value <= 0 or not sentence:
-                    continue
-                scored.append(
-                    (2.0 * _relevance(unit.text, terms) + value + (0.3 if i == 0 else 0.0), i, sentence, unit, chunk)
-                )
-            if not scored:
-                continue
-            chosen = sorted(sorted(scored, key=lambda s: -s[0])[:per_conversation], key=lambda s: s[1])
-            parts = []
-            cites = []
-            used: list[Chunk] = []
-            for _, _, sentence, unit, chunk in chosen:
-                used.append(chunk)
-                who = f"{unit.author}: " if unit.author else ""
-                parts.append(f'{who}"{sentence}" [{n}]')
-                cites.append({"n": n, "refs": [unit.ref], "url": unit.url or chunk.url})
-                n += 1
-            # The conversation's own title: its shortest section path ends with it ("Space > Page > Section").
-            name = min((c.title for c in own if c.title), key=lambda t: (t.count(" > "), len(t)), default="")
-            title = tx.short(name.split(" > ")[-1].strip() or own[0].title, 120)
-            lines.append(SummaryLine(title, f"{title} — " + "; ".join(parts), cites, key, round(score, 4), used))
-    return Summary(
-        topic=topic,
-        now=now,
-        lines=lines,
-        searched=total,
-        matched=len(best),
-        timings_ms={
-            "summaries": round((t1 - t0) * 1000, 1),
-            "drill_down": round((time.perf_counter() - t1) * 1000, 1),
-        },
-    )
-
-
-def render(summary: Summary, fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(summary.to_json(), ensure_ascii=False) + "\n"
-    md = fmt == "md"
-    head = f"Summary: {tx.neutral(summary.topic)}"
-    out = [f"# {head}" if md else head, ""]
-    if not summary.lines:
-        out.append(
-            f'No conversation is about "{tx.neutral(summary.topic)}" '
-            f"(searched {summary.searched} conversation summaries as of {summary.now:%Y-%m-%d %H:%M %Z})."
-        )
-        return "\n".join(out) + "\n"
-    out.append(
-        f"{len(summary.lines)} conversations, from {summary.searched} conversation summaries; "
-        f"as of {summary.now:%Y-%m-%d %H:%M %Z}"
-    )
-    out.append("")
-    for line in summary.lines:
-        text = line.text
-        if md:
-            for c in line.citations:
-                if c["url"]:
-                    text = text.replace(f"[{c['n']}]", f"[[{c['n']}]]({c['url']})", 1)
-        out.append(f"- {text}")
-    out.append("")
-    for line in summary.lines:
-        for c in line.citations:
-            out.append(
-                f"[{c['n']}] {' '.join(c['refs'])}" + (f" {c['url']}" if c["url"] else "") + ("  " if md else "")
-            )
-    return "\n".join(out).rstrip() + "\n"

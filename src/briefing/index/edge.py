@@ -1,0 +1,242 @@
+"""The embedded engine: the index interface over qdrant-edge-py shards (generations: `briefing.index.edge_store`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from briefing import killpoint
+from briefing.embed import SparseVec
+from briefing.errors import IndexError_
+from briefing.index.base import Index
+from briefing.index.edge_files import log, release_freed_memory
+from briefing.index.edge_store import Generations
+from briefing.index.filter import Filter, Record
+from briefing.index.payload import DENSE, SPARSE, chunk_to_payload, content_hash, point_id
+from briefing.index.translate import FilterModels, translate
+from briefing.model import Chunk
+from briefing.settings import Settings
+
+
+class EdgeModels(FilterModels):
+    """qdrant-edge's models for `briefing.index.translate` (the same filter shape as qdrant-client's)."""
+
+    def __init__(self) -> None:
+        import qdrant_edge as qe
+
+        self.qe = qe
+
+    def any_of(self, key: str, values: Sequence[str]) -> Any:
+        return self.qe.FieldCondition(key=key, match=self.qe.MatchAny(any=list(values)))
+
+    def range(self, key: str, *, gte: float | None = None, lte: float | None = None, lt: float | None = None) -> Any:
+        return self.qe.FieldCondition(key=key, range=self.qe.RangeFloat(gte=gte, lte=lte, lt=lt))
+
+    def empty(self, key: str) -> Any:
+        return self.qe.IsEmptyCondition(key=key)
+
+    def all_of(self, must: Sequence[Any] = (), should: Sequence[Any] = ()) -> Any:
+        return self.qe.Filter(must=list(must) or None, should=list(should) or None)
+
+
+def edge_filter(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
+    """Our `Filter` as a qdrant-edge filter (`briefing.index.translate`)."""
+    return translate(flt, EdgeModels(), should)
+
+
+class EdgeIndex(Generations, Index):
+    """The workspace's embedded index; each read sees the latest published generation, whole."""
+
+    engine = "qdrant-edge"
+
+    @classmethod
+    def connect(cls, settings: Settings) -> EdgeIndex:
+        q = settings.qdrant
+        root = settings.resolve(Path(q.path)) if q.path else settings.workspace_home / "index"
+        legacy = settings.workspace_home / "qdrant" / "collection" / f"brief_{settings.workspace.name}"
+        return cls(root, q, legacy=legacy if legacy.is_dir() else None)
+
+    # -- schema -----------------------------------------------------------------------------------------------
+    def exists(self) -> bool:
+        return self._shard is not None
+
+    def dense_size(self) -> int | None:
+        meta = self._meta() if self._shard is not None else None
+        return int(meta["dim"]) if meta is not None else None
+
+    def ensure(self, dim: int, model: str) -> None:
+        self._legacy = None  # a writer rebuilds from the raw cache, which migrates an old local-mode index
+        meta = self._meta() if self._shard is not None else None
+        if meta is None:
+            self._begin(empty=True, dim=dim, model=model)
+            return
+        if int(meta["dim"]) != dim:
+            raise IndexError_(
+                f"the index was built with {meta['dim']}-d vectors but [embedding] model '{model}' gives {dim}-d: "
+                "run `brief reindex --full` to rebuild it"
+            )
+
+    def drop(self) -> None:
+        """Start an empty generation; what is published stays visible until this writer commits."""
+        self._legacy = None
+        meta = self._meta()
+        if meta is not None:
+            self._begin(empty=True, dim=int(meta["dim"]), model=str(meta["model"]))
+        else:
+            self._writer_lock = self._writer_lock or self._take_writer_lock()
+            self._writer_gen = None
+        self._legacy = None
+
+    # -- writes -----------------------------------------------------------------------------------------------
+    def upsert(
+        self,
+        chunks: Sequence[Chunk],
+        dense: Sequence[Sequence[float]] | np.ndarray,
+        sparse: Sequence[SparseVec],
+        model: str,
+    ) -> None:
+        import qdrant_edge as qe
+
+        self._begin()
+        if self._writer is None:
+            raise IndexError_(f"the index at {self.root} has no collection yet: ingest a source first")
+        step = self.qdrant.upsert_batch
+        rows = list(zip(chunks, dense, sparse, strict=True))
+        for start in range(0, len(rows), step):
+            points = [
+                qe.Point(
+                    id=point_id(chunk.chunk_id),
+                    vector={
+                        DENSE: dvec.tolist() if isinstance(dvec, np.ndarray) else [float(x) for x in dvec],
+                        SPARSE: qe.SparseVector(indices=list(svec.indices), values=list(svec.values)),
+                    },
+                    payload=chunk_to_payload(chunk, content_hash(chunk, model)),
+                )
+                for chunk, dvec, svec in rows[start : start + step]
+            ]
+            self._writer.update(qe.UpdateOperation.upsert_points(points))
+            self._wrote(len(points))
+            self._segment_full()
+
+    def _segment_full(self) -> None:
+        """Optimize inside a long write once a segment's worth of points is new (`[qdrant] segment_points`):
+        the optimizer then builds graphs of at most one segment, and the appendable segment never grows past it."""
+        meta = self._writer_meta
+        q = self.qdrant
+        if meta is None or not q.segment_points or not q.optimize_min_points:
+            return
+        if int(meta.get("since_optimize", 0)) >= q.segment_points:
+            started = time.perf_counter()
+            self._writer.optimize()
+            # The sealed segment's in-memory structures are freed once the shard is flushed (into this writer's
+            # own generation: nothing is published); returning them bounds the writer's memory by one segment.
+            self._writer.flush()
+            killpoint.reached("index.sealed")
+            release_freed_memory()
+            log.info("optimized a %d-point segment in %.1f s", meta["since_optimize"], time.perf_counter() - started)
+            meta["since_optimize"] = 0
+
+    def delete_ids(self, chunk_ids: Iterable[str]) -> None:
+        import qdrant_edge as qe
+
+        ids: list[Any] = [point_id(c) for c in chunk_ids]
+        if not ids:
+            return
+        self._begin()
+        if self._writer is None:
+            return
+        for start in range(0, len(ids), 512):
+            self._writer.update(qe.UpdateOperation.delete_points(ids[start : start + 512]))
+        self._wrote(len(ids))
+
+    def set_payloads(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        import qdrant_edge as qe
+
+        if not updates:
+            return
+        self._begin()
+        if self._writer is None:
+            return
+        for chunk_id, payload in updates.items():
+            self._writer.update(qe.UpdateOperation.set_payload([point_id(chunk_id)], dict(payload)))
+        self._wrote(len(updates))
+
+    # -- reads ------------------------------------------------------------------------------------------------
+    def _scroll_raw(
+        self, flt: Filter | None, should: Sequence[Filter], fields: Sequence[str] | bool, batch: int
+    ) -> Iterator[Record]:
+        import qdrant_edge as qe
+
+        shard = self._shard
+        if shard is None:
+            return
+        qflt = edge_filter(flt, should)
+        with_payload = list(fields) if not isinstance(fields, bool) else fields
+        offset = None
+        while True:
+            points, offset = shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=batch, filter=qflt, with_payload=with_payload, with_vector=False)
+            )
+            for point in points:
+                yield Record(id=str(point.id), payload=dict(point.payload or {}))
+            if offset is None:
+                break
+
+    def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        shard = self._shard
+        if shard is None:
+            return {}
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(chunk_ids), 512):
+            ids = [point_id(c) for c in chunk_ids[start : start + 512]]
+            for point in shard.retrieve(ids, ["chunk_id"], [DENSE]):
+                vector = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
+                if vector is not None and point.payload:
+                    out[str(point.payload["chunk_id"])] = np.asarray(vector, dtype=np.float32)
+        return out
+
+    def count(self, flt: Filter | None = None) -> int:
+        import qdrant_edge as qe
+
+        shard = self._shard
+        if shard is None:
+            return 0
+        return int(shard.count(qe.CountRequest(exact=True, filter=edge_filter(self._scoped(flt)))))
+
+    def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
+        import qdrant_edge as qe
+
+        shard = self._shard
+        if shard is None:
+            return []
+        if using == SPARSE:
+            vector = qe.SparseVector(indices=list(vector.indices), values=list(vector.values))
+        points = shard.query(
+            qe.QueryRequest(
+                limit=limit,
+                query=qe.Query.Nearest(vector, using=using),
+                filter=edge_filter(flt),
+                with_payload=True,
+                with_vector=False,
+                params=self._search_params(using),
+            )
+        )
+        return [(dict(p.payload or {}), float(p.score)) for p in points]
+
+    def _search_params(self, using: str) -> Any:
+        """The HNSW search effort for dense queries (`[qdrant] hnsw_ef`); `exact` is brute force (benchmarks)."""
+        import qdrant_edge as qe
+
+        q = self.qdrant
+        if using != DENSE or (q.hnsw_ef is None and not self.exact and q.quantization == "none"):
+            return None
+        quantization = None
+        if self.exact:  # brute force over the float vectors: the benchmarks' reference
+            quantization = qe.QuantizationSearchParams(ignore=True)
+        elif q.quantization != "none":  # candidates from the quantised copy, rescored with the float vectors
+            quantization = qe.QuantizationSearchParams(rescore=True, oversampling=q.quantization_oversampling)
+        return qe.SearchParams(hnsw_ef=q.hnsw_ef, exact=self.exact, quantization=quantization)

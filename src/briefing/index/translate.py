@@ -1,0 +1,78 @@
+"""A `Filter` in an engine's own filter models: every rule written once, for both engines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from briefing.index.filter import Filter
+
+# A reader id no chunk carries: an empty scope still filters (sees nothing) rather than dropping the condition.
+NO_READER = "\x00nobody"
+
+
+class FilterModels:
+    """How one engine spells a filter's parts; `translate` writes every rule once, for both engines.
+
+    qdrant-client (`briefing.index.client.ClientModels`) and qdrant-edge (`briefing.index.edge.EdgeModels`) have
+    the same filter shape (must/should of field conditions) in two sets of model classes.
+    """
+
+    def any_of(self, key: str, values: Sequence[str]) -> Any:
+        """`key` holds any of `values` (a keyword, or one element of a keyword list)."""
+        raise NotImplementedError
+
+    def range(self, key: str, *, gte: float | None = None, lte: float | None = None, lt: float | None = None) -> Any:
+        raise NotImplementedError
+
+    def empty(self, key: str) -> Any:
+        """`key` is missing, null or an empty list."""
+        raise NotImplementedError
+
+    def all_of(self, must: Sequence[Any] = (), should: Sequence[Any] = ()) -> Any:
+        """Every condition in `must` and (when given) at least one in `should`."""
+        raise NotImplementedError
+
+
+def conditions(flt: Filter, m: FilterModels) -> list[Any]:
+    """`flt`'s conditions (all must hold), in one engine's models."""
+    must: list[Any] = []
+    if flt.as_of is not None:
+        # What was written by then (`written_ts`); chunks indexed before it existed were written at their start.
+        cut = flt.as_of.timestamp()
+        must.append(
+            m.all_of(
+                should=[m.range("written_ts", lte=cut), m.all_of([m.empty("written_ts"), m.range("start_ts", lte=cut)])]
+            )
+        )
+    for key, values in (
+        ("source_name", flt.source_names),
+        ("source_type", flt.source_types),
+        ("container", flt.containers),
+        ("authors", flt.authors),
+        ("tickets", flt.tickets),
+        ("doc_key", flt.doc_keys),
+        ("doc_id", flt.doc_ids),
+        ("refs", flt.refs),
+    ):
+        if values:
+            must.append(m.any_of(key, values))
+    if flt.readers is not None:  # the access scope, a hard filter applied before anything is ranked
+        must.append(m.any_of("readers", list(flt.readers or (NO_READER,))))
+    if flt.start is not None:
+        must.append(m.range("end_ts", gte=flt.start.timestamp()))
+    if flt.end is not None:
+        must.append(m.range("start_ts", lt=flt.end.timestamp()))
+    return must
+
+
+def translate(flt: Filter | None, m: FilterModels, should: Sequence[Filter] = ()) -> Any:
+    """Our `Filter` (AND of fields, OR within one) in one engine's models; `should` adds an OR of filters.
+
+    None when nothing is filtered (both engines then read everything).
+    """
+    must = conditions(flt, m) if flt is not None else []
+    any_of = [m.all_of(conditions(f, m)) for f in should]
+    if not must and not any_of:
+        return None
+    return m.all_of(must, any_of)
