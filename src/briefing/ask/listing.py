@@ -144,10 +144,9 @@ def listed_records(
     """The records whose asked event falls in `window` by `now`, each with that event's time, oldest first."""
     when: dict[str, datetime] = {}
     for chunk in view.chunks(Filter(start=window[0], end=window[1])):
-        meta = chunk.metadata
-        if not isinstance(meta, dict) or bool(meta.get("is_pull_request")) != asked.pulls:
+        if registry.meta(chunk, "pull_request") != asked.pulls:
             continue
-        for ev in meta.get("events") or []:
+        for ev in registry.meta(chunk, "events"):
             if not isinstance(ev, dict) or ev.get("event") != asked.event or not ev.get("at"):
                 continue
             at = datetime.fromisoformat(str(ev["at"]))

@@ -39,7 +39,7 @@ def agenda_topic(about: str) -> set[str]:
 
 
 def _cancelled(chunk: Chunk) -> bool:
-    return str(chunk.metadata.get("status") or "").upper() == "CANCELLED"
+    return bool(registry.meta(chunk, "cancelled"))
 
 
 def _scheduled_families() -> tuple[str, ...]:
@@ -117,7 +117,7 @@ def answer_next_meeting(
 def _meeting_line(chunk: Chunk, zone: ZoneInfo) -> str:
     """ "Tue 16 Jun 13:00-15:00 UTC: Q3 planning (organiser Priya Raman)": when, what, by whom."""
     start, end = chunk.start.astimezone(zone), chunk.end.astimezone(zone)
-    if chunk.metadata.get("all_day"):
+    if registry.meta(chunk, "all_day"):
         when = f"{start:%a} {start.day} {start:%b}, all day"
     else:
         until = f"-{end:%H:%M}" if end > start and end.date() == start.date() else ""

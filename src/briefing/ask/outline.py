@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from briefing import registry
 from briefing.ask.extractive import (
     _GENERIC,
     SENTENCE_MAX_CHARS,
@@ -108,7 +109,7 @@ def outlined_document(context: Sequence[Chunk], quoted: Sequence[Evidence]) -> s
 
 
 def _sectioned(chunk: Chunk) -> bool:
-    return bool(chunk.metadata.get("section_path")) if isinstance(chunk.metadata, dict) else False
+    return bool(registry.meta(chunk, "section_path"))
 
 
 def document_chunks(view: View, doc_key: str) -> list[Chunk]:

@@ -57,7 +57,7 @@ def transitions(chunks: Iterable[Chunk]) -> list[Transition]:
     """Every recorded transition of these chunks, once each, in time order."""
     found: dict[tuple[str, str, str, str], Transition] = {}
     for chunk in chunks:
-        for raw in chunk.metadata.get("events") or []:
+        for raw in registry.meta(chunk, "events"):
             if not isinstance(raw, dict) or not raw.get("event") or not raw.get("at"):
                 continue
             try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from briefing import registry
 from briefing.index import Filter, doc_id
 from briefing.model import Chunk
 from briefing.retrieve.model import Hit
@@ -65,10 +66,9 @@ def follow_links(view: View, ranked: list[Hit], constraints: Constraints | None,
 def linked_refs(chunk: Chunk) -> list[str]:
     """Native refs of the items a chunk links to: its `links` (an event's notes and tickets, a ticket's links)
     and the pull requests and tickets it names that are not its own."""
-    links = chunk.metadata.get("links") or []
     own = {doc_id(chunk.doc_key), *chunk.refs}
     named = [t for t in chunk.tickets if t not in own and doc_id(t) not in own]
-    refs = [r if isinstance(r, str) else str(r.get("key") or "") for r in links] + named
+    refs = [*registry.meta(chunk, "links"), *named]
     return [r for r in dict.fromkeys(refs) if r and r not in own]
 
 

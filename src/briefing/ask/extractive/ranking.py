@@ -135,7 +135,7 @@ def openers_lead(evidence: list[Evidence]) -> None:
             best[key] = max(best.get(key, 0.0), ev.score)
     for ev in evidence:
         key = ev.chunk.doc_key
-        root = str(ev.chunk.metadata.get("thread_ts") or "")
+        root = registry.meta(ev.chunk, "thread_root")
         if key in best and root and ev.ref.endswith(f":{root}") and threads[key] == ev.author:
             ev.score = max(ev.score, best[key] + 1e-6)
 
@@ -159,7 +159,7 @@ def help_threads(evidence: list[Evidence]) -> dict[str, str]:
         if not m:
             continue
         starter = starters.setdefault(chunk.doc_key, m[1].strip())
-        root = str(chunk.metadata.get("thread_ts") or "")
+        root = registry.meta(chunk, "thread_root")
         if _HELP.search(m[2]) or (root and ev.ref.endswith(root) and _HELP.search(ev.text)):
             asks.add(chunk.doc_key)
         if ev.author and ev.author != starter:
@@ -179,7 +179,7 @@ def holding(ev: Evidence) -> bool:
 def pulls_first(evidence: list[Evidence]) -> None:
     """Lines that neither belong to a pull request nor name one rank below those that do (the rule above)."""
     for ev in evidence:
-        if not (ev.chunk.metadata or {}).get("is_pull_request") and not _NAMES_PULL.search(unit_text(ev)):
+        if not registry.meta(ev.chunk, "pull_request") and not _NAMES_PULL.search(unit_text(ev)):
             ev.score *= PULL_MISS_WEIGHT
 
 
