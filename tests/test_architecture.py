@@ -364,3 +364,15 @@ def test_the_checks_see_what_they_look_for(tmp_path: Path) -> None:
     )
     assert sorted(key for _, key in metadata_reads(module)) == ["links", "status", "thread_ts"]
     assert sorted(v for _, v in _comparison_values(module)) == ["jira:", "slack", "slack", "x"]
+
+
+def test_only_the_view_sets_a_moment_on_a_read() -> None:
+    """Readers take `index.view(now, readers)`; a hand-built as-of filter would be a second read path."""
+    offenders = []
+    for path in sorted(CORE.rglob("*.py")):
+        if path == CORE / "view.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and any(k.arg == "as_of" for k in node.keywords):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
