@@ -148,3 +148,10 @@ def test_who_reviewed_a_pr_names_the_reviewer_cited_by_the_review(brief: Brief) 
 def test_a_field_the_item_does_not_hold_takes_the_fact_path(brief: Brief) -> None:
     result = brief.ask("Which milestone is PLAT-120 in?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
     assert "The milestone of" not in result["answer"]
+
+
+@pytest.mark.slow
+def test_the_status_of_a_ticket_is_its_status_field(brief: Brief) -> None:
+    result = brief.ask("What is the status of PLAT-101?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
+    assert result["answer"] == "PLAT-101 is Done [1]."
+    assert [c["refs"] for c in result["citations"]] == [["jira:PLAT-101"]]
