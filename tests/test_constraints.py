@@ -498,7 +498,8 @@ def test_a_fully_read_range_has_no_note() -> None:
         ("Which blog posts came out in July?", ("listing", "fact")),
         ("Which PRs were merged in the first week of June?", ("listing", "fact")),
         ("Which blog posts came out?", ("fact",)),  # no period: nothing to list by date
-        ("Who owns PLAT-142?", ("fact",)),
+        ("Who owns PLAT-142?", ("fields", "fact")),  # a named ticket's field: read from its header
+        ("Who owns the payout retry work?", ("fact",)),
     ],
 )
 def test_the_answer_kinds_a_question_may_take_in_order(question: str, kinds: tuple[str, ...]) -> None:

@@ -2,8 +2,9 @@
 
 A briefing ("what happened" over a window) and a summary (a broad question, when the per-conversation summaries
 exist) have their own nodes. Every other kind starts from retrieval: a fact is written from the context (by the
-extractive answerer, or by the LLM and then validated); an outline, a listing or meetings are read from the index
-and fall back to the fact answer when the index holds nothing of their kind. An LLM swaps only the fact writer.
+extractive answerer, or by the LLM and then validated); a named item's fields, an outline, a listing or meetings
+are read from the index and fall back to the fact answer when the index holds nothing of their kind. An LLM swaps
+only the fact writer.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from briefing.question.parse import wants
 from briefing.settings import Settings
 
 # The kinds answered from retrieval, each by its own node ("fact" by the writer).
-FROM_RETRIEVAL = ("outline", "listing", "meetings", "fact")
+FROM_RETRIEVAL = ("fields", "outline", "listing", "meetings", "fact")
 
 
 def first_node(state: AskState, settings: Settings) -> str:

@@ -1,4 +1,4 @@
-"""The outline, listing and meetings nodes: answers read from the index, each confirmed there before it is given.
+"""The fields, outline, listing and meetings nodes: answers read from the index, each confirmed there first.
 
 Each starts from the fact answer quoted from the retrieved context: an outline needs it to know which document the
 question is about, and a listing replaces only an answer the sources gave. When the index holds nothing of its
@@ -85,7 +85,16 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
     return (listed[0], {"listing": listed[1]}) if listed is not None else None
 
 
-ATTEMPTS: dict[str, Attempt] = {"outline": _outline, "meetings": _meetings, "listing": _listing}
+def _fields(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View) -> Found | None:
+    from briefing.ask.fields import answer_fields
+
+    # "Who is assigned to PLAT-142?": the named item's own fields as of now, not the best-ranked line's writer.
+    asked = wants(state.question).fields
+    found = answer_fields(asked, state.question.constraints.tickets, answer, view)
+    return (found, {"fields": list(asked)}) if found is not None else None
+
+
+ATTEMPTS: dict[str, Attempt] = {"outline": _outline, "meetings": _meetings, "listing": _listing, "fields": _fields}
 
 
 def kind_node(state: AskState, deps: AskDeps, *, kind: str) -> dict[str, Any]:

@@ -9,8 +9,10 @@ along, so no node reads the question's words again.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from briefing.question.parts import question_parts
 from briefing.question.values import Constraints
 from briefing.question.words import (
     AGENDA_TOPIC,
@@ -49,6 +51,62 @@ class RecordsAsked:
     pulls: bool
 
 
+# What a question about one named ticket or pull request asks of its fields (`briefing.ask.fields`), each
+# pattern a way English asks for that field or role; read only when the question names a key or PR number.
+FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.I))
+    for name, pattern in (
+        ("changes", r"\bwho\s+(?:\w+\s+){0,2}?requested\s+changes\b"),
+        ("approver", r"\bwho\s+(?:\w+\s+){0,2}?approved\b|\bwhich\s+reviewers?\s+approved\b"),
+        ("reviewer", r"\bwho\s+(?:\w+\s+){0,2}?(?:reviewed|reviews|is\s+reviewing)\b|\bwhich\s+reviewers?\b"),
+        ("merger", r"\bwho\s+(?:\w+\s+){0,2}?merged\b|\bwho\s+merged\b|\bmerged\s+it\b"),
+        (
+            "assignee",
+            r"\bwho\s+(?:\w+\s+){0,2}?(?:assigned|owns|owner|is\s+responsible|is\s+working\s+on)\b"
+            r"|\bwho\s+is\s+\S+\s+assigned\s+to\b|\bassignee\b|\bwho\s+is\s+it\s+assigned",
+        ),
+        (
+            "reporter",
+            r"\bwho\s+(?:\w+\s+){0,2}?(?:reported|filed|raised|opened|created|wrote|authored)\b|\breporter\b",
+        ),
+        ("fix_version", r"\bfix\s+versions?\b|\bwhich\s+(?:release|version)s?\s+is\s+it\s+fixed\b"),
+        ("resolution", r"\bresolution\b"),
+        ("sprint", r"\bsprints?\b"),
+        ("milestone", r"\bmilestone\b"),
+        ("priority", r"\bpriority\b"),
+        ("labels", r"\blabels?\b"),
+        (
+            "status",
+            r"\b(?:status|state)\b|\bis\s+(?:\S+\s+){1,8}?still\s+(?:open|in\s+progress)\b"
+            r"|\bis\s+(?:\S+\s+){1,3}?(?:open|closed|resolved|done)\s*\?",
+        ),
+    )
+)
+
+
+def _fields_of(part: str) -> list[str]:
+    found = sorted((m.start(), name) for name, pattern in FIELD_ASKS if (m := pattern.search(part)))
+    names = [name for _, name in found]
+    # A specific review role ("approved", "requested changes") is asked, not reviewers in general.
+    if "reviewer" in names and {"approver", "changes"} & set(names):
+        names.remove("reviewer")
+    return names
+
+
+def fields_asked(question: str, constraints: Constraints) -> tuple[str, ...]:
+    """The fields and roles a question about a named ticket or pull request asks for, in the order it asks them;
+    empty when it names no ticket key or PR, or when any part of it asks for something else."""
+    if not constraints.tickets and not constraints.prs:
+        return ()
+    names: list[str] = []
+    for part in question_parts(question):
+        found = _fields_of(part)
+        if not found:
+            return ()
+        names += found
+    return tuple(dict.fromkeys(names))
+
+
 @dataclass(frozen=True)
 class Wants:
     """What the kind detectors read in a question, for the nodes that answer its kinds."""
@@ -68,6 +126,8 @@ class Wants:
     next_meeting: str | None = None
     # "the first (second, third, fourth, last) week of" a month, or "".
     week_of: str = ""
+    # "Who is assigned to PLAT-142?": the fields of the named item asked for (`fields_asked`), or empty.
+    fields: tuple[str, ...] = ()
 
 
 def period_only(question: str, constraints: Constraints | None) -> bool:
@@ -156,6 +216,9 @@ def next_meeting_asked(question: str) -> str | None:
 
 def read(question: str, constraints: Constraints) -> Wants:
     """The kinds `question` may take, in the order the graph tries them, with what each node needs."""
+    fields = fields_asked(question, constraints)
+    if fields:
+        return Wants(kinds=("fields", "fact"), fields=fields)
     if wants_briefing(question, constraints):
         return Wants(
             kinds=("briefing",),

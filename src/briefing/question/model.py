@@ -10,8 +10,8 @@ from briefing.question.constraints import Constraints
 from briefing.question.timeexpr import TimeWindow
 
 # The answer kinds, one graph node each (`briefing.ask.graph`); an LLM swaps only the writer inside a node.
-Kind = Literal["fact", "outline", "listing", "meetings", "briefing", "summary"]
-KINDS: tuple[str, ...] = ("fact", "outline", "listing", "meetings", "briefing", "summary")
+Kind = Literal["fact", "fields", "outline", "listing", "meetings", "briefing", "summary"]
+KINDS: tuple[str, ...] = ("fact", "fields", "outline", "listing", "meetings", "briefing", "summary")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,199 @@
+"""Questions about a field of one named ticket or pull request, answered from the item's own header as of now.
+
+"Who is assigned to PLAT-142?", "What is the status of PLAT-142?", "Who merged PR #650?", "Who approved PR #637?":
+the answer is a field of the item, not the sentence that happens to rank first (which names the writer of the
+best line, not the assignee). The item's header unit, as the `View` returns it at `now`, lists its fields as
+`Label: value` rows ("Status: Closed | Assignee: Dana Reyes") and, for a pull request, one sentence ("authored by
+dana, opened 2024-05-02, merged 2024-05-09 by lee"); review verdicts are units of their own ("lee approved"). The
+answer names the value and cites the unit that holds it. When the item is not in the index, or its header holds
+no such field, nothing is answered here and the question takes the fact path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from briefing.index.payload import doc_id
+from briefing.model import Chunk, Unit
+
+if TYPE_CHECKING:
+    from briefing.ask.extractive import ExtractiveAnswer
+    from briefing.view import View
+
+# The row labels each asked field is written under in a header, lower-case.
+LABELS: dict[str, tuple[str, ...]] = {
+    "assignee": ("assignee", "assignees"),
+    "reporter": ("reporter",),
+    "status": ("status", "state"),
+    "resolution": ("resolution",),
+    "fix_version": ("fix version", "fix versions", "fix version/s"),
+    "sprint": ("sprint",),
+    "labels": ("labels",),
+    "milestone": ("milestone",),
+    "priority": ("priority",),
+    "components": ("components",),
+}
+# How an answer names each field.
+NAMES = {"fix_version": "fix version", "labels": "labels", "components": "components"}
+# Review verdicts, as a review unit states them after its time stamp: "[2024-05-02 10:00] lee approved: ...".
+REVIEW_FIELDS = {
+    "reviewer": ("approved", "requested changes", "reviewed"),
+    "approver": ("approved",),
+    "changes": ("requested changes",),
+}
+MAX_ITEMS = 3
+# Where a citation marker goes in a sentence `read_field` writes.
+MARK = "\x00"
+UNSET = {"", "none", "unassigned", "-"}
+
+# A header row: a short label of letters and spaces, a colon, the value (one " | "-separated cell of a line).
+_ROW = re.compile(r"^\s*([A-Za-z][A-Za-z /]{0,24}):\s*(.+?)\s*$")
+# The sentence a pull request's or issue's header opens with: who wrote it, when it was merged or closed, by whom.
+_AUTHORED = re.compile(r"\bauthored by ([\w.@-]+)")
+_MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by ([\w.@-]+))?")
+_CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by ([\w.@-]+))?")
+# A review verdict unit: an optional "[time]" stamp, the reviewer, the verdict.
+_VERDICT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([\w.@-]+)\s+(approved|requested changes|reviewed)\b")
+
+
+# A sentence with a MARK per cited unit, and those units in order.
+Read = tuple[str, list[Unit]]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One named ticket or pull request as the view holds it: its key, header unit and other units."""
+
+    key: str
+    label: str
+    header: Unit | None
+    units: tuple[Unit, ...]
+
+
+def rows(text: str) -> dict[str, str]:
+    """The `Label: value` cells of a header's text, by lower-case label (the first of each label wins)."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        for cell in line.split(" | "):
+            m = _ROW.match(cell)
+            if m:
+                found.setdefault(m[1].strip().lower(), m[2].strip())
+    return found
+
+
+def _label(key: str, chunk: Chunk) -> str:
+    """How the answer names the item: "PR #650" / "Issue #640" from its header sentence, else its key."""
+    own = doc_id(key)
+    number = re.search(r"#(\d+)$", own)
+    if number is None:
+        return own
+    kind = "PR" if re.search(r"\bPR #" + number[1] + r"\b", chunk.text) else "Issue"
+    return f"{kind} #{number[1]}"
+
+
+def named_items(view: View, keys: Sequence[str]) -> list[Item]:
+    """The items the question names, each with its header unit (the unit whose ref is the item's own key)."""
+    if not keys:
+        return []
+    chunks = view.fetch(tickets=keys, doc_ids=keys)
+    by_doc: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        if doc_id(chunk.doc_key) in keys or chunk.doc_key in keys:
+            by_doc.setdefault(chunk.doc_key, []).append(chunk)
+    items: list[Item] = []
+    for key in keys:
+        docs = [d for d in by_doc if d == key or doc_id(d) == key]
+        if not docs:
+            continue
+        own = sorted(by_doc[docs[0]], key=lambda c: c.start)
+        units = tuple(u for c in own for u in c.units)
+        header = next((u for u in units if u.ref == docs[0] and (rows(u.text) or _AUTHORED.search(u.text))), None)
+        items.append(Item(docs[0], _label(docs[0], own[0]), header, units))
+    return items[:MAX_ITEMS]
+
+
+def _row(header: Unit, field: str) -> str | None:
+    cells = rows(header.text)
+    for label in LABELS.get(field, ()):
+        if label in cells:
+            return cells[label]
+    return None
+
+
+def read_field(item: Item, field: str) -> Read | None:
+    """A sentence stating `field` of `item` with a `MARK` where each unit it is read from is cited, and those
+    units; None when the item does not say."""
+    if field in REVIEW_FIELDS:
+        return _reviews(item, field)
+    header = item.header
+    if header is None:
+        return None
+    value = _row(header, field)
+    if field == "assignee" and value is not None:
+        if value.lower() in UNSET:
+            return f"{item.label} is unassigned{MARK}", [header]
+        return f"{item.label} is assigned to {value}{MARK}", [header]
+    if field == "reporter":
+        authored = _AUTHORED.search(header.text)
+        if value is not None:
+            return f"{item.label} was reported by {value}{MARK}", [header]
+        return (f"{item.label} was opened by {authored[1]}{MARK}", [header]) if authored else None
+    if field == "merger":
+        return _merged(item, header)
+    if value is None or value.lower() in UNSET:
+        return None
+    if field == "status":
+        return f"{item.label} is {value}{MARK}", [header]
+    return f"The {NAMES.get(field, field)} of {item.label} is {value}{MARK}", [header]
+
+
+def _merged(item: Item, header: Unit) -> Read | None:
+    merged = _MERGED.search(header.text)
+    if merged:
+        by = f" by {merged[2]}" if merged[2] else ""
+        return f"{item.label} was merged{by} on {merged[1]}{MARK}", [header]
+    closed = _CLOSED.search(header.text)
+    if closed and closed[1]:
+        return f"{item.label} was closed without being merged on {closed[2]}{MARK}", [header]
+    return None
+
+
+def _reviews(item: Item, field: str) -> Read | None:
+    """The reviewers whose verdict is among the asked ones, newest verdict per reviewer, each with its unit."""
+    wanted = REVIEW_FIELDS[field]
+    latest: dict[str, tuple[str, Unit]] = {}
+    for unit in item.units:  # in the item's order: a later verdict of the same reviewer replaces the earlier
+        m = _VERDICT.match(unit.text)
+        if m and m[2] in wanted:
+            latest[unit.author or m[1]] = (m[2], unit)
+    if not latest:
+        return None
+    # Every reviewer named with their last verdict, each cited by the unit that gives it.
+    names = ", ".join(f"{who} ({verdict}){MARK}" for who, (verdict, _) in latest.items())
+    return f"{item.label} was reviewed by {names}", [unit for _, unit in latest.values()]
+
+
+def answer_fields(
+    fields: Sequence[str], keys: Sequence[str], answer: ExtractiveAnswer, view: View
+) -> ExtractiveAnswer | None:
+    """The answer read from the named items' fields (the items that hold every asked field: "PR #57" may name one
+    in each of several repositories), or None when none does."""
+    read = [(item, [read_field(item, field) for field in fields]) for item in named_items(view, keys)]
+    found = [[r for r in reads if r is not None] for _, reads in read if fields and all(reads)]
+    if not found:
+        return None
+    lines: list[str] = []
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    by_ref: dict[str, int] = {}
+    for reads in found:
+        for sentence, units in reads:
+            for unit in units:
+                n = by_ref.setdefault(unit.ref, len(by_ref) + 1)
+                cited[n], urls[n] = [unit.ref], unit.url
+                sentence = sentence.replace(MARK, f" [{n}]", 1)
+            lines.append(sentence + ".")
+    return replace(answer, text=" ".join(lines), no_answer=False, cited=cited, urls=urls)

@@ -1,0 +1,157 @@
+"""Questions about a field of one named ticket or pull request answer from the item's own fields, cited."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from briefing.ask.fields import Item, read_field, rows
+from briefing.model import Unit
+from briefing.question.parse import parse
+from briefing.service import Brief, parse_now
+from briefing.settings import load_settings
+from tests.digest.demo_workspace import DemoIndex, build
+
+AT = datetime(2026, 5, 4, tzinfo=UTC)
+# A header as the JIRA chunker writes it (the same for Server and Cloud: it renders the normalised fields).
+JIRA_HEADER = Unit(
+    "jira:PLAT-7",
+    "Type: Bug | Status: In Review | Priority: High\nAssignee: Dana Reyes | Reporter: Lee Park\n"
+    "Sprint: Sprint 12\nCreated: 2026-05-01 | Updated: 2026-05-03",
+    "Lee Park",
+    AT,
+)
+PR_HEADER = Unit(
+    "github:acme/api#57",
+    'PR #57 "Backoff with jitter" authored by sam, opened 2026-05-02, merged 2026-05-09 by lena | state: merged',
+    "sam",
+    AT,
+)
+
+
+def _item(header: Unit, *more: Unit, label: str = "PLAT-7") -> Item:
+    return Item(header.ref, label, header, (header, *more))
+
+
+def _sentence(item: Item, field: str) -> str:
+    found = read_field(item, field)
+    assert found is not None
+    return found[0].replace("\x00", "")
+
+
+def test_header_rows_are_read_by_label() -> None:
+    assert rows(JIRA_HEADER.text)["assignee"] == "Dana Reyes"
+    assert rows(JIRA_HEADER.text)["status"] == "In Review"
+    assert rows(PR_HEADER.text) == {"state": "merged"}
+
+
+def test_a_ticket_answers_its_assignee_reporter_status_and_sprint_not_the_writer() -> None:
+    item = _item(JIRA_HEADER)
+    assert _sentence(item, "assignee") == "PLAT-7 is assigned to Dana Reyes"
+    assert _sentence(item, "reporter") == "PLAT-7 was reported by Lee Park"
+    assert _sentence(item, "status") == "PLAT-7 is In Review"
+    assert "Sprint 12" in _sentence(item, "sprint")
+    assert read_field(item, "fix_version") is None  # not in the header: the fact path answers
+
+
+def test_an_unassigned_ticket_says_so() -> None:
+    header = Unit("jira:PLAT-8", "Type: Task | Status: To Do\nAssignee: Unassigned | Reporter: Lee Park", None, AT)
+    assert _sentence(_item(header, label="PLAT-8"), "assignee") == "PLAT-8 is unassigned"
+
+
+def test_a_pull_request_answers_its_author_and_merger() -> None:
+    item = _item(PR_HEADER, label="PR #57")
+    assert _sentence(item, "reporter") == "PR #57 was opened by sam"
+    assert _sentence(item, "merger") == "PR #57 was merged by lena on 2026-05-09"
+    closed = Unit(
+        "github:acme/api#58", 'PR #58 "x" authored by sam, opened 2026-05-02, closed unmerged 2026-05-20', None, AT
+    )
+    assert "closed without being merged" in _sentence(_item(closed, label="PR #58"), "merger")
+
+
+def test_reviewers_come_from_review_verdicts_each_cited_by_its_review() -> None:
+    changes = Unit("github:acme/api#57/comment-1", "[2026-05-03 10:00] lena requested changes: retry cap?", "lena", AT)
+    approve = Unit("github:acme/api#57/comment-2", "[2026-05-08 10:00] lena approved", "lena", AT)
+    other = Unit("github:acme/api#57/comment-3", "[2026-05-08 11:00] omar approved", "omar", AT)
+    comment = Unit("github:acme/api#57/comment-4", "[2026-05-08 12:00] sam: thanks, merging", "sam", AT)
+    item = _item(PR_HEADER, changes, approve, other, comment, label="PR #57")
+    sentence, units = read_field(item, "reviewer") or ("", [])
+    assert sentence.replace("\x00", "") == "PR #57 was reviewed by lena (approved), omar (approved)"
+    assert [u.ref for u in units] == [approve.ref, other.ref]
+    assert [u.ref for u in (read_field(item, "changes") or ("", []))[1]] == [changes.ref]
+    assert read_field(_item(PR_HEADER, comment, label="PR #57"), "reviewer") is None
+
+
+NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "fields"),
+    [
+        ("Who is assigned to PLAT-120?", ("assignee",)),
+        ("Who owns PLAT-120?", ("assignee",)),
+        ("Who reported PLAT-120, and what is its status?", ("reporter", "status")),
+        ("Which fix version does PLAT-120 carry?", ("fix_version",)),
+        ("Who approved PR #57?", ("approver",)),
+    ],
+)
+def test_a_field_question_naming_a_key_is_a_fields_question(question: str, fields: tuple[str, ...]) -> None:
+    parsed = parse(question, now=NOW)
+    assert parsed.kind == "fields"
+    assert parsed.extra["wants"].fields == fields
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who is assigned the ticket about payout retries?",  # names no key: the fact path
+        "What is PLAT-120 about?",  # asks no field
+        "Who reported PLAT-120, and why did retries spike?",  # one part asks something else
+    ],
+)
+def test_other_questions_keep_their_kind(question: str) -> None:
+    assert parse(question, now=NOW).kind != "fields"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoIndex:
+    """The sample team's JIRA project and GitHub repositories, ingested through the local vendor stand-ins."""
+    return build(tmp_path_factory.mktemp("demo"))
+
+
+@pytest.fixture
+def brief(demo: DemoIndex, monkeypatch: pytest.MonkeyPatch) -> Iterator[Brief]:
+    monkeypatch.setenv("BRIEF_HOME", str(demo.home))
+    with Brief(load_settings(demo.config)) as opened:
+        yield opened
+
+
+@pytest.mark.slow
+def test_who_is_assigned_names_the_assignee_not_the_reporter(brief: Brief) -> None:
+    result = brief.ask("Who is assigned to PLAT-120?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
+    assert result["answer"].startswith("PLAT-120 is assigned to Tomás Herrera")
+    assert "Lena Vogt" not in result["answer"]  # the reporter, who wrote the ticket's lines
+    assert [c["refs"] for c in result["citations"]] == [["jira:PLAT-120"]]
+
+
+@pytest.mark.slow
+def test_who_reviewed_a_pr_names_the_reviewer_cited_by_the_review(brief: Brief) -> None:
+    result = brief.ask("Who reviewed PR #57?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
+    assert "lena-vogt (approved)" in result["answer"]
+    refs = [ref for c in result["citations"] for ref in c["refs"]]
+    assert refs and all("#57/comment-" in ref for ref in refs)
+
+
+@pytest.mark.slow
+def test_a_field_the_item_does_not_hold_takes_the_fact_path(brief: Brief) -> None:
+    result = brief.ask("Which milestone is PLAT-120 in?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
+    assert "The milestone of" not in result["answer"]
+
+
+@pytest.mark.slow
+def test_the_status_of_a_ticket_is_its_status_field(brief: Brief) -> None:
+    result = brief.ask("What is the status of PLAT-101?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
+    assert result["answer"] == "PLAT-101 is Done [1]."
+    assert [c["refs"] for c in result["citations"]] == [["jira:PLAT-101"]]
