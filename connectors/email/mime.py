@@ -16,13 +16,12 @@ import email.policy
 import hashlib
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.header import decode_header, make_header
+from datetime import datetime
 from email.message import Message
-from email.utils import getaddresses, parseaddr, parsedate_to_datetime
-from typing import Any
+from email.utils import parseaddr
 
 from briefing.model import JSON
+from connectors.email.headers import addresses, decode_text, header_date, header_text, received_date
 
 TEXT_ATTACHMENT = re.compile(r"\.(patch|diff|txt|md|markdown|rst|log|csv)$", re.IGNORECASE)
 _MAX_ATTACHMENT_CHARS = 20_000
@@ -48,18 +47,6 @@ def data_to_raw(data: JSON) -> bytes:
     return str(data.get("raw", "")).encode("ascii", "surrogateescape")
 
 
-def header_text(value: Any) -> str:
-    """An RFC 2047 header as Unicode, whitespace from folding collapsed; undecodable words kept as they are."""
-    if value is None:
-        return ""
-    text = str(value)
-    try:
-        text = str(make_header(decode_header(text)))
-    except (LookupError, UnicodeDecodeError, ValueError, email.errors.HeaderParseError):
-        pass
-    return " ".join(text.split())
-
-
 def message_id_of(value: str | None) -> str | None:
     if not value:
         return None
@@ -77,40 +64,6 @@ def id_list(value: str | None) -> list[str]:
 def fallback_id(raw: bytes) -> str:
     """A stable id for a message without a Message-ID header."""
     return f"{hashlib.sha256(raw).hexdigest()[:24]}@brief.invalid"
-
-
-def _addresses(message: Message, name: str) -> list[list[str]]:
-    values = [header_text(v) for v in message.get_all(name, [])]
-    out: list[list[str]] = []
-    for display, addr in getaddresses(values):
-        if addr or display:
-            out.append([display.strip().strip('"'), addr.strip().lower()])
-    return out
-
-
-def _date(message: Message) -> datetime | None:
-    value = message.get("Date")
-    if not value:
-        return None
-    try:
-        when = parsedate_to_datetime(str(value))
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-
-
-def _received_date(message: Message) -> datetime | None:
-    for value in message.get_all("Received", []):
-        _, _, stamp = str(value).rpartition(";")
-        try:
-            when = parsedate_to_datetime(stamp.strip())
-        except (TypeError, ValueError, IndexError):
-            continue
-        if when is not None:
-            return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-    return None
 
 
 def decode_part(part: Message) -> tuple[str, str | None]:
@@ -165,8 +118,12 @@ class Parsed:
     gmail_thread: str | None = None
 
 
-def parse(raw: bytes) -> Parsed:
-    """Parse one message; raises MimeError when there is nothing that looks like a message."""
+def parse(raw: bytes, *, known_date: datetime | None = None) -> Parsed:
+    """Parse one message; raises MimeError when there is nothing that looks like a message.
+
+    The date is the Date header's, else the newest Received stamp's, else `known_date` (what the mailbox or the
+    server says: the mbox `From ` line, the internal date, the file's time).
+    """
     if not raw.strip():
         raise MimeError("empty message")
     message = email.message_from_bytes(raw, policy=email.policy.compat32)
@@ -180,7 +137,7 @@ def parse(raw: bytes) -> Parsed:
         if part.is_multipart():
             continue
         ctype = part.get_content_type()
-        filename = header_text(part.get_filename()) if part.get_filename() else ""
+        filename = decode_text(part.get_filename(), "subject") if part.get_filename() else ""
         disposition = (part.get("Content-Disposition") or "").split(";")[0].strip().lower()
         if filename or disposition == "attachment":
             entry: JSON = {"name": filename or "(unnamed)", "type": ctype}
@@ -203,7 +160,11 @@ def parse(raw: bytes) -> Parsed:
             html.append(content)
     parts = plain or [html_to_text(h) for h in html]
     text = "\n\n".join(p.replace("\r\n", "\n").strip("\n") for p in parts)
-    sender_list = _addresses(message, "From")
+    sender_list = addresses(message, "From")
+    date = header_date(message) or received_date(message)
+    if date is None and known_date is not None:
+        date = known_date
+        notes.append("no readable Date or Received header: dated by the mailbox")
     sender = sender_list[0] if sender_list else ["", ""]
     if not sender[0] and sender[1]:
         sender = [sender[1].split("@")[0], sender[1]]
@@ -212,11 +173,11 @@ def parse(raw: bytes) -> Parsed:
     archived = str(message.get("Archived-At", "")).strip().strip("<>")
     return Parsed(
         message_id=msgid,
-        subject=header_text(message.get("Subject")) or "(no subject)",
+        subject=header_text(message, "Subject") or "(no subject)",
         sender=sender,
-        to=_addresses(message, "To"),
-        cc=_addresses(message, "Cc"),
-        date=_date(message) or _received_date(message),
+        to=addresses(message, "To"),
+        cc=addresses(message, "Cc"),
+        date=date,
         in_reply_to=id_list(message.get("In-Reply-To")),
         references=id_list(message.get("References")),
         list_id=list_id.group(1) if list_id else "",

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
 from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord, reader_email
+from connectors.email.headers import mbox_from_date
 from connectors.email.mime import MimeError, Parsed, data_to_raw, parse, sender_label
 
 _PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw|wg)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
@@ -88,7 +89,7 @@ def normalise(records: Sequence[RawRecord], *, source_type: str = "email") -> No
     parsed: dict[str, tuple[Parsed, JSON]] = {}
     for record in records:
         try:
-            message = parse(data_to_raw(record.data))
+            message = parse(data_to_raw(record.data), known_date=known_date(record.data))
         except MimeError as exc:
             out.failures.append(Failure(record.key, f"not a readable message: {exc}"))
             continue
@@ -105,6 +106,22 @@ def normalise(records: Sequence[RawRecord], *, source_type: str = "email") -> No
         out.documents.append(_document(thread, {k: d for k, (_, d) in parsed.items()}, source_type))
     out.people = _people([p for p, _ in parsed.values()])
     return out
+
+
+def known_date(data: JSON) -> datetime | None:
+    """When the mailbox says a message arrived: the mbox `From ` line, the server's internal date, the file's time."""
+    found = mbox_from_date(str(data.get("mbox_from") or ""))
+    if found is None and data.get("internal_date"):
+        try:
+            found = datetime.fromtimestamp(int(str(data["internal_date"])) / 1000, UTC)
+        except (TypeError, ValueError, OverflowError):
+            found = None
+    if found is None and data.get("file_time"):
+        try:
+            found = datetime.fromisoformat(str(data["file_time"]))
+        except ValueError:
+            found = None
+    return found
 
 
 def threads(messages: Sequence[Parsed]) -> list[list[Parsed]]:
