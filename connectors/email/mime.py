@@ -22,6 +22,8 @@ from email.utils import parseaddr
 
 from briefing.model import JSON
 from connectors.email.headers import addresses, decode_text, header_date, header_text, received_date
+from connectors.email.html_quotes import quote_html
+from connectors.email.quotes import cut_history, drop_mobile_signature, is_signature_line, split_forward
 
 TEXT_ATTACHMENT = re.compile(r"\.(patch|diff|txt|md|markdown|rst|log|csv)$", re.IGNORECASE)
 _MAX_ATTACHMENT_CHARS = 20_000
@@ -94,7 +96,7 @@ def decode_part(part: Message) -> tuple[str, str | None]:
 def html_to_text(html: str) -> str:
     from inscriptis import get_text
 
-    return str(get_text(html))
+    return str(get_text(quote_html(html, lambda part: str(get_text(part)))))
 
 
 @dataclass
@@ -192,12 +194,6 @@ def parse(raw: bytes, *, known_date: datetime | None = None) -> Parsed:
 # -- what is indexed ------------------------------------------------------------------------------------------
 
 _FOOTER = re.compile(r"^_{20,}\s*\n(?:.*\n){0,1}.*mailing list.*$", re.MULTILINE | re.IGNORECASE)
-_ORIGINAL = re.compile(
-    r"^(?:-{2,}\s*Original Message\s*-{2,}|_{10,}\s*$|From: .+\n(?:.*\n){0,3}?(?:Sent|Date): )",
-    re.MULTILINE | re.IGNORECASE,
-)
-_WROTE = re.compile(r"^(?:On .{0,200}|.{0,120}\b(?:wrote|writes|a écrit|schrieb|escribió|ha scritto)):?\s*$")
-_SIGNATURE = re.compile(r"^-- ?$")
 _CLOSING = re.compile(
     r"^(?:thanks|thank you|many thanks|cheers|regards|best|br|kind regards|best regards|thx|ta)\b[\s,.!]*\w*[,.!]?$",
     re.IGNORECASE,
@@ -206,47 +202,27 @@ _DIFF_START = re.compile(r"^diff --git |^Index: |^--- a/", re.MULTILINE)
 _MAX_DIFF_CHARS = 600
 
 
-def _reply_parser_headers(text: str) -> set[str]:
-    """Attribution lines ("On Tue, Will Deacon wrote:") in many languages, found by mail-parser-reply."""
-    try:
-        from mailparser_reply import EmailReplyParser
-
-        replies = EmailReplyParser(languages=["en", "de", "fr", "es", "it", "nl", "pl", "sv"]).read(text).replies
-    except Exception:  # noqa: BLE001 - a parser bug must not lose the message; the regexes still apply
-        return set()
-    found: set[str] = set()
-    for reply in replies:
-        for line in (reply.headers or "").splitlines():
-            if line.strip():
-                found.add(" ".join(line.split()))
-    return found
-
-
 def clean_body(text: str) -> str:
     """The message's own words: no list footer, no signature, no top-posted history, no quoted blocks.
 
     Inline replies keep the last quoted line before each answer ("> +	if (foo)" then "Why is this needed?"), so
-    a reviewer's remark still says what it is about; quoted text nobody answers is dropped.
+    a reviewer's remark still says what it is about; quoted text nobody answers is dropped. A forwarded
+    message is kept whole (connectors.email.quotes).
     """
     footer = _FOOTER.search(text)
     if footer:
         text = text[: footer.start()]
-    headers = _reply_parser_headers(text)
+    text, forwarded = split_forward(cut_history(text))
     lines = text.split("\n")
     out: list[str] = []
     quoted: list[str] = []
     for index, line in enumerate(lines):
         stripped = line.strip()
-        if _SIGNATURE.match(line) and index > 0:
+        if is_signature_line(line) and index > 0:
             break
         if stripped.startswith(">"):
             quoted.append(stripped)
             continue
-        joined = " ".join(stripped.split())
-        if joined and (joined in headers or _WROTE.match(joined)) and _next_is_quote(lines, index):
-            continue
-        if _ORIGINAL.match("\n".join(lines[index : index + 5])) and out:
-            break  # top-posting: everything below is the quoted history
         if stripped and quoted and not _CLOSING.match(stripped):
             context = next((q for q in reversed(quoted) if q.lstrip("> ").strip()), "")
             if context:
@@ -254,16 +230,11 @@ def clean_body(text: str) -> str:
         if stripped or quoted == []:
             quoted = []
         out.append(line.rstrip())
-    body = "\n".join(out)
+    body = "\n".join(drop_mobile_signature(out))
+    if forwarded:
+        body = f"{body}\n\n{forwarded}" if body.strip() else forwarded
     body = _trim_diff(body)
     return re.sub(r"\n{3,}", "\n\n", body).strip()
-
-
-def _next_is_quote(lines: list[str], index: int) -> bool:
-    for line in lines[index + 1 : index + 4]:
-        if line.strip():
-            return line.lstrip().startswith(">")
-    return True
 
 
 def _trim_diff(body: str) -> str:
