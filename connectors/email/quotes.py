@@ -19,7 +19,7 @@ _WROTE_END = (
 # An attribution: opens with a language's "On" (or a date, or "Sent from ... Name <addr>"), ends with a verb
 # of writing and a colon, or ends with "<address>:" after a date.
 _ATTRIBUTION = re.compile(
-    rf"^[-\s>]*(?:(?:On|Am|Le|El|Il|Op|W\s+dniu|Dnia|Den|På|Em|Vào)\b.{{0,300}}?\b{_WROTE_END}\s*:?"
+    rf"^[-\s]*(?:(?:On|Am|Le|El|Il|Op|W\s+dniu|Dnia|Den|På|Em|Vào)\b.{{0,300}}?\b{_WROTE_END}\s*:?"
     rf"|.{{0,200}}\b{_WROTE_END}\s*:"
     r"|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b.{0,200}<[^<>\s]+@[^<>\s]+>\s*:"
     r"|(?:On|Le|Am|El|Il|Op)\s.{0,200}<[^<>\s]+@[^<>\s]+>\s*:"
@@ -28,7 +28,7 @@ _ATTRIBUTION = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _OPENER = re.compile(
-    r"^[-\s>]*(?:(?:On|Am|Le|El|Il|Op|W\s+dniu|Dnia|Den|På|Em|Vào)\s|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|Sent\s+from\s)",
+    r"^[-\s]*(?:(?:On|Am|Le|El|Il|Op|W\s+dniu|Dnia|Den|På|Em|Vào)\s|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|Sent\s+from\s)",
     re.IGNORECASE,
 )
 _SHARED_LINE = re.compile(
@@ -146,7 +146,7 @@ def cut_history(text: str) -> str:
             out.extend(lines[index:])  # a forward is content: its sender, date and text are kept as sent
             break
         shared = _SHARED_LINE.search(line)
-        if shared and line[: shared.start()].strip(" -"):
+        if shared and not line.lstrip().startswith(">") and line[: shared.start()].strip(" -"):
             out.append(line[: shared.start()].rstrip(" -"))  # "reply On Wed, ... wrote:" on one line
             break
         span = splitter_at(lines, index)
