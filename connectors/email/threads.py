@@ -25,7 +25,7 @@ _PREFIX = re.compile(
     r"^\s*(?:(?:re|fwd?|fw|aw|sv|vs|antw|wg|tr|rif|odp|enc|res)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*)+", re.IGNORECASE
 )
 # A leading list tag ("[linux-arm]", "[List]"), not a patch tag ("[PATCH v2 3/7]", "[RFC]").
-_LIST_TAG = re.compile(r"^\s*\[(?![^\]]*\b(?:PATCH|RFC|GIT PULL|PULL)\b)[^\]]{1,60}\]\s*", re.IGNORECASE)
+_LIST_TAG = re.compile(r"^\s*\[(?![^\]]*\b(?:PATCH|RFC|GIT PULL|PULL))[^\]]{1,60}\]\s*", re.IGNORECASE)
 LINK_WINDOW = timedelta(days=60)
 SUBJECT_WINDOW = timedelta(days=30)
 SAME_SUBJECT_WINDOW = timedelta(days=3)

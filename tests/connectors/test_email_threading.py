@@ -39,6 +39,7 @@ def _groups(messages: list[Parsed]) -> list[list[str]]:
         ("AW: SV: Fwd: [linux-arm] Re(2): Rollout plan", "Rollout plan"),
         ("FW: RE: Budget", "Budget"),
         ("Re: [PATCH v2 3/7] arm64: fix the timer", "[PATCH v2 3/7] arm64: fix the timer"),
+        ("Re: [PATCHv2-next 0/3] Odroid c2 regulators", "[PATCHv2-next 0/3] Odroid c2 regulators"),
     ],
 )
 def test_reply_and_forward_prefixes_and_list_tags_are_removed_from_the_base_subject(subject: str, base: str) -> None:
