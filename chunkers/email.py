@@ -17,7 +17,9 @@ from chunkers.packing import LINE, PARAGRAPH, SENTENCE, WORDS, OpenChunk, build_
 from chunkers.similarity import topic_shift
 from chunkers.slack import find_tickets, line_time
 
-_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw|wg)\s*:\s*)+", re.IGNORECASE)
+_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|fw|aw|sv|vs|antw|wg|tr|rif|odp|enc|res)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*)+", re.IGNORECASE
+)
 # A message too long for a chunk is cut at paragraphs, then lines, sentences and words, each joined back as it was.
 LEVELS = ((PARAGRAPH, "\n\n"), (LINE, "\n"), (SENTENCE, " "), (WORDS, " "))
 

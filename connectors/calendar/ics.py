@@ -21,7 +21,7 @@ from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normali
 from briefing.registry import SourceContext
 from briefing.textrules import PROJECT_KEY
 from connectors.calendar import IcsSource
-from connectors.calendar.ics_text import split_events, wrap_events
+from connectors.calendar.ics_text import split_events
 
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
 _NATIVE_REF = re.compile(
@@ -98,15 +98,15 @@ class IcsConnector:
             if "BEGIN:VCALENDAR" not in text:
                 batch.failures.append(Failure(rel, "not an iCalendar file (no BEGIN:VCALENDAR)"))
                 continue
-            by_uid, zones, props, orphans = split_events(text)
-            for n, _ in enumerate(orphans):
-                batch.failures.append(Failure(f"{rel}#event-{n + 1}", "an event without a UID was skipped"))
-            for uid, blocks in by_uid.items():
-                batch.records.append(
-                    RawRecord(
-                        key=uid, kind="event", data={"path": rel, "uid": uid, "ics": wrap_events(blocks, zones, props)}
-                    )
-                )
+            try:
+                by_uid = split_events(text)
+            except ValueError as exc:
+                batch.failures.append(Failure(rel, f"not a readable iCalendar file: {exc}"))
+                if rel in previous:
+                    state[rel] = previous[rel]  # unreadable this time is not deleted
+                continue
+            for uid, ics in by_uid.items():
+                batch.records.append(RawRecord(key=uid, kind="event", data={"path": rel, "uid": uid, "ics": ics}))
             state[rel] = (stat.st_mtime, stat.st_size, sorted(by_uid))
         if previous:
             present = {u for v in state.values() for u in v[2]}
@@ -177,6 +177,8 @@ class IcsConnector:
             end = start + event.get("DURATION").dt
         else:
             end = start + (timedelta(days=1) if all_day else timedelta(0))
+        if end < start:  # DTSTART and DTEND swapped by the writer: read as the span they bound
+            start, end = end, start
         ref = f"calendar:{uid}"
         if recurring:
             rid_prop = event.get("RECURRENCE-ID")

@@ -1,38 +1,47 @@
-"""iCalendar text cut by event: each UID's VEVENT blocks, the time zones and properties, and a calendar of a few."""
+"""An iCalendar file cut by event with icalendar: each UID's events with the file's own time zones and properties.
+
+The file is parsed once as it is; each group is serialised by icalendar with every VTIMEZONE of its calendar
+(a zone the file defines, such as `(UTC-03:00) Brasília`, is honoured when the group is read back). An event
+without a UID gets a stable id derived from its content, so it is kept and stays the same document next time.
+"""
 
 from __future__ import annotations
 
-import re
+import hashlib
 from collections import defaultdict
-from collections.abc import Sequence
+from typing import Any
 
-_EVENT_BLOCK = re.compile(r"^BEGIN:VEVENT\r?\n.*?^END:VEVENT\r?$", re.MULTILINE | re.DOTALL)
-_TZ_BLOCK = re.compile(r"^BEGIN:VTIMEZONE\r?\n.*?^END:VTIMEZONE\r?$", re.MULTILINE | re.DOTALL)
-_UID = re.compile(r"^UID:(.+?)\r?$", re.MULTILINE)
+DERIVED_PREFIX = "derived-"
 
 
-def wrap_events(events: Sequence[str], zones: Sequence[str], props: Sequence[str]) -> str:
-    """A calendar holding just these events, with the time zones and calendar properties they need."""
-    return "\r\n".join(["BEGIN:VCALENDAR", "VERSION:2.0", *props, *zones, *events, "END:VCALENDAR"]) + "\r\n"
+def derived_uid(event: Any) -> str:
+    """A stable id for an event without a UID: a hash of the event as the file writes it."""
+    return DERIVED_PREFIX + hashlib.sha256(event.to_ical()).hexdigest()[:24]
 
 
-def split_events(text: str) -> tuple[dict[str, list[str]], list[str], list[str], list[str]]:
-    """UID -> its VEVENT blocks, the VTIMEZONE blocks, calendar-level properties, and blocks without a UID."""
-    text = text.replace("\r\n", "\n").replace("\n ", "").replace("\n\t", "").replace("\n", "\r\n")
-    zones = [m.group(0) for m in _TZ_BLOCK.finditer(text)]
-    head = text.split("BEGIN:VEVENT", 1)[0]
-    head = _TZ_BLOCK.sub("", head)
-    props = [
-        line
-        for line in head.splitlines()
-        if line.startswith(("X-WR-CALNAME", "X-WR-TIMEZONE", "PRODID", "CALSCALE", "METHOD"))
-    ]
-    by_uid: dict[str, list[str]] = defaultdict(list)
-    orphans: list[str] = []
-    for block in _EVENT_BLOCK.finditer(text):
-        uid = _UID.search(block.group(0))
-        if uid:
-            by_uid[uid.group(1).strip()].append(block.group(0))
-        else:
-            orphans.append(block.group(0))
-    return by_uid, zones, props, orphans
+def split_events(text: str) -> dict[str, str]:
+    """UID -> an iCalendar text holding that UID's events (series and overrides) and the zones they may need.
+
+    Raises ValueError when icalendar cannot read the file at all.
+    """
+    import icalendar
+
+    calendars = icalendar.Calendar.from_ical(text, multiple=True)
+    out: dict[str, str] = {}
+    for calendar in calendars:
+        zones = [c for c in calendar.subcomponents if c.name == "VTIMEZONE"]
+        groups: dict[str, list[Any]] = defaultdict(list)
+        for event in calendar.walk("VEVENT"):
+            uid = " ".join(str(event.get("UID", "") or "").split())
+            if not uid:
+                uid = derived_uid(event)
+                event.add("UID", uid)
+            groups[uid].append(event)
+        for uid, events in groups.items():
+            part = icalendar.Calendar()
+            for name, value in calendar.items():
+                part[name] = value
+            part.subcomponents.extend(zones)
+            part.subcomponents.extend(events)
+            out[uid] = part.to_ical().decode("utf-8")
+    return out

@@ -213,6 +213,7 @@ class GmailConnector:
             "folder": self._folder(label_ids),
             "thread_id": str(message.get("threadId", "")),
             "gmail_id": gid,
+            "internal_date": str(message.get("internalDate", "") or ""),
             "labels": [self._label_names.get(x, x) for x in label_ids],
         }
         return RawRecord(key=_key_of(raw), kind="message", data=data)

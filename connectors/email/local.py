@@ -13,6 +13,7 @@ import mailbox
 import os
 import re
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from briefing.errors import SourceError
@@ -113,11 +114,13 @@ class LocalMailConnector:
                 kept.update(old[2])
                 continue
             keys: list[str] = []
-            for key, raw in self._messages(rel, path, fmt, batch):
+            file_time = datetime.fromtimestamp(stat.st_mtime, UTC).isoformat()
+            for key, raw, from_line in self._messages(rel, path, fmt, batch):
                 keys.append(key)
-                batch.records.append(
-                    RawRecord(key=key, kind="message", data={**raw_to_data(raw), "folder": self._folder(rel)})
-                )
+                data: JSON = {**raw_to_data(raw), "folder": self._folder(rel), "file_time": file_time}
+                if from_line:
+                    data["mbox_from"] = from_line
+                batch.records.append(RawRecord(key=key, kind="message", data=data))
             state[rel] = (stat.st_mtime, stat.st_size, keys)
             if not batch.complete and len(batch.records) >= _BATCH:
                 yield batch
@@ -129,7 +132,8 @@ class LocalMailConnector:
         batch.cursor = MailboxCursor(files=state)
         yield batch
 
-    def _messages(self, rel: str, path: Path, fmt: str, batch: Batch) -> Iterator[tuple[str, bytes]]:
+    def _messages(self, rel: str, path: Path, fmt: str, batch: Batch) -> Iterator[tuple[str, bytes, str]]:
+        """(Message-ID, bytes, the mbox `From ` line or "") of each message in one mailbox file."""
         if fmt == "message":
             try:
                 raw = path.read_bytes()
@@ -139,7 +143,7 @@ class LocalMailConnector:
             if not raw.strip():
                 batch.failures.append(Failure(rel, "empty file, not a message"))
                 return
-            yield _message_id(raw), raw
+            yield _message_id(raw), raw, ""
             return
         try:
             box = mailbox.mbox(path, create=False)
@@ -152,14 +156,16 @@ class LocalMailConnector:
         try:
             for n, key in enumerate(keys):
                 try:
-                    raw = unescape_mboxrd(box.get_bytes(key))
+                    whole = box.get_bytes(key, from_=True)
+                    from_line, _, rest = whole.partition(b"\n")
+                    raw = unescape_mboxrd(rest)
                 except (OSError, mailbox.Error, KeyError) as exc:
                     batch.failures.append(Failure(f"{rel}#{n + 1}", f"message {n + 1} cannot be read: {exc}"))
                     continue
                 if not raw.strip():
                     batch.failures.append(Failure(f"{rel}#{n + 1}", f"message {n + 1} is empty (truncated mbox?)"))
                     continue
-                yield _message_id(raw), raw
+                yield _message_id(raw), raw, from_line.decode("ascii", "replace").strip()
         finally:
             box.close()
 

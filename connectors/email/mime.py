@@ -16,13 +16,14 @@ import email.policy
 import hashlib
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.header import decode_header, make_header
+from datetime import datetime
 from email.message import Message
-from email.utils import getaddresses, parseaddr, parsedate_to_datetime
-from typing import Any
+from email.utils import parseaddr
 
 from briefing.model import JSON
+from connectors.email.headers import addresses, decode_text, header_date, header_text, received_date
+from connectors.email.html_quotes import quote_html
+from connectors.email.quotes import cut_history, drop_mobile_signature, is_signature_line, split_forward
 
 TEXT_ATTACHMENT = re.compile(r"\.(patch|diff|txt|md|markdown|rst|log|csv)$", re.IGNORECASE)
 _MAX_ATTACHMENT_CHARS = 20_000
@@ -48,18 +49,6 @@ def data_to_raw(data: JSON) -> bytes:
     return str(data.get("raw", "")).encode("ascii", "surrogateescape")
 
 
-def header_text(value: Any) -> str:
-    """An RFC 2047 header as Unicode, whitespace from folding collapsed; undecodable words kept as they are."""
-    if value is None:
-        return ""
-    text = str(value)
-    try:
-        text = str(make_header(decode_header(text)))
-    except (LookupError, UnicodeDecodeError, ValueError, email.errors.HeaderParseError):
-        pass
-    return " ".join(text.split())
-
-
 def message_id_of(value: str | None) -> str | None:
     if not value:
         return None
@@ -77,40 +66,6 @@ def id_list(value: str | None) -> list[str]:
 def fallback_id(raw: bytes) -> str:
     """A stable id for a message without a Message-ID header."""
     return f"{hashlib.sha256(raw).hexdigest()[:24]}@brief.invalid"
-
-
-def _addresses(message: Message, name: str) -> list[list[str]]:
-    values = [header_text(v) for v in message.get_all(name, [])]
-    out: list[list[str]] = []
-    for display, addr in getaddresses(values):
-        if addr or display:
-            out.append([display.strip().strip('"'), addr.strip().lower()])
-    return out
-
-
-def _date(message: Message) -> datetime | None:
-    value = message.get("Date")
-    if not value:
-        return None
-    try:
-        when = parsedate_to_datetime(str(value))
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-
-
-def _received_date(message: Message) -> datetime | None:
-    for value in message.get_all("Received", []):
-        _, _, stamp = str(value).rpartition(";")
-        try:
-            when = parsedate_to_datetime(stamp.strip())
-        except (TypeError, ValueError, IndexError):
-            continue
-        if when is not None:
-            return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-    return None
 
 
 def decode_part(part: Message) -> tuple[str, str | None]:
@@ -141,7 +96,7 @@ def decode_part(part: Message) -> tuple[str, str | None]:
 def html_to_text(html: str) -> str:
     from inscriptis import get_text
 
-    return str(get_text(html))
+    return str(get_text(quote_html(html, lambda part: str(get_text(part)))))
 
 
 @dataclass
@@ -165,8 +120,12 @@ class Parsed:
     gmail_thread: str | None = None
 
 
-def parse(raw: bytes) -> Parsed:
-    """Parse one message; raises MimeError when there is nothing that looks like a message."""
+def parse(raw: bytes, *, known_date: datetime | None = None) -> Parsed:
+    """Parse one message; raises MimeError when there is nothing that looks like a message.
+
+    The date is the Date header's, else the newest Received stamp's, else `known_date` (what the mailbox or the
+    server says: the mbox `From ` line, the internal date, the file's time).
+    """
     if not raw.strip():
         raise MimeError("empty message")
     message = email.message_from_bytes(raw, policy=email.policy.compat32)
@@ -180,7 +139,7 @@ def parse(raw: bytes) -> Parsed:
         if part.is_multipart():
             continue
         ctype = part.get_content_type()
-        filename = header_text(part.get_filename()) if part.get_filename() else ""
+        filename = decode_text(part.get_filename(), "subject") if part.get_filename() else ""
         disposition = (part.get("Content-Disposition") or "").split(";")[0].strip().lower()
         if filename or disposition == "attachment":
             entry: JSON = {"name": filename or "(unnamed)", "type": ctype}
@@ -203,7 +162,11 @@ def parse(raw: bytes) -> Parsed:
             html.append(content)
     parts = plain or [html_to_text(h) for h in html]
     text = "\n\n".join(p.replace("\r\n", "\n").strip("\n") for p in parts)
-    sender_list = _addresses(message, "From")
+    sender_list = addresses(message, "From")
+    date = header_date(message) or received_date(message)
+    if date is None and known_date is not None:
+        date = known_date
+        notes.append("no readable Date or Received header: dated by the mailbox")
     sender = sender_list[0] if sender_list else ["", ""]
     if not sender[0] and sender[1]:
         sender = [sender[1].split("@")[0], sender[1]]
@@ -212,11 +175,11 @@ def parse(raw: bytes) -> Parsed:
     archived = str(message.get("Archived-At", "")).strip().strip("<>")
     return Parsed(
         message_id=msgid,
-        subject=header_text(message.get("Subject")) or "(no subject)",
+        subject=header_text(message, "Subject") or "(no subject)",
         sender=sender,
-        to=_addresses(message, "To"),
-        cc=_addresses(message, "Cc"),
-        date=_date(message) or _received_date(message),
+        to=addresses(message, "To"),
+        cc=addresses(message, "Cc"),
+        date=date,
         in_reply_to=id_list(message.get("In-Reply-To")),
         references=id_list(message.get("References")),
         list_id=list_id.group(1) if list_id else "",
@@ -231,12 +194,6 @@ def parse(raw: bytes) -> Parsed:
 # -- what is indexed ------------------------------------------------------------------------------------------
 
 _FOOTER = re.compile(r"^_{20,}\s*\n(?:.*\n){0,1}.*mailing list.*$", re.MULTILINE | re.IGNORECASE)
-_ORIGINAL = re.compile(
-    r"^(?:-{2,}\s*Original Message\s*-{2,}|_{10,}\s*$|From: .+\n(?:.*\n){0,3}?(?:Sent|Date): )",
-    re.MULTILINE | re.IGNORECASE,
-)
-_WROTE = re.compile(r"^(?:On .{0,200}|.{0,120}\b(?:wrote|writes|a écrit|schrieb|escribió|ha scritto)):?\s*$")
-_SIGNATURE = re.compile(r"^-- ?$")
 _CLOSING = re.compile(
     r"^(?:thanks|thank you|many thanks|cheers|regards|best|br|kind regards|best regards|thx|ta)\b[\s,.!]*\w*[,.!]?$",
     re.IGNORECASE,
@@ -245,47 +202,27 @@ _DIFF_START = re.compile(r"^diff --git |^Index: |^--- a/", re.MULTILINE)
 _MAX_DIFF_CHARS = 600
 
 
-def _reply_parser_headers(text: str) -> set[str]:
-    """Attribution lines ("On Tue, Will Deacon wrote:") in many languages, found by mail-parser-reply."""
-    try:
-        from mailparser_reply import EmailReplyParser
-
-        replies = EmailReplyParser(languages=["en", "de", "fr", "es", "it", "nl", "pl", "sv"]).read(text).replies
-    except Exception:  # noqa: BLE001 - a parser bug must not lose the message; the regexes still apply
-        return set()
-    found: set[str] = set()
-    for reply in replies:
-        for line in (reply.headers or "").splitlines():
-            if line.strip():
-                found.add(" ".join(line.split()))
-    return found
-
-
 def clean_body(text: str) -> str:
     """The message's own words: no list footer, no signature, no top-posted history, no quoted blocks.
 
     Inline replies keep the last quoted line before each answer ("> +	if (foo)" then "Why is this needed?"), so
-    a reviewer's remark still says what it is about; quoted text nobody answers is dropped.
+    a reviewer's remark still says what it is about; quoted text nobody answers is dropped. A forwarded
+    message is kept whole (connectors.email.quotes).
     """
     footer = _FOOTER.search(text)
     if footer:
         text = text[: footer.start()]
-    headers = _reply_parser_headers(text)
+    text, forwarded = split_forward(cut_history(text))
     lines = text.split("\n")
     out: list[str] = []
     quoted: list[str] = []
     for index, line in enumerate(lines):
         stripped = line.strip()
-        if _SIGNATURE.match(line) and index > 0:
+        if is_signature_line(line) and index > 0:
             break
         if stripped.startswith(">"):
             quoted.append(stripped)
             continue
-        joined = " ".join(stripped.split())
-        if joined and (joined in headers or _WROTE.match(joined)) and _next_is_quote(lines, index):
-            continue
-        if _ORIGINAL.match("\n".join(lines[index : index + 5])) and out:
-            break  # top-posting: everything below is the quoted history
         if stripped and quoted and not _CLOSING.match(stripped):
             context = next((q for q in reversed(quoted) if q.lstrip("> ").strip()), "")
             if context:
@@ -293,16 +230,11 @@ def clean_body(text: str) -> str:
         if stripped or quoted == []:
             quoted = []
         out.append(line.rstrip())
-    body = "\n".join(out)
+    body = "\n".join(drop_mobile_signature(out))
+    if forwarded:
+        body = f"{body}\n\n{forwarded}" if body.strip() else forwarded
     body = _trim_diff(body)
     return re.sub(r"\n{3,}", "\n\n", body).strip()
-
-
-def _next_is_quote(lines: list[str], index: int) -> bool:
-    for line in lines[index + 1 : index + 4]:
-        if line.strip():
-            return line.lstrip().startswith(">")
-    return True
 
 
 def _trim_diff(body: str) -> str:

@@ -1,9 +1,12 @@
 """Cached messages -> one `Document` per thread, for every mail source (local files, IMAP, Gmail).
 
-Threads join messages through Message-ID / In-Reply-To / References, including ids of messages that are not in
-the mailbox (two replies to an older, absent parent are one thread), and Gmail thread ids. A patch series sent
-without threading headers joins its cover letter (`[PATCH v2 0/7]`) by sender, version and length. Items are
-ordered depth-first along the reply tree, so each patch is followed by its review.
+Threads follow the jwz algorithm: References (each id the parent of the next, the last the message's parent),
+else In-Reply-To, including ids of messages that are not in the mailbox (two replies to an older, absent parent
+are one thread), and Gmail thread ids; then the base subject ("Re[4]:", "AW:", "SV:", "Fwd:" and list tags
+such as "[linux-arm]" removed) within a time window. A reference link between two messages whose base subjects
+and dates both disagree (other subjects, more than `LINK_WINDOW` apart) is taken as false and not followed. A
+patch series sent without threading headers joins its cover letter (`[PATCH v2 0/7]`) by sender, version and
+length. Items are ordered depth-first along the reply tree, so each patch is followed by its review.
 """
 
 from __future__ import annotations
@@ -15,9 +18,17 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
 from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord, reader_email
+from connectors.email.headers import mbox_from_date
 from connectors.email.mime import MimeError, Parsed, data_to_raw, parse, sender_label
 
-_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|antw|wg)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|fw|aw|sv|vs|antw|wg|tr|rif|odp|enc|res)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*)+", re.IGNORECASE
+)
+# A leading list tag ("[linux-arm]", "[List]"), not a patch tag ("[PATCH v2 3/7]", "[RFC]").
+_LIST_TAG = re.compile(r"^\s*\[(?![^\]]*\b(?:PATCH|RFC|GIT PULL|PULL))[^\]]{1,60}\]\s*", re.IGNORECASE)
+LINK_WINDOW = timedelta(days=60)
+SUBJECT_WINDOW = timedelta(days=30)
+SAME_SUBJECT_WINDOW = timedelta(days=3)
 _SERIES = re.compile(r"\[(?:[^\]]*?\b)?PATCH\b(?P<tags>[^\]]*)\]", re.IGNORECASE)
 _SERIES_NUM = re.compile(r"\b(\d+)/(\d+)\b")
 _VERSION = re.compile(r"\bv(\d+)\b", re.IGNORECASE)
@@ -25,10 +36,14 @@ _KIND = "email_thread"
 
 
 def base_subject(subject: str) -> str:
-    """The subject without reply/forward prefixes and list tags, for grouping and titles."""
-    text = _PREFIX.sub("", subject)
-    text = re.sub(r"^\s*\[[^\]]*mailing list[^\]]*\]\s*", "", text, flags=re.IGNORECASE)
-    return _PREFIX.sub("", text).strip() or subject.strip()
+    """The subject without reply/forward prefixes ("Re[4]:", "AW:", "SV:", "Fwd:") and list tags, for grouping."""
+    text = subject
+    while True:
+        stripped = _LIST_TAG.sub("", _PREFIX.sub("", text))
+        if stripped == text:
+            break
+        text = stripped
+    return " ".join(text.split()) or subject.strip()
 
 
 def series_info(subject: str) -> JSON | None:
@@ -88,7 +103,7 @@ def normalise(records: Sequence[RawRecord], *, source_type: str = "email") -> No
     parsed: dict[str, tuple[Parsed, JSON]] = {}
     for record in records:
         try:
-            message = parse(data_to_raw(record.data))
+            message = parse(data_to_raw(record.data), known_date=known_date(record.data))
         except MimeError as exc:
             out.failures.append(Failure(record.key, f"not a readable message: {exc}"))
             continue
@@ -107,14 +122,31 @@ def normalise(records: Sequence[RawRecord], *, source_type: str = "email") -> No
     return out
 
 
+def known_date(data: JSON) -> datetime | None:
+    """When the mailbox says a message arrived: the mbox `From ` line, the server's internal date, the file's time."""
+    found = mbox_from_date(str(data.get("mbox_from") or ""))
+    if found is None and data.get("internal_date"):
+        try:
+            found = datetime.fromtimestamp(int(str(data["internal_date"])) / 1000, UTC)
+        except (TypeError, ValueError, OverflowError):
+            found = None
+    if found is None and data.get("file_time"):
+        try:
+            found = datetime.fromisoformat(str(data["file_time"]))
+        except ValueError:
+            found = None
+    return found
+
+
 def threads(messages: Sequence[Parsed]) -> list[list[Parsed]]:
     """Messages grouped into threads, each ordered depth-first along its reply tree."""
     by_id = {m.message_id: m for m in messages}
     union = _Union()
     for m in messages:
         union.find(m.message_id)
-        for ref in [*m.references, *m.in_reply_to]:
-            union.union(m.message_id, ref)
+        for parent, child in reference_links(m):
+            if plausible_link(by_id.get(parent), by_id.get(child)):
+                union.union(parent, child)
         if m.gmail_thread:
             union.union(m.message_id, f"gmail-thread:{m.gmail_thread}")
     _join_series(messages, union)
@@ -125,6 +157,36 @@ def threads(messages: Sequence[Parsed]) -> list[list[Parsed]]:
     ordered = [_tree_order(group, by_id) for group in groups.values()]
     ordered.sort(key=lambda t: (_when(t[0]), t[0].message_id))
     return ordered
+
+
+def reference_links(m: Parsed) -> list[tuple[str, str]]:
+    """(parent, child) pairs the message states (jwz): its References chain, then itself under the last id."""
+    chain = list(dict.fromkeys(m.references))
+    if m.in_reply_to and m.in_reply_to[0] not in chain:
+        chain.append(m.in_reply_to[0])
+    chain = [ref for ref in chain if ref != m.message_id]
+    links = list(zip(chain, chain[1:], strict=False))
+    if chain:
+        links.append((chain[-1], m.message_id))
+    return links
+
+
+def _subjects_agree(a: Parsed, b: Parsed) -> bool:
+    sa, sb = base_subject(a.subject).lower(), base_subject(b.subject).lower()
+    if sa == sb or (min(len(sa), len(sb)) >= 8 and (sa in sb or sb in sa)):
+        return True
+    return sa == "(no subject)" or sb == "(no subject)"
+
+
+def plausible_link(parent: Parsed | None, child: Parsed | None) -> bool:
+    """A reference is followed unless both ends are here and disagree on subject and on time (over LINK_WINDOW).
+
+    A reply may change the subject, or come months later under the same subject; a message that does both while
+    naming the other in References is taken as a client's stale or copied header.
+    """
+    if parent is None or child is None or parent.date is None or child.date is None:
+        return True
+    return _subjects_agree(parent, child) or abs(child.date - parent.date) <= LINK_WINDOW
 
 
 def _join_series(messages: Sequence[Parsed], union: _Union) -> None:
@@ -146,18 +208,27 @@ def _join_series(messages: Sequence[Parsed], union: _Union) -> None:
 
 
 def _join_by_subject(messages: Sequence[Parsed], union: _Union) -> None:
-    """A reply without threading headers ("Re: X", as some clients send) joins the thread of X within 30 days."""
-    starts: dict[str, list[Parsed]] = defaultdict(list)
+    """Messages without threading headers join by base subject (jwz): a reply ("Re: X") the latest message about X
+    within SUBJECT_WINDOW before it, a plain repeat of the subject the latest one within SAME_SUBJECT_WINDOW.
+
+    A patch of a series is left to the series rule; "(no subject)" never groups.
+    """
+    by_subject: dict[str, list[Parsed]] = defaultdict(list)
     for m in messages:
-        if not _PREFIX.match(m.subject):
-            starts[base_subject(m.subject).lower()].append(m)
+        key = base_subject(m.subject).lower()
+        if key and key != "(no subject)":
+            by_subject[key].append(m)
     for m in messages:
-        if m.references or m.in_reply_to or not _PREFIX.match(m.subject):
+        if m.references or m.in_reply_to or series_info(m.subject):
             continue
+        reply = bool(_PREFIX.match(_LIST_TAG.sub("", m.subject)))
+        window = SUBJECT_WINDOW if reply else SAME_SUBJECT_WINDOW
         candidates = [
             s
-            for s in starts.get(base_subject(m.subject).lower(), [])
-            if timedelta(0) <= _when(m) - _when(s) <= timedelta(days=30)
+            for s in by_subject.get(base_subject(m.subject).lower(), [])
+            if s is not m
+            and timedelta(0) <= _when(m) - _when(s) <= window
+            and (_when(s), s.message_id) < (_when(m), m.message_id)
         ]
         if candidates:
             union.union(max(candidates, key=_when).message_id, m.message_id)

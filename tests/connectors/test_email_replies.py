@@ -1,0 +1,128 @@
+"""What of a mail is the sender's own, on the test mail of talon and mail-parser-reply and on forwards."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from connectors.email.mime import clean_body, html_to_text
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "email_replies"
+TALON = json.loads((FIXTURES / "talon_plain_cases.json").read_text(encoding="utf-8"))
+# Where `brief` differs from talon on purpose, or on talon's own link-tracking heuristics.
+DEVIATIONS = {
+    "test_reply_after_quotations": "an answer below a quote keeps the quoted line it answers (inline review)",
+    "test_link_closed_with_quotation_marker_on_new_line": "talon's heuristic for tracking links broken by '>'",
+    "test_link_breaks_quotation_markers_sequence": "talon's heuristic for tracking links broken by '>'",
+}
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("case", TALON, ids=[f"{c['test']}-{n}" for n, c in enumerate(TALON)])
+def test_talon_plain_text_cases(case: dict[str, str]) -> None:
+    if case["test"] in DEVIATIONS:
+        pytest.xfail(DEVIATIONS[case["test"]])
+    assert _flat(clean_body(case["text"])) == _flat(case["expected"])
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (FIXTURES / "html").glob("*.html")))
+def test_html_replies_of_nine_clients_keep_only_the_reply(name: str) -> None:
+    html = (FIXTURES / "html" / f"{name}.html").read_text(encoding="utf-8")
+    assert re.sub(r"\s", "", clean_body(html_to_text(html))) == "Hi.Iamfine.Thanks,Alex"
+
+
+MAIL_PARSER_REPLY = {
+    "email_headers_no_delimiter": "And another reply!",
+    "email_sent_from_iPhone": "Here is another email",
+    "email_sent_from_multi_word_mobile_device": "Here is another email",
+    "email_sent_from_BlackBerry": "Here is another email",
+    "email_sent_from_not_signature": "Here is another email\n\nSent from my desk, is much easier than my mobile phone.",
+    "email_2_3": "Outlook with a reply above headers using unusual format",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MAIL_PARSER_REPLY))
+def test_mail_parser_reply_first_replies(name: str) -> None:
+    text = (FIXTURES / "mail_parser_reply" / f"{name}.txt").read_text(encoding="utf-8")
+    assert _flat(clean_body(text)) == _flat(MAIL_PARSER_REPLY[name])
+
+
+@pytest.mark.parametrize(
+    ("name", "kept", "gone"),
+    [
+        ("email_pl_1_2", "Czesc Anno", "Wszystko w porządku"),
+        ("email_swedish_1", "Ursäkta mitt sena svar!", "Hej Person B,"),
+        ("email_danish_1", "Tak for din mail", "Hvordan går det"),
+        ("multiline_on_de", "Am heutigen Tage", "schrieb John Doe"),
+        ("email_nl_1_2", "Outlook met een antwoord", "Google Apps Sync Team"),
+    ],
+)
+def test_localised_attributions_and_header_blocks_end_the_reply(name: str, kept: str, gone: str) -> None:
+    body = clean_body((FIXTURES / "mail_parser_reply" / f"{name}.txt").read_text(encoding="utf-8"))
+    assert kept in body and gone not in body
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        "El 13/12/2017 a las 21:11, Ana López <ana@example.com> escribió:",
+        "Il giorno 13 dic 2017, alle ore 21:11, Luca Rossi <luca@example.com> ha scritto:",
+        "Em 13 de dez. de 2017, às 21:11, João Silva <joao@example.com> escreveu:",
+        "Am 13.12.2017 21:11 schrieb Max Muster <max@example.com>:",
+        "Le 13 déc. 2017 à 21:11, Jean Dupont <jean@example.com> a écrit :",
+        "On Wed, Dec 13, 2017 at 9:11 PM, Bob Smith <\nbob@example.com> wrote:",
+    ],
+)
+def test_attributions_in_other_languages_and_over_two_lines_end_the_reply(attribution: str) -> None:
+    body = clean_body(f"Sounds good, ship it.\n\n{attribution}\n\n> Can we ship on Friday?\n> Thanks")
+    assert body == "Sounds good, ship it."
+
+
+def test_a_last_line_starting_with_on_is_text_not_an_attribution() -> None:
+    assert clean_body("The deploy is done.\nOn Friday we look at the graphs.") == (
+        "The deploy is done.\nOn Friday we look at the graphs."
+    )
+
+
+def test_a_forward_is_kept_with_its_original_sender_date_and_text() -> None:
+    text = (
+        "FYI, see below.\n\n---------- Forwarded message ----------\nFrom: Bob Smith <bob@example.com>\n"
+        "Date: Tue, Sep 4, 2012 at 1:35 PM\nSubject: Outage\nTo: ops@example.com\n\nThe EU cluster is down until 3pm."
+    )
+    body = clean_body(text)
+    assert body.startswith("FYI, see below.")
+    assert "Bob Smith <bob@example.com>" in body and "Tue, Sep 4, 2012 at 1:35 PM" in body
+    assert "The EU cluster is down until 3pm." in body
+
+
+def test_an_html_reply_above_a_gmail_quote_drops_the_quote_but_a_gmail_forward_is_kept() -> None:
+    reply = (
+        '<div dir="ltr">Yes, Thursday works.</div><br><div class="gmail_quote"><div class="gmail_attr">'
+        "On Mon, May 4, 2026 at 9:00 AM Bob &lt;bob@example.com&gt; wrote:<br></div>"
+        '<blockquote class="gmail_quote">Can we meet Thursday to plan the cut-over?</blockquote></div>'
+    )
+    assert clean_body(html_to_text(reply)) == "Yes, Thursday works."
+    forward = (
+        '<div dir="ltr">FYI</div><div class="gmail_quote"><div class="gmail_attr">---------- Forwarded message '
+        "---------<br>From: Bob &lt;bob@example.com&gt;<br>Date: Mon, May 4, 2026 at 9:00 AM<br></div>"
+        "<div>The cut-over moves to Thursday.</div></div>"
+    )
+    body = clean_body(html_to_text(forward))
+    assert "The cut-over moves to Thursday." in body and "bob@example.com" in body
+
+
+def test_an_inline_html_answer_keeps_the_quoted_line_it_answers() -> None:
+    html = (
+        '<div>On Mon, May 4, 2026 at 9:00 AM Bob wrote:</div><blockquote type="cite">We retry three times.</blockquote>'
+        '<div>Make the retry count configurable.</div><blockquote type="cite">The rest is unchanged.</blockquote>'
+    )
+    lines = [line.strip() for line in clean_body(html_to_text(html)).split("\n") if line.strip()]
+    body = "\n".join(lines)
+    assert "> We retry three times.\nMake the retry count configurable." in body
+    assert "The rest is unchanged" not in body
