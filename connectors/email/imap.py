@@ -12,6 +12,7 @@ import email.parser
 import email.policy
 import ssl
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,7 @@ class ImapConnector:
             batch = Batch()
             if page:
                 try:
-                    fetched = client.fetch(page, ["BODY.PEEK[]"])
+                    fetched = client.fetch(page, ["BODY.PEEK[]", "INTERNALDATE"])
                 except IMAPClientError as exc:
                     batch.failures.append(Failure(f"folder:{folder}", f"messages {page[0]}..{page[-1]}: {exc}"))
                     fetched = {}
@@ -114,9 +115,12 @@ class ImapConnector:
                         continue
                     key = _message_id(raw)
                     known[uid] = key
-                    batch.records.append(
-                        RawRecord(key=key, kind="message", data={**raw_to_data(raw), "folder": folder})
-                    )
+                    data: JSON = {**raw_to_data(raw), "folder": folder}
+                    arrived = _internal_ms((fetched.get(uid) or {}).get(b"INTERNALDATE"))
+                    if arrived:
+                        # The server's arrival time dates a message whose Date header is unusable.
+                        data["internal_date"] = arrived
+                    batch.records.append(RawRecord(key=key, kind="message", data=data))
             state[folder] = FolderState(uidvalidity=validity, uids=dict(known))
             if first:
                 batch.deleted = self._unshared(gone, state)
@@ -126,6 +130,14 @@ class ImapConnector:
 
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
         return normalise(records, source_type="email")
+
+
+def _internal_ms(value: object) -> str:
+    """IMAP INTERNALDATE (imapclient gives a datetime, naive in local time) as epoch milliseconds, or ""."""
+    if not isinstance(value, datetime):
+        return ""
+    aware = value if value.tzinfo else value.astimezone()
+    return str(int(aware.timestamp() * 1000))
 
 
 def build(ctx: SourceContext) -> ImapConnector:

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,20 @@ def test_wrong_password_names_the_variables_never_the_value(
     with pytest.raises(AuthError) as info:
         list(bad.fetch(bad.initial_cursor()))
     assert "IMAP_PASSWORD" in str(info.value) and "wrong-secret-value" not in str(info.value)
+
+
+def test_a_message_without_a_usable_date_is_dated_by_the_servers_arrival_time(
+    server: Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    admin = server.admin()
+    admin.create_folder("Undated")
+    arrived = datetime(2026, 5, 6, 14, 30, tzinfo=UTC)
+    body = b"From: Dana Levi <dana@example.com>\r\nSubject: No date\r\nMessage-ID: <nodate@x>\r\n\r\nStill here.\r\n"
+    admin.append("Undated", body, msg_time=arrived)
+    admin.append("Undated", body.replace(b"nodate@x", b"baddate@x").replace(b"Subject", b"Date: someday\r\nSubject"),
+                 msg_time=arrived)  # fmt: skip
+    runner = SourceRunner(connector(server, monkeypatch, ["Undated"], tmp_path))
+    runner.collect()
+    dated = {i.ref: i.occurred_at for d in runner.normalise().documents for i in d.items}
+    assert dated == {"email:nodate@x": arrived, "email:baddate@x": arrived}  # not 1970, not the ingest's clock
+    admin.logout()
