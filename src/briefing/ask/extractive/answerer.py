@@ -130,15 +130,18 @@ class ExtractiveAnswerer:
             spread = self.question_spread(question, reads)
         words = word_weights(question, context)
         vectors = score_sentences(question, evidence, context, words, self.embedder, pool=self.pool, window=window)
+        probabilities: list[float] = []
         if self.model is None:
             rerank(question, evidence)
         else:
             # The learned ranker reads every general feature; only what the question itself names (a place, a
             # person) still moves its evidence first.
-            learned.rank(self.model, question, evidence, window)
+            probabilities = learned.rank(self.model, question, evidence, window)
             places_first(evidence, question.scope)
             people_first(evidence, question.people)
         features = question_features(question, evidence, context, words, window)
+        if self.model is not None:
+            features.update(learned.best_two(probabilities))
         if reads is not None:
             features.update(workspace_features(question, context, words, vectors, spread, self.embedder, reads))
         return with_off_topic(features)
@@ -160,7 +163,7 @@ class ExtractiveAnswerer:
         features = self.score(question, evidence, context, window=window, spread=spread, view=view) if evidence else {}
         evidence.sort(key=lambda e: (-e.score, e.n))
         best = evidence[0].score if evidence else 0.0
-        conf = self._confidence(features, evidence) if evidence else 0.0
+        conf = self._confidence(features) if evidence else 0.0
         features["confidence"] = conf
         broad = intent in {"what_happened", "summary"}
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
@@ -260,12 +263,12 @@ class ExtractiveAnswerer:
             rescoring=self.rescorer.describe() if self.rescorer is not None else "",
         )
 
-    def _confidence(self, features: dict[str, float], evidence: Sequence[Evidence]) -> float:
+    def _confidence(self, features: dict[str, float]) -> float:
         """P(the context answers): the learned refusal model's, or the fitted logistic confidence of the rules; the
         workspace-vocabulary caps (an off-topic question, an asked thing no source holds) apply to both."""
         if self.model is None or not self.learned_refusal:
             return confidence(features)
-        p = learned.confidence(self.model, features, evidence)
+        p = learned.confidence(self.model, features)
         return min(p, VETO_CAP) if features.get("off_topic") or features.get("head_miss") else p
 
     def _refuse_below(self) -> float:
@@ -296,7 +299,7 @@ class ExtractiveAnswerer:
             features = self.score(scored_as, scored, context, window=window, view=view)
             scored.sort(key=lambda e: (-e.score, e.n))
             name = label(part.text)
-            if not scored or self._confidence(features, scored) < self._refuse_below():
+            if not scored or self._confidence(features) < self._refuse_below():
                 head.append((f"{name}: the sources do not say.", None))
                 continue
             if self._rescore(scored_as, scored):

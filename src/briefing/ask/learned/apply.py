@@ -16,15 +16,24 @@ if TYPE_CHECKING:
 
 def rank(
     model: AnswerModel, question: Question, evidence: Sequence[Evidence], window: tuple[datetime, datetime] | None
-) -> None:
-    """Set each sentence's score to the ranker's probability that it is (part of) the unit that answers."""
-    probabilities = model.ranker.probability(sentence_matrix(question, evidence, window))
+) -> list[float]:
+    """Set each sentence's score to the ranker's probability that it is (part of) the unit that answers, and
+    return those probabilities. (Keeping the hand-set scorer's scale in the learned order instead
+    was measured too, and was no better on the held-out dev sets.)"""
+    probabilities = [float(p) for p in model.ranker.probability(sentence_matrix(question, evidence, window))]
     for ev, p in zip(evidence, probabilities, strict=True):
-        ev.score = float(p)
+        ev.score = p
+    return probabilities
 
 
-def confidence(model: AnswerModel, features: dict[str, float], evidence: Sequence[Evidence]) -> float:
-    """P(the context answers), from the best sentences' probabilities (`rank` first) and the question-level
-    features; the answer is refused below the model's own `threshold`."""
-    x = refusal_vector(features, [e.score for e in evidence])
+def best_two(probabilities: Sequence[float]) -> dict[str, float]:
+    """The two best sentences' probabilities, as question-level features (`confidence` reads them)."""
+    top = sorted(probabilities, reverse=True)[:2]
+    return {"best_p": top[0] if top else 0.0, "second_p": top[1] if len(top) > 1 else 0.0}
+
+
+def confidence(model: AnswerModel, features: dict[str, float]) -> float:
+    """P(the context answers), from the best sentences' probabilities (`best_two`) and the question-level features;
+    the answer is refused below the model's own `threshold`."""
+    x = refusal_vector(features, [features.get("best_p", 0.0), features.get("second_p", 0.0)])
     return float(model.refusal.probability(x[None, :])[0])
