@@ -7,6 +7,8 @@ as at answer time. Features are cached per corpus under `--cache`. A logistic ra
 examples of the training corpora, then a logistic refusal model on the ranker's probabilities and the question-level
 features; both are written as one JSON file with its sha256 beside it (`<out>.sha256`). The held-out corpus gets
 the ranking MRR of the resolving unit and the refusal AUC / balanced accuracy, beside the rules' figures.
+`--cases CONFIG:HOME:CASES[:NAME]` adds a dev set's cases, asked through the production path, as more training
+questions (never the held-out corpus's own).
 
     python scripts/train_answer_model.py --train olk.toml:olk-home --train mls.toml:mls-home \
         --holdout timob.toml:timob-home --seed 7 --out model.json --cache feature-cache
@@ -69,39 +71,89 @@ def featurise(spec: str, *, seed: int, limit: int, cache: Path | None) -> Corpus
     return out
 
 
-def featurise_chunks(
-    chunks: Any, embedder: Any, *, name: str, timezone: str = "UTC", seed: int = 7, limit: int = 1500
-) -> Corpus:
-    """The examples of `chunks` (`briefing.ask.learned.examples`), each sentence scored by the answer stage's own
-    code and featurised as at answer time; the rules' scores and confidence features kept beside."""
+def featurise_cases(spec: str, *, cache: Path | None) -> Corpus:
+    """A dev set `CONFIG:HOME:CASES[:NAME]` asked through the production path: each case's context is what the
+    answer stage was handed; its gold refs label the sentences, its `no_answer` the refusal."""
+    config, home, cases_path, *label = spec.split(":")
+    name = label[0] if label else Path(cases_path).stem
+    cached = cache / f"cases-{name}-v{FORMAT}.pkl" if cache else None
+    if cached is not None and cached.exists():
+        with cached.open("rb") as fh:
+            return pickle.load(fh)  # type: ignore[no-any-return]  # noqa: S301 - our own cache file
+    os.environ["BRIEF_HOME"] = home
+    from briefing.ask.extractive import ExtractiveAnswerer
+    from briefing.evaluation.cases import load_cases
+    from briefing.service import Brief, parse_now
+    from briefing.settings import load_settings
+
+    settings = load_settings(Path(config))
+    seen: list[tuple[Any, Any]] = []
+    original = ExtractiveAnswerer.answer
+
+    def spy(self: Any, question: Any, context: Any, **kw: Any) -> Any:
+        seen.append((question, list(context)))
+        return original(self, question, context, **kw)
+
+    out = Corpus(name)
+    ExtractiveAnswerer.answer = spy  # type: ignore[method-assign]
+    try:
+        with Brief(settings) as brief:
+            embedder = brief.embedder.for_model(settings.answer.sentence_model)
+            for case in load_cases(Path(cases_path)):
+                seen.clear()
+                brief.ask(case.question, now=parse_now(case.now), k=10)
+                if not seen or not seen[0][1]:
+                    continue
+                question, context = seen[0]
+                gold = frozenset(() if case.no_answer else case.gold_refs)
+                _featurise_one(out, question, context, gold, embedder, settings.workspace.timezone)
+    finally:
+        ExtractiveAnswerer.answer = original  # type: ignore[method-assign]
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        with cached.open("wb") as fh:
+            pickle.dump(out, fh)
+    return out
+
+
+def _featurise_one(out: Corpus, question: Any, context: Any, gold: frozenset[str], embedder: Any, tz: str) -> None:
+    """One question over one context, featurised as at answer time and appended to `out`."""
     from zoneinfo import ZoneInfo
 
     from briefing.ask.extractive.evidence import candidates
     from briefing.ask.extractive.features import question_features
     from briefing.ask.extractive.ranking import rerank
     from briefing.ask.extractive.scoring import score_sentences, word_weights
-    from briefing.ask.learned.examples import examples
     from briefing.ask.learned.features import sentence_matrix
+
+    evidence = candidates(context, ZoneInfo(tz), 300)
+    if not evidence:
+        return
+    window = (question.window.start, question.window.end) if question.window is not None else None
+    words = word_weights(question, context)
+    score_sentences(question, evidence, context, words, embedder, pool=128, window=window)
+    out.rows.append(sentence_matrix(question, evidence, window))
+    out.labels.append(np.asarray([ev.ref in gold for ev in evidence], dtype=bool))
+    out.units.append([ev.ref for ev in evidence])
+    out.question.append(question_features(question, evidence, context, words, window))
+    rerank(question, evidence)
+    out.rules.append(np.asarray([ev.score for ev in evidence]))
+    out.answerable.append(bool(gold))
+
+
+def featurise_chunks(
+    chunks: Any, embedder: Any, *, name: str, timezone: str = "UTC", seed: int = 7, limit: int = 1500
+) -> Corpus:
+    """The examples of `chunks` (`briefing.ask.learned.examples`), each sentence scored by the answer stage's own
+    code and featurised as at answer time; the rules' scores and confidence features kept beside."""
+    from briefing.ask.learned.examples import examples
     from briefing.question.parse import parse
 
-    zone = ZoneInfo(timezone)
     found = examples(chunks, rng=random.Random(seed), limit=limit, corpus=name)  # noqa: S311 - seeded sampling
     out = Corpus(name)
     for i, ex in enumerate(found):
         question = parse(ex.question, now=ex.now, timezone=timezone)
-        evidence = candidates(ex.context, zone, 300)
-        if not evidence:
-            continue
-        window = (question.window.start, question.window.end) if question.window is not None else None
-        words = word_weights(question, ex.context)
-        score_sentences(question, evidence, ex.context, words, embedder, pool=128, window=window)
-        out.rows.append(sentence_matrix(question, evidence, window))
-        out.labels.append(np.asarray([ev.ref in ex.resolving for ev in evidence], dtype=bool))
-        out.units.append([ev.ref for ev in evidence])
-        out.question.append(question_features(question, evidence, ex.context, words, window))
-        rerank(question, evidence)
-        out.rules.append(np.asarray([ev.score for ev in evidence]))
-        out.answerable.append(bool(ex.resolving))
+        _featurise_one(out, question, ex.context, ex.resolving, embedder, timezone)
         if i % 200 == 0:
             print(f"{name}: {i}/{len(found)} examples", file=sys.stderr)
     return out
@@ -143,12 +195,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--train", action="append", required=True, help="CONFIG:HOME[:NAME] to train on (repeat)")
     ap.add_argument("--holdout", action="append", default=[], help="CONFIG:HOME[:NAME] to measure on (repeat)")
+    ap.add_argument("--cases", action="append", default=[], help="CONFIG:HOME:CASES[:NAME] dev set to train on too")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--limit", type=int, default=1500, help="answerable examples per corpus (as many refusals)")
     ap.add_argument("--cache", type=Path, default=None, help="folder for the featurised corpora")
     ap.add_argument("--out", type=Path, required=True, help="the model JSON to write (and <out>.sha256)")
     args = ap.parse_args(argv)
     train = [featurise(s, seed=args.seed, limit=args.limit, cache=args.cache) for s in args.train]
+    train += [featurise_cases(s, cache=args.cache) for s in args.cases]
     held = [featurise(s, seed=args.seed, limit=args.limit, cache=args.cache) for s in args.holdout]
     model, report = fit(train, held, seed=args.seed, limit=args.limit)
     digest = write(model, args.out)
