@@ -185,9 +185,11 @@ def classify(saved_path: Path, cases_path: Path) -> dict[str, Any]:
             continue
         state = saved[r["id"]]["state"]
         context = list(state.evidence) if state is not None else []
-        # The question as the answer stage read it (its constraints as routed; none for a briefing's case).
-        constraints = state.constraints if state is not None and state.constraints else Constraints()
-        question = from_constraints(r["question"], parse_now(saved[r["id"]]["case"].now), constraints)
+        # The question as the answer stage read it (the parsed `Question` it was handed; none for a briefing's case).
+        if state is not None:
+            question = state.question
+        else:
+            question = from_constraints(r["question"], parse_now(saved[r["id"]]["case"].now), Constraints())
         gold = set(r["gold_refs"])
         cited = [ref for c in r["citations"] for ref in c["refs"]]
         answer = r["answer"] or ""

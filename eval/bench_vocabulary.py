@@ -25,7 +25,7 @@ def main() -> None:
     config, cases_path = Path(sys.argv[1]), Path(sys.argv[2])
     real = vocabulary.Vocabulary.spread
 
-    def off(self: Any, words: Any, now: Any = None) -> dict[str, Any]:
+    def off(self: Any, words: Any, *, view: Any) -> dict[str, Any]:
         return {}
 
     on_ms: list[float] = []

@@ -61,18 +61,19 @@ def collect(spec: str, raw: list[dict[str, Any]] | None = None) -> list[dict[str
     seen: list[dict[str, Any]] = []
     original = extractive.ExtractiveAnswerer.score
 
-    def keep(self: Any, question: str, evidence: Any, context: Any, **kw: Any) -> Any:
+    def keep(self: Any, question: Any, evidence: Any, context: Any, **kw: Any) -> Any:
         out = original(self, question, evidence, context, **kw)
         if seen:  # the parts of a two-part question are scored again: the whole question's scoring is kept
             return out
-        spread = kw.get("spread") or self.question_spread(question, kw.get("people", ()), kw.get("now"))
+        # The answerer scores a parsed `Question`; its word spread is read through the view it answers through.
+        spread = kw.get("spread") or self.question_spread(question, kw.get("view"))
         keys = {c.doc_key for c in context}
         top = sorted(evidence, key=lambda e: -e.score)[:60]
         seen.append(
             {
-                "question": question,
-                "intent": kw.get("intent", ""),
-                "people": list(kw.get("people", ())),
+                "question": question.text,
+                "intent": question.intent,
+                "people": list(question.people),
                 "chunks": [
                     {"doc": c.doc_key, "title": c.title, "text": c.text, "units": [u.text for u in c.units]}
                     for c in context

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from briefing import registry
@@ -13,6 +14,7 @@ from briefing.ask.state import AskState
 from briefing.question.model import Question
 
 if TYPE_CHECKING:
+    from briefing.ask.learned.model import AnswerModel
     from briefing.ask.rescoring import SentenceRescorer
     from briefing.embed import Embedder
     from briefing.index import Index
@@ -69,12 +71,26 @@ def build_deps(brief: Workspace, on_token: Callable[[str], None] | None = None) 
             timezone=settings.workspace.timezone,
             vocabulary=Vocabulary(brief.index, brief.embedder) if settings.retrieval.sparse else None,
             rescorer=rescorer(settings.answer, brief.embedder),
+            model=answer_model(settings),
+            learned_refusal=settings.answer.refusal == "learned",
         ),
         router=router,
         answerer=answerer,
         on_token=on_token,
         source_types=sorted({registry.descriptor(c.type).family for c in settings.sources.values()}),
     )
+
+
+def answer_model(settings: Settings) -> AnswerModel | None:
+    """The learned ranker and refusal model when `[answer] ranker = "learned"`, else None (the rules)."""
+    if settings.answer.ranker != "learned":
+        return None
+    from briefing.ask.learned.model import load_model, sha256_file, shipped_model
+
+    if not settings.answer.ranker_model:
+        return shipped_model()
+    path = settings.resolve(Path(settings.answer.ranker_model))
+    return load_model(path, sha256_file(path))
 
 
 def rescorer(answer: AnswerSettings, embedder: Embedder) -> SentenceRescorer | None:

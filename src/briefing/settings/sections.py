@@ -204,6 +204,13 @@ class AnswerSettings(_Strict):
     rescore_weight: float = Field(default=0.0, ge=0.0, le=1.0)
     rescore_mode: Literal["linear", "rank"] = "linear"
     rescore_cite_margin: float | None = Field(default=0.05, ge=0.0)
+    # Which ranks evidence sentences and decides refusal: "rules" (hand-set weights and the fitted confidence) or
+    # "learned" (briefing.ask.learned, trained by scripts/train_answer_model.py; docs/answering.md).
+    ranker: Literal["rules", "learned"] = "rules"
+    # Which decides refusal under the learned ranker: "rules" (the fitted confidence) or "learned" (its own model).
+    refusal: Literal["rules", "learned"] = "rules"
+    # A model file of your own for "learned" (its sha256 in `<file>.sha256` beside it); unset: the shipped model.
+    ranker_model: str | None = None
 
 
 class LLMSettings(_Strict):

@@ -20,8 +20,8 @@ from briefing.ask.extractive.evidence import (
 )
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
-from briefing.ask.extractive.ranking import openers_lead, rerank
-from briefing.ask.extractive.refusal import HEDGE_BELOW, confidence, refusal_reason
+from briefing.ask.extractive.ranking import openers_lead, people_first, places_first, rerank
+from briefing.ask.extractive.refusal import HEDGE_BELOW, VETO_CAP, confidence, refusal_reason
 from briefing.ask.extractive.render import attribution, label, render, when
 from briefing.ask.extractive.scoring import score_sentences, word_weights
 from briefing.ask.extractive.selection import (
@@ -36,6 +36,8 @@ from briefing.ask.extractive.selection import (
     typed_lead,
 )
 from briefing.ask.extractive.values import answer_span
+from briefing.ask.learned import apply as learned
+from briefing.ask.learned.model import AnswerModel
 from briefing.ask.vocabulary import Spread, Vocabulary
 from briefing.embed import Embedder
 from briefing.model import Chunk
@@ -78,7 +80,13 @@ class ExtractiveAnswerer:
         timezone: str = "UTC",
         vocabulary: Vocabulary | None = None,
         rescorer: SentenceRescorer | None = None,
+        model: AnswerModel | None = None,
+        learned_refusal: bool = True,
     ) -> None:
+        # `[answer] ranker = "learned"`: the trained ranker and refusal model replace the hand-set sentence weights,
+        # the reranking rules and the fitted confidence (`briefing.ask.learned`); None: the rules.
+        self.model = model
+        self.learned_refusal = learned_refusal and model is not None  # else the fitted confidence decides
         self.embedder = embedder
         self.rescorer = rescorer  # a second model's reading of the best lines (`ask.rescoring`), or None
         self.vocabulary = vocabulary  # the workspace's word spread (index-wide), for the confidence
@@ -122,8 +130,18 @@ class ExtractiveAnswerer:
             spread = self.question_spread(question, reads)
         words = word_weights(question, context)
         vectors = score_sentences(question, evidence, context, words, self.embedder, pool=self.pool, window=window)
-        rerank(question, evidence)
+        probabilities: list[float] = []
+        if self.model is None:
+            rerank(question, evidence)
+        else:
+            # The learned ranker reads every general feature; only what the question itself names (a place, a
+            # person) still moves its evidence first.
+            probabilities = learned.rank(self.model, question, evidence, window)
+            places_first(evidence, question.scope)
+            people_first(evidence, question.people)
         features = question_features(question, evidence, context, words, window)
+        if self.model is not None:
+            features.update(learned.best_two(probabilities))
         if reads is not None:
             features.update(workspace_features(question, context, words, vectors, spread, self.embedder, reads))
         return with_off_topic(features)
@@ -145,7 +163,7 @@ class ExtractiveAnswerer:
         features = self.score(question, evidence, context, window=window, spread=spread, view=view) if evidence else {}
         evidence.sort(key=lambda e: (-e.score, e.n))
         best = evidence[0].score if evidence else 0.0
-        conf = confidence(features) if evidence else 0.0
+        conf = self._confidence(features) if evidence else 0.0
         features["confidence"] = conf
         broad = intent in {"what_happened", "summary"}
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
@@ -154,7 +172,7 @@ class ExtractiveAnswerer:
             split = self._parts(question, evidence, context, window=window, view=view)
             if split[0]:
                 conf = max(conf, self.hedge_below)
-        if not evidence or conf < self.min_evidence:
+        if not evidence or conf < self._refuse_below():
             reads = self._reads(view)
             # A refusal names the question's words no source holds, but not under an access scope: "no indexed
             # source mentions X" would speak for sources this reader may not see (the word may be in one of them).
@@ -245,6 +263,17 @@ class ExtractiveAnswerer:
             rescoring=self.rescorer.describe() if self.rescorer is not None else "",
         )
 
+    def _confidence(self, features: dict[str, float]) -> float:
+        """P(the context answers): the learned refusal model's, or the fitted logistic confidence of the rules; the
+        workspace-vocabulary caps (an off-topic question, an asked thing no source holds) apply to both."""
+        if self.model is None or not self.learned_refusal:
+            return confidence(features)
+        p = learned.confidence(self.model, features)
+        return min(p, VETO_CAP) if features.get("off_topic") or features.get("head_miss") else p
+
+    def _refuse_below(self) -> float:
+        return self.model.threshold if self.model is not None and self.learned_refusal else self.min_evidence
+
     def _rescore(self, question: Question, evidence: list[Evidence]) -> bool:
         """Whether the second model read (and moved) the best lines of `evidence`."""
         if self.rescorer is None or not evidence:
@@ -270,7 +299,7 @@ class ExtractiveAnswerer:
             features = self.score(scored_as, scored, context, window=window, view=view)
             scored.sort(key=lambda e: (-e.score, e.n))
             name = label(part.text)
-            if not scored or confidence(features) < self.min_evidence:
+            if not scored or self._confidence(features) < self._refuse_below():
                 head.append((f"{name}: the sources do not say.", None))
                 continue
             if self._rescore(scored_as, scored):

@@ -1,0 +1,164 @@
+"""The learned answer stage: the training script fits a model on a small corpus, the answer stage loads it and
+answers with it, and a model file whose bytes changed is refused with one line naming it."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from briefing.ask.extractive import ExtractiveAnswerer
+from briefing.ask.learned import ModelError, load_model, shipped_model
+from briefing.ask.learned.model import sha256_file
+from briefing.embed import Embedder
+from briefing.model import Chunk, Unit
+from briefing.question.parse import parse
+
+pytest.importorskip("sklearn")
+
+ROOT = Path(__file__).resolve().parents[2]
+TOPICS = [
+    ("retention", "billing events", "Set retention_days to 30 in billing.yaml and restart the consumer"),
+    ("timeout", "the payments gateway", "Raise gateway_timeout_ms to 9000; the default of 3000 is too low"),
+    ("batch size", "the ledger export", "Use export.batch_size = 500, larger batches hit the 10 MB limit"),
+    ("password rotation", "the warehouse", "Rotation runs from the vault job every Sunday at 02:00 UTC"),
+    ("partitioning", "the events table", "Partition by event_date; hourly partitions made too many small files"),
+    ("log level", "the sync worker", "Export LOG_LEVEL=debug before starting the worker to see each batch"),
+    ("replica count", "the search cluster", "Three replicas per shard; two lost quorum during the upgrade"),
+    ("cache size", "the pricing service", "pricing.cache_mb = 256 fits the hot set without evictions"),
+    ("certificate renewal", "the public API", "cert-manager renews it 30 days before expiry, nothing to do"),
+    ("schema migration", "the orders database", "Run migrate --to 42 with the maintenance flag set first"),
+    ("rate limit", "the webhook sender", "The sender allows 50 requests per second per tenant"),
+    ("backup schedule", "the metrics store", "Snapshots are taken every 6 hours and kept for 14 days"),
+]
+HELPERS = ["Ana Lima", "Ben Okafor", "Chen Wei"]
+ASKERS = ["Dita Novak", "Eli Cohen", "Fay Moreau"]
+
+
+def _thread(i: int, topic: tuple[str, str, str], start: datetime) -> Chunk:
+    what, where, answer = topic
+    ts = f"{1_780_000_000 + i * 1000}.000100"
+    asker, helper = ASKERS[i % 3], HELPERS[i % 3]
+    lines = [
+        (asker, f"How should I set the {what} for {where}? The docs do not say."),
+        (HELPERS[(i + 1) % 3], f"Not sure about {where}, maybe ask in the platform channel."),
+        (helper, answer + "."),
+        (asker, "Thanks, that worked!"),
+    ]
+    units = [
+        Unit(
+            ref=f"slack:CHELP:{ts}" if j == 0 else f"slack:CHELP:{ts}-{j}",
+            text=t,
+            author=a,
+            at=start + timedelta(minutes=j),
+        )
+        for j, (a, t) in enumerate(lines)
+    ]
+    return Chunk(
+        chunk_id=f"slack:CHELP:{ts}::0",
+        doc_key=f"slack:CHELP:{ts}",
+        source_type="slack",
+        kind="slack_thread",
+        title=f"#help thread: {lines[0][1][:40]}",
+        text="\n".join(f"{u.author}: {u.text}" for u in units),
+        refs=[u.ref for u in units],
+        start=start,
+        end=start + timedelta(minutes=3),
+        authors=sorted({a for a, _ in lines}),
+        container="help",
+        units=units,
+        metadata={"thread_ts": ts},
+    )
+
+
+def _corpus() -> list[Chunk]:
+    start = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    return [_thread(i, TOPICS[i % len(TOPICS)], start + timedelta(days=i)) for i in range(36)]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("train_answer_model", ROOT / "scripts" / "train_answer_model.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_answer_model"] = module  # its dataclasses resolve their module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def trained(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, ModuleType]:
+    script = _script()
+    corpus = script.featurise_chunks(_corpus(), embedder, name="fixture", seed=3, limit=30)
+    model, report = script.fit([corpus], [], seed=3, limit=30)
+    path = tmp_path_factory.mktemp("model") / "answer_model.json"
+    script.write(model, path)
+    return path, (corpus, report), script
+
+
+def test_the_training_script_fits_a_model_that_ranks_the_resolving_reply_first(trained: Any) -> None:
+    _, (corpus, report), _ = trained
+    assert len(corpus.rows) >= 40  # answerable and near-miss examples, read from the threads' structure
+    # Threads on the same topic hold the same reply (a near miss labelled as not resolving): 1.0 is out of reach.
+    fixture = report["fixture"]
+    assert fixture["mrr_learned"] >= 0.5 and fixture["mrr_learned"] > fixture["mrr_rules"] + 0.2
+    assert fixture["refusal_auc_learned"] >= 0.7
+
+
+def test_the_same_seed_writes_the_same_model(trained: Any, tmp_path: Path) -> None:
+    path, (corpus, _), script = trained
+    again, _ = script.fit([corpus], [], seed=3, limit=30)
+    script.write(again, tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_bytes() == path.read_bytes()
+
+
+def test_the_answer_stage_answers_with_the_trained_model(trained: Any, embedder: Embedder) -> None:
+    path, _, _ = trained
+    model = load_model(path, sha256_file(path))
+    answerer = ExtractiveAnswerer(embedder, min_evidence=0.4, max_sentences=2, model=model)
+    context = [_thread(100 + i, TOPICS[i], datetime(2026, 6, 1 + i, 9, tzinfo=UTC)) for i in (1, 2, 0)]
+    now = datetime(2026, 7, 1, tzinfo=UTC)
+    answer = answerer.answer(parse("What batch size should the ledger export use?", now=now), context)
+    assert not answer.no_answer
+    assert "batch_size = 500" in answer.text.splitlines()[0]
+
+
+def test_a_model_file_whose_bytes_changed_is_refused_naming_it(trained: Any, tmp_path: Path) -> None:
+    path, _, _ = trained
+    copy = tmp_path / "answer_model.json"
+    copy.write_text(path.read_text().replace('"seed": 3', '"seed": 4'))
+    (tmp_path / "answer_model.json.sha256").write_text(path.with_name(path.name + ".sha256").read_text())
+    with pytest.raises(ModelError) as err:
+        load_model(copy, sha256_file(copy))
+    message = str(err.value)
+    assert str(copy) in message and "\n" not in message
+    assert err.value.exit_code == ModelError.exit_code != 1
+
+
+def test_the_shipped_model_loads_and_matches_its_recorded_hash() -> None:
+    model = shipped_model()
+    assert model.provenance["trained_on"]
+    assert "sample" not in " ".join(model.provenance["trained_on"])
+
+
+def test_the_ranker_setting_picks_the_model_and_refuses_an_altered_file(trained: Any, tmp_path: Path) -> None:
+    from briefing.ask.run import answer_model
+    from briefing.settings import AnswerSettings, Settings
+
+    assert answer_model(Settings(answer=AnswerSettings())) is None  # the rules by default
+    shipped = answer_model(Settings(answer=AnswerSettings(ranker="learned")))
+    assert shipped is not None and shipped.to_json() == shipped_model().to_json()
+    path, _, _ = trained
+    own = tmp_path / "own.json"
+    own.write_bytes(path.read_bytes())
+    (tmp_path / "own.json.sha256").write_text(path.with_name(path.name + ".sha256").read_text())
+    chosen = Settings(answer=AnswerSettings(ranker="learned", ranker_model=str(own)))
+    mine = answer_model(chosen)
+    assert mine is not None and mine.to_json() == load_model(path, sha256_file(path)).to_json()
+    own.write_bytes(path.read_bytes().replace(b'"threshold": 0.5', b'"threshold": 0.1'))
+    with pytest.raises(ModelError, match="own.json"):
+        answer_model(chosen)
