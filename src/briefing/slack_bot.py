@@ -151,15 +151,15 @@ class SlackBot:
     ) -> None:
         from slack_bolt import App
         from slack_bolt.error import BoltError
-        from slack_sdk import WebClient
 
         from briefing.mcp_server import BriefTools
+        from briefing.safe_http import web_client
 
         self.settings = settings
         self.config = settings.slack_bot
         self.tools = tools or BriefTools(settings)
         self.now = now
-        client = WebClient(token=secrets.token, base_url=self.config.base_url or WebClient.BASE_URL)
+        client = web_client(secrets.token, self.config.base_url)  # no token to another host on a redirect
         try:
             self.app: App = App(
                 client=client,

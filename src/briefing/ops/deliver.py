@@ -170,14 +170,15 @@ class ChatTarget:
         self.name = name
 
     def send(self, message: Message) -> None:
-        from slack_sdk import WebClient
         from slack_sdk.errors import SlackApiError, SlackClientError
         from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
         cfg = self.config
         setting = f"delivery.{self.name}.token_env"
         token = secret(cfg.token_env, setting=setting).get_secret_value()
-        client = WebClient(token=token, base_url=cfg.base_url) if cfg.base_url else WebClient(token=token)
+        from briefing.safe_http import web_client
+
+        client = web_client(token, cfg.base_url)  # a redirect to another host is refused, never followed
         # chat.postMessage allows about one message a second per channel: wait as asked rather than drop one.
         client.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=3))
         text = f"*{chat_escape(message.subject)}*\n{chat_escape(message.text)}"
@@ -191,8 +192,9 @@ class ChatTarget:
                 f"delivery.{self.name}: chat.postMessage to {cfg.channel} failed ({error}): "
                 "check the channel and that the app is a member with chat:write"
             ) from None
-        except SlackClientError as exc:
-            raise DeliveryError(f"delivery.{self.name}: the API could not be reached ({exc})") from None
+        except (SlackClientError, OSError) as exc:
+            reason = scrub(f"{type(exc).__name__}: {exc}", [token])
+            raise DeliveryError(f"delivery.{self.name}: the API could not be reached ({reason})") from None
 
 
 def _kind(annotation: Any) -> type | None:
