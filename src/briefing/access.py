@@ -122,6 +122,16 @@ def principal_for(settings: Settings, acting_as: str | None = None) -> Principal
     return Principal(name=record.name, person_id=record.id, readers=principal_ids(record))
 
 
+def shared_scope(settings: Settings, principal: Principal) -> Principal:
+    """What a principal may show where others read along (a shared channel): only what every member of the
+    workspace may read (`everyone`, and the member groups of the sources this person belongs to), never a
+    private channel's, a DM's or a restricted item's text."""
+    groups = [f"{MEMBERS}:{name}" for name in settings.sources]
+    held = principal.readers if principal.readers is not None else (EVERYONE, *groups)
+    readers = tuple(sorted(r for r in held if r == EVERYONE or r.startswith(f"{MEMBERS}:")))
+    return Principal(name=f"{principal.name} (shared channel)", person_id=principal.person_id, readers=readers)
+
+
 def open_index(settings: Settings, principal: Principal | None = None) -> Index:
     """The workspace index, every read through it scoped to the principal (the command's, by default)."""
     from briefing.index import Index
