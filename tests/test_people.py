@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from briefing.cli.app import app
 from briefing.model import Chunk
-from briefing.people import Corrections, Identity, annotate, full_name_key, resolve
+from briefing.people import Corrections, Identity, annotate, full_name_key, resolve, suggestions
 from briefing.settings import load_settings
 from briefing.store import SourceState
 
@@ -27,9 +27,13 @@ def by_name(records: list) -> dict[str, set[str]]:  # type: ignore[type-arg]
     return {r.name: {i.key for i in r.identities} for r in records}
 
 
-def test_email_then_full_name_but_never_a_first_name_alone() -> None:
-    people = by_name(resolve([SLACK, GIT, JIRA, OTHER_DANA, SAM, GITHUB]))
-    assert people["Dana Levi"] == {SLACK.key, GIT.key, JIRA.key}  # address, then "Levi, Dana" by full name
+def test_an_address_joins_but_a_name_only_suggests() -> None:
+    records = resolve([SLACK, GIT, JIRA, OTHER_DANA, SAM, GITHUB])
+    people = by_name(records)
+    assert people["Dana Levi"] == {SLACK.key, GIT.key}  # the same address joins
+    jira = next(r for r in records if JIRA.key in {i.key for i in r.identities})
+    assert {i.key for i in jira.identities} == {JIRA.key}  # "Levi, Dana": the same full name never joins
+    assert any(jira in pair for pair in suggestions(records))  # ... it is only suggested
     assert people["Dana"] == {OTHER_DANA.key}  # a first name alone never joins
     assert people["dlevi"] == {GITHUB.key}
     assert full_name_key("Dana L.") is None and full_name_key("dana@acme.io") is None
@@ -112,7 +116,7 @@ def test_cli_lists_merges_and_splits(tmp_path: Path) -> None:
     table = runner.invoke(app, ["--config", str(config), "people"])
     assert table.exit_code == 0 and "mail/email:dl@home.net" in table.output
     unknown = runner.invoke(app, ["--config", str(config), "people", "merge", "Nobody Here", "DL"])
-    assert unknown.exit_code == 10 and "no person matches 'Nobody Here'" in unknown.output
+    assert unknown.exit_code == 10 and "person 'Nobody Here' matches nobody" in unknown.output
 
 
 def _message(n: int, sender: str, subject: str) -> str:

@@ -242,7 +242,7 @@ def test_the_answer_is_the_asking_users_own_view(bot: Bot, use_sample: Any) -> N
     assert bot.fake.wait_for(lambda f: bool(f.updated))
     person = person_for(load_settings(use_sample.config), "U01PRIYA")
     assert person is not None
-    scoped = bot.tools.ask(question, k=8, now=NOW, acting_as=person)
+    scoped = bot.tools.ask(question, k=8, now=NOW, acting_as=person, shared=True)  # asked in a shared channel
     assert not any(ref.startswith("file:") for c in scoped["citations"] for ref in c["refs"])
     assert bot.fake.updated[0]["text"] == render_answer(scoped)
     assert bot.tools.brief.principal.owner  # the next question is the owner's again

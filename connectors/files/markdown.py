@@ -29,15 +29,17 @@ _ESM = re.compile(
 )
 # A line that starts with an HTML/JSX tag: `<Name ...`, `</Name>`, `<Name/>`, `<Name>`.
 _TAG_START = re.compile(r"^\s*</?[A-Za-z][\w.:-]*(?=[\s/>]|$)")
+# Every pattern below runs on ingested text, so none may backtrack super-linearly: a scan that may fail is
+# bounded or possessive, and a match that may start anywhere in a run of spaces starts only at the run's first.
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # Script and style bodies are code for the browser, not words on the page; an unclosed one runs to the end.
-_SCRIPT_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE)
+_SCRIPT_STYLE = re.compile(r"<(script|style)\b[^<>]*+>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE)
 _JSX_COMPONENT = re.compile(r"^</?[A-Z][\w.]*(?=[\s/>]|$)")
-_MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _ADMONITION = re.compile(r"^ {0,3}:::\s*(\w+)?\s*(.*)$")
-_HEADING_ANCHOR = re.compile(r"^(#{1,6}\s.*?)\s*\{#[\w.-]+\}\s*$")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_BR = re.compile(r"\s*<br\s*/?>\s*", re.IGNORECASE)
+_HEADING = re.compile(r"#{1,6}\s")
+_ANCHOR_ID = re.compile(r"[\w.-]+")
+_IMAGE = re.compile(r"!\[([^\[\]]{0,1000}+)\]\([^()]{0,2000}+\)")
+_BR = re.compile(r"(?<!\s)\s*+<br\s*+/?>\s*+", re.IGNORECASE)
 # Inline HTML tags worth unwrapping; a closed list so that `Map<String>` or `a <b> c` in prose survive.
 _INLINE_TAGS = re.compile(
     r"</?(?:a|abbr|b|big|center|code|del|details|div|em|font|i|ins|kbd|mark|p|s|small|span|strike|strong|"
@@ -45,8 +47,10 @@ _INLINE_TAGS = re.compile(
     re.IGNORECASE,
 )
 _ALT = re.compile(r"\balt\s*=\s*[\"']([^\"']+)[\"']")
-_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
-_TEXT_NODE = re.compile(r">([^<>{}]*[^\W\d_][^<>{}]*)<")
+_BACKTICKS = re.compile(r"`+")
+_TEXT_NODE = re.compile(r">([^<>{}]*+)<")
+_TAIL_TEXT = re.compile(r">([^<>{}]*+)\Z")
+_LETTER = re.compile(r"[^\W\d_]")
 _PROSE_VALUE = re.compile(
     r"\b(?:question|answer|title|summary|description|caption)\s*[:=]\s*\{?\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
 )
@@ -155,16 +159,62 @@ def clean_markdown(body: str, *, mdx: bool | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """Inline code spans of one line as (start, end): a run of N backticks up to the next run of exactly N.
+
+    One pass over the runs (each run's next run of the same length is found right to left), so a line of
+    thousands of backticks costs as much as their number, never its square.
+    """
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(line)]
+    following: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        size = runs[i][1] - runs[i][0]
+        following[i] = last.get(size)
+        last[size] = i
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        j = following[i]
+        if j is not None and runs[j][0] > runs[i][1]:
+            spans.append((runs[i][0], runs[j][1]))
+            i = j + 1
+        else:
+            i += 1
+    return spans
+
+
+def _hide_code(text: str, codes: list[str]) -> str:
+    """`text` with every inline code span replaced by a placeholder; the spans appended to `codes`."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        pieces, at = [], 0
+        for start, end in code_spans(line):
+            codes.append(line[start:end])
+            pieces += [line[at:start], f"\x00{len(codes) - 1}\x00"]
+            at = end
+        out.append("".join([*pieces, line[at:]]))
+    return "\n".join(out)
+
+
+def _drop_mdx_comments(text: str) -> str:
+    """`{/* ... */}` removed; an unclosed one is kept (one forward search each: linear)."""
+    out: list[str] = []
+    at = 0
+    while True:
+        start = text.find("{/*", at)
+        end = text.find("*/}", start + 3) if start >= 0 else -1
+        if end < 0:
+            return "".join([*out, text[at:]])
+        out.append(text[at:start])
+        at = end + 3
+
+
 def _drop_markup_comments(text: str) -> str:
     """Prose without HTML/MDX comments, scripts and styles; inline code spans keep theirs."""
     codes: list[str] = []
-
-    def hide(match: re.Match[str]) -> str:
-        codes.append(match.group(0))
-        return f"\x00{len(codes) - 1}\x00"
-
-    hidden = _INLINE_CODE.sub(hide, text.replace("\x00", ""))
-    hidden = _SCRIPT_STYLE.sub("", _MDX_COMMENT.sub("", _HTML_COMMENT.sub("", hidden)))
+    hidden = _hide_code(text.replace("\x00", ""), codes)
+    hidden = _SCRIPT_STYLE.sub("", _drop_mdx_comments(_HTML_COMMENT.sub("", hidden)))
     return re.sub(r"\x00(\d+)\x00", lambda m: codes[int(m.group(1))], hidden)
 
 
@@ -202,17 +252,22 @@ def _clean_prose(segment: list[str]) -> list[str]:
     return collapsed
 
 
+def _drop_heading_anchor(line: str) -> str:
+    """`## Title {#anchor}` as `## Title` (string operations: a regex here backtracked on long runs of spaces)."""
+    stripped = line.rstrip()
+    if not (stripped.endswith("}") and _HEADING.match(line)):
+        return line
+    start = stripped.rfind("{#")
+    if start < 0 or not _ANCHOR_ID.fullmatch(stripped, start + 2, len(stripped) - 1):
+        return line
+    head = stripped[:start].rstrip()
+    return head if _HEADING.match(head + " ") and head.strip("#") else line
+
+
 def _clean_inline(line: str) -> str:
-    heading = _HEADING_ANCHOR.match(line)
-    if heading:
-        line = heading.group(1)
+    line = _drop_heading_anchor(line)
     codes: list[str] = []
-
-    def hide(match: re.Match[str]) -> str:
-        codes.append(match.group(0))
-        return f"\x00{len(codes) - 1}\x00"
-
-    hidden = _INLINE_CODE.sub(hide, line)
+    hidden = _hide_code(line, codes)
     hidden = _IMAGE.sub(lambda m: f"(image: {m.group(1).strip()})" if m.group(1).strip() else "", hidden)
     hidden = _BR.sub(" ", hidden)
     hidden = _INLINE_TAGS.sub("", hidden)
@@ -281,14 +336,15 @@ def _markup_block(lines: list[str], start: int) -> tuple[list[str], int]:
 def _prose_in_markup(markup: str) -> list[str]:
     found: list[tuple[int, str]] = []
     for match in _TEXT_NODE.finditer(markup):
-        found.append((match.start(1), match.group(1)))
+        if _LETTER.search(match.group(1)):
+            found.append((match.start(1), match.group(1)))
     for match in _PROSE_VALUE.finditer(markup):
         found.append((match.start(1), match.group(1)[1:-1].replace('\\"', '"').replace("\\'", "'")))
     for match in _ALT.finditer(markup):
         found.append((match.start(1), f"(image: {match.group(1).strip()})"))
     # A tag that closes on its own line with text after it (`<p>Some text`) leaves trailing prose too.
-    tail = re.search(r">([^<>{}]*[^\W\d_][^<>{}]*)\Z", markup)
-    if tail:
+    tail = _TAIL_TEXT.search(markup)
+    if tail and _LETTER.search(tail.group(1)):
         found.append((tail.start(1), tail.group(1)))
     pieces = [" ".join(text.split()) for _, text in sorted(set(found))]
     pieces = [p for p in pieces if p]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from briefing.errors import ConfigError, InputError
 from briefing.model import EVERYONE, MEMBERS, Chunk, Document
-from briefing.people import PersonRecord, find, records_for
+from briefing.people import PersonRecord, find, find_all, records_for
 
 if TYPE_CHECKING:
     from briefing.index import Index
@@ -65,12 +65,29 @@ def principal_ids(record: PersonRecord) -> tuple[str, ...]:
     return tuple(sorted(ids))
 
 
-def _find(records: Sequence[PersonRecord], term: str) -> PersonRecord | None:
-    found = find(records, term)
-    if found is None:
-        low = term.strip().lower()
-        found = next((r for r in records if r.name.lower() == low), None)
-    return found
+def _candidates(found: Sequence[PersonRecord]) -> str:
+    return "; ".join(f"{r.name or '?'} ({r.id}: {', '.join(r.emails) or r.identities[0].key})" for r in found)
+
+
+def lookup(records: Sequence[PersonRecord], term: str, what: str = "--as") -> PersonRecord:
+    """The one person `term` names; empty, blank, unknown or ambiguous is an `InputError` naming the candidates."""
+    if not term or not term.strip() or any(ord(c) < 32 or ord(c) == 127 for c in term):
+        raise InputError(
+            f"{what} {term!r} names nobody: give an address, handle, identity key or person id that `brief people` "
+            "lists"
+        )
+    found = find_all(records, term)
+    if not found:
+        raise InputError(
+            f"{what} '{term}' matches nobody in the people directory: use an address, handle or name that "
+            "`brief people` lists"
+        )
+    if len(found) > 1:
+        raise InputError(
+            f"{what} '{term}' is ambiguous, it matches {len(found)} people: {_candidates(found)}; use an address "
+            "or person id"
+        )
+    return found[0]
 
 
 def owner_record(settings: Settings, records: Sequence[PersonRecord]) -> PersonRecord | None:
@@ -78,33 +95,41 @@ def owner_record(settings: Settings, records: Sequence[PersonRecord]) -> PersonR
     term = settings.workspace.owner
     if not term:
         return None
-    record = _find(records, term)
-    if record is None and records:
+    found = find_all(records, term) if term.strip() else []
+    if len(found) != 1 and records:
         where = settings.config_path or "the config"
+        why = "matches nobody" if not found else f"is ambiguous ({_candidates(found)})"
         raise ConfigError(
-            f"{where}: [workspace] owner = '{term}' matches nobody in the people directory: use an address, "
-            "handle or name that `brief people` lists"
+            f"{where}: [workspace] owner = '{term}' {why} in the people directory: use an address or person id "
+            "that `brief people` lists"
         )
-    return record
+    return found[0] if found else None
 
 
 def principal_for(settings: Settings, acting_as: str | None = None) -> Principal:
-    """The principal a command runs as: `acting_as` (`--as PERSON`), else the workspace owner."""
+    """The principal a command runs as: `acting_as` (`--as PERSON`), else the workspace owner.
+
+    Only an absent `--as` means the owner; an empty, blank, unknown or ambiguous one is an error (exit 10)."""
     acting_as = acting_as if acting_as is not None else settings.acting_as
     owner_term = settings.workspace.owner or "workspace owner"
-    if not acting_as:
+    if acting_as is None:
         return Principal(name=owner_term, person_id=None, readers=None)
     records = records_for(settings)
-    record = _find(records, acting_as)
-    if record is None:
-        raise InputError(
-            f"--as '{acting_as}' matches nobody in the people directory: use an address, handle or name that "
-            "`brief people` lists"
-        )
+    record = lookup(records, acting_as)
     owner = owner_record(settings, records)
     if owner is not None and owner.id == record.id:
         return Principal(name=record.name, person_id=record.id, readers=None)
     return Principal(name=record.name, person_id=record.id, readers=principal_ids(record))
+
+
+def shared_scope(settings: Settings, principal: Principal) -> Principal:
+    """What a principal may show where others read along (a shared channel): only what every member of the
+    workspace may read (`everyone`, and the member groups of the sources this person belongs to), never a
+    private channel's, a DM's or a restricted item's text."""
+    groups = [f"{MEMBERS}:{name}" for name in settings.sources]
+    held = principal.readers if principal.readers is not None else (EVERYONE, *groups)
+    readers = tuple(sorted(r for r in held if r == EVERYONE or r.startswith(f"{MEMBERS}:")))
+    return Principal(name=f"{principal.name} (shared channel)", person_id=principal.person_id, readers=readers)
 
 
 def open_index(settings: Settings, principal: Principal | None = None) -> Index:
@@ -155,7 +180,7 @@ class Resolver:
             if term.strip().lower() == EVERYONE:
                 out.add(EVERYONE)
                 continue
-            record = _find(self.records, term)
+            record = find(self.records, term)
             if record is not None:
                 out.add(record.id)
             elif "@" in term:

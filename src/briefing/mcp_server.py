@@ -72,18 +72,27 @@ class BriefTools:
         return self._run(lambda: self.brief.search(question, now=moment, k=size).to_json())
 
     def ask(
-        self, question: str, k: int = 10, now: str | None = None, *, acting_as: str | None = None
+        self,
+        question: str,
+        k: int = 10,
+        now: str | None = None,
+        *,
+        acting_as: str | None = None,
+        shared: bool = False,
     ) -> dict[str, Any]:
-        """`acting_as` (a person the people directory knows) scopes this one question to what they may read."""
+        """`acting_as` (a person the people directory knows) scopes this one question to what they may read;
+        `shared` (asked where others read the answer) narrows it to what every workspace member may read."""
         text, size, moment = check_question(question), _k(k), _now(now)
-        if acting_as is None:
+        if acting_as is None and not shared:
             return self._run(lambda: self.brief.ask(text, now=moment, k=size).to_json())
 
         def scoped() -> dict[str, Any]:
-            from briefing.access import principal_for
+            from briefing.access import principal_for, shared_scope
 
             brief, default = self.brief, self.brief.principal
             brief.principal = principal_for(self.settings, acting_as)
+            if shared:
+                brief.principal = shared_scope(self.settings, brief.principal)
             brief.index.restrict(brief.principal.readers)
             try:
                 return brief.ask(text, now=moment, k=size).to_json()

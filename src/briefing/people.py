@@ -1,9 +1,11 @@
 """One person record per human across every source: Slack users, JIRA/Confluence accounts, GitHub logins, git
 authors, email addresses and calendar attendees.
 
-Identities (what each source reported, kept in its state file) are joined by, in order: the same e-mail address;
-the configured aliases (`[people.aliases] "Dana Levi" = ["dlevi", "dana@old.example.com"]`); and conservative name
-matching: the same full name of at least two words, never a first name alone. Corrections made with
+Identities (what each source reported, kept in its state file) are joined only by verified links, because a joined
+identity reads everything its person may read: the same e-mail address, the configured aliases
+(`[people.aliases] "Dana Levi" = ["dlevi", "dana@old.example.com"]`) and `brief people merge`. A display name is
+chosen by whoever owns the account, so the same full name only suggests a merge (`suggestions`, shown by
+`brief people`); it never joins two identities. Corrections made with
 `brief people merge A B` and `brief people split X` are kept in the workspace's `people.json` and applied after
 the automatic matching, so they survive every re-ingest, and take effect on the stored chunks at once (`restamp`:
 payloads only, nothing re-embedded). Person ids are stable: derived from the group's first
@@ -190,13 +192,6 @@ def resolve(
         join(group)
     for canonical, names in (aliases or {}).items():
         join(i for i in auto if any(_matches(i, t) for t in [canonical, *names]))
-    by_name: dict[str, list[Identity]] = {}
-    for identity in auto:
-        key = full_name_key(identity.name)
-        if key:
-            by_name.setdefault(key, []).append(identity)
-    for group in by_name.values():
-        join(group)
     for a, b in corrections.merges:
         if a in by_key and b in by_key:
             union.union(a, b)
@@ -231,12 +226,36 @@ def _display(name: str) -> str:
     return f"{first.strip()} {last.strip()}" if comma and first.strip() and " " not in last.strip() else name
 
 
+def find_all(records: Sequence[PersonRecord], term: str) -> list[PersonRecord]:
+    """Every person a term names: an exact person id or identity key alone, else each address, handle or name."""
+    exact = [r for r in records if r.id == term or any(i.key == term for i in r.identities)]
+    if exact:
+        return exact
+    low = term.strip().lower()
+    return [
+        r for r in records if any(_matches(i, term) for i in r.identities) or (low and r.name.strip().lower() == low)
+    ]
+
+
 def find(records: Sequence[PersonRecord], term: str) -> PersonRecord | None:
-    """The person a command-line argument names: a person id, an identity key, an address, a handle or a name."""
+    """The person a command-line argument names: a person id, an identity key, an address, a handle or a name;
+    None when nobody or several people match (`find_all` names them)."""
+    found = find_all(records, term) if term.strip() else []
+    return found[0] if len(found) == 1 else None
+
+
+def suggestions(records: Sequence[PersonRecord]) -> list[tuple[PersonRecord, PersonRecord]]:
+    """Pairs of people with the same full name: candidates for `brief people merge`, never merged automatically."""
+    by_name: dict[str, list[PersonRecord]] = {}
     for record in records:
-        if record.id == term or any(_matches(i, term) for i in record.identities) or record.name == term:
-            return record
-    return None
+        for key in {full_name_key(n) for n in record.names} - {None}:
+            by_name.setdefault(str(key), []).append(record)
+    pairs: dict[tuple[str, str], tuple[PersonRecord, PersonRecord]] = {}
+    for group in by_name.values():
+        for left, right in zip(group, group[1:], strict=False):
+            if left.id != right.id:
+                pairs.setdefault((left.id, right.id), (left, right))
+    return list(pairs.values())
 
 
 def merge(corrections: Corrections, left: PersonRecord, right: PersonRecord) -> None:

@@ -60,8 +60,11 @@ def question_text(text: str, bot_user: str | None) -> str:
 
 
 def slack_escape(text: str) -> str:
-    """Text as Slack shows it literally: no mentions, channel pings or links can be formed from it."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text as Slack shows it literally: no control characters, and no mentions, channel pings or links can be
+    formed from it."""
+    from briefing.ops.safe import neutralise
+
+    return neutralise(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _link(url: str | None) -> str | None:
@@ -151,15 +154,15 @@ class SlackBot:
     ) -> None:
         from slack_bolt import App
         from slack_bolt.error import BoltError
-        from slack_sdk import WebClient
 
         from briefing.mcp_server import BriefTools
+        from briefing.safe_http import web_client
 
         self.settings = settings
         self.config = settings.slack_bot
         self.tools = tools or BriefTools(settings)
         self.now = now
-        client = WebClient(token=secrets.token, base_url=self.config.base_url or WebClient.BASE_URL)
+        client = web_client(secrets.token, self.config.base_url)  # no token to another host on a redirect
         try:
             self.app: App = App(
                 client=client,
@@ -172,18 +175,35 @@ class SlackBot:
             raise AuthError(
                 f"[slack_bot] the bot token was refused ({redact(str(exc))}): check {self.config.token_env}"
             ) from None
+        self._seen: dict[str, None] = {}
+        self._seen_lock = threading.Lock()
         self.app.event("app_mention")(self._on_mention)
         self.app.event("message")(self._on_message)
 
     # -- listeners --------------------------------------------------------------------------------------------
-    def _on_mention(self, event: dict[str, Any], client: Any, context: Any) -> None:
-        self.answer(client, event, bot_user=context.bot_user_id, thread=True)
+    def _first_time(self, body: dict[str, Any], event: dict[str, Any]) -> bool:
+        """False for an event already answered: Slack's retries and a replayed signed request carry the same
+        event id (and the same message), and a second answer would repeat the work or the leak."""
+        keys = {f"event:{body.get('event_id') or ''}", f"msg:{event.get('channel')}:{event.get('ts')}"}
+        with self._seen_lock:
+            if keys & set(self._seen):
+                return False
+            for key in keys:
+                self._seen[key] = None
+            while len(self._seen) > 10_000:
+                self._seen.pop(next(iter(self._seen)))
+        return True
 
-    def _on_message(self, event: dict[str, Any], client: Any, context: Any) -> None:
+    def _on_mention(self, body: dict[str, Any], event: dict[str, Any], client: Any, context: Any) -> None:
+        if self._first_time(body, event):
+            self.answer(client, event, bot_user=context.bot_user_id, thread=True)
+
+    def _on_message(self, body: dict[str, Any], event: dict[str, Any], client: Any, context: Any) -> None:
         # Only direct messages: in channels a mention is answered by `_on_mention`; edits, joins and bots are skipped.
         if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
             return
-        self.answer(client, event, bot_user=context.bot_user_id, thread=bool(event.get("thread_ts")))
+        if self._first_time(body, event):
+            self.answer(client, event, bot_user=context.bot_user_id, thread=bool(event.get("thread_ts")))
 
     def answer(self, client: Any, event: dict[str, Any], *, bot_user: str | None, thread: bool) -> None:
         channel = event["channel"]
@@ -193,10 +213,12 @@ class SlackBot:
             client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=HINT)
             return
         placeholder = client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=PLACEHOLDER)
-        text = self.reply(question, event.get("user", ""))
+        # Anywhere but a one-to-one DM others read the answer: it may quote only what every member may read.
+        shared = not (event.get("channel_type") == "im" or str(channel).startswith("D"))
+        text = self.reply(question, event.get("user", ""), shared=shared)
         client.chat_update(channel=placeholder["channel"], ts=placeholder["ts"], text=text)
 
-    def reply(self, question: str, user_id: str) -> str:
+    def reply(self, question: str, user_id: str, *, shared: bool = False) -> str:
         """The reply's text for `question` asked by Slack user `user_id`, from what they may read; an error becomes
         one line the user can act on."""
         log.info("question from %s (%d characters)", user_id or "an unknown user", len(question))
@@ -204,7 +226,7 @@ class SlackBot:
             person = person_for(self.settings, user_id)
             if person is None:
                 return UNKNOWN_USER
-            result = self.tools.ask(question, k=self.config.k, now=self.now, acting_as=person)
+            result = self.tools.ask(question, k=self.config.k, now=self.now, acting_as=person, shared=shared)
         except BriefError as exc:
             return f"I could not answer: {slack_escape(redact(str(exc)))}"
         except Exception:

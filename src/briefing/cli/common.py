@@ -155,7 +155,7 @@ def load(acting_as: str | None = None) -> Any:
     from briefing.settings import load_settings
 
     settings = load_settings(state.config)
-    if acting_as:
+    if acting_as is not None:
         settings.acting_as = acting_as
     _remember_configured_secrets(settings)
     install_log_redaction()

@@ -37,7 +37,10 @@ def register(app: typer.Typer) -> None:
 
         records = Brief(load()).person_records()
         if json_out:
-            out.print_json(json.dumps({"people": [r.to_json() for r in records]}))
+            from briefing.people import suggestions
+
+            pairs = [[left.id, right.id] for left, right in suggestions(records)]
+            out.print_json(json.dumps({"people": [r.to_json() for r in records], "suggested_merges": pairs}))
             return
         table = Table("person", "name", "identities")
         for record in records:
@@ -47,6 +50,14 @@ def register(app: typer.Typer) -> None:
                 shown.append(f"{identity.key}" + (f" ({extra})" if extra else ""))
             table.add_row(record.id, escape(record.name), escape("\n".join(shown)))
         out.print(table)
+        from briefing.people import suggestions
+
+        for left, right in suggestions(records):
+            # A shared display name proves nothing (anyone can choose it): it is only offered, never applied.
+            out.print(
+                f"same name, not merged: {escape(left.name)} ({left.id}) and {escape(right.name)} ({right.id}); "
+                f"if they are one person: brief people merge {left.identities[0].key} {right.identities[0].key}"
+            )
 
     @people_app.command("merge")
     @cli_errors
@@ -115,9 +126,6 @@ def _restamp(settings: Any, records: list[PersonRecord]) -> None:
 
 
 def _named(records: list[PersonRecord], term: str) -> PersonRecord:
-    from briefing import people
+    from briefing.access import lookup
 
-    found = people.find(records, term)
-    if found is None:
-        raise InputError(f"no person matches '{term}': see `brief people` for ids, names and identities")
-    return found
+    return lookup(records, term, what="person")

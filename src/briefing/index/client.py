@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import uuid
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from briefing.index.payload import (
 from briefing.index.translate import FilterModels, translate
 from briefing.model import Chunk
 from briefing.settings import QdrantSettings, Settings, secret
+from briefing.sources import redact
 
 
 class ClientModels(FilterModels):
@@ -48,6 +50,56 @@ class ClientModels(FilterModels):
 
     def all_of(self, must: Sequence[Any] = (), should: Sequence[Any] = ()) -> Any:
         return self.m.Filter(must=list(must) or None, should=list(should) or None)
+
+
+class _ServerErrors:
+    """The client with every call's server failure (unreachable, not a Qdrant, an error status) as `IndexError_`.
+
+    qdrant-client raises `ResponseHandlingException` (nothing answered) and `UnexpectedResponse` (an HTTP
+    status it did not expect); the exit-code contract wants one line naming `[qdrant] url` and exit 9.
+    """
+
+    def __init__(self, client: Any, url: str) -> None:
+        self._client = client
+        self._url = url
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._client, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return attr(*args, **kwargs)
+            except Exception as exc:
+                translated = server_error(exc, self._url)
+                if translated is None:
+                    raise
+                raise translated from None
+
+        return call
+
+
+def server_error(exc: BaseException, url: str) -> IndexError_ | None:
+    """A qdrant-client failure as the one-line error the CLI prints (exit 9), or None when it is not one."""
+    from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+    where = f"[qdrant] url = {redact(url)}"
+    if isinstance(exc, UnexpectedResponse):
+        status = exc.status_code
+        hint = (
+            "is this a Qdrant server? check the url and port"
+            if status == 404
+            else "check qdrant.api_key_env"
+            if status in (401, 403)
+            else "check the server's log"
+        )
+        return IndexError_(f"{where} answered HTTP {status} {exc.reason_phrase or ''}".rstrip() + f": {hint}")
+    if isinstance(exc, ResponseHandlingException):
+        cause = exc.source if isinstance(getattr(exc, "source", None), BaseException) else exc
+        reason = redact(" ".join(str(cause).split()))[:160] or type(cause).__name__
+        return IndexError_(f"{where} could not be reached ({reason}): start the server or fix the url")
+    return None
 
 
 def _qdrant(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
@@ -77,8 +129,11 @@ class ClientIndex(Index):
         q = settings.qdrant
         if q.url:
             api_key = secret(q.api_key_env, setting="qdrant.api_key_env").get_secret_value() if q.api_key_env else None
+            # A server that does not answer is reported by the first call as one line, not by a warning that the
+            # client's version check prints (from a thread of its own) on stderr.
+            warnings.filterwarnings("ignore", message="Failed to obtain server version", category=UserWarning)
             client = QdrantClient(url=q.url, api_key=api_key, timeout=int(q.timeout_s))
-            return cls(client, collection, q.url, q)
+            return cls(_ServerErrors(client, q.url), collection, q.url, q)
         path = settings.resolve(Path(q.path)) if q.path else settings.workspace_home / "qdrant"
         path.mkdir(parents=True, exist_ok=True)
         try:

@@ -18,13 +18,14 @@ from email.utils import formatdate
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from briefing.errors import AuthError, BriefError
+from briefing.errors import AuthError, BriefError, ConfigError
 from briefing.ops.safe import neutralise
+from briefing.ops.scrub import remember, scrub
 from briefing.settings import ChatDelivery, EmailDelivery, Settings, secret
 
 
 class DeliveryError(BriefError):
-    """A message could not be delivered (it stays queued and is retried at the next run)."""
+    """A message could not be delivered (a watch keeps it queued and retries it at the next run)."""
 
     exit_code = 14
 
@@ -97,6 +98,18 @@ class EmailTarget:
         mail["Message-ID"] = _message_id(message.key)
         mail.set_content(neutralise(message.text))
         where = f"delivery.{self.name} {cfg.host}:{cfg.port}"
+        user = password = None
+        if cfg.password_env:
+            if cfg.tls == "none" and not cfg.allow_plaintext_auth:
+                raise ConfigError(
+                    f'delivery.{self.name}: tls = "none" with password_env would send the password in clear text: '
+                    f'set tls = "starttls" or "ssl" (or allow_plaintext_auth = true for a local relay)'
+                )
+            user = secret(cfg.user_env, setting=f"delivery.{self.name}.user_env").get_secret_value()
+            password = secret(cfg.password_env, setting=f"delivery.{self.name}.password_env").get_secret_value()
+            remember([password])  # the user name alone is no secret, and short ones are common words
+        # Bytes as written: `send_message` flattens with mangle_from_, turning a body line "From ..." into ">From".
+        data = mail.as_bytes(policy=mail.policy.clone(linesep="\r\n"))
         try:
             smtp: smtplib.SMTP
             if cfg.tls == "ssl":
@@ -108,11 +121,9 @@ class EmailTarget:
                 if cfg.tls == "starttls":
                     smtp.starttls(context=self._context())
                     smtp.ehlo()
-                if cfg.password_env:
-                    user = secret(cfg.user_env, setting=f"delivery.{self.name}.user_env").get_secret_value()
-                    password = secret(cfg.password_env, setting=f"delivery.{self.name}.password_env").get_secret_value()
+                if user is not None and password is not None:
                     _login(smtp, user, password)
-                smtp.send_message(mail)
+                smtp.sendmail(cfg.sender, list(cfg.to), data)
         except smtplib.SMTPAuthenticationError:
             raise AuthError(
                 f"{where} rejected the login from {cfg.user_env} / {cfg.password_env}: export valid credentials"
@@ -126,7 +137,9 @@ class EmailTarget:
                 f"{where}: TLS failed ({exc.reason}): check the port, tls, or ca_file for a private certificate"
             ) from None
         except (smtplib.SMTPException, OSError) as exc:
-            raise DeliveryError(f"{where}: {type(exc).__name__}: {exc}; the message stays queued") from None
+            # A server reply may echo what was sent (the AUTH string): scrubbed before it goes anywhere.
+            reason = scrub(f"{type(exc).__name__}: {exc}", [password])
+            raise DeliveryError(f"{where}: {reason}; the message was not sent") from None
 
 
 def _login(smtp: smtplib.SMTP, user: str, password: str) -> None:
@@ -157,14 +170,15 @@ class ChatTarget:
         self.name = name
 
     def send(self, message: Message) -> None:
-        from slack_sdk import WebClient
         from slack_sdk.errors import SlackApiError, SlackClientError
         from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
         cfg = self.config
         setting = f"delivery.{self.name}.token_env"
         token = secret(cfg.token_env, setting=setting).get_secret_value()
-        client = WebClient(token=token, base_url=cfg.base_url) if cfg.base_url else WebClient(token=token)
+        from briefing.safe_http import web_client
+
+        client = web_client(token, cfg.base_url)  # a redirect to another host is refused, never followed
         # chat.postMessage allows about one message a second per channel: wait as asked rather than drop one.
         client.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=3))
         text = f"*{chat_escape(message.subject)}*\n{chat_escape(message.text)}"
@@ -178,8 +192,9 @@ class ChatTarget:
                 f"delivery.{self.name}: chat.postMessage to {cfg.channel} failed ({error}): "
                 "check the channel and that the app is a member with chat:write"
             ) from None
-        except SlackClientError as exc:
-            raise DeliveryError(f"delivery.{self.name}: the API could not be reached ({exc})") from None
+        except (SlackClientError, OSError) as exc:
+            reason = scrub(f"{type(exc).__name__}: {exc}", [token])
+            raise DeliveryError(f"delivery.{self.name}: the API could not be reached ({reason})") from None
 
 
 def _kind(annotation: Any) -> type | None:

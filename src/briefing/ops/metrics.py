@@ -311,8 +311,28 @@ class StateCollector:
 
 def serve(home: Path, port: int, addr: str = "127.0.0.1") -> Any:
     """Start an HTTP exporter of every workspace's totals under `home`; returns (server, thread)."""
-    from prometheus_client import CollectorRegistry, start_http_server
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from prometheus_client import CollectorRegistry, make_wsgi_app
+    from prometheus_client.exposition import ThreadingWSGIServer
 
     registry = CollectorRegistry(auto_describe=False)
     registry.register(StateCollector(home=home))
-    return start_http_server(port, addr=addr, registry=registry)
+    exporter = make_wsgi_app(registry)
+
+    def app(environ: dict[str, Any], start_response: Any) -> Any:
+        # Only /metrics (and / for a browser) is the exporter; anything else is a 404, as a scraper expects.
+        if environ.get("PATH_INFO", "/") in ("/metrics", "/"):
+            return exporter(environ, start_response)
+        start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+        return [b"not found: the metrics are at /metrics\n"]
+
+    class _Quiet(WSGIRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = make_server(addr, port, app, ThreadingWSGIServer, handler_class=_Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return server, thread

@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import sys
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,9 +28,24 @@ INSTALL_CRON = (
     "Fedora/RHEL: sudo dnf install cronie; macOS has it), or write a crontab file with --tabfile FILE "
     "(or [schedule] tabfile), or print a systemd timer with --systemd"
 )
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _EVERY = re.compile(r"^(\d+)\s*(m|min|h|d)$")
 _DAYS = {"SUN": "Sun", "MON": "Mon", "TUE": "Tue", "WED": "Wed", "THU": "Thu", "FRI": "Fri", "SAT": "Sat"}
 _DAY_NUMBERS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+
+def check_id(entry_id: str) -> str:
+    """A schedule id: letters, digits, `_` and `-` only (it names a log file and a systemd unit)."""
+    if not _ID.fullmatch(entry_id):
+        raise InputError(f"--id {entry_id!r} is not a schedule id: use 1 to 64 letters, digits, '_' or '-'")
+    return entry_id
+
+
+def check_text(what: str, value: str) -> str:
+    """Refuse a control character (a newline would start a crontab line of its own) in any part of a line."""
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in value):
+        raise InputError(f"{what} {value!r} contains a control character: a schedule takes printable text only")
+    return value
 
 
 def every_to_cron(every: str) -> str:
@@ -166,6 +182,9 @@ class Crontab:
         )
 
     def add(self, entry_id: str, expression: str, command: str) -> Entry:
+        check_id(entry_id)
+        check_text("the command line", command)
+        check_text("the cron expression", expression)
         if any(e.id == entry_id for e in self.entries()):
             raise InputError(
                 f"schedule '{entry_id}' already exists in {self.where}: remove it first or pick another id"
@@ -196,7 +215,22 @@ def command_line(
     home: Path,
     env_file: Path | None = None,
 ) -> str:
-    """The shell line cron runs: environment, absolute executable and config, JSON logs, output kept per entry."""
+    """The shell line cron runs: environment, absolute executable and config, JSON logs, output kept per entry.
+
+    Every part is checked for control characters first: a newline anywhere would let an argument or a path
+    write a crontab line (a command) of its own."""
+    check_id(entry_id)
+    for arg in args:
+        check_text("the argument", arg)
+    check_text("BRIEF_HOME", str(home))
+    if config is not None:
+        check_text("the config path", str(config.resolve()))
+    if env_file is not None:
+        check_text("--env-file", str(env_file.expanduser().resolve()))
+    if os.environ.get("PYTHONPATH"):
+        check_text("PYTHONPATH", os.environ["PYTHONPATH"])
+    for word in brief_executable():
+        check_text("the brief executable", word)
     logs = home.expanduser().resolve() / "logs"
     # The output file below is opened by the shell, so its folder must exist first (BRIEF_HOME may be new).
     parts: list[str] = [f"mkdir -p {shlex.quote(str(logs))};"]
@@ -214,7 +248,7 @@ def command_line(
     parts += [shlex.quote(a) for a in args]
     out = home.expanduser().resolve() / "logs" / f"schedule-{entry_id}.out"
     parts += [">", shlex.quote(str(out)), "2>&1"]
-    line = " ".join(parts)
+    line = check_text("the command line", " ".join(parts))
     # cron turns an unescaped % into a newline (stdin for the command).
     return line.replace("%", r"\%")
 
@@ -264,6 +298,9 @@ def cron_to_oncalendar(expression: str) -> str:
 
 def systemd_units(entry_id: str, expression: str, command: str) -> str:
     """An equivalent systemd service + timer pair, to install as user units."""
+    check_id(entry_id)
+    check_text("the command line", command)
+    check_text("the cron expression", expression)
     on_calendar = cron_to_oncalendar(expression)
     unit = f"brief-{entry_id}"
     exec_line = command.replace(r"\%", "%%")
@@ -287,6 +324,7 @@ def systemd_units(entry_id: str, expression: str, command: str) -> str:
 
 
 def output_path(home: Path, entry_id: str) -> Path:
+    check_id(entry_id)
     return home.expanduser().resolve() / "logs" / f"schedule-{entry_id}.out"
 
 

@@ -36,6 +36,7 @@ from briefing.model import Chunk, Unit
 from briefing.ops import metrics
 from briefing.ops.deliver import Message, Target, targets
 from briefing.ops.safe import one_line
+from briefing.ops.scrub import scrub
 from briefing.settings import Settings
 from briefing.textrules import ticket_key
 
@@ -366,11 +367,11 @@ def run_watches(
                 outlet.send(Message(subject=entry["subject"], text=entry["text"], key=entry["key"]))
             except BriefError as exc:
                 entry["attempts"] = int(entry.get("attempts", 0)) + 1
-                entry["last_error"] = str(exc)
+                entry["last_error"] = scrub(str(exc))  # a server's reply may echo a credential
                 counts["failed"] += 1
                 down.add(outlet.name)
                 metrics.inc("brief_notifications", target=outlet.name, status="failed")
-                log.warning("watch notification %s via %s failed: %s", entry["ref"], outlet.name, exc)
+                log.warning("watch notification %s via %s failed: %s", entry["ref"], outlet.name, entry["last_error"])
                 store.save(data)
                 continue
             data["outbox"].remove(entry)

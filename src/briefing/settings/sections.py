@@ -259,6 +259,8 @@ class EmailDelivery(_Strict):
     to: list[str] = Field(min_length=1)
     ca_file: Path | None = None  # a private CA or self-signed server certificate to trust
     timeout_s: float = 30.0
+    # AUTH over a connection without TLS sends the password in clear text: only for a local relay, explicitly.
+    allow_plaintext_auth: bool = False
 
 
 class ChatDelivery(_Strict):

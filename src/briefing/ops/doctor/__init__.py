@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from briefing.ops.doctor.delivery import check_delivery
 from briefing.ops.doctor.report import SEVERITY, Finding, Report
 from briefing.ops.doctor.schedules import check_schedules
 from briefing.ops.doctor.sources import check_config, check_credentials, check_paths
@@ -24,6 +25,7 @@ __all__ = [
     "Report",
     "check_cache",
     "check_config",
+    "check_delivery",
     "check_credentials",
     "check_disk",
     "check_index",
@@ -44,6 +46,7 @@ def run_checks(
     report = Report()
     check_config(report, settings)
     check_paths(report, settings)
+    check_delivery(report, settings)
     if online:
         check_credentials(report, settings, probe)
     check_models(report, settings)

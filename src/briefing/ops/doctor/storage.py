@@ -137,6 +137,8 @@ def check_index(report: Report, settings: Settings) -> None:
                 )
             elif cached:
                 report.add("index", "ok", f"{name}: {cached} cached records, {points} chunks")
+    except IndexError_ as exc:  # a server that is down or is not Qdrant: rebuilding cannot help
+        report.error("index", exc, "start the Qdrant server, or fix [qdrant] url")
     except Exception as exc:  # a damaged collection: still one line
         report.add(
             "index",
