@@ -425,6 +425,19 @@ def test_digests_timelines_and_source_counts_are_per_principal(scenario: Scenari
         assert all("failure_samples" not in s["last_run"] for s in sources)
 
 
+def test_a_digest_names_only_the_channels_its_reader_may_read(scenario: Scenario) -> None:
+    """The "no such channel" error lists channels; a private channel's or a group DM's name is not for everyone."""
+    names = {"alice": {"leadership"}, "bob": {"mpdm-bob--carol-1"}, "carol": {"mpdm-bob--carol-1"}}
+    args = ["--config", str(scenario.config), "digest", "--channel", "no-such-channel", "--now", NOW]
+    owner = runner.invoke(app, args)
+    assert owner.exit_code == 10 and "leadership" in owner.output and "mpdm-bob--carol-1" in owner.output
+    for person in PRINCIPALS:
+        result = runner.invoke(app, [*args, "--as", person])
+        assert result.exit_code == 10, result.output
+        shown = {name for name in ("leadership", "mpdm-bob--carol-1") if name in result.output}
+        assert shown == names[person], (person, result.output)
+
+
 def test_an_unknown_principal_is_an_input_error_and_mcp_is_pinned_to_one(scenario: Scenario) -> None:
     from briefing.errors import InputError
     from briefing.mcp_server import BriefTools

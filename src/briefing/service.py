@@ -101,9 +101,19 @@ class Brief:
             target = channels if registry.descriptor(config.type).container_is_channel else projects
             target.update(info.get("containers", []))
             tickets.update(info.get("tickets", []))
+        if not self.principal.owner:
+            # A restricted reader learns no container name it cannot read (a DM's name says who talks privately).
+            channels, projects = self._readable(channels), self._readable(projects)
         return Directory(
             people=self.people(), channels=sorted(channels), projects=sorted(projects), ticket_keys=tickets
         )
+
+    def _readable(self, containers: set[str]) -> set[str]:
+        from briefing.index import Filter
+
+        if not containers or not self.index.exists():
+            return set()
+        return {c for c in containers if self.index.count(Filter(containers=(c,))) > 0}
 
     def _require_index(self) -> None:
         # A principal who may read nothing gets "not covered", not "the index is empty" (which it is not).

@@ -40,3 +40,33 @@ def test_window_bounds_in_the_workspace_time_zone() -> None:
         resolve("soonish", None, cal)
     with pytest.raises(InputError, match="window is empty"):
         resolve("2026-06-12", "2026-06-10", cal)
+
+
+def test_a_digest_reaches_the_terminal_without_escapes_from_ingested_names() -> None:
+    """A Slack display name or title holding an OSC title sequence and BEL is printed as text, in md and text."""
+    from datetime import UTC, datetime
+
+    from briefing.digest.model import Cited, Digest, Line, Scope, Section
+    from briefing.digest.render import render
+
+    at = datetime(2026, 6, 10, 9, tzinfo=UTC)
+    hostile = "\x1b]0;owned\x07Mallory\x1b[31m"
+    line = Line(
+        text=f"{hostile} merged the payout fix [1]",
+        occurred_at=at,
+        citations=[Cited(1, ["slack:C1:1.0"], "https://example.invalid/1")],
+        title=f"#{hostile}",
+        key="k",
+        status="resolved",
+        people=[hostile],
+        score=1.0,
+        last_at=at,
+    )
+    digest = Digest(
+        start=at, end=at, now=at, scope=Scope(people=(hostile,)), sections=[Section(f"#{hostile}", [line])],
+        more=[hostile], searched="", conversations=1,
+    )  # fmt: skip
+    for fmt in ("md", "text"):
+        out = render(digest, fmt)
+        assert "Mallory" in out and "merged the payout fix" in out
+        assert not any(c in out for c in "\x1b\x07"), (fmt, out)

@@ -8,6 +8,7 @@ from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 from briefing.digest.model import Digest
+from briefing.ops.safe import neutralise
 
 _MARK = re.compile(r"\[(\d+)\]")
 
@@ -102,8 +103,9 @@ def as_json(digest: Digest) -> str:
 
 
 def render(digest: Digest, fmt: str) -> str:
+    """The digest in `fmt`; ingested names and titles reach a terminal or a file without escapes or controls."""
     if fmt == "json":
         return as_json(digest) + "\n"
     if fmt == "text":
-        return text(digest)
-    return markdown(digest)
+        return neutralise(text(digest))
+    return neutralise(markdown(digest))
