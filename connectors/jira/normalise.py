@@ -15,6 +15,9 @@ SOURCE_TYPE = "jira"
 DOCUMENT_KIND = "jira_issue"
 # Field changes whose old/new values are whole texts: the history says that they changed, not how.
 _TEXT_FIELDS = {"description", "environment", "comment", "Acceptance Criteria"}
+# Bookkeeping of JIRA itself (a move between projects renames the key and swaps the workflow): kept in the raw
+# cache and on the change's metadata, never in the history text that is ranked as discussion.
+BOOKKEEPING_FIELDS = {"project", "key", "workflow"}
 _MAX_VALUE_CHARS = 120
 _SERVER_SPRINT_NAME = re.compile(r"name=([^,\]]+)")
 
@@ -70,6 +73,7 @@ def issue_document(data: JSON, *, base_url: str, people: dict[str, Person] | Non
     attributes = _attributes(key, fields, data.get("names") or {}, people)
     histories = [h for h in (data.get("changelog") or {}).get("histories") or [] if isinstance(h, dict)]
     attributes["initial_status"] = _initial_status(histories, attributes["status"])
+    attributes["history_from"] = _history_from(data.get("changelog"), histories, attributes)
 
     common = {"source_type": SOURCE_TYPE, "title": title, "url": url, "container": project}
     items = [
@@ -103,11 +107,12 @@ def issue_document(data: JSON, *, base_url: str, people: dict[str, Person] | Non
         changes = [_change(entry) for entry in history.get("items") or [] if isinstance(entry, dict)]
         if not changes:
             continue
+        told = [change for change in changes if change["field"].lower() not in BOOKKEEPING_FIELDS]
         items.append(
             Item(
                 ref=f"{ref}#change-{history['id']}",
                 kind="change",
-                text="; ".join(_describe(change) for change in changes),
+                text="; ".join(_describe(change) for change in told),
                 occurred_at=parse_jira_time(history["created"]),
                 author=_person(history.get("author"), people) or "JIRA",
                 thread=ref,
@@ -155,6 +160,7 @@ def _attributes(key: str, fields: JSON, names: JSON, people: dict[str, Person]) 
         "labels": [str(label) for label in fields.get("labels") or []],
         "components": [str(c.get("name")) for c in fields.get("components") or [] if isinstance(c, dict)],
         "fix_versions": [str(v.get("name")) for v in fields.get("fixVersions") or [] if isinstance(v, dict)],
+        "affects_versions": [str(v.get("name")) for v in fields.get("versions") or [] if isinstance(v, dict)],
         "sprint": _sprints(fields.get(sprint_field)) if sprint_field else [],
         "epic": epic if isinstance(epic, str) else None,
         "parent": parent_info,
@@ -217,6 +223,16 @@ def _initial_status(histories: list[JSON], current: str | None) -> str | None:
             if isinstance(entry, dict) and entry.get("field") == "status":
                 return entry.get("fromString")
     return current
+
+
+def _history_from(changelog: Any, histories: list[JSON], attributes: JSON) -> str | None:
+    """From when the changelog accounts for every change of state: the creation when it is whole, else the last
+    update (the state as fetched held since then at least)."""
+    whole = isinstance(changelog, dict) and not (
+        isinstance(changelog.get("total"), int) and changelog["total"] > len(histories)
+    )
+    moment = attributes["created"] if whole else attributes["updated"] or attributes["created"]
+    return str(moment) if moment else None
 
 
 def _change(entry: JSON) -> JSON:

@@ -26,6 +26,7 @@ PAYLOAD_INDEXES = {
     "start_ts": "float",
     "end_ts": "float",
     "written_ts": "float",
+    "valid_until_ts": "float",
     "readers": "keyword",
 }
 
@@ -54,6 +55,8 @@ def chunk_to_payload(chunk: Chunk, digest: str) -> dict[str, Any]:
     payload["end_ts"] = chunk.end.timestamp()
     payload["written_at"] = chunk.written_at.isoformat() if chunk.written_at else None
     payload["written_ts"] = (chunk.written_at or chunk.start).timestamp()
+    payload["valid_until"] = chunk.valid_until.isoformat() if chunk.valid_until else None
+    payload["valid_until_ts"] = chunk.valid_until.timestamp() if chunk.valid_until else None
     payload["units"] = [
         {"ref": u.ref, "text": u.text, "author": u.author, "at": u.at.isoformat() if u.at else None, "url": u.url}
         for u in chunk.units
@@ -93,6 +96,7 @@ def payload_to_chunk(payload: dict[str, Any]) -> Chunk:
         source_name=payload.get("source_name", ""),
         truncated=bool(payload.get("truncated", False)),
         written_at=_dt(payload["written_at"]) if payload.get("written_at") else None,
+        valid_until=_dt(payload["valid_until"]) if payload.get("valid_until") else None,
         readers=list(payload["readers"]) if isinstance(payload.get("readers"), list) else None,
     )
 
