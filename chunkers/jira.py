@@ -122,7 +122,8 @@ def _state_chunks(
     head, rest = group[0].unit, group[1:]
     for i, version in enumerate(versions):
         last = i == len(versions) - 1
-        unit = Unit(head.ref, _attribute_block(document.metadata, version), head.author, version.start, head.url)
+        author = version.by or head.author
+        unit = Unit(head.ref, _attribute_block(document.metadata, version), author, version.start, head.url)
         chunk = _chunk(document, key, section, [_Entry(unit), *rest], 0, statuses, body, limits, version)
         if not last:
             chunk.chunk_id = f"{document.key}::state-{i}::0"

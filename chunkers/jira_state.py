@@ -46,6 +46,7 @@ class State:
     known: bool
     updated: datetime | None
     resolved: datetime | None
+    by: str | None = None  # who made the change that began it (None: the creation)
 
 
 def tracks(field: str) -> bool:
@@ -64,27 +65,29 @@ def states(meta: Mapping[str, Any], changes: Sequence[Item], created: datetime) 
         key=lambda item: item.occurred_at,
     )
     # Walk back: the state after each entry, newest first.
-    after: list[tuple[datetime, dict[str, Any]]] = []
+    after: list[tuple[datetime, dict[str, Any], str | None]] = []
     state = current
     for item in reversed(entries):
         if item.occurred_at < history_from:
             break
-        after.append((item.occurred_at, state))
+        after.append((item.occurred_at, state, item.author))
         state = _undo(state, _changes(item))
     first_known = history_from if history_from > created else created
-    timeline: list[tuple[datetime, dict[str, Any], bool]] = [(created, state, history_from <= created)]
+    timeline: list[tuple[datetime, dict[str, Any], bool, str | None]] = [
+        (created, state, history_from <= created, None)
+    ]
     if history_from > created:
-        timeline.append((first_known, state, True))
-    timeline.extend((at, values, True) for at, values in reversed(after))
+        timeline.append((first_known, state, True, None))
+    timeline.extend((at, values, True, by) for at, values, by in reversed(after))
     out: list[State] = []
-    for n, (start, values, known) in enumerate(timeline):
+    for n, (start, values, known, by) in enumerate(timeline):
         until = timeline[n + 1][0] if n + 1 < len(timeline) else None
         if until is not None and until <= start:
             continue  # superseded at its own moment (two entries at once): never visible
         last = until is None
         resolved = _resolved_at(values, start, entries, crawl_resolved, last) if known else None
         updated = crawl_updated if last else start
-        out.append(State(start, until, values, known, updated, resolved))
+        out.append(State(start, until, values, known, updated, resolved, by))
     return out
 
 

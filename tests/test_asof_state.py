@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from briefing import registry
 from briefing.asof import visible
 from briefing.embed import SparseVec
-from briefing.index import Filter, Index
+from briefing.index import Filter, Index, content_hash
 from briefing.model import Chunk, ChunkLimits, Document, RawRecord
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings
 from chunkers.jira import chunk_issue
@@ -228,6 +230,17 @@ def test_a_view_reads_the_state_as_of_its_now(index: Index, now: str, status: st
     assert all(status in h.chunk.text for h in found if h.chunk.metadata["section"] == "body")
     # A count reads stored fields only: the engine itself filters the superseded states out.
     assert view.count(Filter(tickets=("AEROGEAR-42",))) == len(view.chunks(Filter(tickets=("AEROGEAR-42",))))
+
+
+def test_a_state_whose_interval_changed_is_written_again() -> None:
+    """A sync that ends a state's interval rewrites it, even where its text stays the same."""
+    chunk = next(c for c in chunk_issue(_server_document(_server_issue()), limits=ROOMY) if c.valid_until)
+    moved = replace(chunk, valid_until=chunk.valid_until + timedelta(days=1) if chunk.valid_until else None)
+    assert content_hash(moved, "m") != content_hash(chunk, "m")
+
+
+def test_the_descriptor_declares_the_history_of_its_items() -> None:
+    assert "status" in registry.descriptor("jira").history and "fix versions" in registry.descriptor("jira").history
 
 
 def test_one_moment_later_the_next_state_shows() -> None:

@@ -42,4 +42,16 @@ DESCRIPTOR = SourceDescriptor(
     supports=frozenset({"since", "until", "scopes"}),
     # chunkers.jira puts the status changes on its history chunk.
     metadata={"events": "events"},
+    # chunkers.jira_state walks these back through the changelog; the state chunk comes once per interval.
+    history=(
+        "status",
+        "assignee",
+        "priority",
+        "resolution",
+        "fix versions",
+        "affects versions",
+        "components",
+        "labels",
+        "sprint",
+    ),  # fmt: skip
 )

@@ -41,8 +41,12 @@ def point_id(chunk_id: str) -> str:
 
 
 def content_hash(chunk: Chunk, model: str) -> str:
-    """Changes whenever what is embedded (text, model) or what is shown (refs, title, url) changes."""
-    basis = json.dumps([model, chunk.text, chunk.refs, chunk.title, chunk.url, chunk.container], sort_keys=True)
+    """Changes whenever what is embedded (text, model) or what is shown (refs, title, url) changes, and when a
+    state's interval does (`valid_until`: the same text may hold over another interval after a new sync)."""
+    parts: list[object] = [model, chunk.text, chunk.refs, chunk.title, chunk.url, chunk.container]
+    if chunk.valid_until is not None or chunk.written_at is not None:
+        parts.append([str(chunk.written_at), str(chunk.valid_until)])
+    basis = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
