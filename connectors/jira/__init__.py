@@ -20,6 +20,8 @@ class JiraSource(ApiSource):
     jql: str | None = None
     cloud: bool | None = None
     overlap_minutes: int = 60
+    # Server/Data Center bodies and comments: wiki markup rendered as plain text (`connectors.jira.wiki`).
+    render_wiki: bool = False
 
 
 DESCRIPTOR = SourceDescriptor(

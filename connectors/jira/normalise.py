@@ -10,6 +10,7 @@ from typing import Any
 from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord
 from connectors.jira.access import ACCESS_KIND, issue_readers
 from connectors.jira.adf import adf_to_text
+from connectors.jira.wiki import wiki_to_text
 
 SOURCE_TYPE = "jira"
 DOCUMENT_KIND = "jira_issue"
@@ -35,7 +36,7 @@ def parse_jira_time(value: Any) -> datetime:
     return parsed.astimezone(UTC)
 
 
-def normalise_issues(records: Sequence[RawRecord], *, base_url: str) -> Normalised:
+def normalise_issues(records: Sequence[RawRecord], *, base_url: str, render_wiki: bool = False) -> Normalised:
     """Every cached issue as a Document; an unreadable record becomes a Failure and the rest go on."""
     out = Normalised()
     people: dict[str, Person] = {}
@@ -49,7 +50,7 @@ def normalise_issues(records: Sequence[RawRecord], *, base_url: str) -> Normalis
         if record.kind != DOCUMENT_KIND:
             continue
         try:
-            document = issue_document(record.data, base_url=base_url, people=people)
+            document = issue_document(record.data, base_url=base_url, people=people, render_wiki=render_wiki)
             document.readers = issue_readers(record.data, projects, levels)
             out.documents.append(document)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -58,9 +59,18 @@ def normalise_issues(records: Sequence[RawRecord], *, base_url: str) -> Normalis
     return out
 
 
-def issue_document(data: JSON, *, base_url: str, people: dict[str, Person] | None = None) -> Document:
+def issue_document(
+    data: JSON, *, base_url: str, people: dict[str, Person] | None = None, render_wiki: bool = False
+) -> Document:
     """One issue's Document: items are the body (ref `jira:KEY`), comments and changelog entries."""
     people = people if people is not None else {}
+
+    def text(body: Any) -> str:
+        """ADF (Cloud) as text; Server's wiki markup rendered to the same text when the source asks for it."""
+        if render_wiki and isinstance(body, str):
+            return wiki_to_text(body, _handles(people))
+        return adf_to_text(body)
+
     key: str = data["key"]
     fields: JSON = data["fields"]
     ref = f"jira:{key}"
@@ -80,7 +90,7 @@ def issue_document(data: JSON, *, base_url: str, people: dict[str, Person] | Non
         Item(
             ref=ref,
             kind="issue",
-            text=adf_to_text(fields.get("description")),
+            text=text(fields.get("description")),
             occurred_at=created,
             author=reporter,
             metadata=dict(attributes),
@@ -95,7 +105,7 @@ def issue_document(data: JSON, *, base_url: str, people: dict[str, Person] | Non
             Item(
                 ref=f"{ref}#comment-{comment['id']}",
                 kind="comment",
-                text=adf_to_text(comment.get("body")),
+                text=text(comment.get("body")),
                 occurred_at=comment_created,
                 author=_person(comment.get("author"), people),
                 thread=ref,
@@ -277,6 +287,15 @@ def _person(user: Any, people: dict[str, Person]) -> str | None:
             id=person_id, name=str(name), handles=tuple(dict.fromkeys(handles)), emails=(str(email),) if email else ()
         )
     return str(name)
+
+
+def _handles(people: dict[str, Person]) -> dict[str, str]:
+    """User names and keys -> display names, for `[~name]` mentions in wiki markup."""
+    out: dict[str, str] = {}
+    for person in people.values():
+        for handle in (person.id.removeprefix("jira:"), *person.handles):
+            out.setdefault(handle, person.name)
+    return out
 
 
 def _get(data: Any, *path: str) -> Any:
