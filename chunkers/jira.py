@@ -3,6 +3,9 @@
 Pure: one `Document` (from `connectors.jira.normalise`) in, its chunks out. Every chunk names the ticket in
 `tickets`, the ticket's status at the chunk's time in `metadata.status_at`, and its people in `authors`; every
 line of a history or comment chunk starts with its date and author so a chunk read alone still says who and when.
+The first body chunk, which states the ticket's status, assignee, versions..., comes once per interval of that
+state (`chunkers.jira_state`): written when the interval began, `valid_until` when the next began, so a reader as
+of any moment sees the state the ticket had then and never a later one.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
 from briefing.textrules import find_ticket_keys
+from chunkers.jira_state import State, Statuses, states, status_events, status_timeline
 from chunkers.packing import longest_prefix
 from chunkers.similarity import drifted
 
@@ -54,14 +58,18 @@ def chunk_issue(
     name = f"{key}: {meta.get('summary')}" if meta.get("summary") else document.title
     body = next((item for item in document.items if item.kind == "issue"), None)
     comments = [item for item in document.items if item.kind == "comment"]
-    changes = [item for item in document.items if item.kind == "change"]
-    statuses = _status_timeline(changes, meta.get("initial_status") or meta.get("status"))
+    all_changes = [item for item in document.items if item.kind == "change"]
+    changes = [item for item in all_changes if item.text]  # bookkeeping-only entries are not discussion
+    statuses = status_timeline(all_changes, meta.get("initial_status") or meta.get("status"))
+    versions = states(meta, all_changes, body.occurred_at) if body is not None else []
     fits = _fits(limits)
 
     sections: list[_Section] = []
     if body is not None:
         header = name
-        entries = [_Entry(Unit(body.ref, _attribute_block(meta), body.author, body.occurred_at, _unit_url(body)))]
+        # Packed with the longest of its versions, so that every version of the state chunk fits the limits.
+        longest = max((_attribute_block(meta, v) for v in versions), key=len)
+        entries = [_Entry(Unit(body.ref, longest, body.author, body.occurred_at, _unit_url(body)))]
         for paragraph in _paragraphs(body.text):
             entries.append(_Entry(Unit(body.ref, paragraph, body.author, body.occurred_at, _unit_url(body))))
         entries = _presplit(entries, header, fits)
@@ -88,30 +96,41 @@ def chunk_issue(
         )
 
     chunks: list[Chunk] = []
+    n = 0
     for section in sections:
         for group in section.groups:
-            chunks.append(_chunk(document, key, section, group, len(chunks), statuses, body, limits))
+            if n == 0 and section.name == "body":
+                chunks.extend(_state_chunks(document, key, section, group, versions, statuses, body, limits))
+            else:
+                chunks.append(_chunk(document, key, section, group, n, statuses, body, limits))
+            n += 1
     return chunks
 
 
-def _status_events(document: Document, units: list[Unit]) -> list[dict[str, Any]]:
-    """The status transitions these history units record (from the changelog): from, to, who, when, the unit."""
-    changes = {item.ref: item.metadata.get("changes") or [] for item in document.items if item.kind == "change"}
-    events: list[dict[str, Any]] = []
-    for unit in dict.fromkeys(units):
-        for change in changes.get(unit.ref, []):
-            if str(change.get("field", "")).lower() == "status" and unit.at is not None:
-                events.append(
-                    {
-                        "event": "status",
-                        "from": change.get("from"),
-                        "to": change.get("to"),
-                        "at": unit.at.isoformat(),
-                        "by": unit.author,
-                        "ref": unit.ref,
-                    }
-                )
-    return events
+def _state_chunks(
+    document: Document,
+    key: str,
+    section: _Section,
+    group: list[_Entry],
+    versions: list[State],
+    statuses: Statuses,
+    body: Item | None,
+    limits: ChunkLimits,
+) -> list[Chunk]:
+    """The first body chunk once per state interval; the current state keeps the plain id `<doc key>::0`."""
+    out: list[Chunk] = []
+    head, rest = group[0].unit, group[1:]
+    for i, version in enumerate(versions):
+        last = i == len(versions) - 1
+        author = version.by or head.author
+        unit = Unit(head.ref, _attribute_block(document.metadata, version), author, version.start, head.url)
+        chunk = _chunk(document, key, section, [_Entry(unit), *rest], 0, statuses, body, limits, version)
+        if not last:
+            chunk.chunk_id = f"{document.key}::state-{i}::0"
+        chunk.written_at = version.start if i else None
+        chunk.valid_until = version.until
+        out.append(chunk)
+    return out
 
 
 def _chunk(
@@ -120,9 +139,10 @@ def _chunk(
     section: _Section,
     group: list[_Entry],
     n: int,
-    statuses: _Statuses,
+    statuses: Statuses,
     body: Item | None,
     limits: ChunkLimits,
+    version: State | None = None,
 ) -> Chunk:
     meta = document.metadata
     units = [entry.unit for entry in group]
@@ -134,13 +154,14 @@ def _chunk(
     times = [unit.at for unit in units if unit.at is not None]
     start, end = min(times), max(times)
     authors: list[str] = []
-    if section.name in ("body", "links"):
-        updated = _parse(meta.get("updated"))
-        end = max(end, updated) if updated else end
-        authors.extend(a for a in (meta.get("reporter"), meta.get("assignee")) if a)
-        status_at = meta.get("status")
-    else:
-        status_at = statuses.at(end)
+    # The state as of this chunk: its version's for the state chunk, the state at its end for the others.
+    state: Mapping[str, Any] = version.values if version is not None and version.known else {"status": statuses.at(end)}
+    if version is not None:
+        end = max(end, version.updated or version.start)
+        authors.extend(a for a in (meta.get("reporter"), state.get("assignee")) if a)
+    elif section.name in ("body", "links"):
+        authors.extend(a for a in (meta.get("reporter"),) if a)
+    status_at = state.get("status")
     authors.extend(unit.author for unit in units if unit.author)
     tickets = [key, *find_ticket_keys(text)]
     url = document.url
@@ -164,11 +185,11 @@ def _chunk(
         metadata={
             "section": section.name,
             "status_at": status_at,
-            "status": meta.get("status"),
+            "status": status_at,
             "issue_type": meta.get("type"),
-            "priority": meta.get("priority"),
-            "assignee": meta.get("assignee"),
-            **({"events": events} if section.name == "history" and (events := _status_events(document, units)) else {}),
+            "priority": state.get("priority"),
+            "assignee": state.get("assignee"),
+            **({"events": events} if section.name == "history" and (events := status_events(document, units)) else {}),
         },
         truncated=truncated,
     )
@@ -177,18 +198,27 @@ def _chunk(
 # --- text -------------------------------------------------------------------------------------------------------
 
 
-def _attribute_block(meta: Mapping[str, Any]) -> str:
+def _attribute_block(meta: Mapping[str, Any], version: State) -> str:
+    """The ticket's attributes as they stood in `version`'s interval (its tracked state unknown: said so)."""
+    state = version.values if version.known else {}
     rows: list[list[tuple[str, Any]]] = [
-        [("Type", meta.get("type")), ("Status", meta.get("status")), ("Priority", meta.get("priority"))],
-        [("Assignee", meta.get("assignee") or "Unassigned"), ("Reporter", meta.get("reporter"))],
-        [("Labels", ", ".join(meta.get("labels") or [])), ("Components", ", ".join(meta.get("components") or []))],
-        [("Sprint", ", ".join(meta.get("sprint") or [])), ("Epic", meta.get("epic")), ("Parent", _parent(meta))],
+        [("Type", meta.get("type")), ("Status", state.get("status")), ("Priority", state.get("priority"))],
+        [("Resolution", state.get("resolution")), ("Fix Version/s", ", ".join(state.get("fix_versions") or []))],
+        [("Affects Version/s", ", ".join(state.get("affects_versions") or []))],
+        [
+            ("Assignee", (state.get("assignee") or "Unassigned") if version.known else None),
+            ("Reporter", meta.get("reporter")),
+        ],
+        [("Labels", ", ".join(state.get("labels") or [])), ("Components", ", ".join(state.get("components") or []))],
+        [("Sprint", ", ".join(state.get("sprint") or [])), ("Epic", meta.get("epic")), ("Parent", _parent(meta))],
         [
             ("Created", _day(meta.get("created"))),
-            ("Updated", _day(meta.get("updated"))),
-            ("Resolved", _day(meta.get("resolved"))),
+            ("Updated", version.updated.date().isoformat() if version.updated and version.known else None),
+            ("Resolved", version.resolved.date().isoformat() if version.resolved else None),
         ],
     ]
+    if not version.known and version.until is not None:
+        rows.append([("State", f"not recorded before {version.until.date().isoformat()}")])
     lines = [" | ".join(f"{label}: {value}" for label, value in row if value) for row in rows]
     return "\n".join(line for line in lines if line)
 
@@ -212,9 +242,9 @@ def _relationship_lines(key: str, meta: Mapping[str, Any]) -> list[str]:
     if epic and not (isinstance(parent, Mapping) and parent.get("key") == epic):
         lines.append(f"{key} belongs to epic {epic}")
     for link in meta.get("links") or []:
-        status = f" [{link['status']}]" if link.get("status") else ""
+        # No status: the one the crawl saw is the other issue's state at crawl time, not as of a question's `now`.
         summary = f": {link['summary']}" if link.get("summary") else ""
-        lines.append(f"{key} {link.get('relation')} {link.get('key')}{summary}{status}")
+        lines.append(f"{key} {link.get('relation')} {link.get('key')}{summary}")
     return lines
 
 
@@ -252,33 +282,6 @@ def _parse(value: Any) -> datetime | None:
         return datetime.fromisoformat(value) if isinstance(value, str) else None
     except ValueError:
         return None
-
-
-# --- status over time -------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Statuses:
-    """The status before the first recorded status change, then (when, new status) in time order."""
-
-    initial: str | None
-    changes: list[tuple[datetime, str | None]]
-
-    def at(self, when: datetime) -> str | None:
-        status = self.initial
-        for changed_at, value in self.changes:
-            if changed_at <= when:
-                status = value
-        return status
-
-
-def _status_timeline(changes: list[Item], initial: str | None) -> _Statuses:
-    timeline: list[tuple[datetime, str | None]] = []
-    for item in sorted(changes, key=lambda i: i.occurred_at):
-        for change in item.metadata.get("changes") or []:
-            if change.get("field") == "status":
-                timeline.append((item.occurred_at, change.get("to")))
-    return _Statuses(initial, timeline)
 
 
 # --- packing ----------------------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ def to_json(value: Any) -> Any:
             for f in dataclasses.fields(value)
             # Readers are the core's (briefing.access, after chunking): no chunker sets them, and a document
             # whose source recorded none is written as before.
-            if not (f.name == "readers" and getattr(value, f.name) is None)
+            # Likewise `valid_until`: only a state that a later one superseded has it.
+            if not (f.name in ("readers", "valid_until") and getattr(value, f.name) is None)
         }
     if isinstance(value, datetime):
         return value.isoformat()

@@ -20,6 +20,8 @@ class JiraSource(ApiSource):
     jql: str | None = None
     cloud: bool | None = None
     overlap_minutes: int = 60
+    # Server/Data Center bodies and comments: wiki markup rendered as plain text (`connectors.jira.wiki`).
+    render_wiki: bool = False
 
 
 DESCRIPTOR = SourceDescriptor(
@@ -42,4 +44,16 @@ DESCRIPTOR = SourceDescriptor(
     supports=frozenset({"since", "until", "scopes"}),
     # chunkers.jira puts the status changes on its history chunk.
     metadata={"events": "events"},
+    # chunkers.jira_state walks these back through the changelog; the state chunk comes once per interval.
+    history=(
+        "status",
+        "assignee",
+        "priority",
+        "resolution",
+        "fix versions",
+        "affects versions",
+        "components",
+        "labels",
+        "sprint",
+    ),  # fmt: skip
 )

@@ -191,7 +191,7 @@ class JiraConnector:
         return getattr(response, "status_code", None) == 404
 
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
-        return normalise_issues(records, base_url=self.base_url)
+        return normalise_issues(records, base_url=self.base_url, render_wiki=self.config.render_wiki)
 
     # --- Search ---------------------------------------------------------------------------------------------
 

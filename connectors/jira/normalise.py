@@ -10,11 +10,15 @@ from typing import Any
 from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord
 from connectors.jira.access import ACCESS_KIND, issue_readers
 from connectors.jira.adf import adf_to_text
+from connectors.jira.wiki import wiki_to_text
 
 SOURCE_TYPE = "jira"
 DOCUMENT_KIND = "jira_issue"
 # Field changes whose old/new values are whole texts: the history says that they changed, not how.
 _TEXT_FIELDS = {"description", "environment", "comment", "Acceptance Criteria"}
+# Bookkeeping of JIRA itself (a move between projects renames the key and swaps the workflow): kept in the raw
+# cache and on the change's metadata, never in the history text that is ranked as discussion.
+BOOKKEEPING_FIELDS = {"project", "key", "workflow"}
 _MAX_VALUE_CHARS = 120
 _SERVER_SPRINT_NAME = re.compile(r"name=([^,\]]+)")
 
@@ -32,7 +36,7 @@ def parse_jira_time(value: Any) -> datetime:
     return parsed.astimezone(UTC)
 
 
-def normalise_issues(records: Sequence[RawRecord], *, base_url: str) -> Normalised:
+def normalise_issues(records: Sequence[RawRecord], *, base_url: str, render_wiki: bool = False) -> Normalised:
     """Every cached issue as a Document; an unreadable record becomes a Failure and the rest go on."""
     out = Normalised()
     people: dict[str, Person] = {}
@@ -46,7 +50,7 @@ def normalise_issues(records: Sequence[RawRecord], *, base_url: str) -> Normalis
         if record.kind != DOCUMENT_KIND:
             continue
         try:
-            document = issue_document(record.data, base_url=base_url, people=people)
+            document = issue_document(record.data, base_url=base_url, people=people, render_wiki=render_wiki)
             document.readers = issue_readers(record.data, projects, levels)
             out.documents.append(document)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -55,9 +59,18 @@ def normalise_issues(records: Sequence[RawRecord], *, base_url: str) -> Normalis
     return out
 
 
-def issue_document(data: JSON, *, base_url: str, people: dict[str, Person] | None = None) -> Document:
+def issue_document(
+    data: JSON, *, base_url: str, people: dict[str, Person] | None = None, render_wiki: bool = False
+) -> Document:
     """One issue's Document: items are the body (ref `jira:KEY`), comments and changelog entries."""
     people = people if people is not None else {}
+
+    def text(body: Any) -> str:
+        """ADF (Cloud) as text; Server's wiki markup rendered to the same text when the source asks for it."""
+        if render_wiki and isinstance(body, str):
+            return wiki_to_text(body, _handles(people))
+        return adf_to_text(body)
+
     key: str = data["key"]
     fields: JSON = data["fields"]
     ref = f"jira:{key}"
@@ -70,13 +83,14 @@ def issue_document(data: JSON, *, base_url: str, people: dict[str, Person] | Non
     attributes = _attributes(key, fields, data.get("names") or {}, people)
     histories = [h for h in (data.get("changelog") or {}).get("histories") or [] if isinstance(h, dict)]
     attributes["initial_status"] = _initial_status(histories, attributes["status"])
+    attributes["history_from"] = _history_from(data.get("changelog"), histories, attributes)
 
     common = {"source_type": SOURCE_TYPE, "title": title, "url": url, "container": project}
     items = [
         Item(
             ref=ref,
             kind="issue",
-            text=adf_to_text(fields.get("description")),
+            text=text(fields.get("description")),
             occurred_at=created,
             author=reporter,
             metadata=dict(attributes),
@@ -91,7 +105,7 @@ def issue_document(data: JSON, *, base_url: str, people: dict[str, Person] | Non
             Item(
                 ref=f"{ref}#comment-{comment['id']}",
                 kind="comment",
-                text=adf_to_text(comment.get("body")),
+                text=text(comment.get("body")),
                 occurred_at=comment_created,
                 author=_person(comment.get("author"), people),
                 thread=ref,
@@ -103,11 +117,12 @@ def issue_document(data: JSON, *, base_url: str, people: dict[str, Person] | Non
         changes = [_change(entry) for entry in history.get("items") or [] if isinstance(entry, dict)]
         if not changes:
             continue
+        told = [change for change in changes if change["field"].lower() not in BOOKKEEPING_FIELDS]
         items.append(
             Item(
                 ref=f"{ref}#change-{history['id']}",
                 kind="change",
-                text="; ".join(_describe(change) for change in changes),
+                text="; ".join(_describe(change) for change in told),
                 occurred_at=parse_jira_time(history["created"]),
                 author=_person(history.get("author"), people) or "JIRA",
                 thread=ref,
@@ -155,6 +170,7 @@ def _attributes(key: str, fields: JSON, names: JSON, people: dict[str, Person]) 
         "labels": [str(label) for label in fields.get("labels") or []],
         "components": [str(c.get("name")) for c in fields.get("components") or [] if isinstance(c, dict)],
         "fix_versions": [str(v.get("name")) for v in fields.get("fixVersions") or [] if isinstance(v, dict)],
+        "affects_versions": [str(v.get("name")) for v in fields.get("versions") or [] if isinstance(v, dict)],
         "sprint": _sprints(fields.get(sprint_field)) if sprint_field else [],
         "epic": epic if isinstance(epic, str) else None,
         "parent": parent_info,
@@ -219,6 +235,16 @@ def _initial_status(histories: list[JSON], current: str | None) -> str | None:
     return current
 
 
+def _history_from(changelog: Any, histories: list[JSON], attributes: JSON) -> str | None:
+    """From when the changelog accounts for every change of state: the creation when it is whole, else the last
+    update (the state as fetched held since then at least)."""
+    whole = isinstance(changelog, dict) and not (
+        isinstance(changelog.get("total"), int) and changelog["total"] > len(histories)
+    )
+    moment = attributes["created"] if whole else attributes["updated"] or attributes["created"]
+    return str(moment) if moment else None
+
+
 def _change(entry: JSON) -> JSON:
     return {
         "field": str(entry.get("field") or entry.get("fieldId") or "field"),
@@ -261,6 +287,15 @@ def _person(user: Any, people: dict[str, Person]) -> str | None:
             id=person_id, name=str(name), handles=tuple(dict.fromkeys(handles)), emails=(str(email),) if email else ()
         )
     return str(name)
+
+
+def _handles(people: dict[str, Person]) -> dict[str, str]:
+    """User names and keys -> display names, for `[~name]` mentions in wiki markup."""
+    out: dict[str, str] = {}
+    for person in people.values():
+        for handle in (person.id.removeprefix("jira:"), *person.handles):
+            out.setdefault(handle, person.name)
+    return out
 
 
 def _get(data: Any, *path: str) -> Any:

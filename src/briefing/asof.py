@@ -1,6 +1,7 @@
 """A chunk as it was at `now`: the index stores chunks as they are today, questions see them as of their `now`.
 
-A chunk whose first unit is after `now` did not exist yet. A chunk that began before `now` but holds units
+A chunk whose first unit is after `now` did not exist yet; a chunk superseded by `now` (`valid_until`, a state of
+an item with history that a later state replaced) is no longer true. A chunk that began before `now` but holds units
 written later (thread replies, ticket comments) is cut to its units at or before `now`: its text, refs, end,
 authors and ticket mentions are re-derived from what remains, and its `chunk_id` stays the same.
 """
@@ -17,6 +18,8 @@ from briefing.model import Chunk, Unit
 def visible(chunk: Chunk, now: datetime) -> Chunk | None:
     """`chunk` as of `now`, or None when nothing of it had been written yet."""
     if (chunk.written_at or chunk.start) > now:
+        return None
+    if chunk.valid_until is not None and chunk.valid_until <= now:
         return None
     hidden = [u.at is not None and u.at > now for u in chunk.units]
     if not any(hidden):

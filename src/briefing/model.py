@@ -169,6 +169,9 @@ class Chunk:
     # When its content was written, if not at `start`: a calendar event written in May about a meeting in June
     # is visible "as of" May (DESIGN.md: events scheduled after `now` are visible).
     written_at: datetime | None = None
+    # When a later state of its item superseded it (a ticket's state chunk once the ticket moved on): from then
+    # on it is hidden, and the chunk of the next state shows instead; None: never superseded.
+    valid_until: datetime | None = None
     # Resolved reader ids (person ids, identity keys, group ids; `briefing.access`); None: the owner only.
     readers: list[str] | None = None
 

@@ -183,6 +183,10 @@ class SourceDescriptor:
     # Role -> the key of this source's chunk metadata that carries it (a `Flag` for a flag read off a value).
     # Every descriptor of one family declares the same, since a chunk names its family only.
     metadata: Mapping[Role, str | Flag] = field(default_factory=dict)
+    # The state its items have over time (a ticket's status, assignee, versions...), when its chunker versions it:
+    # one state chunk per interval, each hidden from its `valid_until` on, so a reader as of `now` sees the state
+    # of then. Empty: its items carry no state that changes (a message, a file's text at a commit).
+    history: tuple[str, ...] = ()
 
     def owns_ref(self, ref: str) -> bool:
         return any(re.fullmatch(p, ref) for p in self.ref_patterns)

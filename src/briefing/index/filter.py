@@ -14,7 +14,8 @@ from briefing.model import Chunk
 class Filter:
     """What to read: every field set must match (AND), any value within a field may (OR).
 
-    `start`/`end` select chunks overlapping [start, end); `as_of` hides what was written after it.
+    `start`/`end` select chunks overlapping [start, end); `as_of` hides what was written after it and what
+    was superseded by then (`Chunk.valid_until`).
     """
 
     as_of: datetime | None = None

@@ -26,6 +26,7 @@ PAYLOAD_INDEXES = {
     "start_ts": "float",
     "end_ts": "float",
     "written_ts": "float",
+    "valid_until_ts": "float",
     "readers": "keyword",
 }
 
@@ -40,8 +41,12 @@ def point_id(chunk_id: str) -> str:
 
 
 def content_hash(chunk: Chunk, model: str) -> str:
-    """Changes whenever what is embedded (text, model) or what is shown (refs, title, url) changes."""
-    basis = json.dumps([model, chunk.text, chunk.refs, chunk.title, chunk.url, chunk.container], sort_keys=True)
+    """Changes whenever what is embedded (text, model) or what is shown (refs, title, url) changes, and when a
+    state's interval does (`valid_until`: the same text may hold over another interval after a new sync)."""
+    parts: list[object] = [model, chunk.text, chunk.refs, chunk.title, chunk.url, chunk.container]
+    if chunk.valid_until is not None or chunk.written_at is not None:
+        parts.append([str(chunk.written_at), str(chunk.valid_until)])
+    basis = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
@@ -54,6 +59,8 @@ def chunk_to_payload(chunk: Chunk, digest: str) -> dict[str, Any]:
     payload["end_ts"] = chunk.end.timestamp()
     payload["written_at"] = chunk.written_at.isoformat() if chunk.written_at else None
     payload["written_ts"] = (chunk.written_at or chunk.start).timestamp()
+    payload["valid_until"] = chunk.valid_until.isoformat() if chunk.valid_until else None
+    payload["valid_until_ts"] = chunk.valid_until.timestamp() if chunk.valid_until else None
     payload["units"] = [
         {"ref": u.ref, "text": u.text, "author": u.author, "at": u.at.isoformat() if u.at else None, "url": u.url}
         for u in chunk.units
@@ -93,6 +100,7 @@ def payload_to_chunk(payload: dict[str, Any]) -> Chunk:
         source_name=payload.get("source_name", ""),
         truncated=bool(payload.get("truncated", False)),
         written_at=_dt(payload["written_at"]) if payload.get("written_at") else None,
+        valid_until=_dt(payload["valid_until"]) if payload.get("valid_until") else None,
         readers=list(payload["readers"]) if isinstance(payload.get("readers"), list) else None,
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +45,10 @@ def conditions(flt: Filter, m: FilterModels) -> list[Any]:
             m.all_of(
                 should=[m.range("written_ts", lte=cut), m.all_of([m.empty("written_ts"), m.range("start_ts", lte=cut)])]
             )
+        )
+        # ...and not superseded by then (`valid_until`, strictly after the cut: the next float up is `> cut`).
+        must.append(
+            m.all_of(should=[m.empty("valid_until_ts"), m.range("valid_until_ts", gte=math.nextafter(cut, math.inf))])
         )
     for key, values in (
         ("source_name", flt.source_names),
