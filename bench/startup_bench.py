@@ -1,6 +1,8 @@
-"""Start-up: `brief --help` and the first `brief ask` of a fresh process (a script, not a timed test).
+"""Start-up: `brief --help`, `ask --help`, `--version` and the first `brief ask` of a fresh process (a script).
 
     nice -n 10 python bench/startup_bench.py --config /path/brief.toml --runs 5 --out bench/results/startup.json
+
+`--baseline DIR` times the same commands from another checkout in the same loop (side by side).
 
 `--help` needs no workspace (its first run renders the help and keeps it; the later runs print the kept copy);
 each run also reports the CPU seconds the process used (user + system), which a loaded machine inflates much
@@ -55,25 +57,40 @@ def main() -> None:
     parser.add_argument("--question", default="what was decided about the release?")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--baseline", type=Path, default=None, help="another checkout, timed in the same loop")
     ns = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith("BRIEF_")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
     brief = [sys.executable, "-m", "briefing"]
     result: dict[str, Any] = {"load_before": os.getloadavg()}
     # Interleaved, so that a change in the machine's load hits every command alike.
-    runs: dict[str, list[tuple[float, float]]] = {"python": [], "help": [], "ask_help": []}
+    runs: dict[str, list[tuple[float, float]]] = {"python": [], "help": [], "ask_help": [], "version": []}
+    base_env = dict(env)
+    if ns.baseline:
+        base_env["PYTHONPATH"] = os.pathsep.join([str(ns.baseline / "src"), str(ns.baseline)])
+        runs.update({"base_help": [], "base_ask_help": [], "base_version": []})
     # `brief --help` renders through typer once per terminal and code, then prints the kept copy
     # (briefing.cli.entry): the first run in an empty cache directory is timed apart from the rest.
     cache = tempfile.mkdtemp(prefix="brief-help-")
     env["XDG_CACHE_HOME"] = cache
     result["help_first_s"] = summary([timed([*brief, "--help"], env)])
+    timed([*brief, "ask", "--help"], env)  # its kept copy, as for the root help
+    base_env["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="brief-help-base-")
+    if ns.baseline:
+        timed([*brief, "--help"], base_env)
+        timed([*brief, "ask", "--help"], base_env)
     for _ in range(ns.runs):
         runs["python"].append(timed([sys.executable, "-c", "pass"], env))
         runs["help"].append(timed([*brief, "--help"], env))
         runs["ask_help"].append(timed([*brief, "ask", "--help"], env))
-    result["bare_python_s"] = summary(runs["python"])
-    result["help_s"] = summary(runs["help"])
-    result["ask_help_s"] = summary(runs["ask_help"])
+        runs["version"].append(timed([*brief, "--version"], env))
+        if ns.baseline:
+            runs["base_help"].append(timed([*brief, "--help"], base_env))
+            runs["base_ask_help"].append(timed([*brief, "ask", "--help"], base_env))
+            runs["base_version"].append(timed([*brief, "--version"], base_env))
+    result["bare_python_s"] = summary(runs.pop("python"))
+    for name, values in runs.items():
+        result[f"{name}_s"] = summary(values)
     if ns.config and ns.home:
         with tempfile.TemporaryDirectory() as tmp:
             home = Path(tmp) / "home"
@@ -82,6 +99,7 @@ def main() -> None:
             ask = [*brief, "--config", str(ns.config), "ask", ns.question, "--json"]
             result["first_ask_s"] = summary([timed(ask, env) for _ in range(ns.runs)])
     shutil.rmtree(cache, ignore_errors=True)
+    shutil.rmtree(base_env["XDG_CACHE_HOME"], ignore_errors=True)
     result["load_after"] = os.getloadavg()
     print(json.dumps(result, indent=2))
     if ns.out:

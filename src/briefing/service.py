@@ -67,6 +67,7 @@ class Brief:
         return self._index
 
     def close(self) -> None:
+        hooks.flush_questions()
         self.embedder.close()
         if self._index is not None:
             self._index.close()

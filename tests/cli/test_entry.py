@@ -79,9 +79,24 @@ def test_an_unwritable_cache_still_prints_the_help(tmp_path: Path) -> None:
         assert out == rendered("100")
 
 
-def test_other_arguments_go_to_typer(tmp_path: Path) -> None:
+def test_version_is_the_same_text_without_typer(tmp_path: Path) -> None:
     out, state = run(tmp_path, "--version")
-    assert state["code"] == 0 and out.startswith("brief ")
+    assert state == {"code": 0, "typer": False}
+    result = CliRunner().invoke(app, ["--version"], prog_name="brief")
+    assert result.exit_code == 0 and out == result.output and out.startswith("brief ")
+
+
+def test_the_second_ask_help_is_the_same_text_without_typer(tmp_path: Path) -> None:
+    first, state = run(tmp_path, "ask", "--help")
+    assert state == {"code": 0, "typer": True}
+    second, state = run(tmp_path, "ask", "--help")
+    assert state == {"code": 0, "typer": False}
+    expected = CliRunner().invoke(app, ["ask", "--help"], prog_name="brief", env={"COLUMNS": "100"})
+    assert second == first == expected.output
+    assert "--json" in second
+
+
+def test_other_arguments_go_to_typer(tmp_path: Path) -> None:
     _, state = run(tmp_path, "no-such-command")
     assert state["code"] == 2
-    assert not (tmp_path / "brief" / "help").exists()  # nothing kept but the root help
+    assert not (tmp_path / "brief" / "help").exists()  # nothing kept but the help texts

@@ -1,4 +1,4 @@
-"""The `brief` executable: `brief --help` from a copy rendered once, every other call through typer.
+"""The `brief` executable: `--help` and `ask --help` from a copy rendered once, `--version` directly, the rest typer.
 
 `brief --help` is the command a new user runs first and the one shell tools run to list commands. Rendering it
 needs typer and rich (about 0.13 s of CPU on two cores, most of it imports). The root help depends only on the
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HELP_ARGS = (["--help"], ["-h"])
+HELP_ARGS = (["--help"], ["-h"], ["ask", "--help"], ["ask", "-h"])
 # What typer and rich read from the environment to decide width, colour and terminal features.
 RENDER_ENV = (
     "COLUMNS",
@@ -41,7 +41,7 @@ RENDER_ENV = (
     "_TYPER_STANDARD_TRACEBACK",
 )
 # The files whose code renders the root help (its options, command table and formatting).
-_HELP_SOURCES = ("app.py", "lazy.py", "help.py", "common.py", "entry.py")
+_HELP_SOURCES = ("app.py", "lazy.py", "help.py", "common.py", "entry.py", "query.py")
 
 
 def cache_dir() -> Path:
@@ -137,6 +137,11 @@ def _render_help(path: Path | None) -> None:
 
 def main() -> None:
     args = sys.argv[1:]
+    if args == ["--version"] and "_BRIEF_COMPLETE" not in os.environ:
+        from briefing import __version__
+
+        print(f"brief {__version__}")  # what the eager `--version` option prints, without importing typer
+        return
     if args in HELP_ARGS and "_BRIEF_COMPLETE" not in os.environ:
         try:
             path: Path | None = cache_dir() / f"{help_key(args)}.txt"

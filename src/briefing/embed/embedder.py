@@ -22,6 +22,8 @@ from briefing.textrules import STOPWORDS
 
 # `dense_cached` clips a text to this many characters before it keys and embeds it (the model reads 256 tokens).
 CACHE_MAX_CHARS = 2000
+# How many texts' BM25 vectors one process keeps (a few MB); past it the memo starts again.
+SPARSE_MEMO_MAX = 50_000
 
 
 def cache_key(text: str, max_chars: int = CACHE_MAX_CHARS) -> str:
@@ -44,6 +46,7 @@ class Embedder:
         self.home = home
         self._dense: Any = None
         self._sparse: Any = None
+        self._sparse_memo: dict[str, SparseVec] = {}
         self._tokens = TokenCounter(settings, home)
         self._vector_cache: Any = None
         self._load_lock = threading.RLock()
@@ -187,8 +190,20 @@ class Embedder:
                     self._sparse = SparseTextEmbedding(
                         "Qdrant/bm25", specific_model_path=str(folder), stopwords=set(STOPWORDS)
                     )
-        embedded = self._sparse.query_embed(list(texts)) if query else self._sparse.embed(list(texts))
-        return [SparseVec(indices=e.indices.tolist(), values=e.values.tolist()) for e in embedded]
+        if query:
+            return [_vec(e) for e in self._sparse.query_embed(list(texts))]
+        # A text's BM25 vector depends on that text alone: the candidates' texts a warm process re-scores on every
+        # question are encoded once and kept (bounded), not re-encoded per query.
+        memo = self._sparse_memo
+        found = {t: v for t in texts if (v := memo.get(t)) is not None}
+        todo = [t for t in dict.fromkeys(texts) if t not in found]
+        if todo:
+            fresh = dict(zip(todo, map(_vec, self._sparse.embed(todo)), strict=True))
+            if len(memo) + len(fresh) > SPARSE_MEMO_MAX:
+                memo.clear()
+            memo.update(fresh)
+            found.update(fresh)
+        return [found[t] for t in texts]
 
     def count_tokens(self, text: str) -> int:
         """Tokens the dense model sees, specials included (what its limit counts)."""
@@ -197,3 +212,7 @@ class Embedder:
             with self._run_lock:  # the C engine is not known to tokenise safely while it embeds in another thread
                 return int(model.count_tokens(text))
         return self._tokens.count(text)
+
+
+def _vec(embedding: Any) -> SparseVec:
+    return SparseVec(indices=embedding.indices.tolist(), values=embedding.values.tolist())

@@ -65,6 +65,7 @@ class Generations:
         indexing_threshold_kb: int | None = None,
     ) -> None:
         self.root = root
+        self._current_file = root / "CURRENT"
         self._indexing_threshold_kb = indexing_threshold_kb  # the engine's default (about 6,500 384-d points)
         self.collection = root.name
         self.location = str(root)
@@ -83,6 +84,7 @@ class Generations:
         self._writer_gen: Path | None = None
         self._writer_meta: dict[str, Any] | None = None
         self._opened = False
+        self._checked_current: tuple[int, ...] | None = None  # CURRENT's stat when it last named the reader's
         self.exact = False  # dense queries by brute force instead of the HNSW graph (bench/recall_bench.py)
 
     # -- generations ------------------------------------------------------------------------------------------
@@ -93,6 +95,13 @@ class Generations:
         except FileNotFoundError:
             return None
         return self.generations / name if name else None
+
+    def _current_stat(self) -> tuple[int, ...] | None:
+        try:
+            st = os.stat(self._current_file)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
     def _open_reader(self) -> None:
         if self._opened:
@@ -129,9 +138,14 @@ class Generations:
         """Where reads go: this process's unpublished writes if it has any, else the published generation."""
         if self._writer is not None:
             return self._writer
-        if self._opened and self.published() != self._reader_gen:
-            # A long-lived reader (the MCP server, a watch) moves to what a writer published since.
-            self._close_reader()
+        if self._opened:
+            # A long-lived reader (the MCP server, a watch) moves to what a writer published since. Publishing
+            # replaces CURRENT (a new file), so its stat tells whether it needs reading again.
+            seen = self._current_stat()
+            if seen != self._checked_current:
+                if self.published() != self._reader_gen:
+                    self._close_reader()
+                self._checked_current = seen
         self._open_reader()
         if self._reader is None and self._legacy is not None:
             raise IndexError_(

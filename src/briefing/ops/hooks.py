@@ -194,6 +194,11 @@ def _watches(settings: Settings, observed: ObservedRun) -> None:
         log.warning("watches failed: %s: %s", type(exc).__name__, exc)
 
 
+def flush_questions() -> None:
+    """Write the question counts a closing service has not written yet (`metrics.flush_later`); never raises."""
+    metrics.flush_pending()
+
+
 def record_question(settings: Settings, command: str, result: SearchResult) -> None:
     """Count one question (and its refusal and removed citations) and its stage latencies; never raises."""
     try:
@@ -205,6 +210,6 @@ def record_question(settings: Settings, command: str, result: SearchResult) -> N
         for stage, ms in result.timings_ms.items():
             metrics.observe("brief_stage_seconds", float(ms) / 1000.0, stage=f"{command}.{stage}")
         if _metrics_on(settings):
-            metrics.flush(settings.home, settings.workspace.name)
+            metrics.flush_later(settings.home, settings.workspace.name)
     except Exception as exc:  # metrics must never fail a question
         log.warning("question metrics were not recorded: %s", exc)

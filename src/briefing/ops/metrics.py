@@ -232,6 +232,7 @@ def flush(home: Path, workspace: str, *, write_textfile: bool = True) -> Path:
     import os
     import tempfile
 
+    _PENDING.pop((home, workspace), None)
     folder = metrics_dir(home)
     folder.mkdir(parents=True, exist_ok=True)
     target = textfile_path(home, workspace)
@@ -254,6 +255,41 @@ def flush(home: Path, workspace: str, *, write_textfile: bool = True) -> Path:
             registry.register(StateCollector([state_path]))
             write_to_textfile(str(target), registry)
     return target
+
+
+# Questions are counted in memory and written at most this often by a long-lived process (and on exit), not once
+# per question: rewriting the state file and the textfile cost about a tenth of a warm search.
+QUESTION_FLUSH_S = 60.0
+_PENDING: dict[tuple[Path, str], float] = {}
+_AT_EXIT: list[bool] = []
+
+
+def flush_later(home: Path, workspace: str) -> None:
+    """Note that this workspace has unwritten question counts: written once QUESTION_FLUSH_S has passed, or on exit."""
+    import atexit
+    import time
+
+    now = time.monotonic()
+    key = (home, workspace)
+    if not _AT_EXIT:
+        atexit.register(flush_pending)
+        _AT_EXIT.append(True)
+    last = _PENDING.setdefault(key, now)
+    if now - last >= QUESTION_FLUSH_S:
+        flush(home, workspace)
+        _PENDING[key] = now
+
+
+def flush_pending() -> None:
+    """Write every workspace's unwritten question counts (a closing service, or the process's exit)."""
+    import logging
+
+    for home, workspace in list(_PENDING):
+        try:
+            flush(home, workspace)
+        except Exception as exc:  # metrics must never fail a run
+            logging.getLogger(__name__).warning("metrics could not be written under %s: %s", metrics_dir(home), exc)
+    _PENDING.clear()
 
 
 def _ordered(labels: Labels) -> tuple[list[str], list[str]]:
