@@ -21,6 +21,26 @@ ANSWER_RETRIES = 1
 
 LLM_EXTRA = "pip install 'brief[llm]'"
 
+# Sent as the key to a server on this machine when `api_key_env` is unset: local servers ignore it, and the
+# OpenAI SDK refuses to send a request without one ("Missing credentials").
+LOCAL_PLACEHOLDER_KEY = "local-no-key"
+
+
+def is_loopback(api_base: str | None) -> bool:
+    """True for an `api_base` on this machine (localhost, 127.0.0.0/8, ::1): the only place a key may be absent."""
+    if not api_base:
+        return False
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(api_base if "//" in api_base else f"//{api_base}").hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
 
 def require_dspy(what: str) -> None:
     """DSPy and LiteLLM are the optional `llm` extra: without them, one line naming the extra (exit 8)."""
@@ -43,7 +63,8 @@ def require_dspy(what: str) -> None:
 def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
     """The answer LM, or the router LM (`router_model`, else `model`); None when no model is configured.
 
-    Each request is bounded by `timeout_s`; the router's LM never retries (the router falls back instead).
+    Each request is bounded by `timeout_s` (the router's also by `router_timeout_s`, so no request it starts outlives
+    its budget by more than one request); the router's LM never retries (the router falls back instead).
     """
     model = (settings.router_model or settings.model) if router else settings.model
     if not model:
@@ -54,6 +75,8 @@ def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
     kwargs: dict[str, Any] = {}
     if settings.api_key_env:
         kwargs["api_key"] = secret(settings.api_key_env, setting="llm.api_key_env").get_secret_value()
+    elif is_loopback(settings.api_base):
+        kwargs["api_key"] = LOCAL_PLACEHOLDER_KEY  # a local server needs no key; the provider SDK needs one set
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
     try:
@@ -62,7 +85,7 @@ def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
             engine="litellm",
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
-            timeout=settings.timeout_s,
+            timeout=min(settings.timeout_s, settings.router_timeout_s) if router else settings.timeout_s,
             num_retries=ROUTER_RETRIES if router else ANSWER_RETRIES,
             cache=False,
             **kwargs,
