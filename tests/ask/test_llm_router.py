@@ -74,7 +74,9 @@ def test_a_bad_argument_gets_one_short_line_back_and_the_floor_holds(make_deps) 
 
 def test_a_local_server_needs_no_key(make_deps, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with scripted_llm(Reply(content=chat_fields(answer="The pooler is PgBouncer [1].", sufficient=True))) as (
+    with scripted_llm(
+        Reply(content=chat_fields(answer="PgBouncer runs in transaction mode [1].", sufficient=True))
+    ) as (
         url,
         fake,
     ):
@@ -82,7 +84,7 @@ def test_a_local_server_needs_no_key(make_deps, monkeypatch: pytest.MonkeyPatch)
 
         answerer = LLMAnswerer(build_lm(_settings(url)))
         result = run_ask(make_deps(answerer=answerer), "which connection pooler did we pick?", now=NOW, k=5)
-    assert result["answer"].startswith("The pooler is PgBouncer")
+    assert result["answer"].startswith("PgBouncer runs in transaction mode")
     assert fake.headers[0]["authorization"] == f"Bearer {LOCAL_PLACEHOLDER_KEY}"
 
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from briefing.ask.citations import check, refusal
+from briefing.ask.citations import ground, refusal
 from briefing.ask.state import AskState
 from briefing.model import Chunk
 from briefing.question.constraints import Constraints, Directory
@@ -245,13 +245,15 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         return {"draft": "", "sufficient": False, "trace": {"answerer": "llm (no evidence: not called)"}}
     try:
         question = state.question
-        draft = deps.answerer.answer(question.text, question.now.isoformat(), state.evidence, on_token=deps.on_token)
+        # Not streamed to the reader: only the validated answer is shown (validate_node hands it to `on_token`).
+        draft = deps.answerer.answer(question.text, question.now.isoformat(), state.evidence)
     except Exception as exc:
         from briefing.ask.router import _short
 
         log.warning("answer LM failed (%s); answering extractively", type(exc).__name__)
         note = f"extractive (LLM error: {type(exc).__name__}: {_short(exc)})"
-        return {"trace": {"answerer": note, "answer_fallback": True}, "timings_ms": {"answer": _ms(t0)}}
+        # The failed model work keeps its own timing: the extractive writer's "answer" follows it.
+        return {"trace": {"answerer": note, "answer_fallback": True}, "timings_ms": {"llm_failed": _ms(t0)}}
     model = getattr(deps.answerer.lm, "model", "llm")
     return {
         "draft": draft.text,
@@ -265,6 +267,12 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
 
 
 def validate_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    """The contract on the model's draft: only its sentences found in the evidence are printed, each cited.
+
+    One refusal decision, made here once: a draft the model called insufficient is refused in brief's words (what
+    was searched); a draft with nothing found in the evidence is replaced by the extractive answer, which then
+    decides alone. The model's text never becomes a refusal's reason.
+    """
     t0 = time.perf_counter()
     searched = searched_scope(state, deps)
     if not state.evidence:
@@ -274,12 +282,31 @@ def validate_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             "citations": [],
             "timings_ms": {"validate": _ms(t0)},
         }
-    checked = check(state.draft, state.evidence, sufficient=state.sufficient, scope=searched)
+    if not state.sufficient:  # the refusal, worded by brief: what was searched, never the model's restatement
+        return {
+            "answer": refusal(searched),
+            "no_answer": True,
+            "citations": [],
+            "trace": {"validation": "refused: the model judged the evidence insufficient"},
+            "timings_ms": {"validate": _ms(t0)},
+        }
+    grounded = ground(state.draft, state.evidence, sufficient=True)
+    checks = {"dropped_sentences": grounded.dropped, "attached_citations": grounded.attached}
+    if grounded.fallback:
+        answer = extractive_answer(deps, state.question, state.evidence, searched=searched)
+        found = {**checks, "validation": f"extractive answer: {grounded.fallback}"}
+        update = answer_update(state, deps, answer, t0, found, answerer=f"extractive ({grounded.fallback})")
+        update["removed_citations"] = grounded.removed
+        update["timings_ms"] = {"validate": _ms(t0)}
+        return update
+    if deps.on_token is not None:
+        deps.on_token(grounded.text)
+    note = "ok" if not (grounded.dropped or grounded.attached) else "sentences dropped or citations attached"
     return {
-        "answer": checked.text,
-        "no_answer": checked.no_answer,
-        "citations": checked.citations,
-        "removed_citations": checked.removed,
-        "trace": {"uncited_claims": checked.uncited, "validation": checked.note or "ok"},
+        "answer": grounded.text,
+        "no_answer": False,
+        "citations": grounded.citations,
+        "removed_citations": grounded.removed,
+        "trace": {**checks, "validation": note},
         "timings_ms": {"validate": _ms(t0)},
     }
