@@ -110,3 +110,28 @@ def test_the_router_requests_are_cut_to_its_budget() -> None:
     answer_lm = build_lm(LLMSettings(model="openai/m", api_base="http://127.0.0.1:9/v1", timeout_s=300))
     assert lm.kwargs["timeout"] == 20
     assert answer_lm.kwargs["timeout"] == 300
+
+
+def test_every_model_call_is_in_the_trace_with_its_time_and_tokens(make_deps) -> None:  # type: ignore[no-untyped-def]
+    script = [_step("set_time_window", start="2026-06-08", end="2026-06-14"), *_finish_and_plan()]
+    answer = Reply(content=chat_fields(answer="We moved the Aurora cutover to June 12 [1].", sufficient=True))
+    with scripted_llm(*script, answer) as (url, _fake):
+        router = Router(build_lm(_settings(url), router=True), max_steps=4, timeout_s=60)
+        from briefing.ask.answer import LLMAnswerer
+
+        deps = make_deps(router=router, answerer=LLMAnswerer(build_lm(_settings(url))))
+        result = run_ask(deps, "when is the Aurora cutover?", now=NOW, k=5)
+    calls = result["trace"]["model_calls"]
+    assert [c["role"] for c in calls] == ["router"] * 3 + ["answer"]
+    assert all(c["ms"] >= 0 and c["prompt_tokens"] == 10 and c["completion_tokens"] == 5 for c in calls)
+
+
+def test_a_failed_answer_keeps_its_time_in_timings(make_deps) -> None:  # type: ignore[no-untyped-def]
+    from briefing.ask.answer import LLMAnswerer
+
+    with scripted_llm(*[Reply(status=503, content="overloaded") for _ in range(6)]) as (url, _fake):
+        deps = make_deps(answerer=LLMAnswerer(build_lm(_settings(url))))
+        result = run_ask(deps, "when is the Aurora cutover?", now=NOW, k=5)
+    assert result["trace"]["answerer"].startswith("extractive (LLM error")
+    assert "llm_failed" in result["timings_ms"] and result["timings_ms"]["answer"] >= 0
+    assert result["trace"]["model_calls"] and all(c["error"] for c in result["trace"]["model_calls"])

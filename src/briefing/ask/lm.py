@@ -70,7 +70,6 @@ def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
     if not model:
         return None
     require_dspy(f"[llm] {'router_model' if router and settings.router_model else 'model'} = '{model}'")
-    import dspy
 
     kwargs: dict[str, Any] = {}
     if settings.api_key_env:
@@ -80,7 +79,8 @@ def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
     try:
-        return dspy.LM(
+        return _timed_lm_class()(
+            "router" if router else "answer",
             model,
             engine="litellm",
             temperature=settings.temperature,
@@ -96,3 +96,49 @@ def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
             f"set up ({type(exc).__name__}): use a LiteLLM model id such as 'openai/gpt-4o-mini' or "
             "'ollama_chat/llama3.1'"
         ) from None
+
+
+def _timed_lm_class() -> Any:
+    """`dspy.LM` that records every request: its role, duration, tokens when the server reports usage, and errors."""
+    import threading
+    import time
+
+    import dspy
+
+    class TimedLM(dspy.LM):  # type: ignore[misc]  # dspy ships no type information
+        def __init__(self, role: str, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.role = role
+            self.calls: list[dict[str, Any]] = []
+            self._calls_lock = threading.Lock()
+
+        def forward(self, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            call: dict[str, Any] = {"role": self.role, "model": self.model}
+            try:
+                response = super().forward(*args, **kwargs)
+            except BaseException as exc:
+                call["error"] = type(exc).__name__
+                raise
+            else:
+                usage = getattr(response, "usage", None)
+                for key in ("prompt_tokens", "completion_tokens"):
+                    value = getattr(usage, key, None) if usage is not None else None
+                    if isinstance(value, int):
+                        call[key] = value
+                return response
+            finally:
+                call["ms"] = round((time.perf_counter() - started) * 1000, 1)
+                with self._calls_lock:
+                    self.calls.append(call)
+
+    return TimedLM
+
+
+def calls_since(lm: Any, start: int) -> list[dict[str, Any]]:
+    """The requests `lm` made after its `start`-th one (empty for an LM that does not record them)."""
+    return list(getattr(lm, "calls", [])[start:])
+
+
+def call_count(lm: Any) -> int:
+    return len(getattr(lm, "calls", []))

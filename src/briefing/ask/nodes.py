@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from briefing.ask.citations import ground, refusal
+from briefing.ask.lm import call_count, calls_since
 from briefing.ask.state import AskState
 from briefing.model import Chunk
 from briefing.question.constraints import Constraints, Directory
@@ -104,7 +105,9 @@ def route_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     t0 = time.perf_counter()
     question = state.question
     tools = RouterTools.start(question.constraints, deps.directory, _calendar(state, deps), deps.retriever)
+    before = call_count(deps.router.lm)
     result = deps.router.route(question.text, question.now.isoformat(), question.constraints, tools)
+    calls = calls_since(deps.router.lm, before)  # a request still running past the budget is not listed
     return {
         # The routed constraints may change the kind ("last week" makes a briefing): the question is read anew.
         "question": from_constraints(question.text, question.now, result.constraints),
@@ -116,6 +119,7 @@ def route_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             "router": result.status,
             "router_plan": result.plan,
             "routed_constraints": result.constraints.to_json(),
+            "model_calls": [*state.trace.get("model_calls", []), *calls],
         },
         "timings_ms": {"route": _ms(t0)},
     }
@@ -243,6 +247,7 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     t0 = time.perf_counter()
     if not state.evidence:
         return {"draft": "", "sufficient": False, "trace": {"answerer": "llm (no evidence: not called)"}}
+    before = call_count(deps.answerer.lm)
     try:
         question = state.question
         # Not streamed to the reader: only the validated answer is shown (validate_node hands it to `on_token`).
@@ -253,7 +258,10 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         log.warning("answer LM failed (%s); answering extractively", type(exc).__name__)
         note = f"extractive (LLM error: {type(exc).__name__}: {_short(exc)})"
         # The failed model work keeps its own timing: the extractive writer's "answer" follows it.
-        return {"trace": {"answerer": note, "answer_fallback": True}, "timings_ms": {"llm_failed": _ms(t0)}}
+        return {
+            "trace": {"answerer": note, "answer_fallback": True, "model_calls": _answer_calls(state, deps, before)},
+            "timings_ms": {"llm_failed": _ms(t0)},
+        }
     model = getattr(deps.answerer.lm, "model", "llm")
     return {
         "draft": draft.text,
@@ -261,9 +269,15 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         "trace": {
             "answerer": f"dspy {model}" + (" (streamed)" if draft.streamed else ""),
             "draft": draft.text,
+            "model_calls": _answer_calls(state, deps, before),
         },
         "timings_ms": {"answer": _ms(t0)},
     }
+
+
+def _answer_calls(state: AskState, deps: AskDeps, before: int) -> list[dict[str, Any]]:
+    assert deps.answerer is not None
+    return [*state.trace.get("model_calls", []), *calls_since(deps.answerer.lm, before)]
 
 
 def validate_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
