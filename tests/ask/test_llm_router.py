@@ -135,3 +135,24 @@ def test_a_failed_answer_keeps_its_time_in_timings(make_deps) -> None:  # type: 
     assert result["trace"]["answerer"].startswith("extractive (LLM error")
     assert "llm_failed" in result["timings_ms"] and result["timings_ms"]["answer"] >= 0
     assert result["trace"]["model_calls"] and all(c["error"] for c in result["trace"]["model_calls"])
+
+
+def test_the_request_in_flight_is_closed_when_the_router_budget_runs_out(make_deps) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    release = threading.Event()
+    held = [Reply(content=chat_fields(next_thought="t", next_tool_name="finish", next_tool_args={}), hold=release)]
+    try:
+        with scripted_llm(*held * 4) as (url, _fake):
+            lm = build_lm(_settings(url, timeout_s=600, router_timeout_s=0.5), router=True)
+            router = Router(lm, max_steps=4, timeout_s=0.5)
+            result = run_ask(make_deps(router=router), "what happened in PLAT-142?", now=NOW, k=5)
+            worker = next((t for t in threading.enumerate() if t.name == "brief-router"), None)
+            if worker is not None:
+                worker.join(30)  # the request closes at the budget, not after timeout_s = 600
+            assert worker is None or not worker.is_alive()
+    finally:
+        release.set()
+    assert result["trace"]["router"].startswith("fallback: timeout")
+    assert result["constraints"]["tickets"] == ["PLAT-142"]
+    assert lm.calls and "Timeout" in lm.calls[0]["error"]

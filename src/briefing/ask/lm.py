@@ -63,8 +63,8 @@ def require_dspy(what: str) -> None:
 def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
     """The answer LM, or the router LM (`router_model`, else `model`); None when no model is configured.
 
-    Each request is bounded by `timeout_s` (the router's also by `router_timeout_s`, so no request it starts outlives
-    its budget by more than one request); the router's LM never retries (the router falls back instead).
+    Each request is bounded by `timeout_s`; the router's requests also by what is left of `router_timeout_s`
+    (the router sets its deadline per loop); the router's LM never retries (the router falls back instead).
     """
     model = (settings.router_model or settings.model) if router else settings.model
     if not model:
@@ -109,13 +109,26 @@ def _timed_lm_class() -> Any:
         def __init__(self, role: str, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.role = role
-            self.calls: list[dict[str, Any]] = []
-            self._calls_lock = threading.Lock()
+            self.calls: list[dict[str, Any]] = []  # appended whole (atomic); plain data, so the LM can be copied
+            self.deadlines: dict[int, float] = {}  # per thread: the monotonic time its requests must end by
+
+        def set_deadline(self, seconds: float | None) -> None:
+            """Requests from this thread end within `seconds` from now in all (None: only `timeout_s` each)."""
+            if seconds is None:
+                self.deadlines.pop(threading.get_ident(), None)
+            else:
+                self.deadlines[threading.get_ident()] = time.monotonic() + seconds
 
         def forward(self, *args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             call: dict[str, Any] = {"role": self.role, "model": self.model}
+            deadline = self.deadlines.get(threading.get_ident())
             try:
+                if deadline is not None:  # DSPy's JSON retry after a failed chat parse must not outlive the budget
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise TimeoutError("the router's time budget is over")
+                    kwargs["timeout"] = min(float(self.kwargs.get("timeout") or left), left)
                 response = super().forward(*args, **kwargs)
             except BaseException as exc:
                 call["error"] = type(exc).__name__
@@ -129,8 +142,7 @@ def _timed_lm_class() -> Any:
                 return response
             finally:
                 call["ms"] = round((time.perf_counter() - started) * 1000, 1)
-                with self._calls_lock:
-                    self.calls.append(call)
+                self.calls.append(call)
 
     return TimedLM
 

@@ -82,11 +82,17 @@ class Router:
         summary = _summary(extracted)
 
         def run() -> None:
+            set_deadline = getattr(self.lm, "set_deadline", None)
+            if set_deadline is not None:  # every request of this loop is closed by the end of the budget
+                set_deadline(self.timeout_s)
             try:
                 with dspy.context(lm=self.lm):
                     outcome["prediction"] = program(question=question, now=now, extracted=summary)
             except BaseException as exc:  # reported to the caller, which falls back
                 outcome["error"] = exc
+            finally:
+                if set_deadline is not None:
+                    set_deadline(None)
 
         started = time.perf_counter()
         # A daemon thread: a hung provider call cannot be cancelled, but it must not keep the CLI alive.
