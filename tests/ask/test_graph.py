@@ -239,13 +239,12 @@ def test_answer_lm_error_falls_back_to_the_extractive_answer(make_deps) -> None:
     assert result["citations"]
 
 
-def test_streaming_sends_the_answer_to_the_callback(make_deps) -> None:  # type: ignore[no-untyped-def]
+def test_the_callback_gets_the_validated_answer_never_the_raw_draft(make_deps) -> None:  # type: ignore[no-untyped-def]
     tokens: list[str] = []
     lm = DummyLM([{"answer": "The cutover is on June 12 [1] [3].", "sufficient": True}])
     deps = make_deps(answerer=LLMAnswerer(lm), on_token=tokens.append)
     result = run_ask(deps, "when is the aurora cutover?", now=NOW, k=5)
-    assert "".join(tokens).strip() == "The cutover is on June 12 [1] [3]."
-    assert "(streamed)" in result["trace"]["answerer"]
+    assert "".join(tokens).strip() == result["answer"] == "The cutover is on June 12 [1][3]."
     assert [c["n"] for c in result["citations"]] == [1, 3]
 
 

@@ -157,3 +157,106 @@ def resolve(n: int, text: str, chunk: Chunk) -> dict[str, Any]:
     refs = list(dict.fromkeys(u.ref for u in keep))
     best = units[max(overlap, key=lambda i: (overlap[i], -i))]
     return {"n": n, "refs": refs, "url": best.url or chunk.url}
+
+
+# -- the contract on the ask path: only sentences found in the evidence are printed, each with its [n] ----------
+
+_PIECES = re.compile(r"((?<=[.!?])\s+|\n+)")
+_FACT = re.compile(r"\d+(?:[.,]\d+)*")
+_STOP = frozenset(
+    "the and for was were are has have had that this with from into onto about which what when who whom whose "
+    "our their its his her they them there then than been being will would should could can may might also "
+    "not but any all some one two per via out off over under more most less least very just only".split()
+)
+MIN_SHARED = 0.6  # share of a sentence's content words that the evidence must hold
+
+
+@dataclass
+class Grounded:
+    """A draft reduced to its sentences found in the evidence; `fallback` says why nothing of it can be printed."""
+
+    text: str = ""
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    removed: list[dict[str, str]] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    attached: list[str] = field(default_factory=list)
+    fallback: str = ""
+
+
+def _stem(word: str) -> str:
+    return word.lower()[:6]
+
+
+def _content(text: str) -> tuple[set[str], set[str]]:
+    """A text's content words (stemmed) and its numbers (leading zeros dropped: "08" and "8" are one fact)."""
+    words = {_stem(w) for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in _STOP}
+    facts = {f.lstrip("0") or "0" for f in _FACT.findall(text)}
+    return words, facts
+
+
+def _evidence_of(chunk: Chunk) -> tuple[set[str], set[str]]:
+    units = " ".join(f"{u.author or ''} {u.at.isoformat() if u.at else ''} {u.text}" for u in chunk.units)
+    return _content(" ".join([chunk.title, " ".join(chunk.authors), chunk.start.isoformat(), chunk.text, units]))
+
+
+def _support(sentence: str, evidence: tuple[set[str], set[str]]) -> float:
+    """The share of the sentence's content words the evidence holds; 0 when any of its numbers is absent."""
+    words, facts = _content(sentence)
+    if not facts <= evidence[1]:
+        return 0.0
+    if not words:
+        return 1.0 if facts else 0.0
+    return len(words & evidence[0]) / len(words)
+
+
+def _union(parts: list[tuple[set[str], set[str]]]) -> tuple[set[str], set[str]]:
+    return set().union(*(p[0] for p in parts)), set().union(*(p[1] for p in parts))
+
+
+def _with_marker(sentence: str, n: int) -> str:
+    body = sentence.rstrip()
+    end = len(body.rstrip(".!?"))
+    return f"{body[:end]} [{n}]{body[end:]}"
+
+
+def ground(text: str, context: Sequence[Chunk], *, sufficient: bool) -> Grounded:
+    """Keep each sentence of `text` whose words and numbers are in the evidence it cites (or, uncited, in one block,
+    whose [n] is then attached); drop the rest. Nothing printable, or a model that judged the evidence
+    insufficient, sets `fallback`: the answer is then decided by brief, never worded by the model."""
+    if not sufficient:
+        return Grounded(fallback="the model judged the evidence insufficient")
+    cleaned, _, removed = normalise_markers(text, len(context))
+    evidence = [_evidence_of(chunk) for chunk in context]
+    out: list[str] = []
+    dropped: list[str] = []
+    attached: list[str] = []
+    separator = ""
+    for piece in _PIECES.split(cleaned):
+        if _PIECES.fullmatch(piece) or not piece.strip():
+            separator = separator or piece
+            continue
+        bare = re.sub(r"\s*\[\d+\]", "", piece).strip()
+        cited = [int(n) for n in re.findall(r"\[(\d+)\]", piece)]
+        words, facts = _content(bare)
+        if not facts and len(words) < 2:  # "Yes.", a lead-in: no claim of its own
+            out.append(separator + bare if out else bare)
+            separator = ""
+            continue
+        if cited and _support(bare, _union([evidence[n - 1] for n in cited])) >= MIN_SHARED:
+            sentence = piece.strip()
+        else:
+            best = max(range(len(context)), key=lambda i: _support(bare, evidence[i]), default=None)
+            if best is None or _support(bare, evidence[best]) < MIN_SHARED:
+                dropped.append(bare)
+                separator = separator or " "
+                continue
+            sentence = _with_marker(bare, best + 1)
+            attached.append(sentence)
+        out.append((separator if out else "") + sentence)
+        separator = ""
+    kept = "".join(out).strip()
+    cited_numbers = list(dict.fromkeys(int(n) for n in re.findall(r"\[(\d+)\]", kept)))
+    if not cited_numbers:
+        return Grounded(removed=removed, dropped=dropped, fallback="no sentence of the draft was found in the evidence")
+    citations = [resolve(n, kept, context[n - 1]) for n in sorted(cited_numbers)]
+    return Grounded(kept, citations, removed, dropped, attached)

@@ -10,7 +10,8 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from briefing.ask.citations import check, refusal
+from briefing.ask.citations import ground, refusal
+from briefing.ask.lm import call_count, calls_since
 from briefing.ask.state import AskState
 from briefing.model import Chunk
 from briefing.question.constraints import Constraints, Directory
@@ -104,7 +105,9 @@ def route_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     t0 = time.perf_counter()
     question = state.question
     tools = RouterTools.start(question.constraints, deps.directory, _calendar(state, deps), deps.retriever)
+    before = call_count(deps.router.lm)
     result = deps.router.route(question.text, question.now.isoformat(), question.constraints, tools)
+    calls = calls_since(deps.router.lm, before)  # a request still running past the budget is not listed
     return {
         # The routed constraints may change the kind ("last week" makes a briefing): the question is read anew.
         "question": from_constraints(question.text, question.now, result.constraints),
@@ -116,6 +119,7 @@ def route_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             "router": result.status,
             "router_plan": result.plan,
             "routed_constraints": result.constraints.to_json(),
+            "model_calls": [*state.trace.get("model_calls", []), *calls],
         },
         "timings_ms": {"route": _ms(t0)},
     }
@@ -243,15 +247,21 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     t0 = time.perf_counter()
     if not state.evidence:
         return {"draft": "", "sufficient": False, "trace": {"answerer": "llm (no evidence: not called)"}}
+    before = call_count(deps.answerer.lm)
     try:
         question = state.question
-        draft = deps.answerer.answer(question.text, question.now.isoformat(), state.evidence, on_token=deps.on_token)
+        # Not streamed to the reader: only the validated answer is shown (validate_node hands it to `on_token`).
+        draft = deps.answerer.answer(question.text, question.now.isoformat(), state.evidence)
     except Exception as exc:
         from briefing.ask.router import _short
 
         log.warning("answer LM failed (%s); answering extractively", type(exc).__name__)
         note = f"extractive (LLM error: {type(exc).__name__}: {_short(exc)})"
-        return {"trace": {"answerer": note, "answer_fallback": True}, "timings_ms": {"answer": _ms(t0)}}
+        # The failed model work keeps its own timing: the extractive writer's "answer" follows it.
+        return {
+            "trace": {"answerer": note, "answer_fallback": True, "model_calls": _answer_calls(state, deps, before)},
+            "timings_ms": {"llm_failed": _ms(t0)},
+        }
     model = getattr(deps.answerer.lm, "model", "llm")
     return {
         "draft": draft.text,
@@ -259,12 +269,24 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         "trace": {
             "answerer": f"dspy {model}" + (" (streamed)" if draft.streamed else ""),
             "draft": draft.text,
+            "model_calls": _answer_calls(state, deps, before),
         },
         "timings_ms": {"answer": _ms(t0)},
     }
 
 
+def _answer_calls(state: AskState, deps: AskDeps, before: int) -> list[dict[str, Any]]:
+    assert deps.answerer is not None
+    return [*state.trace.get("model_calls", []), *calls_since(deps.answerer.lm, before)]
+
+
 def validate_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
+    """The contract on the model's draft: only its sentences found in the evidence are printed, each cited.
+
+    One refusal decision, made here once: a draft the model called insufficient is refused in brief's words (what
+    was searched); a draft with nothing found in the evidence is replaced by the extractive answer, which then
+    decides alone. The model's text never becomes a refusal's reason.
+    """
     t0 = time.perf_counter()
     searched = searched_scope(state, deps)
     if not state.evidence:
@@ -274,12 +296,31 @@ def validate_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             "citations": [],
             "timings_ms": {"validate": _ms(t0)},
         }
-    checked = check(state.draft, state.evidence, sufficient=state.sufficient, scope=searched)
+    if not state.sufficient:  # the refusal, worded by brief: what was searched, never the model's restatement
+        return {
+            "answer": refusal(searched),
+            "no_answer": True,
+            "citations": [],
+            "trace": {"validation": "refused: the model judged the evidence insufficient"},
+            "timings_ms": {"validate": _ms(t0)},
+        }
+    grounded = ground(state.draft, state.evidence, sufficient=True)
+    checks = {"dropped_sentences": grounded.dropped, "attached_citations": grounded.attached}
+    if grounded.fallback:
+        answer = extractive_answer(deps, state.question, state.evidence, searched=searched)
+        found = {**checks, "validation": f"extractive answer: {grounded.fallback}"}
+        update = answer_update(state, deps, answer, t0, found, answerer=f"extractive ({grounded.fallback})")
+        update["removed_citations"] = grounded.removed
+        update["timings_ms"] = {"validate": _ms(t0)}
+        return update
+    if deps.on_token is not None:
+        deps.on_token(grounded.text)
+    note = "ok" if not (grounded.dropped or grounded.attached) else "sentences dropped or citations attached"
     return {
-        "answer": checked.text,
-        "no_answer": checked.no_answer,
-        "citations": checked.citations,
-        "removed_citations": checked.removed,
-        "trace": {"uncited_claims": checked.uncited, "validation": checked.note or "ok"},
+        "answer": grounded.text,
+        "no_answer": False,
+        "citations": grounded.citations,
+        "removed_citations": grounded.removed,
+        "trace": {**checks, "validation": note},
         "timings_ms": {"validate": _ms(t0)},
     }

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import dspy
 
-from briefing.ask.tools import RouterTools
+from briefing.ask.tools import RouterClosed, RouterTools
 from briefing.question.constraints import Constraints
 
 if TYPE_CHECKING:
@@ -75,16 +75,24 @@ class Router:
 
     def route(self, question: str, now: str, extracted: Constraints, tools: RouterTools) -> RouteResult:
         """Run the ReAct loop in a worker thread with a deadline; fall back to `extracted` on any failure."""
-        program = dspy.ReAct(RouteQuestion, tools=tools.functions(), max_iters=self.max_steps)
+        program = dspy.ReAct(
+            RouteQuestion, tools=[lenient_tool(f) for f in tools.functions()], max_iters=self.max_steps
+        )
         outcome: dict[str, Any] = {}
         summary = _summary(extracted)
 
         def run() -> None:
+            set_deadline = getattr(self.lm, "set_deadline", None)
+            if set_deadline is not None:  # every request of this loop is closed by the end of the budget
+                set_deadline(self.timeout_s)
             try:
                 with dspy.context(lm=self.lm):
                     outcome["prediction"] = program(question=question, now=now, extracted=summary)
             except BaseException as exc:  # reported to the caller, which falls back
                 outcome["error"] = exc
+            finally:
+                if set_deadline is not None:
+                    set_deadline(None)
 
         started = time.perf_counter()
         # A daemon thread: a hung provider call cannot be cancelled, but it must not keep the CLI alive.
@@ -121,9 +129,61 @@ class Router:
 
 
 def _summary(constraints: Constraints) -> str:
+    """The constraints as the model sees them, in the tools' own argument names (no `label`, no `span`)."""
     data = constraints.to_json()
     data.pop("spans", None)
+    time_window = data.get("time")
+    if isinstance(time_window, dict):
+        data["time"] = {k: time_window[k] for k in ("start", "end") if time_window.get(k)}
     return json.dumps({k: v for k, v in data.items() if v}, default=str)
+
+
+# Argument names small models use for a tool's own arguments (copied from the constraints JSON or guessed).
+ALIASES: dict[str, dict[str, str]] = {
+    "set_time_window": {"label": "start", "phrase": "start", "from": "start", "since": "start", "to": "end"},
+    "set_sources": {"source": "sources", "types": "sources", "source_types": "sources"},
+    "boost_people": {"people": "names", "name": "names", "person": "names"},
+    "boost_container": {"name": "names", "channel": "names", "project": "names", "channels": "names"},
+    "fetch_item": {"item": "key", "ticket": "key", "ref": "key", "id": "key"},
+    "search": {"q": "query", "text": "query"},
+    "list_known": {"type": "kind", "what": "kind"},
+}
+
+
+def lenient_tool(func: Callable[..., str]) -> Any:
+    """A DSPy tool that maps or ignores arguments it does not take and answers any error in one short line."""
+    return _LenientTool(func)
+
+
+class _LenientTool(dspy.Tool):  # type: ignore[misc]  # dspy ships no type information
+    def __call__(self, **kwargs: Any) -> Any:
+        try:
+            known, ignored = _map_args(self.name, self.args, kwargs)
+            result = self.func(**self._validate_and_parse_args(**known))
+        except RouterClosed:
+            raise
+        except Exception as exc:  # the model gets one line, never a traceback, and may try again
+            return f"error: {_short(exc)}"
+        return f"{result} (ignored arguments {sorted(ignored)})" if ignored else result
+
+
+def _map_args(tool: str, accepted: dict[str, Any], given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The arguments the tool takes: aliases renamed, a nested object of its arguments unpacked, the rest dropped."""
+    known: dict[str, Any] = {k: v for k, v in given.items() if k in accepted}
+    ignored: list[str] = []
+    aliases = ALIASES.get(tool, {})
+    for key, value in given.items():
+        if key in accepted:
+            continue
+        target = aliases.get(key)
+        if target in accepted and target not in known and isinstance(value, (str, list)):
+            known[target] = value
+        elif key != "span" and isinstance(value, dict) and any(k in accepted for k in value):
+            # e.g. {"time": {"start": ..., "end": ...}}: a span's character offsets are never a date
+            known.update({k: v for k, v in value.items() if k in accepted and k not in known and isinstance(v, str)})
+        else:
+            ignored.append(key)
+    return known, ignored
 
 
 _SECRETISH = re.compile(r"\b(?:sk|pk|key|token|bearer)[-_ ]?[A-Za-z0-9_\-.]{12,}|[A-Za-z0-9_\-]{32,}", re.IGNORECASE)

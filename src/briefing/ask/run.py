@@ -53,7 +53,7 @@ def build_deps(brief: Workspace, on_token: Callable[[str], None] | None = None) 
         if router_lm is not None:
             from briefing.ask.router import Router
 
-            router = Router(router_lm, max_steps=settings.llm.router_max_steps, timeout_s=settings.llm.timeout_s)
+            router = Router(router_lm, max_steps=settings.llm.router_max_steps, timeout_s=settings.llm.router_timeout_s)
         answer_lm = build_lm(settings.llm)
         if answer_lm is not None:
             from briefing.ask.answer import LLMAnswerer

@@ -68,6 +68,12 @@ def render_trace(result: SearchResult) -> None:
     tree.add(f"router: {escape(str(trace.get('router', 'off')))}")
     for step in trace.get("router_steps", []):
         tree.add(f"router: {escape(json.dumps(step, default=str)[:300])}")
+    for call in trace.get("model_calls", []):
+        tokens = f" {call['prompt_tokens']}+{call['completion_tokens']} tokens" if "completion_tokens" in call else ""
+        failed = f" failed: {call['error']}" if call.get("error") else ""
+        tree.add(
+            f"model call ({escape(str(call['role']))} {escape(str(call['model']))}): {call['ms']} ms{tokens}{failed}"
+        )
     tree.add(f"hard filters: {escape(json.dumps(trace.get('filters', {}), default=str))} (workspace always)")
     if trace.get("access"):
         tree.add(f"access: {escape(json.dumps(trace['access'], default=str))}")

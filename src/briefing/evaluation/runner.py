@@ -47,11 +47,11 @@ def run_cases(
     warmup: bool = True,
     progress: Callable[[int, int, Case], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Ask every case's question with the case's `now`; the first question is asked once untimed to load models."""
+    """Ask every case's question with the case's `now`, once each; a warm-up loads the local models untimed."""
     from briefing.service import parse_now
 
     if warmup and cases:
-        brief.ask(cases[0].question, now=parse_now(cases[0].now), k=k)
+        _warm_up(brief, cases[0], k)
     records = []
     for i, case in enumerate(cases, 1):
         t0 = time.perf_counter()
@@ -60,3 +60,21 @@ def run_cases(
         if progress is not None:
             progress(i, len(cases), case)
     return records
+
+
+def _warm_up(brief: Asker, case: Case, k: int) -> None:
+    """Load the embedding, reranking and sentence models before the timed asks, without a model call.
+
+    With an LLM configured the warm-up is a search (no chat request: the first case is asked once, timed); without
+    one, an extractive ask costs no model call and also loads the sentence model.
+    """
+    from briefing.service import parse_now
+
+    settings = getattr(brief, "settings", None)
+    llm = getattr(settings, "llm", None)
+    search = getattr(brief, "search", None)
+    if llm is not None and (llm.model or llm.router_model):
+        if search is not None:
+            search(case.question, now=parse_now(case.now), k=k)
+        return
+    brief.ask(case.question, now=parse_now(case.now), k=k)

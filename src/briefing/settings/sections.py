@@ -222,8 +222,9 @@ class LLMSettings(_Strict):
     api_base: str | None = None
     temperature: float = 0.0
     max_tokens: int = 1200
-    timeout_s: float = 60.0
-    router_max_steps: int = 4
+    timeout_s: float = Field(default=60.0, gt=0)  # each model request (LiteLLM closes it after this)
+    router_timeout_s: float = Field(default=30.0, gt=0)  # the router's whole loop; its requests are cut to this
+    router_max_steps: int = Field(default=4, ge=1)  # tool calls the router may make before it must finish
 
 
 class LoggingSettings(_Strict):
