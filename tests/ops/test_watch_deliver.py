@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,23 @@ def test_a_target_that_is_down_is_tried_once_per_run_and_keeps_its_queue(workspa
         "First incident today. [1]",
         "Second incident today. [1]",
     ]
+
+
+def test_a_failed_watch_delivery_logs_the_run_with_the_delivery_error_not_ok(workspace: Workspace) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: the SMTP server is down
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with workspace.config.open("a", encoding="utf-8") as config:
+        config.write(
+            f'[delivery.email]\nhost = "127.0.0.1"\nport = {port}\ntls = "none"\ntimeout_s = 5\n'
+            'sender = "brief@example.com"\nto = ["ops@example.com"]\n'
+        )
+    workspace.settings = load_settings(workspace.config)
+    watch.add_watch(workspace.settings, target=None, query="incident", sources=[])
+    _report(workspace, "# Incident\n\nAn incident today: the queue backed up at noon.\n", "incident.md")
+    workspace.run()
+    line = list(runlog.read_runs(workspace.settings.home))[-1]
+    assert line["status"] == "partial", line
+    assert line["counts"]["notifications"]["failed"] == 1
+    assert line["error"].startswith("watch delivery via email")
+    assert any(note.startswith("watch delivery via email") for note in line["notes"])
