@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from briefing.cli.app import app
 from briefing.devserver.slack import TOKEN, SlackFake
 from briefing.errors import AuthError
+from briefing.index import Index
 from briefing.ops import metrics, runlog, watch
 from briefing.ops.deliver import ChatTarget, DeliveryError, EmailTarget, Message
 from briefing.ops.lock import LockHeldError, workspace_lock
@@ -323,3 +324,14 @@ def test_a_failed_watch_delivery_logs_the_run_with_the_delivery_error_not_ok(wor
     assert line["counts"]["notifications"]["failed"] == 1
     assert line["error"].startswith("watch delivery via email")
     assert any(note.startswith("watch delivery via email") for note in line["notes"])
+
+
+def test_an_ingest_exports_the_points_its_index_holds(workspace: Workspace) -> None:
+    _report(workspace, "# Second page\n\nThe pool was resized on Friday.\n", "second.md")
+    workspace.run()
+    path = metrics.textfile_path(workspace.settings.home, workspace.settings.workspace.name)
+    samples = {s.name: s.value for family in text_string_to_metric_families(path.read_text()) for s in family.samples}
+    with Index.open(workspace.settings) as index:
+        held = index.count()
+    assert held >= 2
+    assert samples["brief_index_points"] == held

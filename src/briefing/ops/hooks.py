@@ -120,6 +120,8 @@ def _finish(
     metrics.set_gauge("brief_last_run_timestamp_seconds", ended, command=observed.command)
     if status == "ok" or status == "partial":
         metrics.set_gauge("brief_last_success_timestamp_seconds", ended, command=observed.command)
+    if summary is not None and not summary.dry_run and status in ("ok", "partial"):
+        _count_points(settings)
     textfile = None
     if _metrics_on(settings):
         try:
@@ -160,6 +162,17 @@ def _finish(
         runlog.write_run(settings.home, record, max_bytes=max_bytes, backups=backups)
     except OSError as exc:
         log.warning("the run log could not be written under %s: %s", runlog.log_dir(settings.home), exc)
+
+
+def _count_points(settings: Settings) -> None:
+    """`brief_index_points`: the points the index holds after the run (a metric never fails the run)."""
+    from briefing.index import Index
+
+    try:
+        with Index.open(settings) as index:
+            metrics.set_gauge("brief_index_points", float(index.count()))
+    except Exception as exc:
+        log.warning("the index's points were not counted: %s", exc)
 
 
 def _error_text(error: BaseException | None, observed: ObservedRun) -> str | None:
