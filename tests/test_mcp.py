@@ -94,7 +94,7 @@ def test_timeline_of_a_ticket_is_dated_and_cited(server: Any) -> None:
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
-        ("search", {"query": "pooling", "k": 500}, "k=500 is out of range"),
+        ("search", {"query": "pooling", "k": 500}, "'k': input should be less than or equal to 50"),
         ("ask", {"question": "   "}, "the question is empty"),
         ("ask", {"question": "pooling?", "now": "last tuesday"}, "is not an ISO-8601 time"),
         ("get_item", {"ref": "no-colon"}, "is not a native ref"),
@@ -162,3 +162,38 @@ def test_a_non_loopback_host_is_refused_without_allow_remote(use_sample: Any) ->
     result = CliRunner().invoke(app, ["--config", str(use_sample.config), "mcp", "-t", "http", "--host", "0.0.0.0"])  # noqa: S104
     assert result.exit_code == 10
     assert "not a loopback address" in result.output
+
+
+def test_tool_schemas_are_strict_ranges_no_extra_arguments_and_typed_outputs(server: Any) -> None:
+    async def run() -> Any:
+        async with Client(server) as client:
+            return await client.list_tools()
+
+    tools = {t.name: t for t in anyio.run(run).tools}
+    for tool in tools.values():
+        assert tool.input_schema.get("additionalProperties") is False, tool.name
+        assert tool.output_schema and tool.output_schema.get("properties"), f"{tool.name}: empty output schema"
+    k = tools["search"].input_schema["properties"]["k"]
+    assert (k["minimum"], k["maximum"]) == (1, 50)
+    assert {"answer", "citations", "no_answer", "hits"} <= set(tools["ask"].output_schema["properties"])
+    assert "chunks" in tools["get_item"].output_schema["properties"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("search", {"query": "pooling", "k": 0}, "'k': input should be greater than or equal to 1"),
+        ("search", {"query": "pooling", "k": 51}, "'k': input should be less than or equal to 50"),
+        ("ask", {"question": "pooling?", "limit": 3}, "unknown argument 'limit'"),
+        ("search", {"query": "pooling", "k": "many"}, "'k': input should be a valid integer"),
+        ("get_item", {}, "'ref' is required"),
+    ],
+)
+def test_bad_arguments_are_refused_in_one_line_without_a_pydantic_url(
+    server: Any, tool: str, arguments: dict[str, Any], expected: str
+) -> None:
+    result = call(server, tool, arguments)
+    assert result.is_error
+    text = result.content[0].text
+    assert expected in text
+    assert "pydantic" not in text and "http" not in text and "\n" not in text

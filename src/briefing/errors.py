@@ -77,3 +77,18 @@ class MassDeletionError(SourceError):
     """A run would delete most of a source's items; confirmed only with `--full --allow-deletions`."""
 
     exit_code = 12
+
+
+class DiskFullError(StateError):
+    """The disk under BRIEF_HOME is (nearly) full; nothing is damaged, the run stopped before writing."""
+
+    exit_code = 13
+
+
+class Terminated(KeyboardInterrupt):
+    """The process was asked to stop (SIGTERM, as a scheduler's timeout sends); the run is logged as interrupted.
+
+    A `KeyboardInterrupt`, so it unwinds through every cleanup and the CLI reports it as an interruption (exit 130).
+    """
+
+    exit_code = 130

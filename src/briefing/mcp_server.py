@@ -200,68 +200,82 @@ class BriefTools:
 
 
 def build_server(settings: Settings, tools: BriefTools | None = None) -> MCPServer:
-    """The MCP server with brief's read-only tools; `tools` lets a test hand in its own `Brief`."""
+    """The MCP server with brief's read-only tools; `tools` lets a test hand in its own `Brief`.
+
+    Each tool's input schema carries its ranges and refuses unknown arguments; its output schema is the shape
+    of what it returns (`briefing.mcp_schema`).
+    """
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import ToolAnnotations
 
+    from briefing.mcp_schema import (
+        AskOutput,
+        DigestOutput,
+        ItemOutput,
+        K,
+        Moment,
+        Names,
+        PeopleOutput,
+        Ref,
+        SearchOutput,
+        SourcesOutput,
+        Text,
+        TimelineOutput,
+        Words,
+        strict_tool,
+    )
+
     body = tools or BriefTools(settings)
-    server: MCPServer = MCPServer(name="brief", instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
-    def guarded(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    def guarded(call: Callable[[], dict[str, Any]]) -> Any:
         try:
             return call()
         except BriefError as exc:
             raise ToolError(str(exc)) from None
 
-    @server.tool(annotations=read_only)
-    def search(query: str, k: int = 10, now: str | None = None) -> dict[str, Any]:
+    def search(query: Text, k: K = 10, now: Moment = None) -> SearchOutput:
         """Hybrid search over the workspace: ranked hits with refs, URLs, authors, times and the chunk text.
         `now` (ISO-8601) fixes the moment relative dates and visibility are resolved against."""
-        return guarded(lambda: body.search(query, k, now))
+        return guarded(lambda: body.search(query, k, now))  # type: ignore[no-any-return]
 
-    @server.tool(annotations=read_only)
-    def ask(question: str, k: int = 10, now: str | None = None) -> dict[str, Any]:
+    def ask(question: Text, k: K = 10, now: Moment = None) -> AskOutput:
         """A cited answer from the workspace's evidence only, or `no_answer: true` when the sources do not cover
         it. Citations `[n]` map to refs and URLs in `citations`."""
-        return guarded(lambda: body.ask(question, k, now))
+        return guarded(lambda: body.ask(question, k, now))  # type: ignore[no-any-return]
 
-    @server.tool(annotations=read_only)
     def digest(
-        since: str | None = None,
-        until: str | None = None,
-        channels: list[str] | None = None,
-        people: list[str] | None = None,
-        sources: list[str] | None = None,
-        topic: str | None = None,
-        now: str | None = None,
-    ) -> dict[str, Any]:
+        since: Words = None,
+        until: Words = None,
+        channels: Names = None,
+        people: Names = None,
+        sources: Names = None,
+        topic: Words = None,
+        now: Moment = None,
+    ) -> DigestOutput:
         """What happened in a window (default: the last 7 days): every conversation grouped by channel or project,
         one cited line each. `since`/`until` take dates or words ("last monday", "last week"); `channels`,
         `people`, `sources` and `topic` narrow it. Times are in the workspace's time zone."""
-        return guarded(lambda: body.digest(since, until, channels, people, sources, topic, now))
+        return guarded(  # type: ignore[no-any-return]
+            lambda: body.digest(since, until, channels, people, sources, topic, now)
+        )
 
-    @server.tool(annotations=read_only)
-    def timeline(
-        subject: str, since: str | None = None, until: str | None = None, now: str | None = None
-    ) -> dict[str, Any]:
+    def timeline(subject: Text, since: Words = None, until: Words = None, now: Moment = None) -> TimelineOutput:
         """The dated events about a topic or a ticket/PR key (PLAT-137, owner/repo#12) across sources, each cited."""
-        return guarded(lambda: body.timeline(subject, since, until, now))
+        return guarded(lambda: body.timeline(subject, since, until, now))  # type: ignore[no-any-return]
 
-    @server.tool(annotations=read_only)
-    def get_item(ref: str, now: str | None = None) -> dict[str, Any]:
+    def get_item(ref: Ref, now: Moment = None) -> ItemOutput:
         """The indexed text of one native item by its ref (slack:C..:ts, jira:KEY, confluence:ID, file:path...)."""
-        return guarded(lambda: body.get_item(ref, now))
+        return guarded(lambda: body.get_item(ref, now))  # type: ignore[no-any-return]
 
-    @server.tool(annotations=read_only)
-    def list_sources() -> dict[str, Any]:
+    def list_sources() -> SourcesOutput:
         """The configured sources: type, last sync time, chunk and failure counts."""
-        return guarded(body.list_sources)
+        return guarded(body.list_sources)  # type: ignore[no-any-return]
 
-    @server.tool(annotations=read_only)
-    def list_people() -> dict[str, Any]:
+    def list_people() -> PeopleOutput:
         """The people known from the sources, with their handles and e-mail addresses."""
-        return guarded(body.list_people)
+        return guarded(body.list_people)  # type: ignore[no-any-return]
 
-    return server
+    functions: list[Callable[..., Any]] = [search, ask, digest, timeline, get_item, list_sources, list_people]
+    return MCPServer(name="brief", instructions=INSTRUCTIONS, tools=[strict_tool(fn, read_only) for fn in functions])

@@ -210,3 +210,30 @@ def _now():  # type: ignore[no-untyped-def]
     from datetime import datetime
 
     return datetime.fromisoformat(NOW)
+
+
+def test_a_restricted_reader_searches_and_counts_only_the_summaries_they_may_read(use_sample) -> None:
+    from datetime import datetime
+
+    from briefing.embed import Embedder
+
+    settings = load_settings(use_sample.config)
+    now = datetime.fromisoformat(NOW)
+    embedder = Embedder(settings.embedding, settings.home)
+    try:
+        with Index.open(settings) as index:
+            owner = summaries.answer(settings, index, embedder, "retry storm", now=now)
+            readable = sorted({r for c in index.chunks(Filter()) for r in (c.readers or ())})
+            nobody = summaries.answer(settings, index.restrict(("no-such-reader",)), embedder, "retry storm", now=now)
+            members = tuple(readable)
+            some = summaries.answer(settings, index.restrict(members), embedder, "retry storm", now=now)
+            index.restrict(None)
+            visible = {c.doc_key for c in index.chunks(Filter(readers=members))}
+    finally:
+        embedder.close()
+    assert owner.searched > 10 and owner.lines
+    assert readable, "the sample has conversations a member may read"
+    assert (nobody.searched, nobody.matched, nobody.lines) == (0, 0, [])
+    assert 0 < some.searched < owner.searched  # the other sources' conversations are the owner's only
+    assert some.searched <= len(visible)
+    assert all(line.doc_key in visible for line in some.lines)

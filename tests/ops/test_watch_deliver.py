@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 from briefing.cli.app import app
 from briefing.devserver.slack import TOKEN, SlackFake
 from briefing.errors import AuthError
+from briefing.index import Index
 from briefing.ops import metrics, runlog, watch
 from briefing.ops.deliver import ChatTarget, DeliveryError, EmailTarget, Message
 from briefing.ops.lock import LockHeldError, workspace_lock
@@ -302,3 +304,34 @@ def test_a_target_that_is_down_is_tried_once_per_run_and_keeps_its_queue(workspa
         "First incident today. [1]",
         "Second incident today. [1]",
     ]
+
+
+def test_a_failed_watch_delivery_logs_the_run_with_the_delivery_error_not_ok(workspace: Workspace) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: the SMTP server is down
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with workspace.config.open("a", encoding="utf-8") as config:
+        config.write(
+            f'[delivery.email]\nhost = "127.0.0.1"\nport = {port}\ntls = "none"\ntimeout_s = 5\n'
+            'sender = "brief@example.com"\nto = ["ops@example.com"]\n'
+        )
+    workspace.settings = load_settings(workspace.config)
+    watch.add_watch(workspace.settings, target=None, query="incident", sources=[])
+    _report(workspace, "# Incident\n\nAn incident today: the queue backed up at noon.\n", "incident.md")
+    workspace.run()
+    line = list(runlog.read_runs(workspace.settings.home))[-1]
+    assert line["status"] == "partial", line
+    assert line["counts"]["notifications"]["failed"] == 1
+    assert line["error"].startswith("watch delivery via email")
+    assert any(note.startswith("watch delivery via email") for note in line["notes"])
+
+
+def test_an_ingest_exports_the_points_its_index_holds(workspace: Workspace) -> None:
+    _report(workspace, "# Second page\n\nThe pool was resized on Friday.\n", "second.md")
+    workspace.run()
+    path = metrics.textfile_path(workspace.settings.home, workspace.settings.workspace.name)
+    samples = {s.name: s.value for family in text_string_to_metric_families(path.read_text()) for s in family.samples}
+    with Index.open(workspace.settings) as index:
+        held = index.count()
+    assert held >= 2
+    assert samples["brief_index_points"] == held

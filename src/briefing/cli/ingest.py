@@ -122,11 +122,19 @@ def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options:
     A source that could not be read does not stop the others; its error is raised after the table is printed.
     """
     from briefing import pipeline
+    from briefing.ops import disk
 
-    with ProgressBars() as bars:
-        summary = pipeline.run(
-            settings, names, collect_first=collect_first, options=options, progress=bars, rebuild=rebuild
-        )
+    if not options.dry_run:
+        disk.check_free(settings.home)
+    try:
+        with ProgressBars() as bars:
+            summary = pipeline.run(
+                settings, names, collect_first=collect_first, options=options, progress=bars, rebuild=rebuild
+            )
+    except OSError as exc:
+        if disk.is_disk_full(exc):
+            raise disk.full_disk(settings.home, exc) from None
+        raise
     print_skipped(summary)
     out.print(summary_table(summary))
     if summary.dry_run:

@@ -8,6 +8,8 @@ here may turn a good run into a failed one: a broken watch or delivery is logged
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from briefing.errors import BriefError
+from briefing.errors import BriefError, Terminated
 from briefing.ops import metrics, runlog
 from briefing.ops.lock import LockHeldError, workspace_lock
 
@@ -36,6 +38,7 @@ class ObservedRun:
     summary: RunSummary | None = None
     notifications: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    delivery_errors: list[str] = field(default_factory=list)
 
 
 def _settings_of(settings: Settings) -> tuple[int, int]:
@@ -89,6 +92,8 @@ def _record_sources(summary: RunSummary, ended: float) -> None:
 
 
 def _status(summary: RunSummary | None, error: BaseException | None) -> str:
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted"
     if error is not None or summary is None:
         return "failed"
     if summary.broken:
@@ -115,6 +120,8 @@ def _finish(
     metrics.set_gauge("brief_last_run_timestamp_seconds", ended, command=observed.command)
     if status == "ok" or status == "partial":
         metrics.set_gauge("brief_last_success_timestamp_seconds", ended, command=observed.command)
+    if summary is not None and not summary.dry_run and status in ("ok", "partial"):
+        _count_points(settings)
     textfile = None
     if _metrics_on(settings):
         try:
@@ -144,7 +151,7 @@ def _finish(
             "notifications": dict(observed.notifications),
         },
         "failures": failures[:20],
-        "error": str(error) if error is not None else None,
+        "error": _error_text(error, observed),
         "exit_code": getattr(error, "exit_code", 1) if error is not None else 0,
         "metrics_file": str(textfile) if textfile else None,
     }
@@ -157,6 +164,47 @@ def _finish(
         log.warning("the run log could not be written under %s: %s", runlog.log_dir(settings.home), exc)
 
 
+def _count_points(settings: Settings) -> None:
+    """`brief_index_points`: the points the index holds after the run (a metric never fails the run)."""
+    from briefing.index import Index
+
+    try:
+        with Index.open(settings) as index:
+            metrics.set_gauge("brief_index_points", float(index.count()))
+    except Exception as exc:
+        log.warning("the index's points were not counted: %s", exc)
+
+
+def _error_text(error: BaseException | None, observed: ObservedRun) -> str | None:
+    if error is not None:
+        return str(error) or type(error).__name__
+    if observed.delivery_errors:
+        return f"watch delivery via {observed.delivery_errors[0]}"
+    return None
+
+
+@contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While a run holds the lock, SIGTERM raises `Terminated` so the run unwinds and logs itself as interrupted.
+
+    A second SIGTERM gets the handler that was there before (the default kills at once).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM) or signal.SIG_DFL
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, previous)
+        raise Terminated("stopped by SIGTERM")
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 @contextmanager
 def ingest_run(settings: Settings, command: str, *, dry_run: bool = False) -> Iterator[ObservedRun]:
     """Hold the workspace lock for one pipeline run; on the way out: watches, metrics, the run's log line."""
@@ -165,14 +213,18 @@ def ingest_run(settings: Settings, command: str, *, dry_run: bool = False) -> It
     try:
         with workspace_lock(settings, command):
             try:
-                yield observed
+                with _sigterm_unwinds():
+                    yield observed
             except BaseException as exc:
-                _finish(settings, observed, status="failed", started=started, started_at=started_at, error=exc)
+                status = _status(None, exc)
+                _finish(settings, observed, status=status, started=started, started_at=started_at, error=exc)
                 raise
             if not dry_run and observed.summary is not None:
                 _watches(settings, observed)
             status = _status(observed.summary, None)
             error = observed.summary.error() if observed.summary else None
+            if observed.delivery_errors and status == "ok":
+                status = "partial"  # the index is up to date; a notification is still queued
             _finish(settings, observed, status=status, started=started, started_at=started_at, error=error)
     except LockHeldError as exc:
         _finish(settings, observed, status="locked", started=started, started_at=started_at, error=exc)
@@ -185,7 +237,8 @@ def _watches(settings: Settings, observed: ObservedRun) -> None:
     try:
         if not watch.WatchStore.for_settings(settings).watches():
             return
-        observed.notifications = watch.run_watches(settings, run_id=observed.run_id)
+        observed.notifications = watch.run_watches(settings, run_id=observed.run_id, errors=observed.delivery_errors)
+        observed.notes += [f"watch delivery via {error}" for error in observed.delivery_errors]
     except BriefError as exc:
         observed.notes.append(f"watches: {exc}")
         log.warning("watches were not evaluated: %s", exc)

@@ -318,8 +318,12 @@ def run_watches(
     now: datetime | None = None,
     stream: TextIO | None = None,
     chosen: list[Target] | None = None,
+    errors: list[str] | None = None,
 ) -> dict[str, int]:
-    """Find new matches, queue them, deliver the queue; returns counts (new, delivered, failed, queued)."""
+    """Find new matches, queue them, deliver the queue; returns counts (new, delivered, failed, queued).
+
+    Each failed delivery's scrubbed error is appended to `errors` ("target: reason") when a list is given.
+    """
     from briefing.access import open_index
 
     store = WatchStore.for_settings(settings)
@@ -372,6 +376,8 @@ def run_watches(
                 down.add(outlet.name)
                 metrics.inc("brief_notifications", target=outlet.name, status="failed")
                 log.warning("watch notification %s via %s failed: %s", entry["ref"], outlet.name, entry["last_error"])
+                if errors is not None:
+                    errors.append(f"{outlet.name}: {entry['last_error']}")
                 store.save(data)
                 continue
             data["outbox"].remove(entry)

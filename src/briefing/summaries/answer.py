@@ -95,6 +95,8 @@ def answer(
                 f"workspace '{settings.workspace.name}' has no conversation summaries yet: run `brief ingest` "
                 "(summaries are computed at ingest)"
             )
+        # The same reader as the conversations: a summary, and every count, only of what they may read.
+        summaries.restrict(index.readers)
         total = summaries.count()
         found = Retriever(settings.retrieval, summaries, embedder).retrieve(
             SearchQuery(topic, now=now, k=conversations * 2)

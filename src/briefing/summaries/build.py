@@ -101,7 +101,18 @@ def summarise(chunks: Sequence[Chunk]) -> Chunk | None:
         units=summary_units,
         metadata={"summary": True, "chunks": len(chunks)},
         source_name=first.source_name,
+        readers=_common_readers(chunks),
     )
+
+
+def _common_readers(chunks: Sequence[Chunk]) -> list[str] | None:
+    """Who may read the summary: whoever may read every chunk it quotes from (None, the owner only, if any is)."""
+    common: set[str] | None = None
+    for chunk in chunks:
+        if chunk.readers is None:
+            return None
+        common = set(chunk.readers) if common is None else common & set(chunk.readers)
+    return sorted(common) if common is not None else None
 
 
 @dataclass

@@ -10,7 +10,7 @@ from briefing.settings import Settings
 
 SUFFIX = "--summaries"
 # 2: a summary's dense vector is its conversation's chunk centroid (`conversation_vectors`), not its text's.
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: a summary carries the readers of the conversation it summarises
 
 
 def summary_settings(settings: Settings) -> Settings:
