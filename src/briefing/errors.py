@@ -82,7 +82,7 @@ class MassDeletionError(SourceError):
 class DiskFullError(StateError):
     """The disk under BRIEF_HOME is (nearly) full; nothing is damaged, the run stopped before writing."""
 
-    exit_code = 13
+    exit_code = 16
 
 
 class Terminated(KeyboardInterrupt):

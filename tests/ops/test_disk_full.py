@@ -44,7 +44,7 @@ def test_ingest_on_a_nearly_full_disk_says_so_and_writes_nothing(
 ) -> None:
     monkeypatch.setattr(shutil, "disk_usage", lambda path: Usage(10**9, 10**9 - 300_000, 300_000))
     result = runner.invoke(app, ["--config", str(config), "ingest"])
-    assert result.exit_code == DiskFullError.exit_code == 13
+    assert result.exit_code == DiskFullError.exit_code == 16
     line = _one_error_line(result.output)
     assert "disk" in line and "is full" in line and "damaged" not in line.replace("nothing was changed", "")
     assert not (tmp_path / "home" / "index").exists() and not list((tmp_path / "home").glob("**/*.sqlite*"))
@@ -60,6 +60,6 @@ def test_a_write_that_fails_with_enospc_is_a_full_disk_not_a_crash(
 
     monkeypatch.setattr(pipeline, "run", full)
     result = runner.invoke(app, ["--config", str(config), "ingest"])
-    assert result.exit_code == 13
+    assert result.exit_code == 16
     line = _one_error_line(result.output)
     assert "filled up" in line and "No space left on device" in line and "nothing is damaged" in line
