@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any, Self, TypeVar
-from urllib.parse import urlsplit
 
 import requests
 import urllib3
@@ -28,6 +27,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError, ReadTimeoutError, ResponseError
 
 from briefing.errors import AuthError, BriefError, RateLimitedError, SourceError, SourceTimeoutError
+from briefing.safe_http import same_origin
 
 T = TypeVar("T")
 
@@ -297,8 +297,7 @@ class _Session(requests.Session):
 
     def should_strip_auth(self, old_url: str, new_url: str) -> bool:
         """Any change of scheme, host or port drops the credentials (requests keeps them on http -> https)."""
-        old, new = urlsplit(old_url), urlsplit(new_url)
-        return (old.scheme, old.hostname, old.port) != (new.scheme, new.hostname, new.port)
+        return not same_origin(old_url, new_url)
 
     def rebuild_auth(self, prepared_request: requests.PreparedRequest, response: requests.Response) -> None:
         super().rebuild_auth(prepared_request, response)

@@ -23,10 +23,17 @@ from briefing.sources import ROLES, Flag, FlagRole, SourceDescriptor
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "src" / "briefing"
-# What connectors and chunkers may import from the core: the data model, the descriptor, errors, the registry and
-# the shared text rules.
+# What connectors and chunkers may import from the core: the data model, the descriptor, errors, the registry, the
+# shared text rules and the one rule for credentials on a redirect.
 CONTRACTS = frozenset(
-    {"briefing.model", "briefing.sources", "briefing.errors", "briefing.registry", "briefing.textrules"}
+    {
+        "briefing.model",
+        "briefing.sources",
+        "briefing.errors",
+        "briefing.registry",
+        "briefing.textrules",
+        "briefing.safe_http",
+    }
 )
 SOURCE_PACKAGES = ("connectors", "chunkers")
 # Metadata keys the core defines itself, so it may read them by name: who may read an item (`briefing.model`,
