@@ -27,8 +27,9 @@ import diskcache
 from diskcache.core import MODE_BINARY, MODE_RAW
 
 from briefing import killpoint
-from briefing.errors import StateError
+from briefing.errors import DiskFullError, StateError
 from briefing.model import Failure, RawRecord
+from briefing.ops.disk import damage_or_full
 from briefing.settings import Settings
 
 # Vendor payloads nest a few levels (a Slack block in a message in a thread: about 10); hundreds is hostile.
@@ -127,6 +128,8 @@ class RawStore:
         try:
             cls(directory, source=source).close()
             return None
+        except DiskFullError:
+            raise  # nothing is damaged: moving the cache aside would throw it away
         except StateError as exc:
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
             aside = directory.with_name(f"{source}.unreadable-{stamp}")
@@ -135,9 +138,12 @@ class RawStore:
             return aside
 
     def _damaged(self, exc: BaseException) -> StateError:
-        return StateError(
-            f"the raw cache of source '{self.source}' in {self.directory} is damaged ({type(exc).__name__}: "
-            f"{exc}): move that folder aside and run `brief ingest {self.source} --full` to re-fetch it"
+        return damage_or_full(
+            self.directory,
+            StateError(
+                f"the raw cache of source '{self.source}' in {self.directory} is damaged ({type(exc).__name__}: "
+                f"{exc}): move that folder aside and run `brief ingest {self.source} --full` to re-fetch it"
+            ),
         )
 
     def put_many(self, records: Iterable[RawRecord]) -> list[Failure]:

@@ -63,3 +63,30 @@ def test_a_write_that_fails_with_enospc_is_a_full_disk_not_a_crash(
     assert result.exit_code == 16
     line = _one_error_line(result.output)
     assert "filled up" in line and "No space left on device" in line and "nothing is damaged" in line
+
+
+@pytest.mark.parametrize("command", [["sources"], ["search", "restart the pool"]])
+def test_a_store_that_cannot_open_on_a_full_disk_is_a_full_disk_not_damage(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    """On a full disk a cache or index that will not open is named as starved of space: no advice to rebuild it."""
+    assert runner.invoke(app, ["--config", str(config), "ingest"]).exit_code == 0
+    for db in (tmp_path / "home").glob("**/raw/*/cache.db"):
+        db.write_bytes(b"not a database, as a write cut short by the full disk can leave it" * 64)
+    for meta in (tmp_path / "home").glob("**/brief-index.json"):
+        meta.write_text("{", encoding="utf-8")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: Usage(10**9, 10**9 - 300_000, 300_000))
+    result = runner.invoke(app, ["--config", str(config), *command])
+    # `sources` still lists every source, the starved one as "disk full"; `search` stops with the full disk's code.
+    assert result.exit_code == (0 if command == ["sources"] else 16), result.output
+    assert "is full (292 KB free)" in result.output
+    assert "reindex --full" not in result.output and "--full" not in result.output
+    assert "damaged" not in result.output.replace("nothing is known to be damaged", "")
+
+
+def test_the_same_store_with_room_on_the_disk_is_reported_damaged(config: Path, tmp_path: Path) -> None:
+    assert runner.invoke(app, ["--config", str(config), "ingest"]).exit_code == 0
+    for db in (tmp_path / "home").glob("**/raw/*/cache.db"):
+        db.write_bytes(b"not a database" * 64)
+    result = runner.invoke(app, ["--config", str(config), "sources"])
+    assert "damaged" in result.output and "ingest docs --full" in result.output

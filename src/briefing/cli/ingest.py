@@ -255,7 +255,7 @@ def register(app: typer.Typer) -> None:
         import json
 
         from briefing import access
-        from briefing.errors import StateError
+        from briefing.errors import DiskFullError, StateError
         from briefing.store import RawStore, SourceState
 
         settings = load(as_person)
@@ -280,8 +280,8 @@ def register(app: typer.Typer) -> None:
             try:
                 store = RawStore.for_source(settings, name)
             except StateError as exc:
-                cached: int | str = "damaged"
-                err.print(f"[red]damaged[/] {escape(exc)}", highlight=False, soft_wrap=True)
+                cached: int | str = "disk full" if isinstance(exc, DiskFullError) else "damaged"
+                err.print(f"[red]{cached}[/] {escape(exc)}", highlight=False, soft_wrap=True)
             else:
                 try:
                     cached = len(store)

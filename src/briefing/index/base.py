@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from briefing.embed import SparseVec
-from briefing.errors import StateError
+from briefing.errors import DiskFullError, StateError
 from briefing.index.filter import Filter, IndexHit, Record
 from briefing.index.payload import DENSE, SPARSE, doc_id, payload_to_chunk
 from briefing.model import Chunk
@@ -93,12 +93,16 @@ class Index:
             return None
         try:
             index = cls.open(settings)
+        except DiskFullError:
+            raise  # starved of space, not damaged: nothing to move aside
         except StateError:  # local mode checks when it opens
             path = settings.resolve(Path(settings.qdrant.path or (settings.workspace_home / "qdrant")))
         else:
             try:
                 index.exists()  # the embedded engine opens (and checks) what is published on its first read
                 return None
+            except DiskFullError:
+                raise
             except StateError:
                 path = Path(index.location)
             finally:

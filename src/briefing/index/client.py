@@ -27,6 +27,7 @@ from briefing.index.payload import (
 )
 from briefing.index.translate import FilterModels, translate
 from briefing.model import Chunk
+from briefing.ops.disk import damage_or_full
 from briefing.settings import QdrantSettings, Settings, secret
 from briefing.sources import redact
 
@@ -147,10 +148,11 @@ class ClientIndex(Index):
             raise
         except (ValueError, KeyError, TypeError, sqlite3.DatabaseError) as exc:
             # An emptied meta.json, a truncated storage file: the raw cache still holds everything.
-            raise StateError(
+            damage = StateError(
                 f"the index at {path} is damaged ({type(exc).__name__}: {str(exc)[:120]}): run "
                 "`brief reindex --full` to rebuild it from the raw cache (nothing is re-fetched)"
-            ) from None
+            )
+            raise damage_or_full(path, damage) from None
         return cls(client, collection, str(path), q)
 
     def close(self) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from briefing.errors import StateError
+from briefing.ops.disk import damage_or_full
 
 log = logging.getLogger("briefing.index.edge")
 FORMAT = 1
@@ -61,9 +62,12 @@ def manifest(gen: Path) -> dict[str, int]:
 
 
 def damaged(gen: Path, why: str) -> StateError:
-    return StateError(
-        f"damaged index at {gen} ({why}): run `brief reindex --full` to rebuild it from the raw cache "
-        "(no source is contacted)"
+    return damage_or_full(
+        gen,
+        StateError(
+            f"damaged index at {gen} ({why}): run `brief reindex --full` to rebuild it from the raw cache "
+            "(no source is contacted)"
+        ),
     )
 
 

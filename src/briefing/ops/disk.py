@@ -6,9 +6,12 @@ import errno
 import shutil
 from pathlib import Path
 
-from briefing.errors import DiskFullError
+from briefing.errors import DiskFullError, StateError
 
 MIN_FREE_BYTES = 256 * 1024 * 1024  # room for an index generation, the raw cache's journal and the vector cache
+# Below this, a store that fails to open is taken to be starved of space (a journal or lock file it could not
+# create), not damaged: the advice to rebuild it would throw a good cache away.
+READ_MARGIN_BYTES = 16 * 1024 * 1024
 _FULL = {errno.ENOSPC, errno.EDQUOT}
 
 
@@ -20,7 +23,7 @@ def _existing(path: Path) -> Path:
 
 
 def _mb(size: int) -> str:
-    return f"{size / (1024 * 1024):.0f} MB"
+    return f"{size / (1024 * 1024):.0f} MB" if size >= 1024 * 1024 else f"{size // 1024} KB"
 
 
 def check_free(home: Path, margin: int = MIN_FREE_BYTES) -> None:
@@ -43,4 +46,20 @@ def full_disk(home: Path, exc: OSError) -> DiskFullError:
     return DiskFullError(
         f"the disk holding BRIEF_HOME ({home}) filled up during the run ({exc.strerror or exc}): nothing is damaged, "
         "what was published before stays readable; free some space and run the command again to resume"
+    )
+
+
+def damage_or_full(path: Path, damage: StateError) -> StateError:
+    """`damage`, unless the disk holding `path` is (nearly) full: then the full disk is named, not a rebuild."""
+    if isinstance(damage, DiskFullError):
+        return damage
+    try:
+        free = shutil.disk_usage(_existing(path)).free
+    except OSError:
+        return damage
+    if free >= READ_MARGIN_BYTES:
+        return damage
+    return DiskFullError(
+        f"the disk holding {path} is full ({_mb(free)} free), so it could not be opened: nothing is known to be "
+        "damaged; free some space and run the command again (do not rebuild or re-fetch anything)"
     )
