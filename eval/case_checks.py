@@ -7,6 +7,7 @@ problems the same way for every set.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -116,6 +117,26 @@ def check_cases(
             problems.append(f"{cid}: duplicate id")
         seen.add(cid)
         problems += check_case(c, resolvers, paraphrase=paraphrase)
+    return problems
+
+
+def split_problems(cases: list[dict[str, Any]]) -> list[str]:
+    """Both halves of the split (held out: id ends in an even digit) need answerable and unanswerable cases."""
+    problems: list[str] = []
+    for held in (False, True):
+        side = [c for c in cases if (int(c["id"][-1]) % 2 == 0) == held]
+        if not any(c["no_answer"] for c in side) or all(c["no_answer"] for c in side):
+            problems.append(f"the {'held-out' if held else 'train'} half lacks answerable or unanswerable cases")
+    return problems
+
+
+def check_split_set(path: Path, resolvers: Mapping[str, Resolver], *, min_cases: int, min_none: int) -> list[str]:
+    """The problems of a set split train / held-out: its cases, both halves, and its size."""
+    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    problems = check_cases(cases, resolvers) + split_problems(cases)
+    n_none = sum(bool(c.get("no_answer")) for c in cases)
+    if len(cases) < min_cases or n_none < min_none:
+        problems.append(f"{len(cases)} cases, {n_none} no_answer: need at least {min_cases} and {min_none}")
     return problems
 
 

@@ -18,8 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from case_checks import check_cases, from_index, report  # noqa: E402
-from check_jira_timob_dev import split_problems  # noqa: E402
+from case_checks import check_split_set, from_index, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 # The corpora folder: BRIEF_CORPORA when set, else ../shared/corpora next to the checkout.
@@ -57,13 +56,8 @@ def github_index(corpus: Path) -> dict[str, str]:
 
 
 def check() -> list[str]:
-    cases = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()]
-    problems = check_cases(cases, {"github": from_index(github_index(CORPUS), "in the corpus")})
-    problems += split_problems(cases)
-    n_none = sum(bool(c.get("no_answer")) for c in cases)
-    if len(cases) < MIN_CASES or n_none < MIN_NONE:
-        problems.append(f"{len(cases)} cases, {n_none} no_answer: need at least {MIN_CASES} and {MIN_NONE}")
-    return problems
+    resolvers = {"github": from_index(github_index(CORPUS), "in the corpus")}
+    return check_split_set(CASES, resolvers, min_cases=MIN_CASES, min_none=MIN_NONE)
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from case_checks import check_cases, from_index, report  # noqa: E402
+from case_checks import check_split_set, from_index, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 # The corpora folder: BRIEF_CORPORA when set, else ../shared/corpora next to the checkout.
@@ -57,24 +57,9 @@ def jira_index(corpus: Path) -> dict[str, str]:
     return index
 
 
-def split_problems(cases: list[dict[str, Any]]) -> list[str]:
-    """Both halves of the split (held out: id ends in an even digit) need answerable and unanswerable cases."""
-    problems: list[str] = []
-    for held in (False, True):
-        side = [c for c in cases if (int(c["id"][-1]) % 2 == 0) == held]
-        if not any(c["no_answer"] for c in side) or all(c["no_answer"] for c in side):
-            problems.append(f"the {'held-out' if held else 'train'} half lacks answerable or unanswerable cases")
-    return problems
-
-
 def check() -> list[str]:
-    cases = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()]
-    problems = check_cases(cases, {"jira": from_index(jira_index(CORPUS), "an issue or comment in the corpus")})
-    problems += split_problems(cases)
-    n_none = sum(bool(c.get("no_answer")) for c in cases)
-    if len(cases) < MIN_CASES or n_none < MIN_NONE:
-        problems.append(f"{len(cases)} cases, {n_none} no_answer: need at least {MIN_CASES} and {MIN_NONE}")
-    return problems
+    resolvers = {"jira": from_index(jira_index(CORPUS), "an issue or comment in the corpus")}
+    return check_split_set(CASES, resolvers, min_cases=MIN_CASES, min_none=MIN_NONE)
 
 
 def main() -> None:
