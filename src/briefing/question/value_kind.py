@@ -1,0 +1,50 @@
+"""The value an answer's first line states, finer than the answer type: a duration, an amount, a status, a link."""
+
+from __future__ import annotations
+
+import re
+
+from briefing.question.shape import asks_money, number_shape
+
+# Question text: asks how long something lasts or takes ("how long", "for how long", "what retention").
+_ASKS_DURATION = re.compile(
+    r"\bhow\s+long\b|\b(?:what|which)\s+(?:\w+\s+)?(?:duration|downtime|delay|timeout|retention|ttl)\b", re.I
+)
+# Question text: asks for the state something is in ("what is the status of", "what state is", "where does X
+# stand").
+_ASKS_STATUS = re.compile(
+    r"\b(?:what|which)(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the\s+)?(?:current\s+|latest\s+)?(?:status|state)\b"
+    r"|\bwhere\s+(?:does|do|did|is|are)\s+(?:[^?]{1,100}?\s)?stand(?:s|ing)?\b",
+    re.I,
+)
+# Question text: asks for a link, a web address or a path ("which URL", "what path holds", "where can I find").
+_ASKS_LINK = re.compile(
+    r"\b(?:what|which|where)(?:'s|\s+is|\s+are|\s+was)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"
+    r"(?:links?|urls?|paths?|endpoints?|web\s+address|repo(?:sitory)?|directory|folder)\b"
+    r"|\bwhere\s+(?:can|do|should|could)\s+(?:i|we|you|one)\s+(?:find|download|get|read)\b",
+    re.I,
+)
+
+# The finer kinds, by the answer kind they refine: a duration or an amount is a number, a status or a link answers
+# a question that asks for no other value.
+REFINES = {"duration": "number", "amount": "number", "status": "", "link": ""}
+
+
+def value_kind(question: str, span_kind: str) -> str:
+    """The extractor an answer's first line uses (`span_kind` unless a finer kind applies): "duration" for how
+    long, "amount" for money, "status" for the state of something, "link" for a URL or a path."""
+    if span_kind == "number":
+        if number_shape(question):
+            return span_kind  # a factor, a percentage or a rate has its own shape
+        if asks_money(question):
+            return "amount"
+        if _ASKS_DURATION.search(question):
+            return "duration"
+        return span_kind
+    if span_kind:
+        return span_kind
+    if _ASKS_STATUS.search(question):
+        return "status"
+    if _ASKS_LINK.search(question):
+        return "link"
+    return ""
