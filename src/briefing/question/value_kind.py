@@ -1,4 +1,4 @@
-"""The value an answer's first line states, finer than the answer type: a duration, an amount, a status, a link."""
+"""The value an answer's first line states, finer than the answer type: a duration, amount, status, link, path."""
 
 from __future__ import annotations
 
@@ -17,22 +17,29 @@ _ASKS_STATUS = re.compile(
     r"|\bwhere\s+(?:does|do|did|is|are)\s+(?:[^?]{1,100}?\s)?stand(?:s|ing)?\b",
     re.I,
 )
-# Question text: asks for a link, a web address or a path ("which URL", "what path holds", "where can I find").
+# Question text: asks for a link or a web address ("which URL", "where can I find"); for a path ("what path holds",
+# "which directory").
 _ASKS_LINK = re.compile(
     r"\b(?:what|which|where)(?:'s|\s+is|\s+are|\s+was)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"
-    r"(?:links?|urls?|paths?|endpoints?|web\s+address|repo(?:sitory)?|directory|folder)\b"
+    r"(?:links?|urls?|endpoints?|web\s+address|repo(?:sitory)?)\b"
     r"|\bwhere\s+(?:can|do|should|could)\s+(?:i|we|you|one)\s+(?:find|download|get|read)\b",
+    re.I,
+)
+_ASKS_PATH = re.compile(
+    r"\b(?:what|which|where)(?:'s|\s+is|\s+are|\s+was)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"
+    r"(?:paths?|directory|directories|folders?|file\s+path)\b",
     re.I,
 )
 
 # The finer kinds, by the answer kind they refine: a duration or an amount is a number, a status or a link answers
 # a question that asks for no other value.
-REFINES = {"duration": "number", "amount": "number", "status": "", "link": ""}
+REFINES = {"duration": "number", "amount": "number", "status": "", "link": "", "path": ""}
 
 
 def value_kind(question: str, span_kind: str) -> str:
     """The extractor an answer's first line uses (`span_kind` unless a finer kind applies): "duration" for how
-    long, "amount" for money, "status" for the state of something, "link" for a URL or a path."""
+    long, "amount" for money, "status" for the state of something, "link" for a URL, "path" for a file or
+    directory path."""
     if span_kind == "number":
         if number_shape(question):
             return span_kind  # a factor, a percentage or a rate has its own shape
@@ -45,6 +52,8 @@ def value_kind(question: str, span_kind: str) -> str:
         return span_kind
     if _ASKS_STATUS.search(question):
         return "status"
+    if _ASKS_PATH.search(question):
+        return "path"
     if _ASKS_LINK.search(question):
         return "link"
     return ""

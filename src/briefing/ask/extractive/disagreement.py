@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from briefing.ask.extractive.evidence import Evidence
+from briefing.ask.extractive.evidence import Evidence, presentation
 from briefing.ask.extractive.extractors import extractor_kind, stated_value
 from briefing.ask.extractive.ranking import holding
 from briefing.ask.extractive.selection import after, payload
@@ -35,6 +35,15 @@ _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 def _subject(ev: Evidence, q_words: set[str]) -> set[str]:
     """The question's words the line is about: those of its sentence and of its chunk's title."""
     return q_words & (ev.words | content_words(ev.text) | content_words(ev.chunk.title))
+
+
+def _other_source(ev: Evidence, side: Evidence) -> bool:
+    """Another source than `side`'s: another document, or another person's message in a conversation. Two values
+    in one document (the release that had the bug, the one that fixed it) are one source's account, not a
+    disagreement."""
+    if ev.chunk.doc_key != side.chunk.doc_key:
+        return True
+    return presentation(ev.chunk).conversational and bool(ev.author) and ev.author != side.author
 
 
 def normalised(kind: str, value: str) -> str:
@@ -81,7 +90,7 @@ def disagreeing(
     for ev in ranked:
         if ev.score < top.score * DIFFER_CLOSE or len(sides) >= DIFFER_SIDES:
             break
-        if any(ev.n == e.n and ev.unit == e.unit for _, e in sides):
+        if not all(_other_source(ev, e) for _, e in sides):
             continue
         if ev.lexical <= 0 or holding(ev) or payload(ev) or after(ev, now):
             continue

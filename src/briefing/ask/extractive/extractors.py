@@ -56,22 +56,31 @@ _PATH = re.compile(r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@-]*[\w@-](
 _FILE_END = re.compile(r"\.[a-z][a-z0-9]{0,5}$", re.I)
 
 
+def _stated(rule: re.Pattern[str]) -> Extractor:
+    """The extractor of the values `rule` reads, next to the question's words and not named by the question."""
+
+    def extract(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
+        text, q_low, q_words = reading(question, ev)
+        hit = near(text, [m for m in rule.finditer(text) if m[0].strip().lower() not in q_low], q_words)
+        return hit[0].strip() if hit else ""
+
+    return extract
+
+
+_duration = _stated(_DURATION)
+_amount = _stated(_AMOUNT)
+
+
 def duration_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
     """The length of time next to the question's words; the number extractor's value when the sentence states
     none."""
-    text, q_low, q_words = reading(question, ev)
-    found = [m for m in _DURATION.finditer(text) if m[0].strip().lower() not in q_low]
-    hit = near(text, found, q_words)
-    return hit[0].strip() if hit else number_span(question, ev, context)
+    return _duration(question, ev, context) or number_span(question, ev, context)
 
 
 def amount_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
     """The amount of money next to the question's words; the number extractor's value when the sentence states
     none."""
-    text, q_low, q_words = reading(question, ev)
-    found = [m for m in _AMOUNT.finditer(text) if m[0].strip().lower() not in q_low]
-    hit = near(text, found, q_words)
-    return hit[0].strip() if hit else number_span(question, ev, context)
+    return _amount(question, ev, context) or number_span(question, ev, context)
 
 
 def status_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
@@ -94,20 +103,30 @@ def _is_path(token: str) -> bool:
     return token[0] in "/~." or token.count("/") >= 2 or bool(_FILE_END.search(token))
 
 
-def link_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
-    """The web address, else the file or directory path, next to the question's words."""
-    text, q_low, q_words = reading(question, ev)
-    urls = [m for m in _URL.finditer(text) if m[0].lower() not in q_low]
-    hit = near(text, urls, q_words)
-    if hit:
-        return hit[0]
+def _urls(text: str, q_low: str) -> list[re.Match[str]]:
+    return [m for m in _URL.finditer(text) if m[0].lower() not in q_low]
+
+
+def _paths(text: str, q_low: str) -> list[re.Match[str]]:
     inside = [(m.start(), m.end()) for m in _URL.finditer(text)]
-    paths = [
+    return [
         m
         for m in _PATH.finditer(text)
         if _is_path(m[0]) and m[0].lower() not in q_low and not any(a <= m.start() < b for a, b in inside)
     ]
-    hit = near(text, paths, q_words)
+
+
+def link_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
+    """The web address, else the file or directory path, next to the question's words."""
+    text, q_low, q_words = reading(question, ev)
+    hit = near(text, _urls(text, q_low), q_words) or near(text, _paths(text, q_low), q_words)
+    return hit[0] if hit else ""
+
+
+def path_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
+    """The file or directory path, else the web address, next to the question's words."""
+    text, q_low, q_words = reading(question, ev)
+    hit = near(text, _paths(text, q_low), q_words) or near(text, _urls(text, q_low), q_words)
     return hit[0] if hit else ""
 
 
@@ -121,8 +140,13 @@ EXTRACTORS: dict[str, Extractor] = {
     "person": person_span,
     "status": status_span,
     "link": link_span,
+    "path": path_span,
     "yesno": yesno_span,
 }
+
+
+# The extractors whose fallback (a bare number) is no stated value of their kind.
+_STATED_ONLY: dict[str, Extractor] = {"duration": _duration, "amount": _amount}
 
 
 def extractor_kind(question: Question, kind: str) -> str:
@@ -140,12 +164,15 @@ def answer_span(question: Question, kind: str, ev: Evidence, context: Sequence[C
 
 
 def stated_value(question: Question, kind: str, ev: Evidence, context: Sequence[Chunk]) -> str:
-    """`answer_span` when the sentence's text states the value; empty when it comes from the message itself (its
-    date, its author), which two sources cannot disagree on."""
+    """`answer_span` when the sentence's text states a value of the kind; empty when it comes from the message
+    itself (its date, its author), which two sources cannot disagree on, or is a fallback of another kind."""
+    extractor = extractor_kind(question, kind)
+    if extractor in _STATED_ONLY:
+        return _STATED_ONLY[extractor](question, ev, context)
     span = answer_span(question, kind, ev, context)
     if span.endswith(MESSAGE_DATE):
         return ""
-    if extractor_kind(question, kind) == "person" and span and span not in ev.text:
+    if extractor == "person" and span and span not in ev.text:
         first = span.split()[0]
         return span if re.search(rf"\b{re.escape(first)}\b", ev.text) else ""
     return span
