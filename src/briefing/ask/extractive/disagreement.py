@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from briefing.ask.extractive.evidence import Evidence, presentation
+from briefing.ask.extractive.evidence import Evidence, presentation, unit_text
 from briefing.ask.extractive.extractors import extractor_kind, stated_value
 from briefing.ask.extractive.ranking import holding
 from briefing.ask.extractive.selection import after, payload
@@ -30,11 +30,24 @@ DIFFER_SIDES = 3
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 _DAY_MONTH = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+([a-z]{3})|([a-z]{3})[a-z]*\.?\s+(\d{1,2})", re.I)
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+# A stated length of time: its number and its unit's first letters ("24 hours", "24h", "200ms").
+_LENGTH = re.compile(r"(\d+(?:\.\d+)?)\s?([a-z]+)")
+_UNITS = {"hou": "h", "hr": "h", "hrs": "h", "sec": "s", "min": "m", "mil": "ms", "day": "d", "wee": "w", "mon": "mo"}
 
 
 def _subject(ev: Evidence, q_words: set[str]) -> set[str]:
     """The question's words the line is about: those of its sentence and of its chunk's title."""
     return q_words & (ev.words | content_words(ev.text) | content_words(ev.chunk.title))
+
+
+def _names(ev: Evidence, named: Sequence[str]) -> bool:
+    """Whether the line's unit or title names one of the items the question names (a ticket key, a PR number):
+    a line about PR #948 says nothing of PR #1047's author. True when the question names none."""
+    if not named:
+        return True
+    about = f"{unit_text(ev)}\n{ev.chunk.title}"
+    # Unit text and title: the key or number itself, not inside another ("#10470", "PLAT-1200").
+    return any(re.search(rf"(?<![\w.]){re.escape(n.lstrip('#'))}(?![\w])", about, re.I) for n in named)
 
 
 def _other_source(ev: Evidence, side: Evidence) -> bool:
@@ -62,6 +75,12 @@ def normalised(kind: str, value: str) -> str:
                 return f"{_MONTHS.index(month[:3]) + 1}-{int(day)}"
     if kind == "status":
         return low.replace("re-opened", "reopened").replace("won't", "wont")
+    if kind == "amount":
+        return re.sub(r"[^\d.]", "", low)  # "~$310" and "$310 a month" state one amount
+    if kind == "duration":
+        m = _LENGTH.search(low)
+        if m:
+            return f"{m[1]}{_UNITS.get(m[2][:3], m[2][:3])}"  # "24 hours" and "24h" state one length
     return low.replace(" ", "")
 
 
@@ -85,6 +104,7 @@ def disagreeing(
     if not value or len(subject) < DIFFER_MIN_WORDS:
         return []
     need = max(DIFFER_MIN_WORDS, math.ceil(DIFFER_SUBJECT * len(subject)))
+    named = [*question.keys, *extra_of(question)["numbers"]]
     sides = [(value, top)]
     seen = {normalised(extractor, value)}
     for ev in ranked:
@@ -94,7 +114,7 @@ def disagreeing(
             continue
         if ev.lexical <= 0 or holding(ev) or payload(ev) or after(ev, now):
             continue
-        if len(_subject(ev, q_words) & subject) < need:
+        if len(_subject(ev, q_words) & subject) < need or not _names(ev, named):
             continue
         other = stated_value(question, kind, ev, context)
         if other and normalised(extractor, other) not in seen:
