@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 from briefing.question import asked, cues, shape
 from briefing.question.parts import Part, part_queries, question_parts
 from briefing.question.terms import ordered_content_words
-from briefing.question.value_kind import value_kind
+from briefing.question.value_kind import asks_cause, value_kind
 
 if TYPE_CHECKING:
     from briefing.question.constraints import Constraints
@@ -110,6 +110,7 @@ class Extra(TypedDict):
     about_asking: bool  # asks what was asked ("What did Ana ask?")
     asks_report: bool  # asks what was reported, not how it was fixed
     asks_fix: bool  # asks for the cause, the fix or the advice
+    asks_cause: bool  # asks why (`value_kind.asks_cause`): the reason, not the fix
     asks_pull: bool  # "which PR ...": a pull request answers it
     latest: bool  # asks for the latest state in its words ("newest", "currently")
     negated: bool  # asked in the negative
@@ -153,6 +154,7 @@ def _fields(text: str, intent: str, people: Sequence[str]) -> dict[str, Any]:
         "about_asking": cues.asks_about_asking(text),
         "asks_report": cues.asks_report(text),
         "asks_fix": cues.asks_fix(text),
+        "asks_cause": asks_cause(text),
         "asks_pull": cues.asks_pull(text),
         "latest": cues.asks_latest(text),
         "negated": cues.negated(text),

@@ -31,6 +31,13 @@ _ASKS_PATH = re.compile(
     re.I,
 )
 
+# Question text: asks why, or for the reason or cause ("Why was X reopened?", "What was the reason for ...").
+_ASKS_CAUSE = re.compile(
+    r"^\W*why\b|\bwhy\s+(?:was|were|did|is|are|do|does|had|has|have)\b|\bfor\s+what\s+reason\b"
+    r"|\b(?:what|which)\s+(?:was|is|were|are)?\s*(?:the\s+)?(?:main\s+|root\s+)?(?:reason|cause|rationale)s?\b",
+    re.I,
+)
+
 # The finer kinds, by the answer kind they refine: a duration or an amount is a number, a status or a link answers
 # a question that asks for no other value.
 REFINES = {"duration": "number", "amount": "number", "status": "", "link": "", "path": ""}
@@ -57,3 +64,8 @@ def value_kind(question: str, span_kind: str) -> str:
     if _ASKS_LINK.search(question):
         return "link"
     return ""
+
+
+def asks_cause(question: str) -> bool:
+    """Whether the question asks why something happened (not how it was fixed, nor which item fixed it)."""
+    return bool(_ASKS_CAUSE.search(question))

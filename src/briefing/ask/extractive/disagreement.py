@@ -16,9 +16,10 @@ from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import GENERIC, content_words
 
-# The kinds of value two sources can state differently about one thing: a date, a version, a status, an owner, an
-# amount or a duration. A plain number is left out: one line holds many numbers about different aspects.
-DIFFER_KINDS = frozenset({"version", "time", "status", "person", "amount", "duration"})
+# The kinds of value two sources can state differently about one thing: a date, a version, a status, an owner.
+# Quantities (a number, an amount, a duration) are left out: a line holds many, about different aspects, and with
+# looser cutoffs every duration pair the dev sets gave was two lengths of two different things.
+DIFFER_KINDS = frozenset({"version", "time", "status", "person"})
 # A rival line scores within this share of the best line ...
 DIFFER_CLOSE = 0.9
 # ... and is about the same subject: its sentence and title hold at least this share (and at least two) of the
@@ -30,9 +31,6 @@ DIFFER_SIDES = 3
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 _DAY_MONTH = re.compile(r"(\d{1,2})(?:st|nd|rd|th)?\s+([a-z]{3})|([a-z]{3})[a-z]*\.?\s+(\d{1,2})", re.I)
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-# A stated length of time: its number and its unit's first letters ("24 hours", "24h", "200ms").
-_LENGTH = re.compile(r"(\d+(?:\.\d+)?)\s?([a-z]+)")
-_UNITS = {"hou": "h", "hr": "h", "hrs": "h", "sec": "s", "min": "m", "mil": "ms", "day": "d", "wee": "w", "mon": "mo"}
 
 
 def _subject(ev: Evidence, q_words: set[str]) -> set[str]:
@@ -75,12 +73,6 @@ def normalised(kind: str, value: str) -> str:
                 return f"{_MONTHS.index(month[:3]) + 1}-{int(day)}"
     if kind == "status":
         return low.replace("re-opened", "reopened").replace("won't", "wont")
-    if kind == "amount":
-        return re.sub(r"[^\d.]", "", low)  # "~$310" and "$310 a month" state one amount
-    if kind == "duration":
-        m = _LENGTH.search(low)
-        if m:
-            return f"{m[1]}{_UNITS.get(m[2][:3], m[2][:3])}"  # "24 hours" and "24h" state one length
     return low.replace(" ", "")
 
 

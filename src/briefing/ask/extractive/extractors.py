@@ -50,6 +50,10 @@ _STATE_WORD = re.compile(rf"\b(?:{_STATE})\b", re.I)
 _TRANSITION = re.compile(rf"\b(?:{_STATE})\s*(?:→|->|=>|\bto\b)\s*[\"']?((?:{_STATE}))\b", re.I)
 # Sentence text: a state field ("Status: Closed", "state is merged").
 _STATE_FIELD = re.compile(rf"\b(?:status|state|resolution)\s*(?::|=|\bis\b|\bwas\b)\s*[\"']?((?:{_STATE}))\b", re.I)
+# Sentence text: a dated state event of an item's record ("closed unmerged 2022-05-02", "merged 2026-07-27").
+_STATE_EVENT = re.compile(
+    r"\b(?:opened|closed|merged|resolved|reopened)\s+(?:unmerged\s+)?(?:on\s+)?\d{4}-\d{2}-\d{2}\b", re.I
+)
 # Sentence text: a web address; a file or directory path ("docs/install.md", "/etc/olake/config.json").
 _URL = re.compile(r"https?://[^\s<>\"'`)\]|]*[^\s<>\"'`)\]|.,;:!?]")
 _PATH = re.compile(r"(?<![\w/.:@-])(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@-]*[\w@-](?![\w/])")
@@ -94,6 +98,12 @@ def status_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> s
     words = [m for m in _STATE_WORD.finditer(text) if m[0].lower() not in q_low]
     hit = near(text, words, q_words)
     return hit[0] if hit else ""
+
+
+def state_record(text: str) -> bool:
+    """Whether the sentence records a state or a change of state (a transition, a status field, a dated state
+    event): what happened to an item, not why."""
+    return bool(_TRANSITION.search(text) or _STATE_FIELD.search(text) or _STATE_EVENT.search(text))
 
 
 def _is_path(token: str) -> bool:
@@ -145,10 +155,6 @@ EXTRACTORS: dict[str, Extractor] = {
 }
 
 
-# The extractors whose fallback (a bare number) is no stated value of their kind.
-_STATED_ONLY: dict[str, Extractor] = {"duration": _duration, "amount": _amount}
-
-
 def extractor_kind(question: Question, kind: str) -> str:
     """The extractor for an answer of `kind`: the question's finer value kind when it refines `kind` (a duration
     or an amount for a number, a status or a link where no other value is asked), else `kind`."""
@@ -164,15 +170,12 @@ def answer_span(question: Question, kind: str, ev: Evidence, context: Sequence[C
 
 
 def stated_value(question: Question, kind: str, ev: Evidence, context: Sequence[Chunk]) -> str:
-    """`answer_span` when the sentence's text states a value of the kind; empty when it comes from the message
-    itself (its date, its author), which two sources cannot disagree on, or is a fallback of another kind."""
-    extractor = extractor_kind(question, kind)
-    if extractor in _STATED_ONLY:
-        return _STATED_ONLY[extractor](question, ev, context)
+    """`answer_span` when the sentence's text states the value; empty when it comes from the message itself (its
+    date, its author), which two sources cannot disagree on."""
     span = answer_span(question, kind, ev, context)
     if span.endswith(MESSAGE_DATE):
         return ""
-    if extractor == "person" and span and span not in ev.text:
+    if extractor_kind(question, kind) == "person" and span and span not in ev.text:
         first = span.split()[0]
         return span if re.search(rf"\b{re.escape(first)}\b", ev.text) else ""
     return span
