@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 from briefing.question import asked, cues, shape
 from briefing.question.parts import Part, part_queries, question_parts
 from briefing.question.terms import ordered_content_words
+from briefing.question.value_kind import asks_cause, value_kind
 
 if TYPE_CHECKING:
     from briefing.question.constraints import Constraints
@@ -93,6 +94,7 @@ class Extra(TypedDict):
     commits: frozenset[str]  # those of its words that are commit hashes
     span_kind: str  # the value the first answer line states (`answer_kind`: the answer type, or "yesno")
     latest_kind: str  # the value a latest-state answer states (a version for "the newest tag")
+    value_kind: str  # the extractor of that value (`value_kind`: span_kind, or duration, amount, status, link)
     value_shape: str  # the value shape the best lines must state (`shape.value_asked`)
     amount_word: str  # the money word an amount question asks for ("budget")
     product: frozenset[str]  # the product whose version is asked ("debezium")
@@ -108,6 +110,7 @@ class Extra(TypedDict):
     about_asking: bool  # asks what was asked ("What did Ana ask?")
     asks_report: bool  # asks what was reported, not how it was fixed
     asks_fix: bool  # asks for the cause, the fix or the advice
+    asks_cause: bool  # asks why (`value_kind.asks_cause`): the reason, not the fix
     asks_pull: bool  # "which PR ...": a pull request answers it
     latest: bool  # asks for the latest state in its words ("newest", "currently")
     negated: bool  # asked in the negative
@@ -135,6 +138,7 @@ def _fields(text: str, intent: str, people: Sequence[str]) -> dict[str, Any]:
         "commits": asked.commit_words(words),
         "span_kind": span_kind,
         "latest_kind": cues.latest_kind(text, span_kind),
+        "value_kind": value_kind(text, span_kind),
         "value_shape": shape.value_asked(text, kind),
         "amount_word": shape.amount_word(text),
         "product": asked.version_of(text),
@@ -150,6 +154,7 @@ def _fields(text: str, intent: str, people: Sequence[str]) -> dict[str, Any]:
         "about_asking": cues.asks_about_asking(text),
         "asks_report": cues.asks_report(text),
         "asks_fix": cues.asks_fix(text),
+        "asks_cause": asks_cause(text),
         "asks_pull": cues.asks_pull(text),
         "latest": cues.asks_latest(text),
         "negated": cues.negated(text),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from briefing.ask.extractive.coverage import unknown_words
+from briefing.ask.extractive.disagreement import disagreeing, with_sides
 from briefing.ask.extractive.evidence import (
     SENTENCE_MAX_CHARS,
     Evidence,
@@ -18,6 +19,7 @@ from briefing.ask.extractive.evidence import (
     candidates,
     sentence_text,
 )
+from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, people_first, places_first, rerank
@@ -35,7 +37,6 @@ from briefing.ask.extractive.selection import (
     select,
     typed_lead,
 )
-from briefing.ask.extractive.values import answer_span
 from briefing.ask.learned import apply as learned
 from briefing.ask.learned.model import AnswerModel
 from briefing.ask.vocabulary import Spread, Vocabulary
@@ -209,6 +210,7 @@ class ExtractiveAnswerer:
             replies_first=replies_first,
         )
         head: list[tuple[str, Evidence | None]] = []
+        differ: list[tuple[str, Evidence]] = []
         if split is not None:
             chosen, head = split
             lead = ""
@@ -242,13 +244,17 @@ class ExtractiveAnswerer:
             if not span and kind in LEAD_KINDS:
                 chosen, top, span = typed_lead(question, kind, chosen, pool, context)
             chosen = same_document(question, chosen, pool)
-            if span:
+            differ = disagreeing(question, kind, top, pool, context, now) if span else []
+            if differ:
+                # The best sources state different values for what is asked: each is shown, cited, newest first.
+                chosen = with_sides(chosen, differ)
+            elif span:
                 head = [(span, top)]
             lead = ""
         add_neighbours(chosen, evidence, q_words)
         add_items(chosen, q_words)
         read_on(chosen, context, self._reads(view))
-        lines, cited, urls = render(chosen, head)
+        lines, cited, urls = render(chosen, head, differ)
         text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
             text=text,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from briefing import registry
 from briefing.ask.extractive.evidence import Evidence, presentation, unit_text
+from briefing.ask.extractive.extractors import state_record
 from briefing.ask.extractive.values import ASKS
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
@@ -24,6 +25,11 @@ FIX_REPORT_WEIGHT = 0.65
 HOLDING_WEIGHT = 0.8
 HOLDING_MAX = 200
 PULL_MISS_WEIGHT = 0.8
+# A cause question that asks for no value ("Why was X reopened?", "What was the reason for closing it?") is not
+# answered by a line that records a state change ("Resolved → Reopened", "Status: Closed", "closed unmerged
+# 2022-05-02"); such lines keep this share of their score, so a comment that gives the reason leads. Questions
+# that ask which item fixed or resolved something are answered by such records, and are not cause questions.
+STATE_RECORD_WEIGHT = 0.8
 
 # Chunk text: the header of a Slack thread's chunk ("thread started by Ana: <first line>").
 _STARTER = re.compile(r"thread started by ([^:\n]+): ([^\n]*)")
@@ -67,7 +73,16 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
     discount_reports(evidence, question.answer_type, asked["asks_fix"], asked["about_asking"])
     if asked["asks_pull"]:
         pulls_first(evidence)
+    if asked["asks_cause"] and not asked["span_kind"] and not asked["value_kind"]:
+        records_below(evidence)
     people_first(evidence, question.people)
+
+
+def records_below(evidence: list[Evidence]) -> None:
+    """Lines that record a state or its change rank below the rest (`STATE_RECORD_WEIGHT`)."""
+    for ev in evidence:
+        if state_record(clean(ev.text, limit=2000)):
+            ev.score *= STATE_RECORD_WEIGHT
 
 
 def _place(name: str) -> str:

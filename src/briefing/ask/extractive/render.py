@@ -68,9 +68,13 @@ def label(part: str) -> str:
 
 
 def render(
-    chosen: list[Evidence], head: Sequence[tuple[str, Evidence | None]] = ()
+    chosen: list[Evidence],
+    head: Sequence[tuple[str, Evidence | None]] = (),
+    differ: Sequence[tuple[str, Evidence]] = (),
 ) -> tuple[list[str], dict[int, list[str]], dict[int, str]]:
-    """Answer lines first (`head`: the value or a part's answer, each cited), then one quoted line per piece.
+    """Answer lines first (`head`: the value or a part's answer, each cited; or, when the best sources disagree on
+    the value, `differ`: each value with its source's label and day and its citation, newest first), then one
+    quoted line per piece.
 
     Markers number the quoted units themselves (a message, a comment, a section), in order of appearance, so
     that each `[n]` opens exactly the unit it quotes.
@@ -91,6 +95,9 @@ def render(
             urls[numbers[key]] = ev.url
         return numbers[key]
 
+    if differ:
+        said = "; ".join(f"{value} ({_source_day(ev)}) [{marker(ev)}]" for value, ev in differ)
+        lines.append(f"Sources differ: {said}")
     quoted = {id(ev) for text, ev in head if ev is not None and _quoted_in_head(text, ev)}
     for text, ev in head:
         if ev is None:
@@ -109,6 +116,13 @@ def render(
         # Quoted: the evidence is shown as what a source said, never as the answer's own words.
         lines.append(f'- {said}: "{shown(ev)}" [{marker(ev)}]')
     return lines, cited, urls
+
+
+def _source_day(ev: Evidence) -> str:
+    """A side of a disagreement as its line names it: the source's label and the day ("Slack, Wed 12 Aug")."""
+    day_said = when(ev, year=False)
+    label = presentation(ev.chunk).label
+    return f"{label}, {day_said}" if day_said else label
 
 
 def _quoted_in_head(text: str, ev: Evidence) -> bool:

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 from briefing.ask.extractive.coverage import mentions_window
 from briefing.ask.extractive.evidence import Evidence, presentation
+from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.quoting import shown
 from briefing.ask.extractive.ranking import help_threads, holding
-from briefing.ask.extractive.values import answer_span, values
+from briefing.ask.extractive.values import values
 from briefing.ask.segment import clean
 from briefing.model import Chunk
 from briefing.question.answer_type import extra_of

@@ -143,44 +143,66 @@ def near(text: str, matches: list[re.Match[str]], q_words: set[str] | frozenset[
     return min(matches, key=rank)
 
 
-def answer_span(question: Question, kind: str, ev: Evidence, context: Sequence[Chunk]) -> str:
-    """The value the question asks for, taken from the evidence sentence (its version, number, setting, name,
-    date, or yes / no); empty when the sentence has none, so the sentence itself leads the answer."""
+def reading(question: Question, ev: Evidence) -> tuple[str, str, set[str]]:
+    """What every extractor reads: the sentence as shown (uncut), the question lowercased, its content words."""
+    return clean(ev.text, limit=2000), question.text.lower(), set(extra_of(question)["words"])
+
+
+def version_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
+    """The version next to the question's words that the question does not name itself."""
+    text, q_low, q_words = reading(question, ev)
+    found = [m for m in VERSION.finditer(text) if m[0].lower().lstrip("v") not in q_low]
+    hit = near(text, found, q_words)
+    return hit[0] if hit else ""
+
+
+def setting_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
+    """The setting (`code`, a --flag, a dotted or snake_case key) next to the question's words; not a version, a
+    URL or a path."""
+    text, q_low, q_words = reading(question, ev)
+    found = [m for m in SETTING.finditer(text) if (m[1] or m[2] or m[3] or "").lower() not in q_low]
+    found = [m for m in found if not VERSION.fullmatch(m[0]) and "://" not in m[0] and "/" not in m[0]]
+    hit = near(text, found, q_words)
+    return (hit[1] or hit[2] or hit[3]).strip() if hit else ""
+
+
+def number_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
+    """The quantity of the asked shape next to the question's words, with the noun it counts (`_numbers`)."""
+    text, q_low, q_words = reading(question, ev)
+    hit = near(text, _numbers(question, text, q_low), q_words)
+    return _with_noun(text, hit, q_words) if hit else ""
+
+
+def time_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
+    """The date stated next to the question's words (the one moved to, not from); for a past event without one,
+    the message's own date, marked as such."""
+    text, q_low, q_words = reading(question, ev)
     asked = extra_of(question)
-    text = clean(ev.text, limit=2000)
-    q_low = question.text.lower()
-    q_words = set(asked["words"])
-    if kind == "version":
-        found = [m for m in VERSION.finditer(text) if m[0].lower().lstrip("v") not in q_low]
-        hit = near(text, found, q_words)
-        return hit[0] if hit else ""
-    if kind == "setting":
-        found = [m for m in SETTING.finditer(text) if (m[1] or m[2] or m[3] or "").lower() not in q_low]
-        found = [m for m in found if not VERSION.fullmatch(m[0]) and "://" not in m[0] and "/" not in m[0]]
-        hit = near(text, found, q_words)
-        return (hit[1] or hit[2] or hit[3]).strip() if hit else ""
-    if kind == "number":
-        found = _numbers(question, text, q_low)
-        hit = near(text, found, q_words)
-        return _with_noun(text, hit, q_words) if hit else ""
-    if kind == "time":
-        dates = [m for m in DATE_IN_TEXT.finditer(text) if m[0].lower() not in q_low]
-        # "moves from Thu 28 May to Tue 9 June": the date it moved to is the one that holds.
-        dates = [m for m in dates if not _MOVED_FROM.search(text[max(m.start() - 12, 0) : m.start()])] or dates
-        hit = near(text, dates, q_words)
-        if hit:
-            return hit[0]
-        # The message's own date answers "when was it released?", never "when is it planned?".
-        past = asked["asks_past"] or not asked["asks_time"]
-        return f"{when(ev, year=True)} (the date of the message)" if ev.at_iso and past else ""
-    if kind == "person":
-        return _person_in(question, ev, context)
-    if kind == "yesno" and ev.lexical >= 0.3 and not ASKS.search(text):
-        negated = negates(text, q_words) != asked["negated"]
-        if asked["still"] and _RESOLVED.search(text):
-            negated = not negated
-        return "No" if negated else "Yes"
-    return ""
+    dates = [m for m in DATE_IN_TEXT.finditer(text) if m[0].lower() not in q_low]
+    # "moves from Thu 28 May to Tue 9 June": the date it moved to is the one that holds.
+    dates = [m for m in dates if not _MOVED_FROM.search(text[max(m.start() - 12, 0) : m.start()])] or dates
+    hit = near(text, dates, q_words)
+    if hit:
+        return hit[0]
+    # The message's own date answers "when was it released?", never "when is it planned?".
+    past = asked["asks_past"] or not asked["asks_time"]
+    return f"{when(ev, year=True)}{MESSAGE_DATE}" if ev.at_iso and past else ""
+
+
+# The mark of a date read off the message, not its text (`time_span`).
+MESSAGE_DATE = " (the date of the message)"
+
+
+def yesno_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
+    """Yes or No: whether the sentence (on the question's words, not itself a question) denies what is asked."""
+    text, _, q_words = reading(question, ev)
+    asked = extra_of(question)
+    if ev.lexical < 0.3 or ASKS.search(text):
+        return ""
+    negated = negates(text, q_words) != asked["negated"]
+    if asked["still"] and _RESOLVED.search(text):
+        negated = not negated
+    return "No" if negated else "Yes"
 
 
 def _numbers(question: Question, text: str, q_low: str) -> list[re.Match[str]]:
@@ -241,7 +263,7 @@ def _with_noun(text: str, hit: re.Match[str], q_words: set[str]) -> str:
     return value
 
 
-def _person_in(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
+def person_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
     """A person the sentence names (a known author or an @mention) that the question does not, else its author."""
     q_low = question.text.lower()
     if ev.author and extra_of(question)["asks_poster"]:
