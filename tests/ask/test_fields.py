@@ -103,10 +103,17 @@ def test_a_field_question_naming_a_key_is_a_fields_question(question: str, field
     assert parsed.extra["wants"].fields == fields
 
 
+def test_a_role_asked_of_an_item_named_by_description_reads_the_item_retrieval_finds() -> None:
+    wanted = parse("Who is assigned the ticket about payout retries?", now=NOW).extra["wants"]
+    assert (wanted.kinds[0], wanted.fields, wanted.described) == ("fields", ("assignee",), True)
+    assert parse("Who is doing the user management mockups?", now=NOW).extra["wants"].fields == ("assignee",)
+    # Not a role: the fact path.
+    assert parse("Who is on call this week?", now=NOW).kind == "fact"
+
+
 @pytest.mark.parametrize(
     "question",
     [
-        "Who is assigned the ticket about payout retries?",  # names no key: the fact path
         "What is PLAT-120 about?",  # asks no field
         "Who reported PLAT-120, and why did retries spike?",  # one part asks something else
     ],
