@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from briefing.ask.blocking import answer_open
 from briefing.ask.described import answer_described
 from briefing.ask.extractive import ExtractiveAnswer
 from briefing.ask.finished import answer_finished
@@ -41,7 +42,9 @@ def _mockups_issue() -> dict[str, object]:
         status={"name": "In Progress"},
         resolution=None,
         resolutiondate=None,
-        fixVersions=[],
+        fixVersions=[{"name": "0.9.0"}],
+        issuelinks=[{"type": {"name": "Blocks", "inward": "is blocked by", "outward": "blocks"},
+                     "inwardIssue": {"key": "AEROGEAR-50", "fields": {"summary": "Admin console skeleton"}}}],
         assignee=zoe,
         description="Mockups for the user management screens of the admin console.",
         comment={"comments": [{"id": "77", "author": matt, "body": "I sketched the user list.",
@@ -157,3 +160,26 @@ def test_what_was_resolved_lists_every_finisher_and_never_a_resolution_after_now
     assert found is not None and "AEROGEAR-42" in found.text and "by Zoe Braden" in found.text
     # Asked on the morning of the 25th (the resolution came at 15:00 that day), this week holds nothing yet.
     assert _finished(index, "What was resolved this week?", "2013-07-25T09:00:00+00:00") is None
+
+
+def _pending(index: Index, question: str, now: str) -> ExtractiveAnswer | None:
+    at = datetime.fromisoformat(now)
+    parsed = parse(question, now=at)
+    asked = wants(parsed).open_for
+    assert asked and parsed.kind == "listing"
+    found = answer_open(asked, REFUSED, index.view(at))
+    return found[0] if found is not None else None
+
+
+def test_what_blocks_a_release_is_its_unresolved_tickets_as_of_now(index: Index) -> None:
+    found = _pending(index, "What is blocking the 0.9.0 release?", "2013-07-20T00:00:00+00:00")
+    assert found is not None
+    lines = found.text.splitlines()
+    assert lines[0] == "1 item with fix version 0.9.0 not resolved as of 2013-07-20:"
+    assert lines[1] == (
+        "- AEROGEAR-43: User management mockups (In Progress, assignee Zoe Braden; blocked by AEROGEAR-50) [1]"
+    )
+    assert found.cited == {1: ["jira:AEROGEAR-43"]}
+    # AEROGEAR-42 got fix version 0.8.0 in the entry that resolved it: never listed as open for it, before or after.
+    assert _pending(index, "What's left for 0.8.0?", "2013-07-20T00:00:00+00:00") is None
+    assert _pending(index, "What's left for 0.8.0?", "2013-07-26T00:00:00+00:00") is None

@@ -54,9 +54,11 @@ UNSET = {"", "none", "unassigned", "-"}
 # A header row: a short label of letters and spaces, a colon, the value (one " | "-separated cell of a line).
 _ROW = re.compile(r"^\s*([A-Za-z][A-Za-z /]{0,24}):\s*(.+?)\s*$")
 # The sentence a pull request's or issue's header opens with: who wrote it, when it was merged or closed, by whom.
-_AUTHORED = re.compile(r"\bauthored by ([\w.@-]+)")
-_MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by ([\w.@-]+))?")
-_CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by ([\w.@-]+))?")
+# A name runs to the next comma or " | " cell break: a login ("lena") or a display name ("Erik Wickstrom").
+_NAME = r"([\w.@-]+(?: [\w.@'-]+){0,3}?)(?=\s*[,|]|\s+as\s|$)"
+_AUTHORED = re.compile(r"\bauthored by " + _NAME)
+_MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
+_CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 # A review verdict unit: an optional "[time]" stamp, the reviewer, the verdict.
 _VERDICT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([\w.@-]+)\s+(approved|requested changes|reviewed)\b")
 

@@ -20,7 +20,7 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from briefing import registry
-from briefing.ask.fields import is_header, rows
+from briefing.ask.fields import LABELS, is_header, rows
 from briefing.ask.listing import period_words
 from briefing.ask.segment import clean
 from briefing.index import Filter
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 MAX_LISTED = 15
 # The status names of a done state, as trackers' workflows name them.
-_DONE = re.compile(r"^\s*(?:resolved|closed|done|fixed|completed?|finished|released|shipped|verified)\s*$", re.I)
+DONE_STATUS = re.compile(r"^\s*(?:resolved|closed|done|fixed|completed?|finished|released|shipped|verified)\s*$", re.I)
 # Resolutions that close an item without its work being done (a duplicate, a report that was not a bug).
 _NO_WORK = re.compile(
     r"\b(?:duplicate|invalid|won'?t|cannot|can'?t|not\s+(?:a|our)|incomplete|rejected|obsolete|declined|"
@@ -70,8 +70,15 @@ class Finished:
         return bool(_NO_WORK.search(self.resolution))
 
 
-def _history_families() -> tuple[str, ...]:
+def history_families() -> tuple[str, ...]:
+    """The sources whose items have a state that changes over time (their descriptor declares a history)."""
     return tuple(dict.fromkeys(d.family for d in registry.descriptors() if d.history))
+
+
+def fix_versions(cells: dict[str, str]) -> set[str]:
+    """The fix versions a header's rows state, each as its bare number ("Release 6.3.0" -> "6.3.0")."""
+    listed = ",".join(cells.get(label, "") for label in LABELS["fix_version"])
+    return {v.strip().lower().rsplit(" ", 1)[-1].lstrip("v") for v in listed.split(",") if v.strip()}
 
 
 def _when(value: Any) -> datetime | None:
@@ -87,7 +94,9 @@ def transitions(chunk: Chunk, window: tuple[datetime, datetime], now: datetime) 
     for ev in registry.meta(chunk, "events"):
         kind = str(ev.get("event") or "")
         done = kind in _CLOSING_EVENTS or (
-            kind == "status" and _DONE.match(str(ev.get("to") or "")) and not _DONE.match(str(ev.get("from") or ""))
+            kind == "status"
+            and DONE_STATUS.match(str(ev.get("to") or ""))
+            and not DONE_STATUS.match(str(ev.get("from") or ""))
         )
         at = _when(ev.get("at"))
         if done and at is not None and window[0] <= at < window[1] and at <= now:
@@ -122,7 +131,7 @@ def finished_items(
     asked: FinishedAsked, question: Question, window: tuple[datetime, datetime], view: View
 ) -> list[Finished]:
     """The items finished in `window` as of the view's `now`, by the person asked about, oldest first."""
-    families = _history_families()
+    families = history_families()
     if not families:
         return []
     by_doc: dict[str, list[Chunk]] = {}
@@ -146,9 +155,7 @@ def finished_items(
                 moves if _names_match(people, assignee) else []
             )
         title = chunks[0].title
-        if versions and not versions <= {
-            v.strip().lower().lstrip("v").rsplit(" ", 1)[-1] for v in cells.get("fix version/s", "").split(",")
-        }:
+        if versions and not versions <= fix_versions(cells):
             continue
         own = " ".join(u.text for u in units.values() if u.ref == key)
         if topic and not all(_says(content_words(f"{title} {own}"), w) for w in topic):

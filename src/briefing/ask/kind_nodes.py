@@ -68,6 +68,13 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
     question = state.question
     asked = wants(question)
     window = question.window
+    if asked.open_for:
+        from briefing.ask.blocking import answer_open
+
+        # "What is blocking 7.0.0?": the items still unresolved with that fix version as of now.
+        pending = answer_open(asked.open_for, answer, view)
+        if pending is not None:
+            return pending[0], {"listing": pending[1]}
     if asked.finished is not None:
         from briefing.ask.finished import answer_finished
 

@@ -21,6 +21,7 @@ from briefing.question.words import (
     ASKS_FINISHED,
     ASKS_LISTING,
     ASKS_NEXT,
+    ASKS_OPEN_FOR,
     BRIEFING,
     BROAD,
     EVENT_OF,
@@ -180,6 +181,8 @@ class Wants:
     described: bool = False
     # "Which tickets did Dana resolve last week?" (`finished_asked`), or None.
     finished: FinishedAsked | None = None
+    # "What is blocking 7.0.0?": the versions whose unresolved items are asked for, or empty.
+    open_for: tuple[str, ...] = ()
 
 
 def period_only(question: str, constraints: Constraints | None) -> bool:
@@ -280,6 +283,9 @@ def read(question: str, constraints: Constraints) -> Wants:
     roles = described_roles(question, constraints)
     if roles:
         return Wants(kinds=("fields", "fact"), fields=roles, described=True)
+    if constraints.versions and ASKS_OPEN_FOR.search(question.strip()):
+        # "What is blocking the 7.0.0 release?": the items still unresolved with that fix version, as of now.
+        return Wants(kinds=("listing", "fact"), open_for=tuple(constraints.versions))
     finished = finished_asked(question, constraints)
     if finished is not None:
         records = records_asked(question) if constraints.time is not None else None

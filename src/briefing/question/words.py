@@ -142,6 +142,14 @@ ASKS_FINISHED = re.compile(
     re.I,
 )
 FINISHED_ITEMS = re.compile(rf"\b(?:{WORK_ITEMS})\b", re.I)
+# What still stands between a release and its shipping: "what is blocking 7.0.0", "what's left for the 2.2.1
+# release", "which tickets are still open for 6.3.0" (the release is named by its version).
+ASKS_OPEN_FOR = re.compile(
+    rf"^\W*(?:what|which\s+(?:[\w-]+\s+){{0,2}}?(?:{WORK_ITEMS}))(?:'s|\s+is|\s+are|\s+remains?)\s+(?:still\s+)?"
+    r"(?:blocking|holding\s+up|left\s+(?:for|in|before)|open\s+(?:for|in|against)|outstanding\s+(?:for|in)|"
+    r"unresolved\s+(?:for|in))\b",
+    re.I,
+)
 # Who "did" it when the question names nobody in particular.
 NOBODY = frozenset("we you they i us them the team everyone anybody anyone people".split())
 PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
