@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from briefing import registry
@@ -111,6 +111,13 @@ def _day(value: str) -> date | None:
         return None
 
 
+def _day_in(day: date, window: tuple[datetime, datetime], now: datetime) -> bool:
+    """Whether a date a state gives as a (UTC) day falls in the window by now: its middle, 12:00 UTC, does (the
+    day a window in another time zone shares with its neighbour goes to the side that holds most of it)."""
+    middle = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+    return window[0] <= middle < window[1] and middle <= now + timedelta(hours=12)
+
+
 def _names_match(asked: Sequence[str], name: str) -> bool:
     """Whether a name (a transition's author, an assignee) is one of the people asked about: every word of an asked
     name is one of its words ("Daniel" is "Daniel Passos")."""
@@ -140,7 +147,6 @@ def finished_items(
     people = [p for p in (*question.constraints.people, asked.by) if p]
     versions = {v.lower().lstrip("v") for v in question.constraints.versions}
     topic = _narrowing_words(asked)
-    first_day, last_day = window[0].date(), (window[1] - timedelta(microseconds=1)).date()
     found: list[Finished] = []
     for key, chunks in by_doc.items():
         units = {u.ref: u for c in chunks for u in c.units}
@@ -167,7 +173,7 @@ def finished_items(
             )
             continue
         resolved = _day(cells.get("resolved", ""))
-        if header is None or resolved is None or not first_day <= resolved <= last_day or resolved > view.now.date():
+        if header is None or resolved is None or not _day_in(resolved, window, view.now):
             continue
         if people and not _names_match(people, assignee):
             continue
