@@ -195,3 +195,16 @@ def test_the_tickets_someone_finished_last_week_are_listed_from_the_changelog(br
     assert [line.split(":")[0] for line in lines[1:]] == ["- PLAT-116", "- PLAT-109", "- PLAT-121"]
     refs = [ref for c in answer["citations"] for ref in c["refs"]]
     assert len(refs) == 3 and all("#change-" in ref for ref in refs)  # each cited to its resolving entry
+
+
+@pytest.mark.slow
+def test_prs_waiting_for_review_are_the_open_unapproved_ones_as_of_now(brief: Brief) -> None:
+    answer = brief.ask("Which PRs are waiting for review?", now=parse_now("2026-06-20T09:00:00+00:00")).to_json()
+    lines = answer["answer"].splitlines()
+    assert lines[0] == "2 open pull requests without an approval as of 2026-06-20, oldest first:"
+    assert "#437" in lines[1] and "aiko-tanaka (reviewed)" in lines[1]  # commented on, not approved
+    assert "#434" in lines[2] and "no review yet" in lines[2]
+    # Before #434 was opened, only #437 waits; merged pull requests (#431 on 10 June) never do.
+    earlier = brief.ask("Which PRs are waiting for review?", now=parse_now("2026-06-11T09:00:00+00:00")).to_json()
+    assert earlier["answer"].startswith("1 open pull request") and "#434" not in earlier["answer"]
+    assert "#431" not in earlier["answer"]

@@ -68,6 +68,13 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
     question = state.question
     asked = wants(question)
     window = question.window
+    if asked.awaiting_review:
+        from briefing.ask.awaiting import answer_awaiting
+
+        # "Which PRs are waiting for review?": open pull requests nobody approved, as of now.
+        pending_review = answer_awaiting(answer, view)
+        if pending_review is not None:
+            return pending_review[0], {"listing": pending_review[1]}
     if asked.open_for:
         from briefing.ask.blocking import answer_open
 

@@ -17,6 +17,7 @@ from briefing.question.values import Constraints
 from briefing.question.words import (
     AGENDA_TOPIC,
     ASKS_AGENDA,
+    ASKS_AWAITING_REVIEW,
     ASKS_EVENTS,
     ASKS_FINISHED,
     ASKS_LISTING,
@@ -183,6 +184,8 @@ class Wants:
     finished: FinishedAsked | None = None
     # "What is blocking 7.0.0?": the versions whose unresolved items are asked for, or empty.
     open_for: tuple[str, ...] = ()
+    # "Which PRs are waiting for review?": open pull requests nobody has approved.
+    awaiting_review: bool = False
 
 
 def period_only(question: str, constraints: Constraints | None) -> bool:
@@ -283,6 +286,8 @@ def read(question: str, constraints: Constraints) -> Wants:
     roles = described_roles(question, constraints)
     if roles:
         return Wants(kinds=("fields", "fact"), fields=roles, described=True)
+    if ASKS_AWAITING_REVIEW.search(question.strip()):
+        return Wants(kinds=("listing", "fact"), awaiting_review=True)
     if constraints.versions and ASKS_OPEN_FOR.search(question.strip()):
         # "What is blocking the 7.0.0 release?": the items still unresolved with that fix version, as of now.
         return Wants(kinds=("listing", "fact"), open_for=tuple(constraints.versions))

@@ -150,6 +150,14 @@ ASKS_OPEN_FOR = re.compile(
     r"unresolved\s+(?:for|in))\b",
     re.I,
 )
+# Pull requests nobody has approved yet: "which PRs are waiting for review", "what pull requests still need a
+# review", "any PRs awaiting review?", "which PRs are unreviewed".
+ASKS_AWAITING_REVIEW = re.compile(
+    r"^\W*(?:which|what|any)\s+(?:open\s+)?(?:prs?|pull\s+requests?)\s+(?:(?:are|is)\s+)?(?:still\s+)?"
+    r"(?:waiting\s+(?:for|on)\s+(?:an?\s+)?reviews?|awaiting\s+(?:an?\s+)?reviews?|need(?:s|ing)?\s+(?:an?\s+)?reviews?|"
+    r"pending\s+reviews?|unreviewed|not\s+(?:yet\s+)?reviewed|in\s+review)\b",
+    re.I,
+)
 # Who "did" it when the question names nobody in particular.
 NOBODY = frozenset("we you they i us them the team everyone anybody anyone people".split())
 PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
