@@ -183,3 +183,23 @@ def test_what_blocks_a_release_is_its_unresolved_tickets_as_of_now(index: Index)
     # AEROGEAR-42 got fix version 0.8.0 in the entry that resolved it: never listed as open for it, before or after.
     assert _pending(index, "What's left for 0.8.0?", "2013-07-20T00:00:00+00:00") is None
     assert _pending(index, "What's left for 0.8.0?", "2013-07-26T00:00:00+00:00") is None
+
+
+def test_an_event_named_by_description_answers_its_organiser_by_title() -> None:
+    from briefing.ask import described
+    from briefing.ask.fields import Item, read_field
+    from briefing.model import Unit
+
+    header = Unit(
+        "calendar:7f3a9c@example.org",
+        "Meeting: Platform retro\nWhen: Thu 2026-06-11 15:00-16:00 UTC\nOrganiser: Lena Vogt\nAttendees: Sam, Aiko",
+        "Lena Vogt",
+        datetime.fromisoformat("2026-06-01T09:00:00+00:00"),
+    )
+    item = Item(header.ref, "7f3a9c@example.org", header, (header,))
+    titled = described._titled(item, "Platform retro")
+    found = read_field(titled, "organiser")
+    assert found is not None and found[0].replace("\x00", "") == '"Platform retro" was organised by Lena Vogt'
+    assert parse("Who organised the platform retro?", now=datetime.fromisoformat("2026-06-15T00:00:00+00:00")).extra[
+        "wants"
+    ].fields == ("organiser",)

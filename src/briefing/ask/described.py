@@ -34,6 +34,8 @@ MIN_COVERED = 0.5
 _ITEM_WORDS = content_words("ticket issue bug task story epic pr pull request change item card one thing work")
 # A key at the start of a title ("TIMOB-25420: ScrollView ..."): the key is said once, by the label.
 _KEY_PREFIX = re.compile(r"^\s*[\w#/.-]+:\s+")
+# A key people say: a ticket key ("PLAT-120") or a numbered issue or pull request ("PR #57").
+_SAID_KEY = re.compile(r"[A-Z][A-Z0-9_]+-\d+|(?:PR|Issue) #\d+")
 # A lower-to-upper case step inside an identifier ("TableView", "TiUITable"): where its words join.
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -79,9 +81,14 @@ def covered(item: Item, words: set[str], named: set[str], title: str) -> float:
 
 
 def _titled(item: Item, title: str) -> Item:
-    """The item labelled with its key and its title, since the question named it by what it is about."""
-    name = _KEY_PREFIX.sub("", title, count=1) if title.startswith(doc_id(item.key)) else title
-    return replace(item, label=f'{item.label} ("{name.strip()}")' if name.strip() else item.label)
+    """The item labelled with its key and its title, since the question named it by what it is about; by its
+    title alone when its key is an id nobody says (a calendar event's uid)."""
+    name = (_KEY_PREFIX.sub("", title, count=1) if title.startswith(doc_id(item.key)) else title).strip()
+    if not name:
+        return item
+    if not _SAID_KEY.fullmatch(item.label):
+        return replace(item, label=f'"{name}"')
+    return replace(item, label=f'{item.label} ("{name}")')
 
 
 def answer_described(
