@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from briefing import registry
-from briefing.ask.fields import item_of, read_field
+from briefing.ask.fields import bare_title, item_of, read_field
 from briefing.ask.segment import clean
 from briefing.index import Filter
 
@@ -81,8 +81,8 @@ def awaiting_review(view: View) -> list[Waiting]:
         reviews = read_field(item, "reviewer")
         verdicts = reviews[0].split(" was reviewed by ", 1)[-1].replace("\x00", "") if reviews else ""
         unit = item.header or item.units[0]
-        title = chunks[0].title
-        label = title if item.label in title else f'{item.label} "{title}"'
+        title = bare_title(key, chunks[0].title)
+        label = f'{item.label} "{title}"' if title else item.label
         found.append(Waiting(key, label, author, opened, verdicts, unit))
     found.sort(key=lambda w: (w.opened, w.key))
     return found

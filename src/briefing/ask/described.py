@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from briefing.ask.fields import Item, compose, items_at, read_field
-from briefing.index.payload import doc_id
+from briefing.ask.fields import Item, bare_title, compose, items_at, read_field
 from briefing.question.kind import FIELD_ASKS
 from briefing.question.terms import GENERIC, content_words
 
@@ -32,8 +31,6 @@ MAX_CANDIDATES = 3
 MIN_COVERED = 0.5
 # Words that name the kind of item, not what it is about ("the ticket about ...", "the PR that ...").
 _ITEM_WORDS = content_words("ticket issue bug task story epic pr pull request change item card one thing work")
-# A key at the start of a title ("TIMOB-25420: ScrollView ..."): the key is said once, by the label.
-_KEY_PREFIX = re.compile(r"^\s*[\w#/.-]+:\s+")
 # A key people say: a ticket key ("PLAT-120") or a numbered issue or pull request ("PR #57").
 _SAID_KEY = re.compile(r"[A-Z][A-Z0-9_]+-\d+|(?:PR|Issue) #\d+")
 # A lower-to-upper case step inside an identifier ("TableView", "TiUITable"): where its words join.
@@ -83,7 +80,7 @@ def covered(item: Item, words: set[str], named: set[str], title: str) -> float:
 def _titled(item: Item, title: str) -> Item:
     """The item labelled with its key and its title, since the question named it by what it is about; by its
     title alone when its key is an id nobody says (a calendar event's uid)."""
-    name = (_KEY_PREFIX.sub("", title, count=1) if title.startswith(doc_id(item.key)) else title).strip()
+    name = bare_title(item.key, title).strip()
     if not name:
         return item
     if not _SAID_KEY.fullmatch(item.label):

@@ -107,6 +107,12 @@ def item_of(key: str, chunks: Sequence[Chunk]) -> Item:
     return Item(key, _label(key, own[0]), header, units)
 
 
+def bare_title(key: str, title: str) -> str:
+    """A document's title without the key it opens with ("PLAT-7: Retry" -> "Retry"), since the label says it."""
+    own = doc_id(key)
+    return title[len(own) :].lstrip(" :") if title.startswith(own) else title
+
+
 def is_header(text: str) -> bool:
     """Whether a unit states an item's fields: rows under the labels of a tracker's fields ("Status: Closed"), or
     the sentence a pull request's header opens with; a line of code or prose with a colon is neither."""
