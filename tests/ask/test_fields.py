@@ -103,10 +103,17 @@ def test_a_field_question_naming_a_key_is_a_fields_question(question: str, field
     assert parsed.extra["wants"].fields == fields
 
 
+def test_a_role_asked_of_an_item_named_by_description_reads_the_item_retrieval_finds() -> None:
+    wanted = parse("Who is assigned the ticket about payout retries?", now=NOW).extra["wants"]
+    assert (wanted.kinds[0], wanted.fields, wanted.described) == ("fields", ("assignee",), True)
+    assert parse("Who is doing the user management mockups?", now=NOW).extra["wants"].fields == ("assignee",)
+    # Not a role: the fact path.
+    assert parse("Who is on call this week?", now=NOW).kind == "fact"
+
+
 @pytest.mark.parametrize(
     "question",
     [
-        "Who is assigned the ticket about payout retries?",  # names no key: the fact path
         "What is PLAT-120 about?",  # asks no field
         "Who reported PLAT-120, and why did retries spike?",  # one part asks something else
     ],
@@ -155,3 +162,49 @@ def test_the_status_of_a_ticket_is_its_status_field(brief: Brief) -> None:
     result = brief.ask("What is the status of PLAT-101?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
     assert result["answer"] == "PLAT-101 is Done [1]."
     assert [c["refs"] for c in result["citations"]] == [["jira:PLAT-101"]]
+
+
+@pytest.mark.slow
+def test_a_ticket_named_by_description_answers_its_assignee_not_the_writer(brief: Brief) -> None:
+    result = brief.ask(
+        "Who is assigned the ticket about the cutover runbook?", now=parse_now("2026-06-01T09:00:00+00:00")
+    )
+    answer = result.to_json()
+    assert answer["answer"].startswith('PLAT-109 ("Cutover runbook") is assigned to Lena Vogt [1]')
+    assert "Marcus" not in answer["answer"]  # who reported and described it
+    assert [c["refs"] for c in answer["citations"]] == [["jira:PLAT-109"]]
+
+
+@pytest.mark.slow
+def test_the_reviewers_of_a_pr_named_by_description(brief: Brief) -> None:
+    result = brief.ask(
+        "Who reviewed the PR that adds exponential backoff with jitter?", now=parse_now("2026-06-15T09:00:00+00:00")
+    )
+    answer = result.to_json()
+    assert "PR #57" in answer["answer"] and "lena-vogt (approved)" in answer["answer"]
+    refs = [ref for c in answer["citations"] for ref in c["refs"]]
+    assert refs and all("#57/comment-" in ref for ref in refs)
+
+
+@pytest.mark.slow
+def test_the_tickets_someone_finished_last_week_are_listed_from_the_changelog(brief: Brief) -> None:
+    result = brief.ask("Which tickets did Lena finish last week?", now=parse_now("2026-06-01T09:00:00+00:00"))
+    answer = result.to_json()
+    lines = answer["answer"].splitlines()
+    assert lines[0] == "3 tickets finished by Lena last week, oldest first:"
+    assert [line.split(":")[0] for line in lines[1:]] == ["- PLAT-116", "- PLAT-109", "- PLAT-121"]
+    refs = [ref for c in answer["citations"] for ref in c["refs"]]
+    assert len(refs) == 3 and all("#change-" in ref for ref in refs)  # each cited to its resolving entry
+
+
+@pytest.mark.slow
+def test_prs_waiting_for_review_are_the_open_unapproved_ones_as_of_now(brief: Brief) -> None:
+    answer = brief.ask("Which PRs are waiting for review?", now=parse_now("2026-06-20T09:00:00+00:00")).to_json()
+    lines = answer["answer"].splitlines()
+    assert lines[0] == "2 open pull requests without an approval as of 2026-06-20, oldest first:"
+    assert "#437" in lines[1] and "aiko-tanaka (reviewed)" in lines[1]  # commented on, not approved
+    assert "#434" in lines[2] and "no review yet" in lines[2]
+    # Before #434 was opened, only #437 waits; merged pull requests (#431 on 10 June) never do.
+    earlier = brief.ask("Which PRs are waiting for review?", now=parse_now("2026-06-11T09:00:00+00:00")).to_json()
+    assert earlier["answer"].startswith("1 open pull request") and "#434" not in earlier["answer"]
+    assert "#431" not in earlier["answer"]

@@ -35,7 +35,9 @@ LABELS: dict[str, tuple[str, ...]] = {
     "milestone": ("milestone",),
     "priority": ("priority",),
     "components": ("components",),
+    "organiser": ("organiser", "organizer"),
 }
+_HEADER_LABELS = frozenset(label for labels in LABELS.values() for label in labels)
 # How an answer names each field.
 NAMES = {"fix_version": "fix version", "labels": "labels", "components": "components"}
 # Review verdicts, as a review unit states them after its time stamp: "[2024-05-02 10:00] lee approved: ...".
@@ -52,9 +54,11 @@ UNSET = {"", "none", "unassigned", "-"}
 # A header row: a short label of letters and spaces, a colon, the value (one " | "-separated cell of a line).
 _ROW = re.compile(r"^\s*([A-Za-z][A-Za-z /]{0,24}):\s*(.+?)\s*$")
 # The sentence a pull request's or issue's header opens with: who wrote it, when it was merged or closed, by whom.
-_AUTHORED = re.compile(r"\bauthored by ([\w.@-]+)")
-_MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by ([\w.@-]+))?")
-_CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by ([\w.@-]+))?")
+# A name runs to the next comma or " | " cell break: a login ("lena") or a display name ("Erik Wickstrom").
+_NAME = r"([\w.@-]+(?: [\w.@'-]+){0,3}?)(?=\s*[,|]|\s+as\s|$)"
+_AUTHORED = re.compile(r"\bauthored by " + _NAME)
+_MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
+_CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 # A review verdict unit: an optional "[time]" stamp, the reviewer, the verdict.
 _VERDICT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([\w.@-]+)\s+(approved|requested changes|reviewed)\b")
 
@@ -94,6 +98,27 @@ def _label(key: str, chunk: Chunk) -> str:
     return f"{kind} #{number[1]}"
 
 
+def item_of(key: str, chunks: Sequence[Chunk]) -> Item:
+    """One item from its own chunks as the view returned them: the header is the unit whose ref is the item's key
+    and which holds fields."""
+    own = sorted(chunks, key=lambda c: (c.start, c.ordinal, c.chunk_id))
+    units = tuple(u for c in own for u in c.units)
+    header = next((u for u in units if u.ref == key and is_header(u.text)), None)
+    return Item(key, _label(key, own[0]), header, units)
+
+
+def bare_title(key: str, title: str) -> str:
+    """A document's title without the key it opens with ("PLAT-7: Retry" -> "Retry"), since the label says it."""
+    own = doc_id(key)
+    return title[len(own) :].lstrip(" :") if title.startswith(own) else title
+
+
+def is_header(text: str) -> bool:
+    """Whether a unit states an item's fields: rows under the labels of a tracker's fields ("Status: Closed"), or
+    the sentence a pull request's header opens with; a line of code or prose with a colon is neither."""
+    return bool(_HEADER_LABELS & rows(text).keys()) or bool(_AUTHORED.search(text))
+
+
 def named_items(view: View, keys: Sequence[str]) -> list[Item]:
     """The items the question names, each with its header unit (the unit whose ref is the item's own key)."""
     if not keys:
@@ -106,13 +131,18 @@ def named_items(view: View, keys: Sequence[str]) -> list[Item]:
     items: list[Item] = []
     for key in keys:
         docs = [d for d in by_doc if d == key or doc_id(d) == key]
-        if not docs:
-            continue
-        own = sorted(by_doc[docs[0]], key=lambda c: c.start)
-        units = tuple(u for c in own for u in c.units)
-        header = next((u for u in units if u.ref == docs[0] and (rows(u.text) or _AUTHORED.search(u.text))), None)
-        items.append(Item(docs[0], _label(docs[0], own[0]), header, units))
+        if docs:
+            items.append(item_of(docs[0], by_doc[docs[0]]))
     return items[:MAX_ITEMS]
+
+
+def items_at(view: View, doc_keys: Sequence[str]) -> list[Item]:
+    """The items of these document keys as the view holds them, in the order given (those it holds none of left
+    out)."""
+    by_doc: dict[str, list[Chunk]] = {}
+    for chunk in view.fetch(doc_keys=doc_keys):
+        by_doc.setdefault(chunk.doc_key, []).append(chunk)
+    return [item_of(key, by_doc[key]) for key in doc_keys if key in by_doc]
 
 
 def _row(header: Unit, field: str) -> str | None:
@@ -147,6 +177,8 @@ def read_field(item: Item, field: str) -> Read | None:
         return None
     if field == "status":
         return f"{item.label} is {value}{MARK}", [header]
+    if field == "organiser":
+        return f"{item.label} was organised by {value}{MARK}", [header]
     return f"The {NAMES.get(field, field)} of {item.label} is {value}{MARK}", [header]
 
 
@@ -176,16 +208,9 @@ def _reviews(item: Item, field: str) -> Read | None:
     return f"{item.label} was reviewed by {names}", [unit for _, unit in latest.values()]
 
 
-def answer_fields(
-    fields: Sequence[str], keys: Sequence[str], answer: ExtractiveAnswer, view: View
-) -> ExtractiveAnswer | None:
-    """The answer read from the named items' fields (the items that hold every asked field: "PR #57" may name one
-    in each of several repositories), or None when none does."""
-    read = [(item, [read_field(item, field) for field in fields]) for item in named_items(view, keys)]
-    found = [[r for r in reads if r is not None] for _, reads in read if fields and all(reads)]
-    if not found:
-        return None
-    lines: list[str] = []
+def compose(found: Sequence[Sequence[Read]], answer: ExtractiveAnswer, lead: str = "") -> ExtractiveAnswer:
+    """`answer` replaced by the sentences read (one list per item), each unit they cite numbered once."""
+    lines = [lead] if lead else []
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     by_ref: dict[str, int] = {}
@@ -197,3 +222,13 @@ def answer_fields(
                 sentence = sentence.replace(MARK, f" [{n}]", 1)
             lines.append(sentence + ".")
     return replace(answer, text=" ".join(lines), no_answer=False, cited=cited, urls=urls)
+
+
+def answer_fields(
+    fields: Sequence[str], keys: Sequence[str], answer: ExtractiveAnswer, view: View
+) -> ExtractiveAnswer | None:
+    """The answer read from the named items' fields (the items that hold every asked field: "PR #57" may name one
+    in each of several repositories), or None when none does."""
+    read = [(item, [read_field(item, field) for field in fields]) for item in named_items(view, keys)]
+    found = [[r for r in reads if r is not None] for _, reads in read if fields and all(reads)]
+    return compose(found, answer) if found else None

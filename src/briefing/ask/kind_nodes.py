@@ -68,6 +68,27 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
     question = state.question
     asked = wants(question)
     window = question.window
+    if asked.awaiting_review:
+        from briefing.ask.awaiting import answer_awaiting
+
+        # "Which PRs are waiting for review?": open pull requests nobody approved, as of now.
+        pending_review = answer_awaiting(answer, view)
+        if pending_review is not None:
+            return pending_review[0], {"listing": pending_review[1]}
+    if asked.open_for:
+        from briefing.ask.blocking import answer_open
+
+        # "What is blocking 7.0.0?": the items still unresolved with that fix version as of now.
+        pending = answer_open(asked.open_for, answer, view)
+        if pending is not None:
+            return pending[0], {"listing": pending[1]}
+    if asked.finished is not None:
+        from briefing.ask.finished import answer_finished
+
+        # "Which tickets did Dana resolve last week?": the items' done transitions and states, not a sentence.
+        done = answer_finished(asked.finished, question, answer, view)
+        if done is not None:
+            return done[0], {"listing": done[1]}
     if window is None:
         return None
     # "Which blog posts came out in July?" lists the documents of that kind dated in the window, not a fact inside
@@ -89,7 +110,14 @@ def _fields(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View
     from briefing.ask.fields import answer_fields
 
     # "Who is assigned to PLAT-142?": the named item's own fields as of now, not the best-ranked line's writer.
-    asked = wants(state.question).fields
+    wanted = wants(state.question)
+    asked = wanted.fields
+    if wanted.described:
+        from briefing.ask.described import answer_described
+
+        # "Who is doing the ticket about X?": the item retrieval found, read the same way.
+        read = answer_described(asked, state.question, answer, state.evidence, view)
+        return (read[0], {"fields": list(asked), "item": read[1]}) if read is not None else None
     found = answer_fields(asked, state.question.constraints.tickets, answer, view)
     return (found, {"fields": list(asked)}) if found is not None else None
 

@@ -17,13 +17,18 @@ from briefing.question.values import Constraints
 from briefing.question.words import (
     AGENDA_TOPIC,
     ASKS_AGENDA,
+    ASKS_AWAITING_REVIEW,
     ASKS_EVENTS,
+    ASKS_FINISHED,
     ASKS_LISTING,
     ASKS_NEXT,
+    ASKS_OPEN_FOR,
     BRIEFING,
     BROAD,
     EVENT_OF,
+    FINISHED_ITEMS,
     LISTING_TOPIC,
+    NOBODY,
     NOT_OUTLINE,
     PERIOD_VERB,
     PLAN_WORDS,
@@ -51,6 +56,16 @@ class RecordsAsked:
     pulls: bool
 
 
+@dataclass(frozen=True)
+class FinishedAsked:
+    """ "Which tickets did Dana resolve last week?": work items that reached a done state in the window, by whom
+    (their words as asked, "" for anyone), and the words before the verb that narrow which items ("Hyperloop
+    tickets targeted at 2.2.1")."""
+
+    by: str
+    narrowing: str
+
+
 # What a question about one named ticket or pull request asks of its fields (`briefing.ask.fields`), each
 # pattern a way English asks for that field or role; read only when the question names a key or PR number.
 FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -63,12 +78,14 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "assignee",
             r"\bwho\s+(?:\w+\s+){0,2}?(?:assigned|owns|owner|is\s+responsible|is\s+working\s+on)\b"
+            r"|\bwho(?:'s|\s+is|\s+was)\s+(?:doing|handling|taking\s+care\s+of|in\s+charge\s+of|working\s+on)\b"
             r"|\bwho\s+is\s+\S+\s+assigned\s+to\b|\bassignee\b|\bwho\s+is\s+it\s+assigned",
         ),
         (
             "reporter",
             r"\bwho\s+(?:\w+\s+){0,2}?(?:reported|filed|raised|opened|created|wrote|authored)\b|\breporter\b",
         ),
+        ("organiser", r"\bwho\s+(?:\w+\s+){0,2}?(?:organi[sz]ed|organi[sz]es|scheduled)\b|\borgani[sz]er\b"),
         ("fix_version", r"\bfix\s+versions?\b|\bwhich\s+(?:release|version)s?\s+is\s+it\s+fixed\b"),
         ("resolution", r"\bresolution\b"),
         ("sprint", r"\bsprints?\b"),
@@ -107,6 +124,39 @@ def fields_asked(question: str, constraints: Constraints) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+# The roles a person plays in an item, which a who-question may ask of an item it names only by description ("Who
+# is doing the ticket about the login page?"): the item is the one retrieval finds (`briefing.ask.described`).
+PERSON_FIELDS = frozenset({"changes", "approver", "reviewer", "merger", "assignee", "reporter", "organiser"})
+# A question that asks for a person: "who ...", "which engineer / person ...".
+_ASKS_WHO = re.compile(r"^\W*who\b|^\W*(?:which|what)\s+(?:person|people|engineer|developer|one)\b", re.I)
+
+
+def described_roles(question: str, constraints: Constraints) -> tuple[str, ...]:
+    """The person roles a one-part who-question asks of an item it names by description, not by key; empty when it
+    names a key, has two parts or asks for something other than a role."""
+    if constraints.tickets or constraints.prs or not _ASKS_WHO.search(question):
+        return ()
+    if len(question_parts(question)) > 1:
+        return ()
+    names = _fields_of(question)
+    return tuple(names) if names and all(name in PERSON_FIELDS for name in names) else ()
+
+
+def finished_asked(question: str, constraints: Constraints) -> FinishedAsked | None:
+    """ "Which tickets did Dana finish last week?", "What was resolved yesterday?": work items finished in a window
+    (or, naming work items and a person, up to now); None for any other question."""
+    m = ASKS_FINISHED.search(question.strip())
+    if m is None:
+        return None
+    who = " ".join((m["who"] or "").split())
+    narrowing = question.strip()[: m.start("who") if m["who"] else m.start("passive")]
+    if who.lower() in NOBODY:
+        who = ""
+    if constraints.time is None and not (who and FINISHED_ITEMS.search(narrowing)):
+        return None
+    return FinishedAsked(who, narrowing)
+
+
 @dataclass(frozen=True)
 class Wants:
     """What the kind detectors read in a question, for the nodes that answer its kinds."""
@@ -128,6 +178,14 @@ class Wants:
     week_of: str = ""
     # "Who is assigned to PLAT-142?": the fields of the named item asked for (`fields_asked`), or empty.
     fields: tuple[str, ...] = ()
+    # The fields are asked of an item named by description ("the ticket about X"), not by key.
+    described: bool = False
+    # "Which tickets did Dana resolve last week?" (`finished_asked`), or None.
+    finished: FinishedAsked | None = None
+    # "What is blocking 7.0.0?": the versions whose unresolved items are asked for, or empty.
+    open_for: tuple[str, ...] = ()
+    # "Which PRs are waiting for review?": open pull requests nobody has approved.
+    awaiting_review: bool = False
 
 
 def period_only(question: str, constraints: Constraints | None) -> bool:
@@ -225,6 +283,18 @@ def read(question: str, constraints: Constraints) -> Wants:
             topic=topic_of(question, constraints),
             forward=wants_forward(question, constraints),
         )
+    roles = described_roles(question, constraints)
+    if roles:
+        return Wants(kinds=("fields", "fact"), fields=roles, described=True)
+    if ASKS_AWAITING_REVIEW.search(question.strip()):
+        return Wants(kinds=("listing", "fact"), awaiting_review=True)
+    if constraints.versions and ASKS_OPEN_FOR.search(question.strip()):
+        # "What is blocking the 7.0.0 release?": the items still unresolved with that fix version, as of now.
+        return Wants(kinds=("listing", "fact"), open_for=tuple(constraints.versions))
+    finished = finished_asked(question, constraints)
+    if finished is not None:
+        records = records_asked(question) if constraints.time is not None else None
+        return Wants(kinds=("listing", "fact"), finished=finished, records=records)
     windowed = constraints.time is not None
     summary = wants_summary(question, constraints)
     agenda = agenda_asked(question) if windowed else None

@@ -130,6 +130,36 @@ ASKS_EVENTS = re.compile(
     re.I,
 )
 EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # the rest: "opened"
+# Work items finished in a period, by someone or by anyone: "which tickets did Dana resolve last week", "what did
+# Lee finish this week", "what was resolved yesterday", "which bugs targeted at 2.2.1 were fixed last week". The
+# verbs are the ways English says a piece of work reached its end; pull requests are left to the records listing.
+DONE_VERBS = r"resolved?|finish(?:ed)?|clos(?:e|ed)|fix(?:ed)?|complet(?:e|ed)|wrap(?:ped)?\s+up|ship(?:ped)?"
+WORK_ITEMS = r"tickets?|issues?|bugs?|tasks?|stories|story|items?|work"
+ASKS_FINISHED = re.compile(
+    rf"^\W*(?:which|what)\s+(?:(?:[\w.-]+\s+){{0,6}}?(?:{WORK_ITEMS})\s+(?:[\w.-]+\s+){{0,5}}?)?"
+    rf"(?:(?:did|has|have)\s+(?P<who>(?:[\w.'-]+\s+){{1,3}}?)(?:{DONE_VERBS})"
+    rf"|(?P<passive>(?:were|was|got|have\s+been|has\s+been)\s+(?:{DONE_VERBS})))\b",
+    re.I,
+)
+FINISHED_ITEMS = re.compile(rf"\b(?:{WORK_ITEMS})\b", re.I)
+# What still stands between a release and its shipping: "what is blocking 7.0.0", "what's left for the 2.2.1
+# release", "which tickets are still open for 6.3.0" (the release is named by its version).
+ASKS_OPEN_FOR = re.compile(
+    rf"^\W*(?:what|which\s+(?:[\w-]+\s+){{0,2}}?(?:{WORK_ITEMS}))(?:'s|\s+is|\s+are|\s+remains?)\s+(?:still\s+)?"
+    r"(?:blocking|holding\s+up|left\s+(?:for|in|before)|open\s+(?:for|in|against)|outstanding\s+(?:for|in)|"
+    r"unresolved\s+(?:for|in))\b",
+    re.I,
+)
+# Pull requests nobody has approved yet: "which PRs are waiting for review", "what pull requests still need a
+# review", "any PRs awaiting review?", "which PRs are unreviewed".
+ASKS_AWAITING_REVIEW = re.compile(
+    r"^\W*(?:which|what|any)\s+(?:open\s+)?(?:prs?|pull\s+requests?)\s+(?:(?:are|is)\s+)?(?:still\s+)?"
+    r"(?:waiting\s+(?:for|on)\s+(?:an?\s+)?reviews?|awaiting\s+(?:an?\s+)?reviews?|need(?:s|ing)?\s+(?:an?\s+)?reviews?|"
+    r"pending\s+reviews?|unreviewed|not\s+(?:yet\s+)?reviewed|in\s+review)\b",
+    re.I,
+)
+# Who "did" it when the question names nobody in particular.
+NOBODY = frozenset("we you they i us them the team everyone anybody anyone people".split())
 PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
 # "what meetings do we have", "which syncs are scheduled", "any 1:1s", "what's on the calendar": the plural is what
 # makes it a list ("What meeting decided the cutover?" asks a fact). "Events" and "calls" are left out: "what

@@ -1,0 +1,95 @@
+"""What still stands between a release and shipping it, listed from the items' state as of now.
+
+"What is blocking the 7.0.0 release?", "What's left for 2.2.1?", "Which tickets are still open for 6.3.0?": the
+answer is the set of items of sources with a history whose state as of `now` carries that fix version and holds no
+resolution and no done status, each with its status and assignee, and the items its links say block it. Each line
+is cited to the state that states it. With no such item, nothing is answered here and the question takes the fact
+path (which may say what the sources say about the release).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from briefing.ask.fields import is_header, rows
+from briefing.ask.finished import DONE_STATUS, fix_versions, history_families
+from briefing.ask.segment import clean
+from briefing.index import Filter
+
+if TYPE_CHECKING:
+    from briefing.ask.extractive import ExtractiveAnswer
+    from briefing.model import Chunk, Unit
+    from briefing.view import View
+
+MAX_LISTED = 15
+# A link line as the item's links section writes it: "<key> is blocked by <other key>: <summary>".
+_BLOCKED_BY = re.compile(r"\bis\s+blocked\s+by\s+([A-Za-z][\w-]*-\d+|#\d+)", re.I)
+# A resolution that means none yet.
+_UNRESOLVED = frozenset({"", "unresolved", "none", "-"})
+
+
+@dataclass(frozen=True)
+class Open:
+    """One unresolved item with the version: its status, assignee, what blocks it, its state unit."""
+
+    key: str
+    title: str
+    status: str
+    assignee: str
+    blocked_by: tuple[str, ...]
+    unit: Unit
+
+
+def open_items(versions: Sequence[str], view: View) -> list[Open]:
+    """The items whose state as of the view's `now` has every version among its fix versions and is not resolved."""
+    families = history_families()
+    wanted = {v.lower().lstrip("v") for v in versions}
+    if not families or not wanted:
+        return []
+    by_doc: dict[str, list[Chunk]] = {}
+    for chunk in view.chunks(Filter(source_types=families)):
+        by_doc.setdefault(chunk.doc_key, []).append(chunk)
+    found: list[Open] = []
+    for key, chunks in by_doc.items():
+        chunks.sort(key=lambda c: (c.start, c.ordinal, c.chunk_id))
+        units = [u for c in chunks for u in c.units if u.ref == key]
+        header = next((u for u in units if is_header(u.text)), None)
+        if header is None:
+            continue
+        cells = rows(header.text)
+        if not wanted <= fix_versions(cells):
+            continue
+        status = cells.get("status", "")
+        if cells.get("resolution", "").lower() not in _UNRESOLVED or DONE_STATUS.match(status):
+            continue
+        blockers = tuple(dict.fromkeys(m[1] for u in units for m in _BLOCKED_BY.finditer(u.text)))
+        assignee = cells.get("assignee", "")
+        found.append(Open(key, chunks[0].title, status, assignee, blockers, header))
+    found.sort(key=lambda o: o.key)
+    return found
+
+
+def answer_open(
+    versions: Sequence[str], answer: ExtractiveAnswer, view: View
+) -> tuple[ExtractiveAnswer, list[str]] | None:
+    """The unresolved items of the release, each cited to its state, with their keys; None when there are none."""
+    items = open_items(versions, view)
+    if not items:
+        return None
+    shown = items[:MAX_LISTED]
+    more = f" ({len(items) - len(shown)} more not shown)" if len(items) > len(shown) else ""
+    noun = "item" if len(items) == 1 else "items"
+    lines = [
+        f"{len(items)} {noun} with fix version {', '.join(versions)} not resolved as of {view.now:%Y-%m-%d}{more}:"
+    ]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, item in enumerate(shown, 1):
+        detail = ", ".join(p for p in (item.status, f"assignee {item.assignee}" if item.assignee else "") if p)
+        blocked = f"; blocked by {', '.join(item.blocked_by)}" if item.blocked_by else ""
+        lines.append(f"- {clean(item.title, limit=160)} ({detail}{blocked}) [{n}]")
+        cited[n], urls[n] = [item.unit.ref], item.unit.url
+    return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]

@@ -1,0 +1,222 @@
+"""Which work items someone finished in a period, listed from the items' transitions and state as of now.
+
+"Which tickets did Dana resolve last week?", "What was resolved yesterday?", "Which tickets targeted at 2.2.1 were
+fixed last week?": the answer is the set of items that reached a done state in the window, not a sentence that
+happens to rank first. Among the sources whose descriptor declares a history, an item was finished in the window
+when one of its recorded transitions (the `events` role: a status change into a done status from one that was not,
+or a close) falls there, or, for an item whose source kept no transitions, when the resolution date its state as
+of `now` states (the `Resolved:` row of its header) does. A person asked about finished it when they made such a
+transition or are the item's assignee as of now. Versions the question names must be among the item's fix
+versions; the words before the verb ("Hyperloop tickets") must be said by its title or description. Each line is
+cited to the transition's own unit (a changelog entry), else to the state that states the date.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from briefing import registry
+from briefing.ask.fields import LABELS, is_header, rows
+from briefing.ask.listing import period_words
+from briefing.ask.segment import clean
+from briefing.index import Filter
+from briefing.question.terms import GENERIC, content_words
+from briefing.question.words import FINISHED_ITEMS
+
+if TYPE_CHECKING:
+    from briefing.ask.extractive import ExtractiveAnswer
+    from briefing.model import Chunk, Unit
+    from briefing.question.kind import FinishedAsked
+    from briefing.question.model import Question
+    from briefing.view import View
+
+MAX_LISTED = 15
+# The status names of a done state, as trackers' workflows name them.
+DONE_STATUS = re.compile(r"^\s*(?:resolved|closed|done|fixed|completed?|finished|released|shipped|verified)\s*$", re.I)
+# Resolutions that close an item without its work being done (a duplicate, a report that was not a bug).
+_NO_WORK = re.compile(
+    r"\b(?:duplicate|invalid|won'?t|cannot|can'?t|not\s+(?:a|our)|incomplete|rejected|obsolete|declined|"
+    r"abandoned|out\s+of\s+scope|not\s+planned)\b",
+    re.I,
+)
+# Lifecycle events that end an item whatever its workflow calls the state.
+_CLOSING_EVENTS = frozenset({"closed"})
+# Words of the narrowing that relate an item to a version or plan rather than say what it is about.
+_RELATION_WORDS = content_words("which what targeted aimed planned scheduled slated set marked for at in on of the")
+# A release version as questions and fields write it ("2.2.1", "v7.0").
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
+
+
+@dataclass(frozen=True)
+class Finished:
+    """One item finished in the window: when, by whom (or its assignee), the unit that says so."""
+
+    key: str
+    title: str
+    at: datetime | date
+    by: str
+    assignee: str
+    unit: Unit
+    transition: bool
+    resolution: str = ""
+
+    @property
+    def without_work(self) -> bool:
+        """Closed as a duplicate, invalid, won't do...: ended, not finished."""
+        return bool(_NO_WORK.search(self.resolution))
+
+
+def history_families() -> tuple[str, ...]:
+    """The sources whose items have a state that changes over time (their descriptor declares a history)."""
+    return tuple(dict.fromkeys(d.family for d in registry.descriptors() if d.history))
+
+
+def fix_versions(cells: dict[str, str]) -> set[str]:
+    """The fix versions a header's rows state, each as its bare number ("Release 6.3.0" -> "6.3.0")."""
+    listed = ",".join(cells.get(label, "") for label in LABELS["fix_version"])
+    return {v.strip().lower().rsplit(" ", 1)[-1].lstrip("v") for v in listed.split(",") if v.strip()}
+
+
+def _when(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
+
+
+def transitions(chunk: Chunk, window: tuple[datetime, datetime], now: datetime) -> list[tuple[datetime, str, str]]:
+    """(when, by whom, the unit's ref) of each change of `chunk` into a done state inside `window`, by `now`."""
+    out = []
+    for ev in registry.meta(chunk, "events"):
+        kind = str(ev.get("event") or "")
+        done = kind in _CLOSING_EVENTS or (
+            kind == "status"
+            and DONE_STATUS.match(str(ev.get("to") or ""))
+            and not DONE_STATUS.match(str(ev.get("from") or ""))
+        )
+        at = _when(ev.get("at"))
+        if done and at is not None and window[0] <= at < window[1] and at <= now:
+            out.append((at, str(ev.get("by") or ""), str(ev.get("ref") or "")))
+    return out
+
+
+def _day(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        return None
+
+
+def _day_in(day: date, window: tuple[datetime, datetime], now: datetime) -> bool:
+    """Whether a date a state gives as a (UTC) day falls in the window by now: its middle, 12:00 UTC, does (the
+    day a window in another time zone shares with its neighbour goes to the side that holds most of it)."""
+    middle = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+    return window[0] <= middle < window[1] and middle <= now + timedelta(hours=12)
+
+
+def _names_match(asked: Sequence[str], name: str) -> bool:
+    """Whether a name (a transition's author, an assignee) is one of the people asked about: every word of an asked
+    name is one of its words ("Daniel" is "Daniel Passos")."""
+    said = set(name.lower().replace(".", " ").split())
+    return any(words and words <= said for words in (set(a.lower().split()) for a in asked))
+
+
+def _narrowing_words(asked: FinishedAsked) -> set[str]:
+    text = FINISHED_ITEMS.sub(" ", asked.narrowing)
+    return {w for w in content_words(text) - GENERIC - _RELATION_WORDS if not _VERSION.match(w)}
+
+
+def _says(said: set[str], word: str) -> bool:
+    return word in said or (len(word) >= 3 and any(w.startswith(word) for w in said))
+
+
+def finished_items(
+    asked: FinishedAsked, question: Question, window: tuple[datetime, datetime], view: View
+) -> list[Finished]:
+    """The items finished in `window` as of the view's `now`, by the person asked about, oldest first."""
+    families = history_families()
+    if not families:
+        return []
+    by_doc: dict[str, list[Chunk]] = {}
+    for chunk in view.chunks(Filter(source_types=families, start=window[0], end=window[1])):
+        by_doc.setdefault(chunk.doc_key, []).append(chunk)
+    people = [p for p in (*question.constraints.people, asked.by) if p]
+    versions = {v.lower().lstrip("v") for v in question.constraints.versions}
+    topic = _narrowing_words(asked)
+    found: list[Finished] = []
+    for key, chunks in by_doc.items():
+        units = {u.ref: u for c in chunks for u in c.units}
+        chunks.sort(key=lambda c: (c.start, c.ordinal, c.chunk_id))
+        header = next((u for c in chunks for u in c.units if u.ref == key and is_header(u.text)), None)
+        cells = rows(header.text) if header is not None else {}
+        assignee = cells.get("assignee", "")
+        resolution = cells.get("resolution", "")
+        moves = sorted(m for c in chunks for m in transitions(c, window, view.now))
+        if people:
+            moves = [m for m in moves if _names_match(people, m[1])] or (
+                moves if _names_match(people, assignee) else []
+            )
+        title = chunks[0].title
+        if versions and not versions <= fix_versions(cells):
+            continue
+        own = " ".join(u.text for u in units.values() if u.ref == key)
+        if topic and not all(_says(content_words(f"{title} {own}"), w) for w in topic):
+            continue
+        if moves:
+            at, by, ref = moves[0]
+            found.append(
+                Finished(key, title, at, by, assignee, units.get(ref) or header or chunks[0].units[0], True, resolution)
+            )
+            continue
+        resolved = _day(cells.get("resolved", ""))
+        if header is None or resolved is None or not _day_in(resolved, window, view.now):
+            continue
+        if people and not _names_match(people, assignee):
+            continue
+        found.append(Finished(key, title, resolved, "", assignee, header, False, resolution))
+    found.sort(key=lambda f: (f.at.isoformat(), f.key))
+    return found
+
+
+def _line(n: int, item: Finished) -> str:
+    when = f"{item.at:%a} {item.at.day} {item.at:%b}"
+    who = f"by {item.by}" if item.by else (f"assignee {item.assignee}" if item.assignee else "")
+    detail = ", ".join(p for p in (f"finished {when}", who) if p)
+    return f"- {clean(item.title, limit=160)} ({detail}) [{n}]"
+
+
+def answer_finished(
+    asked: FinishedAsked, question: Question, answer: ExtractiveAnswer, view: View
+) -> tuple[ExtractiveAnswer, list[str]] | None:
+    """The list of the items finished in the question's window (up to now when it names none), each cited to the
+    unit that records it, with their keys; None when there are none, so the question takes the next path."""
+    window = question.window
+    span = (
+        (window.start, window.end) if window is not None else (datetime.min.replace(tzinfo=view.now.tzinfo), view.now)
+    )
+    ended = finished_items(asked, question, span, view)
+    items = [item for item in ended if not item.without_work]
+    if not items:
+        return None
+    unfixed = sorted({item.resolution for item in ended if item.without_work})
+    others = len(ended) - len(items)
+    period = period_words(window.label, "") if window is not None else "so far"
+    noun = FINISHED_ITEMS.search(asked.narrowing)
+    kind = noun[0].lower() if noun else "items"
+    if len(items) == 1:  # "1 ticket", "1 story"
+        kind = re.sub(r"ies$", "y", kind) if kind.endswith("ies") else kind.removesuffix("s")
+    who = f" by {asked.by or question.constraints.people[0]}" if asked.by or question.constraints.people else ""
+    shown = items[:MAX_LISTED]
+    more = f" ({len(items) - len(shown)} more not shown)" if len(items) > len(shown) else ""
+    closed = f" ({others} more closed without the work done: {', '.join(unfixed)})" if others else ""
+    lines = [f"{len(items)} {kind} finished{who} {period}{more}, oldest first{closed}:"]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, item in enumerate(shown, 1):
+        lines.append(_line(n, item))
+        cited[n], urls[n] = [item.unit.ref], item.unit.url
+    return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]
