@@ -15,7 +15,7 @@ from briefing.errors import BriefError
 
 # The model shipped with brief (trained by scripts/train_answer_model.py) and the sha256 of its bytes.
 SHIPPED = Path(__file__).with_name("answer_model.json")
-SHIPPED_SHA256 = "ed4bf1e085be8f106c1991d842528b172f670440e60dc2a6a0c97c600177821f"
+SHIPPED_SHA256 = "28b28f91a655e1e51b2b2d187a0411cc32db34c136bcdb4eed3f513729a5efcb"
 
 
 class ModelError(BriefError):
@@ -68,6 +68,7 @@ class AnswerModel:
     ranker: Linear
     refusal: Linear
     threshold: float = 0.5  # the refusal probability below which the answer is refused
+    blend: float = 1.0  # how far the ranker re-scores the rules' sentences (`apply.rank`): 0 leaves the rules' order
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -76,6 +77,7 @@ class AnswerModel:
             "ranker": self.ranker.to_json(),
             "refusal": self.refusal.to_json(),
             "threshold": self.threshold,
+            "blend": self.blend,
             "provenance": self.provenance,
         }
 
@@ -113,6 +115,7 @@ def load_model(path: Path, sha256: str) -> AnswerModel:
             ranker=Linear.from_json(data["ranker"], SENTENCE_FEATURES, f"{path} ranker"),
             refusal=Linear.from_json(data["refusal"], REFUSAL_FEATURES, f"{path} refusal"),
             threshold=float(data.get("threshold", 0.5)),
+            blend=float(data.get("blend", 1.0)),
             provenance=dict(data.get("provenance", {})),
         )
     except (ValueError, KeyError, TypeError) as exc:
