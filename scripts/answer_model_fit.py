@@ -8,8 +8,8 @@ to a probability (Platt scaling on every sentence of the answerable examples). A
 refusal model is a logistic model over the ranker's best probability, its margin over the second and the rules'
 own calibrated confidence, its classes weighed the same. Its threshold is chosen on the training corpora only:
 each corpus group in turn is left out, a model fitted on the rest predicts its real cases, and the threshold of
-best mean balanced accuracy over the groups wins; so is the blend, how far the ranker re-scores the rules'
-sentences (`blended`), by the order it gives those cases (`order_quality`).
+best mean balanced accuracy over the groups wins; so is the blend, how far the model's choice of the lead line
+departs from the rules' (`blended`), by the order it gives those cases (`order_quality`).
 Needs the `train` extra (scikit-learn).
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 THRESHOLDS = np.round(np.arange(0.05, 0.96, 0.025), 3)
-BLENDS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+BLENDS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def group_of(name: str) -> str:
@@ -139,12 +139,16 @@ def fit_pair(train: list[Any], *, seed: int, real_weight: float) -> tuple[Any, A
 
 
 def blended(rules: np.ndarray, p: np.ndarray, blend: float) -> np.ndarray:
-    """The rules' scores re-scored by the ranker's probabilities as `briefing.ask.learned.apply.rank` does."""
-    best = float(p.max()) if len(p) else 0.0
-    if best <= 0:
-        return rules
-    share = np.maximum(p / best, 1e-6) ** blend
-    return np.where(rules >= 0, rules * share, rules / share)
+    """The rules' scores with the model's lead raised to the top, as `briefing.ask.learned.apply.rank` does."""
+    from briefing.ask.learned.apply import LEAD_MARGIN, lead
+
+    out = np.asarray(rules, dtype=float).copy()
+    if len(out):
+        top = float(out.max())
+        chosen = lead(list(out), list(p), blend)
+        if out[chosen] < top:
+            out[chosen] = top + max(abs(top), 1.0) * LEAD_MARGIN
+    return out
 
 
 def order_quality(corpus: Any, scores: list[np.ndarray]) -> float:
@@ -221,7 +225,8 @@ def fit(
     for c in [*train, *held]:
         if not c.rows:
             continue
-        scores = [blended(r, ranker.probability(x), blend) for r, x in zip(c.rules, c.rows, strict=True)]
+        alone = [ranker.probability(x) for x in c.rows]
+        scores = [blended(r, p, blend) for r, p in zip(c.rules, alone, strict=True)]
         yes = np.asarray(c.answerable, dtype=bool)
         p = refusal.probability(refusal_rows(c, ranker))
         rules_p = np.asarray([q["rules_conf"] for q in c.question])
@@ -230,6 +235,7 @@ def fit(
             "role": "train" if c in train else "held-out",
             "examples": len(c.rows),
             "mrr_learned": round(mrr(c, scores), 4),
+            "mrr_model_alone": round(mrr(c, alone), 4),
             "mrr_rules": round(mrr(c, c.rules), 4),
             "refusal_auc_learned": round(float(roc_auc_score(yes, p)), 4) if two else None,
             "refusal_auc_rules": round(float(roc_auc_score(yes, rules_p)), 4) if two else None,

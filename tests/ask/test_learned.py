@@ -115,7 +115,8 @@ def test_the_training_script_fits_a_model_that_ranks_the_resolving_reply_first(t
     assert len(corpus.rows) >= 40  # answerable and near-miss examples, read from the threads' structure
     # Threads on the same topic hold the same reply (a near miss labelled as not resolving): 1.0 is out of reach.
     fixture = report["fixture"]
-    assert fixture["mrr_learned"] >= 0.5 and fixture["mrr_learned"] > fixture["mrr_rules"] + 0.2
+    # The model alone ranks the resolving reply far better than the rules; the answer stage takes its lead line.
+    assert fixture["mrr_model_alone"] >= 0.5 and fixture["mrr_learned"] > fixture["mrr_rules"] + 0.2
     # The rules' confidence cannot tell a near miss (the same words, another thread) from the thread that answers
     # (AUC 0.5 here); the learned refusal, reading the ranker's best probability and margin, can.
     assert fixture["refusal_auc_learned"] >= fixture["refusal_auc_rules"] + 0.15
@@ -168,11 +169,11 @@ def test_the_answer_stage_answers_with_the_trained_model(trained: Any, embedder:
     assert "batch_size = 500" in answer.text.splitlines()[0]
 
 
-def test_a_blend_of_zero_answers_as_the_rules_do_and_the_model_reorders_above_it(
+def test_a_blend_of_zero_answers_as_the_rules_do_and_the_model_chooses_the_lead_above_it(
     trained: Any, embedder: Embedder
 ) -> None:
-    """The model re-scores the rules' lines (their score times the model's relative probability to the power of
-    `blend`): at 0 the answer is the rules' own, word for word."""
+    """The model chooses the lead line among the rules' lines (their score times the model's relative probability
+    to the power of `blend`); at 0 the answer is the rules' own, word for word."""
     path, _, _ = trained
     model = load_model(path, sha256_file(path))
     context = [_thread(200 + i, TOPICS[i], datetime(2026, 6, 1 + i, 9, tzinfo=UTC)) for i in (4, 2, 7)]

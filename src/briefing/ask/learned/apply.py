@@ -15,6 +15,10 @@ from briefing.question.model import Question
 if TYPE_CHECKING:
     from briefing.ask.extractive.evidence import Evidence
 
+# How far above the rules' best line the model's lead is put: enough to sort first, too little to change which
+# runner-ups are close to it.
+LEAD_MARGIN = 1e-4
+
 
 def features(
     question: Question, evidence: Sequence[Evidence], window: tuple[datetime, datetime] | None
@@ -28,19 +32,33 @@ def features(
     return sentence_matrix(question, evidence, window, rules), rules
 
 
+def lead(rules: Sequence[float], probabilities: Sequence[float], blend: float) -> int:
+    """The line the model puts first: the best of each line's rules' score times (p / best p) ** `blend` (0 keeps
+    the rules' first line; a larger blend follows the model further)."""
+    best = max(probabilities, default=0.0)
+    top, at = float("-inf"), 0
+    for i, (score, p) in enumerate(zip(rules, probabilities, strict=True)):
+        share = max(p / best, 1e-6) ** blend if best > 0 else 1.0
+        value = score * share if score >= 0 else score / share
+        if value > top:
+            top, at = value, i
+    return at
+
+
 def rank(
     model: AnswerModel, question: Question, evidence: Sequence[Evidence], window: tuple[datetime, datetime] | None
 ) -> list[float]:
-    """Re-score the rules' sentences with the ranker's probability that each is (part of) the unit that answers,
-    and return those probabilities. A sentence keeps its rules' score times (p / best p) ** `model.blend`: 0 is
-    the rules' order, larger values let the model demote what it doubts, and the score keeps the rules' scale, so
-    the selection's cut-offs (how close a runner-up is to the best line) read as under the rules."""
+    """Let the model choose the lead line among the rules' scored lines, and return every line's probability of
+    belonging to the unit that answers. Every line keeps its rules' score; the model's lead (`lead`) is raised
+    just above the rules' best, so the lines the rules would cite beside their best are still read as close to it
+    (the selection's runner-up cut-off): the model picks what answers, the rules how much more is quoted."""
     matrix, rules = features(question, evidence, window)
     probabilities = [float(p) for p in model.ranker.probability(matrix)]
-    best = max(probabilities, default=0.0)
-    for ev, score, p in zip(evidence, rules, probabilities, strict=True):
-        share = max(p / best, 1e-6) ** model.blend if best > 0 else 1.0
-        ev.score = score * share if score >= 0 else score / share
+    if evidence:
+        top = max(rules)
+        chosen = lead(rules, probabilities, model.blend)
+        if rules[chosen] < top:
+            evidence[chosen].score = top + max(abs(top), 1.0) * LEAD_MARGIN
     return probabilities
 
 

@@ -15,7 +15,7 @@ from briefing.errors import BriefError
 
 # The model shipped with brief (trained by scripts/train_answer_model.py) and the sha256 of its bytes.
 SHIPPED = Path(__file__).with_name("answer_model.json")
-SHIPPED_SHA256 = "28b28f91a655e1e51b2b2d187a0411cc32db34c136bcdb4eed3f513729a5efcb"
+SHIPPED_SHA256 = "8f3b1d93ece99ac322edec8995455bde47fe919a373c245ceed0fc4f7fa436c6"
 
 
 class ModelError(BriefError):
@@ -68,7 +68,7 @@ class AnswerModel:
     ranker: Linear
     refusal: Linear
     threshold: float = 0.5  # the refusal probability below which the answer is refused
-    blend: float = 1.0  # how far the ranker re-scores the rules' sentences (`apply.rank`): 0 leaves the rules' order
+    blend: float = 1.0  # how far the model's choice of the lead line departs from the rules' (`apply.lead`); 0: none
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
