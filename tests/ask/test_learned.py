@@ -4,7 +4,9 @@ answers with it, and a model file whose bytes changed is refused with one line n
 from __future__ import annotations
 
 import importlib.util
+import random
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
@@ -90,6 +92,14 @@ def _script() -> ModuleType:
     return module
 
 
+def _cases(script: ModuleType, corpus: Any, name: str) -> Any:
+    """The fixture's examples as a dev set's cases would be (real, each with an id; ids ending in 1-5)."""
+    cases = corpus.only([True] * len(corpus.rows))
+    cases.name, cases.real = name, True
+    cases.ids = [f"c{i:02d}{i % 5 + 1}" for i in range(len(cases.rows))]
+    return cases
+
+
 @pytest.fixture(scope="module")
 def trained(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, ModuleType]:
     script = _script()
@@ -105,8 +115,38 @@ def test_the_training_script_fits_a_model_that_ranks_the_resolving_reply_first(t
     assert len(corpus.rows) >= 40  # answerable and near-miss examples, read from the threads' structure
     # Threads on the same topic hold the same reply (a near miss labelled as not resolving): 1.0 is out of reach.
     fixture = report["fixture"]
-    assert fixture["mrr_learned"] >= 0.5 and fixture["mrr_learned"] > fixture["mrr_rules"] + 0.2
-    assert fixture["refusal_auc_learned"] >= 0.7
+    # The model alone ranks the resolving reply far better than the rules; the answer stage takes its lead line.
+    assert fixture["mrr_model_alone"] >= 0.5 and fixture["mrr_learned"] > fixture["mrr_rules"] + 0.2
+    # The rules' confidence cannot tell a near miss (the same words, another thread) from the thread that answers
+    # (AUC 0.5 here); the learned refusal, reading the ranker's best probability and margin, can.
+    assert fixture["refusal_auc_learned"] >= fixture["refusal_auc_rules"] + 0.15
+
+
+def test_a_thread_opener_becomes_a_short_question_as_a_manager_asks_it() -> None:
+    from briefing.ask.learned.examples import short_question
+
+    rng = random.Random(1)
+    opener = (
+        "Hi all, we moved the ledger export to the new cluster last week and since then the nightly run fails "
+        "after two hours. How should I set the batch size for the ledger export? Logs attached."
+    )
+    assert short_question(opener, rng, summary=False) == "How should I set the batch size for the ledger export?"
+    asked = short_question("Ledger export fails with OOM on the new cluster", rng, summary=True)
+    assert "Ledger export fails with OOM on the new cluster" in asked and asked.endswith("?")
+    assert len(asked.split()) <= 16
+
+
+def test_dev_cases_train_on_their_half_and_threshold_and_blend_are_chosen_without_the_held_out_corpus(
+    trained: Any,
+) -> None:
+    _, (corpus, _), script = trained
+    half = _cases(script, corpus, "dev_a")
+    assert all(not script.held_out_id(i) for i in half.only([not script.held_out_id(i) for i in half.ids]).ids)
+    # Two corpus groups: the threshold comes from predicting each one's dev cases with a model fitted on the other.
+    model, _ = script.fit([corpus, half, _cases(script, corpus, "dev_b")], [], seed=3, limit=30, real_weight=5.0)
+    inner = model.provenance["chosen_without_each_group"]
+    assert inner["threshold_groups"] == 2 and inner["blend_sets"] == 2
+    assert 0.0 < model.threshold < 1.0 and model.provenance["real_weight"] == 5.0
 
 
 def test_the_same_seed_writes_the_same_model(trained: Any, tmp_path: Path) -> None:
@@ -119,12 +159,34 @@ def test_the_same_seed_writes_the_same_model(trained: Any, tmp_path: Path) -> No
 def test_the_answer_stage_answers_with_the_trained_model(trained: Any, embedder: Embedder) -> None:
     path, _, _ = trained
     model = load_model(path, sha256_file(path))
-    answerer = ExtractiveAnswerer(embedder, min_evidence=0.4, max_sentences=2, model=model)
+    # `[answer] ranker = "learned"` with the default `refusal = "rules"`: the fixture's near misses repeat the
+    # answering threads' words and replies, too few and too alike to train a refusal threshold on.
+    answerer = ExtractiveAnswerer(embedder, min_evidence=0.4, max_sentences=2, model=model, learned_refusal=False)
     context = [_thread(100 + i, TOPICS[i], datetime(2026, 6, 1 + i, 9, tzinfo=UTC)) for i in (1, 2, 0)]
     now = datetime(2026, 7, 1, tzinfo=UTC)
     answer = answerer.answer(parse("What batch size should the ledger export use?", now=now), context)
     assert not answer.no_answer
     assert "batch_size = 500" in answer.text.splitlines()[0]
+
+
+def test_a_blend_of_zero_answers_as_the_rules_do_and_the_model_chooses_the_lead_above_it(
+    trained: Any, embedder: Embedder
+) -> None:
+    """The model chooses the lead line among the rules' lines (their score times the model's relative probability
+    to the power of `blend`); at 0 the answer is the rules' own, word for word."""
+    path, _, _ = trained
+    model = load_model(path, sha256_file(path))
+    context = [_thread(200 + i, TOPICS[i], datetime(2026, 6, 1 + i, 9, tzinfo=UTC)) for i in (4, 2, 7)]
+    question = parse("What batch size should the ledger export use?", now=datetime(2026, 7, 1, tzinfo=UTC))
+    rules = ExtractiveAnswerer(embedder, min_evidence=0.4, max_sentences=2)
+    zero = ExtractiveAnswerer(
+        embedder, min_evidence=0.4, max_sentences=2, model=replace(model, blend=0.0), learned_refusal=False
+    )
+    assert zero.answer(question, context).text == rules.answer(question, context).text
+    learned = ExtractiveAnswerer(embedder, min_evidence=0.4, max_sentences=2, model=model, learned_refusal=False)
+    by_model = learned.candidates(context)
+    learned.score(question, by_model, context)
+    assert "batch_size = 500" in max(by_model, key=lambda e: e.score).text
 
 
 def test_a_model_file_whose_bytes_changed_is_refused_naming_it(trained: Any, tmp_path: Path) -> None:
@@ -141,8 +203,11 @@ def test_a_model_file_whose_bytes_changed_is_refused_naming_it(trained: Any, tmp
 
 def test_the_shipped_model_loads_and_matches_its_recorded_hash() -> None:
     model = shipped_model()
-    assert model.provenance["trained_on"]
-    assert "sample" not in " ".join(model.provenance["trained_on"])
+    trained_on = model.provenance["trained_on"]
+    assert len({name.removeprefix("dev_").split("_")[0] for name in trained_on}) >= 4
+    # The dev sets with a held-out half entered by their train half only: that half still measures the model.
+    assert {"dev_timob", "dev_mls"} <= set(trained_on)
+    assert set(model.provenance["train_half_only"]) == {"dev_timob", "dev_mls"}
 
 
 def test_the_ranker_setting_picks_the_model_and_refuses_an_altered_file(trained: Any, tmp_path: Path) -> None:

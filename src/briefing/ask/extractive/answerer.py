@@ -22,7 +22,7 @@ from briefing.ask.extractive.evidence import (
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
-from briefing.ask.extractive.ranking import openers_lead, people_first, places_first, rerank
+from briefing.ask.extractive.ranking import openers_lead, rerank
 from briefing.ask.extractive.refusal import HEDGE_BELOW, VETO_CAP, confidence, refusal_reason
 from briefing.ask.extractive.render import attribution, label, render, when
 from briefing.ask.extractive.scoring import score_sentences, word_weights
@@ -135,11 +135,9 @@ class ExtractiveAnswerer:
         if self.model is None:
             rerank(question, evidence)
         else:
-            # The learned ranker reads every general feature; only what the question itself names (a place, a
-            # person) still moves its evidence first.
+            # The learned ranker re-scores the rules' order (the rules, places and people first included, run
+            # inside it) with its general features.
             probabilities = learned.rank(self.model, question, evidence, window)
-            places_first(evidence, question.scope)
-            people_first(evidence, question.people)
         features = question_features(question, evidence, context, words, window)
         if self.model is not None:
             features.update(learned.best_two(probabilities))

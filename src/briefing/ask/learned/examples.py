@@ -5,6 +5,8 @@ resolves it, else the first reply by someone else. A ticket's or an issue's summ
 its comments and reviews. A document's section heading is answered by its section. The question's own text is
 blanked from the conversation (so the root cannot answer itself); the context adds near misses, chunks of other
 conversations sharing the question's rarest words, and a refusal example drops the conversation altogether.
+With `short`, the question is reshaped the way a manager asks: the opener's first asking sentence (a ticket's
+summary put as a question), a few words long, not the whole opening message.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from briefing import registry
+from briefing.ask.segment import split_sentences
 from briefing.model import Chunk, Unit
 from briefing.question.terms import content_words
 
@@ -25,6 +28,18 @@ from briefing.question.terms import content_words
 _THANKS = re.compile(r"\b(?:thanks?|thank you|thx|ty|worked|works now|solved|fixed it|got it|perfect)\b", re.I)
 # Chunk title: a ticket's or an issue's "<key or repo#n>: <summary>".
 _KEYED_TITLE = re.compile(r"^\S+[-#]\d+: (.+)$")
+# Message text: a greeting or a courtesy opening a message ("Hi all,", "Hey team -", "Hello everyone!").
+_GREETING = re.compile(r"^(?:hi|hey|hello|good (?:morning|afternoon|evening))\b[^.!?,:\n-]{0,20}[,.!:-]+\s*", re.I)
+# How a ticket's or an issue's summary (a statement) is asked about; one per example, seeded.
+_ASKS = (
+    "What was done about {}?",
+    "How was {} resolved?",
+    "What is the fix for {}?",
+    "What happened with {}?",
+    "Who looked into {}?",
+    "What is the status of {}?",
+)
+SHORT_WORDS = 18
 MIN_WORDS = 3
 HEADING_WORDS = 2
 QUESTION_CHARS = 300
@@ -55,6 +70,21 @@ def conversations(chunks: Sequence[Chunk]) -> dict[str, list[Chunk]]:
     for parts in docs.values():
         parts.sort(key=lambda c: (c.ordinal, c.start))
     return dict(docs)
+
+
+def short_question(text: str, rng: random.Random, *, summary: bool) -> str:
+    """`text` (an opening message, or a ticket's summary when `summary`) as a short question: its first sentence
+    that asks, else its first sentence, without a greeting and cut to SHORT_WORDS words."""
+    parts = [_GREETING.sub("", p).strip() for p in split_sentences(" ".join(text.split()))]
+    parts = [p for p in parts if len(p.split()) >= MIN_WORDS] or [" ".join(parts) or text.strip()]
+    first = next((p for p in parts if p.endswith("?")), parts[0])
+    words = first.rstrip("?.!: ").split()[:SHORT_WORDS]
+    said = " ".join(words)
+    if first.endswith("?") and len(words) < SHORT_WORDS:
+        return said + "?"
+    if not summary and said[:1].isupper():
+        said = said[0].lower() + said[1:]
+    return rng.choice(_ASKS).format(said)
 
 
 def _asked(parts: list[Chunk]) -> tuple[str, str | None, str] | None:
@@ -113,9 +143,10 @@ class NearMisses:
 
 
 def examples(
-    chunks: Sequence[Chunk], *, rng: random.Random, limit: int, near: int = 7, corpus: str = ""
+    chunks: Sequence[Chunk], *, rng: random.Random, limit: int, near: int = 7, corpus: str = "", short: bool = False
 ) -> list[Example]:
-    """Up to `limit` answerable examples and as many refusal examples (near misses only) from `chunks`."""
+    """Up to `limit` answerable examples and as many refusal examples (near misses only) from `chunks`; `short`
+    reshapes each opener into a short question (`short_question`)."""
     misses = NearMisses(chunks)
     out: list[Example] = []
     docs = conversations(chunks)
@@ -141,6 +172,8 @@ def examples(
             if asked is None:
                 continue
             question, asker, blank = asked
+            if short:
+                question = short_question(question, rng, summary=not blank)
             reply = _resolving([u for c in parts for u in c.units], asker, blank)
             if reply is None:
                 continue

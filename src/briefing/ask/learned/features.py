@@ -35,24 +35,20 @@ SENTENCE_FEATURES = (
     "short",
     "asks",
     "section",
+    "rules",
+    "rules_gap",
+    "rules_rr",
 )
+# `rules*` are the hand-set scorer's and reranking rules' own reading of the sentence (its score, its distance to
+# the best, the reciprocal of its rank): the model re-scores the rules' order and learns where to depart from it.
 # The source's shape enters as `section` (a sectioned document) and through the conversation roles (root, reply,
 # asker) only: whether a chunk is a channel's messages or a thread is left out, because a training example's
 # answer is always a thread's reply or a section (a channel's loose messages never resolve one), and a weight
 # learned from that would be the sampling's, not the data's.
 REFUSAL_FEATURES = (
     "best_p",
-    "second_p",
     "p_margin",
-    "best_dense",
-    "best_lexical",
-    "coverage",
-    "chunk_cover",
-    "missing_named",
-    "window_empty",
-    "typed_miss",
-    "missing_share",
-    "top_dense",
+    "rules_conf",
 )
 _DECADE = math.log1p(3650.0)
 
@@ -65,18 +61,32 @@ def _root(chunk: Chunk) -> int:
     return next((i for i, u in enumerate(chunk.units) if u.ref.endswith(root)), -1)
 
 
+def _reciprocal_ranks(scores: Sequence[float]) -> list[float]:
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    out = [0.0] * len(scores)
+    for rank, i in enumerate(order):
+        out[i] = 1.0 / (1 + rank)
+    return out
+
+
 def sentence_matrix(
-    question: Question, evidence: Sequence[Evidence], window: tuple[datetime, datetime] | None
+    question: Question,
+    evidence: Sequence[Evidence],
+    window: tuple[datetime, datetime] | None,
+    rules: Sequence[float],
 ) -> np.ndarray:
-    """One row of SENTENCE_FEATURES per sentence of `evidence` (already scored by `scoring.score_sentences`)."""
+    """One row of SENTENCE_FEATURES per sentence of `evidence` (already scored by `scoring.score_sentences`);
+    `rules` holds each sentence's score after the reranking rules."""
     if not evidence:
         return np.zeros((0, len(SENTENCE_FEATURES)))
+    best_rules = max(rules)
+    ranks = _reciprocal_ranks(rules)
     n_chunks = max(e.n for e in evidence)
     best_dense = max(e.dense for e in evidence)
     best_lexical = max(e.lexical for e in evidence)
     roots: dict[int, int] = {}
     rows = []
-    for ev in evidence:
+    for i, ev in enumerate(evidence):
         chunk = ev.chunk
         key = id(chunk)
         if key not in roots:
@@ -110,6 +120,9 @@ def sentence_matrix(
                 float(len(ev.text) < 40),
                 float("?" in ev.text),
                 float(bool(registry.meta(chunk, "section_path"))),
+                rules[i],
+                rules[i] - best_rules,
+                ranks[i],
             )
         )
     return np.asarray(rows, dtype=float)

@@ -15,7 +15,7 @@ from briefing.errors import BriefError
 
 # The model shipped with brief (trained by scripts/train_answer_model.py) and the sha256 of its bytes.
 SHIPPED = Path(__file__).with_name("answer_model.json")
-SHIPPED_SHA256 = "ed4bf1e085be8f106c1991d842528b172f670440e60dc2a6a0c97c600177821f"
+SHIPPED_SHA256 = "8f3b1d93ece99ac322edec8995455bde47fe919a373c245ceed0fc4f7fa436c6"
 
 
 class ModelError(BriefError):
@@ -68,6 +68,7 @@ class AnswerModel:
     ranker: Linear
     refusal: Linear
     threshold: float = 0.5  # the refusal probability below which the answer is refused
+    blend: float = 1.0  # how far the model's choice of the lead line departs from the rules' (`apply.lead`); 0: none
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -76,6 +77,7 @@ class AnswerModel:
             "ranker": self.ranker.to_json(),
             "refusal": self.refusal.to_json(),
             "threshold": self.threshold,
+            "blend": self.blend,
             "provenance": self.provenance,
         }
 
@@ -113,6 +115,7 @@ def load_model(path: Path, sha256: str) -> AnswerModel:
             ranker=Linear.from_json(data["ranker"], SENTENCE_FEATURES, f"{path} ranker"),
             refusal=Linear.from_json(data["refusal"], REFUSAL_FEATURES, f"{path} refusal"),
             threshold=float(data.get("threshold", 0.5)),
+            blend=float(data.get("blend", 1.0)),
             provenance=dict(data.get("provenance", {})),
         )
     except (ValueError, KeyError, TypeError) as exc:
