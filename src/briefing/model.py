@@ -252,6 +252,7 @@ class WebhookRequest:
     path: str  # what follows `/hooks/<source>/` in the URL ("" when nothing does)
     secret: str
     now: float  # Unix time, for a signature's age
+    config: Any = None  # the source's config table: what it collects (channels, repositories, projects)
 
 
 @dataclass

@@ -104,7 +104,9 @@ class Ingestor:
         if source not in self.hooks:
             return Reply(404, {"error": f"no webhook for source '{source}' ([serve.webhooks] lists the sources)"})
         receiver, key = self.hooks[source]
-        request = WebhookRequest({k.lower(): v for k, v in headers.items()}, body, path, key, self.wall())
+        lowered = {k.lower(): v for k, v in headers.items()}
+        config = self.settings.sources[source]
+        request = WebhookRequest(lowered, body, path, key, self.wall(), config)
         with self._accepting:
             store = self._store(source)
             try:

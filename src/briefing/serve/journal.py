@@ -70,10 +70,12 @@ class Journal:
 
     def published(self, counts: dict[str, int]) -> None:
         """The sources' events counted in `counts` are in the index; events that came in since stay marked."""
-        with self._lock, self._db:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
             for source, n in counts.items():
                 self._db.execute("UPDATE dirty SET events = events - ? WHERE source = ?", (n, source))
             self._db.execute("DELETE FROM dirty WHERE events <= 0")
+            self._db.execute("COMMIT")
 
     def prune(self) -> int:
         """Forget event ids older than the dedupe window; returns how many."""
