@@ -120,7 +120,7 @@ class Served:
         return {ref for c in self.ask(question)["citations"] for ref in c["refs"]}
 
 
-def write_config(root: Path, slack_url: str, *, sync_every_s: float = 0) -> Path:
+def write_config(root: Path, slack_url: str, *, sync_every_s: float = 0, extra: str = "") -> Path:
     config = root / "brief.toml"
     config.write_text(
         f"""[workspace]
@@ -134,11 +134,13 @@ type = "github"
 repos = ["Codertocat/Hello-World"]
 token_env = "GH_TOKEN"
 base_url = "http://127.0.0.1:9"
+max_retries = 0
 [sources.tickets]
 type = "jira"
 projects = ["INDEV", "BBCOM"]
 token_env = "JIRA_TOKEN"
 base_url = "http://127.0.0.1:9"
+max_retries = 0
 [digest]
 summaries = false
 [serve]
@@ -149,7 +151,7 @@ secret_env = "SLACK_SIGNING_SECRET"
 secret_env = "GH_WEBHOOK_SECRET"
 [serve.webhooks.tickets]
 secret_env = "JIRA_WEBHOOK_SECRET"
-""",
+{extra}""",
         encoding="utf-8",
     )
     return config
