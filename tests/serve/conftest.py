@@ -120,7 +120,7 @@ class Served:
         return {ref for c in self.ask(question)["citations"] for ref in c["refs"]}
 
 
-def write_config(root: Path, slack_url: str, *, sync_every_s: float = 0, extra: str = "") -> Path:
+def write_config(root: Path, slack_url: str, *, sync_every_s: float = 0, extra: str = "", serve_keys: str = "") -> Path:
     config = root / "brief.toml"
     config.write_text(
         f"""[workspace]
@@ -145,7 +145,7 @@ max_retries = 0
 summaries = false
 [serve]
 sync_every_s = {sync_every_s}
-[serve.webhooks.team]
+{serve_keys}[serve.webhooks.team]
 secret_env = "SLACK_SIGNING_SECRET"
 [serve.webhooks.gh]
 secret_env = "GH_WEBHOOK_SECRET"

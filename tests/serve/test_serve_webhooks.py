@@ -65,8 +65,10 @@ def test_an_accepted_event_survives_a_crash_before_publishing(served: Served) ->
     crashed._stop_http()
     crashed._stack.close()
     crashed._stop_http, crashed.ingestor = None, None  # nothing left for the fixture to stop
-    again = start(served.config, served.fake)  # publishes what the journal says is unpublished, first
+    again = start(served.config, served.fake)  # the journal says what is unpublished: it goes with the first batch
     try:
+        assert again.ingestor.waiting() == 1
+        again.publish()
         assert again.ingestor.waiting() == 0
         assert "slack:C111:1596183880.004200" in again.refs("Which build is being rolled back?")
     finally:

@@ -48,6 +48,9 @@ def register(app: typer.Typer) -> None:
                 f"brief serve on {running.url} (Ctrl-C stops it): /healthz, /metrics, webhooks: {hooks}",
                 highlight=False,
             )
+            for what, url in (("MCP", running.companions.mcp_url), ("Slack bot", running.companions.slack_url)):
+                if url:
+                    err.print(f"{what} on {url}", highlight=False)
 
         try:
             code = run_until_signalled(server, ready)

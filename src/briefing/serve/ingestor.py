@@ -171,17 +171,24 @@ class Ingestor:
             if not batch:
                 return None
             started = self.clock()
-            summary = self._run("serve", batch, collect_first=False, paths={"events": batch})
+            try:
+                summary = self._run("serve", batch, collect_first=False, paths={"events": batch})
+            except BaseException:  # the model or the index failed: the whole batch waits for the next try
+                self._requeue(batch)
+                raise
             failed = {run.name: batch[run.name] for run in summary.sources if run.error is not None}
             self.journal.published({name: n for name, n in batch.items() if name not in failed})
             if failed:  # tried again with the next batch; the sync path reconciles meanwhile
-                with self._accepting:
-                    for name, n in failed.items():
-                        self.pending[name] = self.pending.get(name, 0) + n
-                    self.first_at = self.first_at if self.first_at is not None else self.clock()
+                self._requeue(failed)
             self.published_at = self.wall()
             metrics.observe("brief_stage_seconds", self.clock() - started, stage="serve.publish")
             return summary
+
+    def _requeue(self, batch: dict[str, int]) -> None:
+        with self._accepting:
+            for name, n in batch.items():
+                self.pending[name] = self.pending.get(name, 0) + n
+            self.first_at = self.first_at if self.first_at is not None else self.clock()
 
     def sync(self, names: list[str] | None = None) -> RunSummary:
         """The batch connectors, inside the process (an alternative to cron), then the next sync is scheduled."""

@@ -21,6 +21,7 @@ from briefing.embed import Embedder
 from briefing.index import Index
 from briefing.model import Connector
 from briefing.ops.lock import workspace_lock
+from briefing.serve import companions
 from briefing.serve.http import make_server, serve_in_thread
 from briefing.serve.ingestor import Clock, Ingestor
 from briefing.serve.journal import Journal
@@ -55,13 +56,14 @@ class Server:
         self._worker: threading.Thread | None = None
         self._stop_http: Callable[[], None] | None = None
         self.ingestor: Ingestor | None = None
+        self.companions = companions.Companions()
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> Server:
-        """Take the lock, open the index, publish what a previous process left unpublished, then listen."""
+        """Take the lock, open the index, listen; what a previous process left unpublished goes with the first batch."""
         stack = self._stack
         try:
             stack.enter_context(workspace_lock(self.settings, "serve"))
@@ -81,17 +83,21 @@ class Server:
                 connectors=self.connectors,
             )
             stack.callback(self.ingestor.close)
-            if self.ingestor.pending:
-                log.info("publishing %d events a previous process accepted", self.ingestor.waiting())
-                self.ingestor.flush()
+            if self.ingestor.pending:  # published with the first batch, while the server already listens
+                log.info("%d events a previous process accepted are waiting to be published", self.ingestor.waiting())
             journal.prune()
             server = make_server(self.ingestor, self.host, self.port, started=self.wall())
             self.port = int(server.server_address[1])
             self._stop_http = serve_in_thread(server)
+            self.companions = companions.start(self.settings, self.host)
+            stack.callback(self.companions.stop)  # before the index closes: they read it
             if self.background:
                 self._worker = threading.Thread(target=self._work, name="brief-serve-writer", daemon=True)
                 self._worker.start()
         except BaseException:
+            if self._stop_http is not None:
+                self._stop_http()
+                self._stop_http = None
             stack.close()
             raise
         return self

@@ -324,5 +324,9 @@ class ServeSettings(_Strict):
     # Event ids are remembered this long, so a vendor's retry of an accepted event is ingested once.
     dedupe_days: float = Field(default=7.0, gt=0)
     max_body_bytes: int = Field(default=5_000_000, gt=0)  # a larger webhook body is refused (413)
+    # The MCP tools over authenticated streamable HTTP in the same process, on this port (None: not served here).
+    mcp_port: int | None = Field(default=None, ge=0, le=65535)
+    # The Slack bot (HTTP events, [slack_bot] host and port) in the same process.
+    slack_bot: bool = False
     # Source name -> its webhook secret's variable; a source receives events at /hooks/<name> only when listed.
     webhooks: dict[str, WebhookSettings] = Field(default_factory=dict)
