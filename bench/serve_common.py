@@ -85,7 +85,7 @@ class ServeProcess:
     def terminate(self) -> int:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=600)
+        return self.proc.wait(timeout=7200)
 
 
 def message_event(n: int, text: str) -> tuple[str, dict[str, Any]]:

@@ -36,7 +36,12 @@ def main() -> int:
     parser.add_argument("--replays", type=float, default=0.05, help="share of events delivered twice")
     parser.add_argument("--delay", type=float, default=10.0, help="[serve] publish_delay_s")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--check", type=Path, help="only check a finished soak's folder")
     args = parser.parse_args()
+    if args.check is not None:
+        wanted = [message_event(n, "")[0] for n in range(args.events)]
+        print(json.dumps(check(args.check / "brief.toml", args.check / "home", wanted), indent=2))
+        return 0
     rng = random.Random(args.seed)
     root = Path(tempfile.mkdtemp(prefix="brief-soak-"))
     config, fake, env = workspace(root, delay_s=args.delay)
@@ -76,7 +81,21 @@ def main() -> int:
     code = server.terminate()
     drained_s = time.perf_counter() - started - sending_s
     fake.stop()
+    report = check(config, Path(env["BRIEF_HOME"]), expected)
+    report.update(
+        deliveries=sum(answers.values()),
+        answers=dict(answers),
+        kills_after_event=kills,
+        exit_code_on_sigterm=code,
+        send_seconds=round(sending_s, 1),
+        drain_seconds=round(drained_s, 1),
+    )
+    print(json.dumps(report, indent=2))
+    return 0
 
+
+def check(config: Path, home: Path, expected: list[str]) -> dict[str, object]:
+    """Every expected message cached once and indexed in exactly one chunk, and what the run log says."""
     settings = load_settings(config)
     store = RawStore.for_source(settings, "team")
     cached = {key.split("/", 1)[1] for key in store.keys() if key.startswith("C0INC/")}
@@ -86,28 +105,17 @@ def main() -> int:
         for point in index.scroll(Filter(source_names=("team",)), fields=["units"]):
             for unit in point.payload.get("units") or []:
                 refs[str(unit["ref"]).rsplit(":", 1)[-1]] += 1
-    runs = [json.loads(line) for line in (Path(env["BRIEF_HOME"]) / "logs" / "runs.jsonl").read_text().splitlines()]
-    published = sum(sum((r.get("paths") or {}).get("events", {}).values()) for r in runs if r["command"] == "serve")
-    print(
-        json.dumps(
-            {
-                "events": args.events,
-                "deliveries": sum(answers.values()),
-                "answers": dict(answers),
-                "kills_after_event": kills,
-                "exit_code_on_sigterm": code,
-                "lost_from_cache": sum(1 for ts in expected if ts not in cached),
-                "lost_from_index": sum(1 for ts in expected if refs[ts] == 0),
-                "indexed_more_than_once": sum(1 for ts in expected if refs[ts] > 1),
-                "events_published_per_run_log": published,
-                "send_seconds": round(sending_s, 1),
-                "drain_seconds": round(drained_s, 1),
-                "serve_runs": sum(1 for r in runs if r["command"] == "serve"),
-            },
-            indent=2,
-        )
-    )
-    return 0
+    runs = [json.loads(line) for line in (home / "logs" / "runs.jsonl").read_text().splitlines()]
+    serve_runs = [r for r in runs if r["command"] == "serve"]
+    return {
+        "events": len(expected),
+        "lost_from_cache": sum(1 for ts in expected if ts not in cached),
+        "lost_from_index": sum(1 for ts in expected if refs[ts] == 0),
+        "indexed_more_than_once": sum(1 for ts in expected if refs[ts] > 1),
+        "events_published_per_run_log": sum(sum((r.get("paths") or {}).get("events", {}).values()) for r in serve_runs),
+        "serve_runs": len(serve_runs),
+        "serve_run_seconds": [r["duration_s"] for r in serve_runs],
+    }
 
 
 if __name__ == "__main__":
