@@ -157,3 +157,21 @@ def test_the_run_log_says_how_many_items_each_path_brought(served: Served) -> No
     assert events["paths"] == {"events": {"team": 1, "gh": 1}} and events["status"] == "ok"
     sync = runs[-1]
     assert sync["command"] == "ingest" and sync["paths"]["sync"]["team"] >= 1
+
+
+def test_a_jira_comment_without_its_issue_finds_it_by_id_and_a_deleted_issue_leaves(served: Served) -> None:
+    created = fixture("jira/issue.created.json")
+    created["issue"]["id"] = "26313"  # the issue the recorded comment's URL points at
+    assert served.jira(created)[0] == 200
+    comment = fixture("jira/comment.created.json")  # JIRA Server's older shape: the comment only
+    comment["comment"]["body"] = "Reproduced on the staging cluster: the importer drops rows with a null region."
+    assert served.jira(comment)[1]["ingested"] is True
+    comments = served.cached("tickets")["BBCOM-1398"]["fields"]["comment"]["comments"]
+    assert [c["id"] for c in comments] == ["31039"]
+    served.publish()
+    assert any(r.startswith("jira:BBCOM-1398") for r in served.refs("What does the importer drop on staging?"))
+    deleted = {**fixture("jira/issue.created.json"), "webhookEvent": "jira:issue_deleted", "timestamp": 1}
+    assert served.jira(deleted)[0] == 200
+    assert "BBCOM-1398" not in served.cached("tickets")
+    served.publish()
+    assert not any(r.startswith("jira:BBCOM-1398") for r in served.refs("What does the importer drop on staging?"))
