@@ -50,4 +50,5 @@ DESCRIPTOR = SourceDescriptor(
     supports=frozenset({"since", "deletions", "scopes"}),
     # chunkers.github marks pull requests and puts the item's lifecycle on its body chunk.
     metadata={"pull_request": "is_pull_request", "events": "events"},
+    webhook="connectors.github.events:receive",
 )

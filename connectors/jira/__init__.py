@@ -56,4 +56,5 @@ DESCRIPTOR = SourceDescriptor(
         "labels",
         "sprint",
     ),  # fmt: skip
+    webhook="connectors.jira.events:receive",
 )

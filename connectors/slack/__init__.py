@@ -67,5 +67,8 @@ API = SourceDescriptor(
     container_is_channel=True,
     # chunkers.slack copies the thread's `thread_ts` (the root message's ts) onto each of its chunks.
     metadata={"thread_root": "thread_ts"},
+    webhook="connectors.slack.events:receive",
 )
-EXPORT = replace(API, type="slack_export", config=SlackExportSource, factory="connectors.slack.export:build")
+EXPORT = replace(
+    API, type="slack_export", config=SlackExportSource, factory="connectors.slack.export:build", webhook=None
+)

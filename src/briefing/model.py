@@ -241,3 +241,43 @@ class Chunker(Protocol):
         limits: ChunkLimits,
         vectors: Mapping[str, Sequence[float]] | None = None,
     ) -> Iterable[Chunk]: ...
+
+
+@dataclass(frozen=True)
+class WebhookRequest:
+    """One vendor webhook request as `brief serve` received it, with the secret its config names."""
+
+    headers: Mapping[str, str]  # names lower-cased
+    body: bytes
+    path: str  # what follows `/hooks/<source>/` in the URL ("" when nothing does)
+    secret: str
+    now: float  # Unix time, for a signature's age
+    config: Any = None  # the source's config table: what it collects (channels, repositories, projects)
+
+
+@dataclass
+class WebhookEvent:
+    """What one accepted webhook changes in the source's raw cache: the same records a batch sync writes."""
+
+    event_id: str  # the vendor's delivery or event id: a replay with the same id is ingested once
+    kind: str  # e.g. "message", "issues.opened", "comment_created": for the run log and the metrics
+    put: list[RawRecord] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    reply: Mapping[str, Any] | None = None  # answered as JSON at once, nothing written (a URL handshake)
+
+
+class WebhookRefused(Exception):
+    """The request's signature or secret is missing, wrong or stale: answered 401 and nothing is written."""
+
+
+class CachedRecords(Protocol):
+    """The source's raw cache as a webhook reads it, to merge an event into the record a sync wrote."""
+
+    def get(self, key: str) -> RawRecord | None: ...
+
+    def records(self) -> Iterator[RawRecord]: ...
+
+
+Webhook = Callable[[WebhookRequest, CachedRecords], WebhookEvent | None]
+"""A source's webhook receiver: checks the signature (raises `WebhookRefused`), returns the change, or None for an
+event that changes nothing this source keeps."""

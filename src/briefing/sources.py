@@ -187,6 +187,9 @@ class SourceDescriptor:
     # one state chunk per interval, each hidden from its `valid_until` on, so a reader as of `now` sees the state
     # of then. Empty: its items carry no state that changes (a message, a file's text at a commit).
     history: tuple[str, ...] = ()
+    # "module:function" turning one signed vendor webhook request into raw-cache records (`briefing.model.Webhook`),
+    # for `brief serve`; None: the source is collected by batch runs only.
+    webhook: str | None = None
 
     def owns_ref(self, ref: str) -> bool:
         return any(re.fullmatch(p, ref) for p in self.ref_patterns)

@@ -193,6 +193,10 @@ class RawStore:
             if isinstance(value, dict) and isinstance(value.get("kind"), str):
                 yield RawRecord(key=key, kind=value["kind"], data=value["data"])
 
+    def get(self, key: str) -> RawRecord | None:
+        """The cached record of `key`, or None."""
+        return next(self.read([key]), None)
+
     def clear(self) -> None:
         self._cache.clear()
 

@@ -75,6 +75,11 @@ COMMANDS: tuple[Entry, ...] = (
         "Answer @-mentions and DMs in Slack with cited answers from the index, threaded, with permalinks.",
     ),
     Entry(
+        "serve",
+        "briefing.cli.serve",
+        "Hold the workspace open: ingest webhook events as they happen, serve /healthz and /metrics.",
+    ),
+    Entry(
         "init", "briefing.cli.init", "Write a commented config, check it, and list the environment variables to set."
     ),
     Entry(
@@ -111,7 +116,7 @@ COMMANDS: tuple[Entry, ...] = (
 MODULES: tuple[str, ...] = tuple(
     f"briefing.cli.{name}"
     for name in (
-        "ingest", "query", "digest", "summarize", "demo", "mcp", "slack_bot", "config", "init", "ops", "tune",
+        "ingest", "query", "digest", "summarize", "demo", "mcp", "slack_bot", "serve", "config", "init", "ops", "tune",
         "people", "evaluate",
     )
 )  # fmt: skip

@@ -12,7 +12,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -39,6 +39,8 @@ class ObservedRun:
     notifications: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     delivery_errors: list[str] = field(default_factory=list)
+    # Items each path brought, per source: {"events": {...}} from webhooks, {"sync": {...}} from the connectors.
+    paths: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _settings_of(settings: Settings) -> tuple[int, int]:
@@ -155,6 +157,8 @@ def _finish(
         "exit_code": getattr(error, "exit_code", 1) if error is not None else 0,
         "metrics_file": str(textfile) if textfile else None,
     }
+    if observed.paths:
+        record["paths"] = observed.paths
     if observed.notes:
         record["notes"] = observed.notes
     max_bytes, backups = _settings_of(settings)
@@ -206,12 +210,17 @@ def _sigterm_unwinds() -> Iterator[None]:
 
 
 @contextmanager
-def ingest_run(settings: Settings, command: str, *, dry_run: bool = False) -> Iterator[ObservedRun]:
-    """Hold the workspace lock for one pipeline run; on the way out: watches, metrics, the run's log line."""
+def ingest_run(
+    settings: Settings, command: str, *, dry_run: bool = False, locked: bool = False
+) -> Iterator[ObservedRun]:
+    """Hold the workspace lock for one pipeline run; on the way out: watches, metrics, the run's log line.
+
+    `locked`: the caller already holds the lock for its whole life (`brief serve`), so it is not taken again.
+    """
     started, started_at = time.perf_counter(), datetime.now(UTC)
     observed = ObservedRun(run_id=runlog.new_run_id(), command=command)
     try:
-        with workspace_lock(settings, command):
+        with nullcontext() if locked else workspace_lock(settings, command):
             try:
                 with _sigterm_unwinds():
                     yield observed

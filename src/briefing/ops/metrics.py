@@ -41,6 +41,10 @@ COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "brief_refusals": ("Answers that said the sources do not cover the question.", ("command",)),
     "brief_citations_removed": ("Citation markers removed by the citation check.", ("command",)),
     "brief_notifications": ("Watch notifications by delivery target and outcome.", ("target", "status")),
+    "brief_events": (
+        "Webhook events by source and outcome (accepted, duplicate, refused, ignored).",
+        ("source", "status"),
+    ),
 }
 GAUGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "brief_source_run_duration_seconds": ("Duration of the source's last run.", ("source",)),
@@ -54,6 +58,7 @@ GAUGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "brief_last_run_timestamp_seconds": ("When the command last ended (Unix time).", ("command",)),
     "brief_last_success_timestamp_seconds": ("When the command last ended without errors (Unix time).", ("command",)),
     "brief_index_points": ("Points in the workspace's index after the last ingest.", ()),
+    "brief_events_pending": ("Accepted webhook events not yet published to the index (brief serve).", ()),
 }
 HISTOGRAMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "brief_stage_seconds": (

@@ -23,8 +23,10 @@ from briefing.settings.sections import (
     QdrantSettings,
     RetrievalSettings,
     ScheduleSettings,
+    ServeSettings,
     SlackBotSettings,
     SyncSettings,
+    WebhookSettings,
     WorkspaceSettings,
 )
 from briefing.settings.source_tables import source_adapter
@@ -49,10 +51,12 @@ __all__ = [
     "QdrantSettings",
     "RetrievalSettings",
     "ScheduleSettings",
+    "ServeSettings",
     "Settings",
     "SlackBotSettings",
     "SourceBase",
     "SyncSettings",
+    "WebhookSettings",
     "WorkspaceSettings",
     "brief_home",
     "find_config",

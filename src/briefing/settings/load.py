@@ -26,6 +26,7 @@ from briefing.settings.sections import (
     QdrantSettings,
     RetrievalSettings,
     ScheduleSettings,
+    ServeSettings,
     SlackBotSettings,
     SyncSettings,
     WorkspaceSettings,
@@ -77,6 +78,7 @@ class Settings(BaseSettings):
 
     digest: DigestSettings = Field(default_factory=DigestSettings)
     slack_bot: SlackBotSettings = Field(default_factory=SlackBotSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
     people: PeopleSettings = Field(default_factory=PeopleSettings)
 
     # Not part of the file: where it was read from, for resolving relative paths and naming it in errors.

@@ -304,3 +304,29 @@ class SlackBotSettings(_Strict):
     port: int = Field(default=3000, ge=0, le=65535)
     base_url: str | None = None  # the Web API's base URL (a proxy or a local server); Slack's own when unset
     k: int = Field(default=8, ge=1, le=50)  # evidence items per answer
+
+
+class WebhookSettings(_Strict):
+    """One source's webhook for `brief serve`: the environment variable that holds its signing secret."""
+
+    secret_env: str = Field(min_length=1)
+
+
+class ServeSettings(_Strict):
+    """`brief serve`: one long-running process per workspace (webhooks, health, metrics, internal sync)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8780, ge=0, le=65535)
+    # Accepted events are published together at most this many seconds after the first of a batch.
+    publish_delay_s: float = Field(default=10.0, gt=0, le=3600)
+    # The batch connectors run inside the process this often (seconds), reconciling what events missed; 0: never.
+    sync_every_s: float = Field(default=1800.0, ge=0)
+    # Event ids are remembered this long, so a vendor's retry of an accepted event is ingested once.
+    dedupe_days: float = Field(default=7.0, gt=0)
+    max_body_bytes: int = Field(default=5_000_000, gt=0)  # a larger webhook body is refused (413)
+    # The MCP tools over authenticated streamable HTTP in the same process, on this port (None: not served here).
+    mcp_port: int | None = Field(default=None, ge=0, le=65535)
+    # The Slack bot (HTTP events, [slack_bot] host and port) in the same process.
+    slack_bot: bool = False
+    # Source name -> its webhook secret's variable; a source receives events at /hooks/<name> only when listed.
+    webhooks: dict[str, WebhookSettings] = Field(default_factory=dict)
