@@ -24,8 +24,8 @@ from typing import Any
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
 from briefing.textrules import ISSUE_REF, ISSUE_URL, find_ticket_keys
-from chunkers.github_state import GithubState, states
-from chunkers.github_text import attribute_lines, head_line
+from chunkers.github_state import GithubState, states, verdict_lines
+from chunkers.github_text import STATE_LINES, attribute_lines, head_line
 from chunkers.similarity import drifted
 from chunkers.versions import versioned
 
@@ -89,13 +89,17 @@ def _restated(document: Document, draft: _Draft, state: GithubState) -> _Draft:
     """The first body draft with the attribute lines of one state interval (as many as the draft held: the state
     is on the first line; the ones a tight limit pushed into the next draft say no state)."""
     body = draft.lines[0].item
-    at = state.start
-    author = state.by or body.author
     held = sum(1 for x in draft.lines if x.attribute)
-    lines = [
-        _Line(text, Unit(ref=body.ref, text=text, author=author, at=at, url=body.url), body, attribute=True)
-        for text in attribute_lines(document, state)[:held]
-    ]
+    reviews = {i.ref: i for i in document.items if i.kind == "review"}
+    verdicts = {text: (ref, at) for text, _, ref, at in verdict_lines(state) if ref in reviews}
+    lines: list[_Line] = []
+    for text in attribute_lines(document, state)[:held]:
+        if text in verdicts:  # a verdict cites the review that gave it
+            item = reviews[verdicts[text][0]]
+            lines.append(_Line(text, Unit(item.ref, text, item.author, item.occurred_at, item.url), item, True))
+        else:  # the item's own line (its author's, dated at its opening); the chunk holds from the interval's start
+            unit = Unit(ref=body.ref, text=text, author=body.author, at=body.occurred_at, url=body.url)
+            lines.append(_Line(text, unit, body, True))
     return _Draft(draft.section, [*lines, *(x for x in draft.lines if not x.attribute)], dict(draft.extra))
 
 
@@ -162,7 +166,10 @@ def _body_drafts(document: Document, versions: list[GithubState], limits: ChunkL
             current = _Draft("body")
         current.lines.append(line)
     drafts.append(current)
-    return drafts
+    # A state's line a tight limit pushed past the first draft would show in every interval: left out there.
+    for draft in drafts[1:]:
+        draft.lines = [x for x in draft.lines if not (x.attribute and x.text.startswith(STATE_LINES))]
+    return [d for d in drafts if d.lines]
 
 
 def _line(text: str, item: Item) -> _Line:
@@ -318,8 +325,8 @@ def _chunk(document: Document, head: str, draft: _Draft, n: int, state: GithubSt
     times = [item.occurred_at for item in items]
     meta = document.metadata
     if any(line.attribute for line in draft.lines):
-        if state is not None:  # the state chunk's lines are dated when its interval began
-            times += [line.unit.at for line in draft.lines if line.unit.at is not None]
+        if state is not None:  # the state chunk holds from when its interval began
+            times.append(state.start)
         else:  # a release: its attribute lines state the publication date
             times += [t for t in (_parse(meta.get("merged_at")), _parse(meta.get("closed_at"))) if t is not None]
     authors = list(dict.fromkeys(item.author for item in items if item.author))

@@ -35,6 +35,8 @@ class GithubState:
     verdicts: Mapping[str, str]  # reviewer -> approved / changes requested / dismissed
     reviewed_by: tuple[str, ...]  # reviewers who commented in a review, without a verdict
     requested: tuple[str, ...]
+    # reviewer -> the ref and time of the review that gave their standing (what a verdict line cites)
+    review_refs: Mapping[str, tuple[str, datetime]]
     closed_at: datetime | None = None
     closed_by: str | None = None
     reopened: bool = False
@@ -53,6 +55,7 @@ class _Working:
     verdicts: dict[str, str] = field(default_factory=dict)
     reviewed_by: list[str] = field(default_factory=list)
     requested: list[str] = field(default_factory=list)
+    review_refs: dict[str, tuple[str, datetime]] = field(default_factory=dict)
     closed_at: datetime | None = None
     closed_by: str | None = None
     reopened: bool = False
@@ -171,12 +174,13 @@ def _review(work: _Working, item: Item) -> None:
     state = str(item.metadata.get("state") or "COMMENTED")
     if who in work.requested:
         work.requested.remove(who)  # GitHub takes the request back once the reviewer reviews
-    if state in _VERDICTS:
-        work.verdicts[who] = _VERDICTS[state]
-    elif state == "DISMISSED":
-        work.verdicts[who] = "dismissed"
-    elif who not in work.verdicts and who not in work.reviewed_by:
-        work.reviewed_by.append(who)
+    if state in _VERDICTS or state == "DISMISSED":
+        work.verdicts[who] = _VERDICTS.get(state, "dismissed")
+        work.review_refs[who] = (item.ref, item.occurred_at)
+    elif who not in work.verdicts:
+        if who not in work.reviewed_by:
+            work.reviewed_by.append(who)
+        work.review_refs[who] = (item.ref, item.occurred_at)
 
 
 def _frozen(
@@ -196,6 +200,7 @@ def _frozen(
         verdicts=dict(work.verdicts),
         reviewed_by=tuple(work.reviewed_by),
         requested=tuple(work.requested),
+        review_refs=dict(work.review_refs),
         closed_at=work.closed_at,
         closed_by=work.closed_by,
         reopened=work.reopened,
@@ -206,19 +211,21 @@ def _frozen(
 
 
 def review_line(state: GithubState) -> str | None:
-    """ "review: approved by ana; changes requested by ben", "review: requested from ana", "review: none"."""
-    parts: list[str] = []
-    for verdict in ("approved", "changes requested", "dismissed"):
-        who = [name for name, v in state.verdicts.items() if v == verdict]
-        if who:
-            parts.append(f"{verdict} by {', '.join(who)}")
-    if state.reviewed_by:
-        parts.append(f"commented by {', '.join(state.reviewed_by)}")
-    if state.requested and state.status == "open":
-        parts.append(f"requested from {', '.join(state.requested)}")
-    if not parts:
-        return "review: none yet" if state.status == "open" else None
-    return "review: " + "; ".join(parts)
+    """The review state no single review states: "review: requested from ana", "review: none yet"."""
+    if state.status != "open" or state.verdicts or state.reviewed_by:
+        return None
+    return f"review: requested from {', '.join(state.requested)}" if state.requested else "review: none yet"
+
+
+def verdict_lines(state: GithubState) -> list[tuple[str, str, str, datetime]]:
+    """One line per reviewer, "review: approved by ana", with the reviewer and the ref and time of the review
+    that gave it (a line cites the review itself)."""
+    out: list[tuple[str, str, str, datetime]] = []
+    standing = [*state.verdicts.items(), *((who, "commented") for who in state.reviewed_by)]
+    for who, verdict in standing:
+        ref, at = state.review_refs.get(who, ("", state.start))
+        out.append((f"review: {verdict} by {who}", who, ref, at))
+    return out
 
 
 def _at(event: Mapping[str, Any]) -> datetime:

@@ -7,7 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from briefing.model import Document
-from chunkers.github_state import GithubState, review_line
+from chunkers.github_state import GithubState, review_line, verdict_lines
+
+# Attribute lines that state a state: never shown outside the state chunk of their interval.
+STATE_LINES = ("review: ", "First tag after ")
 
 
 def head_line(document: Document, state: GithubState | None = None) -> str:
@@ -104,6 +107,7 @@ def _state_lines(document: Document, state: GithubState) -> list[str]:
     if state.milestone:
         facts.append(f"milestone: {state.milestone}")
     lines = [" | ".join(facts)]
+    lines += [text for text, *_ in verdict_lines(state)] if meta.get("is_pull_request") else []
     if meta.get("base") and meta.get("head"):
         lines.append(f"{meta['head']} -> {meta['base']}")
     tag = meta.get("next_tag")
