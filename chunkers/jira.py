@@ -91,7 +91,7 @@ def chunk_issue(
     if comments:
         header = f"{name} (comments)"
         entries = _presplit([_dated(item, changed=False) for item in comments], header, fits)
-        topic = _topic_break(vectors, limits.topic_threshold)
+        topic = _apart(document, _topic_break(vectors, limits.topic_threshold))
         sections.append(
             _Section("comments", header, "\n", _pack(header, entries, "\n", limits, fits, limits.max_items, topic))
         )
@@ -238,9 +238,8 @@ def _relationship_lines(key: str, meta: Mapping[str, Any]) -> list[str]:
     if epic and not (isinstance(parent, Mapping) and parent.get("key") == epic):
         lines.append(f"{key} belongs to epic {epic}")
     for link in meta.get("links") or []:
-        # Neither status nor summary: the status the crawl saw is the other issue's state at crawl time, not as of
-        # a question's `now`, and its summary is its own text, which a reader of this issue may not be allowed to
-        # read. Both are read from the linked issue itself, through the reader's view (`links` metadata).
+        # Neither the crawl-time status (not as of `now`) nor the summary (which this issue's reader may not be
+        # allowed to read): both are read from the linked issue through the reader's view (`links` metadata).
         lines.append(f"{key} {link.get('relation')} {link.get('key')}")
     return lines
 
@@ -310,6 +309,19 @@ def _topic_break(
         if previous.unit.ref == current.unit.ref:
             return False
         return drifted(vectors, previous.unit.ref, current.unit.ref, threshold)
+
+    return breaks
+
+
+def _apart(document: Document, topic: Callable[[_Entry, _Entry], bool] | None) -> Callable[..., bool] | None:
+    """Also a break where a comment's own readers (restricted to a role or group) differ from the previous one's."""
+    own = {item.ref: item.metadata.get("readers") for item in document.items if item.kind == "comment"}
+    if not any(readers is not None for readers in own.values()):
+        return topic
+
+    def breaks(previous: _Entry, current: _Entry) -> bool:
+        apart = own.get(previous.unit.ref) != own.get(current.unit.ref)
+        return apart or (topic is not None and topic(previous, current))
 
     return breaks
 
