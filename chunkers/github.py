@@ -1,12 +1,17 @@
 """GitHub issue, pull request and release chunker, shaped like tickets.
 
 Pure: one `Document` from `connectors.github` in, its chunks out, in this order:
-1. body + attributes: title, kind, state, author, labels, assignees, milestone, opened/closed/merged dates,
-   branches and linked issues, then the body (cut between paragraphs when it does not fit);
+1. body + attributes: title, kind, state, review verdicts, author, labels, assignees, milestone,
+   opened/closed/merged dates, branches and linked issues, then the body (cut between paragraphs when it does
+   not fit). The first body chunk, which states the item's state, comes once per interval of that state
+   (`chunkers.github_state`): written when the interval began, `valid_until` when the next began, so a reader
+   as of any moment sees the state the item had then (open and unreviewed before its review, merged by whom
+   after its merge), never a later one;
 2. discussion: comments and reviews in time order, one line each with date and author, closed on size or
    when consecutive items drift apart (cosine of their vectors under `limits.topic_threshold`);
 3. review comments grouped by file, each thread in reply order.
-Every chunk starts with the issue's title line, so it reads (and embeds) on its own.
+Every chunk starts with the issue's title line, so it reads (and embeds) on its own; only the state chunk's
+title line names a state.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ from typing import Any
 
 from briefing.model import Chunk, ChunkLimits, Document, Item, Unit
 from briefing.textrules import ISSUE_REF, ISSUE_URL, find_ticket_keys
-from chunkers.github_text import attribute_lines, head_line
+from chunkers.github_state import GithubState, states, verdict_lines
+from chunkers.github_text import STATE_LINES, attribute_lines, head_line
 from chunkers.similarity import drifted
+from chunkers.versions import versioned
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _REVIEW_STATES = {
@@ -61,11 +68,47 @@ def chunk_issue(
         return []
     head = head_line(document)
     fits = _fitter(head, limits)
-    drafts = _body_drafts(document, head, limits)
+    versions = [] if document.metadata.get("release") else states(document)
+    drafts = _body_drafts(document, versions, limits)
     talk = sorted((i for i in document.items if i.kind in ("comment", "review")), key=lambda i: i.occurred_at)
     drafts += _discussion_drafts(talk, fits, limits, vectors)
     drafts += _review_comment_drafts(document, fits, limits)
-    return [_chunk(document, head, draft, n) for n, draft in enumerate(drafts)]
+    chunks: list[Chunk] = []
+    for n, draft in enumerate(drafts):
+        if n == 0 and versions:
+            per_state = [
+                _chunk(document, head_line(document, v), _restated(document, draft, v), 0, v) for v in versions
+            ]
+            chunks.extend(versioned(per_state, [(v.start, v.until) for v in versions]))
+        else:
+            chunks.append(_chunk(document, head, draft, n, _at(versions, draft)))
+    return chunks
+
+
+def _restated(document: Document, draft: _Draft, state: GithubState) -> _Draft:
+    """The first body draft with the attribute lines of one state interval (as many as the draft held: the state
+    is on the first line; the ones a tight limit pushed into the next draft say no state)."""
+    body = draft.lines[0].item
+    held = sum(1 for x in draft.lines if x.attribute)
+    reviews = {i.ref: i for i in document.items if i.kind == "review"}
+    verdicts = {text: (ref, at) for text, _, ref, at in verdict_lines(state) if ref in reviews}
+    lines: list[_Line] = []
+    for text in attribute_lines(document, state)[:held]:
+        if text in verdicts:  # a verdict cites the review that gave it
+            item = reviews[verdicts[text][0]]
+            lines.append(_Line(text, Unit(item.ref, text, item.author, item.occurred_at, item.url), item, True))
+        else:  # the item's own line (its author's, dated at its opening); the chunk holds from the interval's start
+            unit = Unit(ref=body.ref, text=text, author=body.author, at=body.occurred_at, url=body.url)
+            lines.append(_Line(text, unit, body, True))
+    return _Draft(draft.section, [*lines, *(x for x in draft.lines if not x.attribute)], dict(draft.extra))
+
+
+def _at(versions: list[GithubState], draft: _Draft) -> GithubState | None:
+    """The state when the draft's first item was written (never later than what a reader of it may know)."""
+    first = min((line.item.occurred_at for line in draft.lines), default=None)
+    if first is None or not versions:
+        return None
+    return next((v for v in versions if v.until is None or first < v.until), versions[-1])
 
 
 def _stamp(item: Item) -> str:
@@ -83,7 +126,12 @@ def _fitter(head: str, limits: ChunkLimits) -> Callable[[Sequence[str]], bool]:
     return fits
 
 
-def _body_drafts(document: Document, head: str, limits: ChunkLimits) -> list[_Draft]:
+def _body_drafts(document: Document, versions: list[GithubState], limits: ChunkLimits) -> list[_Draft]:
+    """The body's drafts, packed with the longest title line and attribute lines of its states, so that the
+    state chunk of every interval fits the limits."""
+    heads = [head_line(document, v) for v in versions] or [head_line(document)]
+    head = max(heads, key=len)
+
     def fits_text(text: str) -> bool:
         return len(text) <= limits.max_chars and limits.count_tokens(text) <= limits.max_tokens
 
@@ -100,7 +148,10 @@ def _body_drafts(document: Document, head: str, limits: ChunkLimits) -> list[_Dr
             body,
             attribute=True,
         )
-        for text in attribute_lines(document)
+        for text in max(
+            ([attribute_lines(document, v) for v in versions] or [attribute_lines(document)]),
+            key=lambda rows: len("\n".join(rows)),
+        )
     ]
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body.text) if p.strip()]
     lines = [*attributes]
@@ -115,7 +166,10 @@ def _body_drafts(document: Document, head: str, limits: ChunkLimits) -> list[_Dr
             current = _Draft("body")
         current.lines.append(line)
     drafts.append(current)
-    return drafts
+    # A state's line a tight limit pushed past the first draft would show in every interval: left out there.
+    for draft in drafts[1:]:
+        draft.lines = [x for x in draft.lines if not (x.attribute and x.text.startswith(STATE_LINES))]
+    return [d for d in drafts if d.lines]
 
 
 def _line(text: str, item: Item) -> _Line:
@@ -265,13 +319,16 @@ def _render(head: str, draft: _Draft) -> str:
     return "\n".join([head, *([title_line] if title_line else []), *(x.text for x in draft.lines)])
 
 
-def _chunk(document: Document, head: str, draft: _Draft, n: int) -> Chunk:
+def _chunk(document: Document, head: str, draft: _Draft, n: int, state: GithubState | None = None) -> Chunk:
     text = _render(head, draft)
     items = list({id(line.item): line.item for line in draft.lines}.values())
     times = [item.occurred_at for item in items]
     meta = document.metadata
-    if any(line.attribute for line in draft.lines):  # the attribute lines state the closing/merge date
-        times += [t for t in (_parse(meta.get("merged_at")), _parse(meta.get("closed_at"))) if t is not None]
+    if any(line.attribute for line in draft.lines):
+        if state is not None:  # the state chunk holds from when its interval began
+            times.append(state.start)
+        else:  # a release: its attribute lines state the publication date
+            times += [t for t in (_parse(meta.get("merged_at")), _parse(meta.get("closed_at"))) if t is not None]
     authors = list(dict.fromkeys(item.author for item in items if item.author))
     refs = list(dict.fromkeys(line.unit.ref for line in draft.lines))
     units = [line.unit for line in draft.lines]
@@ -296,19 +353,20 @@ def _chunk(document: Document, head: str, draft: _Draft, n: int) -> Chunk:
         units=units,
         metadata={
             "section": "release" if meta.get("release") else draft.section,
-            "state": meta.get("state"),
+            "state": (state.status if state is not None else meta.get("state")),
             "is_pull_request": bool(meta.get("is_pull_request")),
             "labels": list(meta.get("labels") or []),
-            **({"events": events} if draft.section == "body" and (events := _events(document)) else {}),
+            **({"events": events} if draft.section == "body" and (events := _events(document, state)) else {}),
             **{k: v for k, v in draft.extra.items() if k != "title_line"},
         },
     )
 
 
-def _events(document: Document) -> list[dict[str, Any]]:
-    """The item's lifecycle (opened, merged or closed, published) as the connector recorded it, cited to the item."""
+def _events(document: Document, state: GithubState | None) -> list[dict[str, Any]]:
+    """The item's lifecycle (opened, merged or closed, published) as the connector recorded it, cited to the item;
+    on a state chunk, only what happened by the end of its interval."""
     out = []
-    for event in document.metadata.get("events") or []:
+    for event in state.events if state is not None else document.metadata.get("events") or []:
         if isinstance(event, dict) and event.get("event") and event.get("at"):
             out.append(
                 {"event": str(event["event"]), "at": str(event["at"]), "by": event.get("by"), "ref": document.key}

@@ -21,6 +21,7 @@ from briefing.textrules import find_ticket_keys
 from chunkers.jira_state import State, Statuses, states, status_events, status_timeline
 from chunkers.packing import longest_prefix
 from chunkers.similarity import drifted
+from chunkers.versions import versioned
 
 HISTORY_PER_CHUNK = 20
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -90,7 +91,7 @@ def chunk_issue(
     if comments:
         header = f"{name} (comments)"
         entries = _presplit([_dated(item, changed=False) for item in comments], header, fits)
-        topic = _topic_break(vectors, limits.topic_threshold)
+        topic = _apart(document, _topic_break(vectors, limits.topic_threshold))
         sections.append(
             _Section("comments", header, "\n", _pack(header, entries, "\n", limits, fits, limits.max_items, topic))
         )
@@ -120,17 +121,11 @@ def _state_chunks(
     """The first body chunk once per state interval; the current state keeps the plain id `<doc key>::0`."""
     out: list[Chunk] = []
     head, rest = group[0].unit, group[1:]
-    for i, version in enumerate(versions):
-        last = i == len(versions) - 1
+    for version in versions:
         author = version.by or head.author
         unit = Unit(head.ref, _attribute_block(document.metadata, version), author, version.start, head.url)
-        chunk = _chunk(document, key, section, [_Entry(unit), *rest], 0, statuses, body, limits, version)
-        if not last:
-            chunk.chunk_id = f"{document.key}::state-{i}::0"
-        chunk.written_at = version.start if i else None
-        chunk.valid_until = version.until
-        out.append(chunk)
-    return out
+        out.append(_chunk(document, key, section, [_Entry(unit), *rest], 0, statuses, body, limits, version))
+    return versioned(out, [(v.start, v.until) for v in versions])
 
 
 def _chunk(
@@ -189,6 +184,7 @@ def _chunk(
             "issue_type": meta.get("type"),
             "priority": state.get("priority"),
             "assignee": state.get("assignee"),
+            **({"links": _linked(meta)} if section.name == "links" else {}),
             **({"events": events} if section.name == "history" and (events := status_events(document, units)) else {}),
         },
         truncated=truncated,
@@ -229,7 +225,7 @@ def _parent(meta: Mapping[str, Any]) -> str | None:
         return None
     if parent.get("key") == meta.get("epic") and (parent.get("type") or "").lower() == "epic":
         return None  # already shown as the epic
-    return f"{parent['key']} {parent.get('summary') or ''}".strip()
+    return str(parent["key"])  # its summary is the parent's own text, read from the parent as its reader may
 
 
 def _relationship_lines(key: str, meta: Mapping[str, Any]) -> list[str]:
@@ -237,15 +233,24 @@ def _relationship_lines(key: str, meta: Mapping[str, Any]) -> list[str]:
     parent = meta.get("parent")
     if isinstance(parent, Mapping) and parent.get("key"):
         kind = f" ({parent['type']})" if parent.get("type") else ""
-        lines.append(f"{key} has parent {parent['key']}: {parent.get('summary') or ''}{kind}".rstrip(": "))
+        lines.append(f"{key} has parent {parent['key']}{kind}")
     epic = meta.get("epic")
     if epic and not (isinstance(parent, Mapping) and parent.get("key") == epic):
         lines.append(f"{key} belongs to epic {epic}")
     for link in meta.get("links") or []:
-        # No status: the one the crawl saw is the other issue's state at crawl time, not as of a question's `now`.
-        summary = f": {link['summary']}" if link.get("summary") else ""
-        lines.append(f"{key} {link.get('relation')} {link.get('key')}{summary}")
+        # Neither the crawl-time status (not as of `now`) nor the summary (which this issue's reader may not be
+        # allowed to read): both are read from the linked issue through the reader's view (`links` metadata).
+        lines.append(f"{key} {link.get('relation')} {link.get('key')}")
     return lines
+
+
+def _linked(meta: Mapping[str, Any]) -> list[str]:
+    """Refs of the issues this one links to (links, sub-tasks, parent, epic), for reading their state as of now."""
+    keys = [link.get("key") for link in meta.get("links") or [] if isinstance(link, Mapping)]
+    parent = meta.get("parent")
+    keys += [parent.get("key")] if isinstance(parent, Mapping) else []
+    keys += [meta.get("epic")]
+    return [f"jira:{k}" for k in dict.fromkeys(keys) if isinstance(k, str) and k]
 
 
 def _dated(item: Item, *, changed: bool) -> _Entry:
@@ -304,6 +309,19 @@ def _topic_break(
         if previous.unit.ref == current.unit.ref:
             return False
         return drifted(vectors, previous.unit.ref, current.unit.ref, threshold)
+
+    return breaks
+
+
+def _apart(document: Document, topic: Callable[[_Entry, _Entry], bool] | None) -> Callable[..., bool] | None:
+    """Also a break where a comment's own readers (restricted to a role or group) differ from the previous one's."""
+    own = {item.ref: item.metadata.get("readers") for item in document.items if item.kind == "comment"}
+    if not any(readers is not None for readers in own.values()):
+        return topic
+
+    def breaks(previous: _Entry, current: _Entry) -> bool:
+        apart = own.get(previous.unit.ref) != own.get(current.unit.ref)
+        return apart or (topic is not None and topic(previous, current))
 
     return breaks
 

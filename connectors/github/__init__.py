@@ -19,6 +19,9 @@ class GithubSource(ApiSource):
     code_paths: list[str] = Field(default_factory=list)
     # An offline export folder (pulls.json, commits.json, tags.json) instead of the API (connectors/github/export.py).
     path: Path | None = None
+    # How often an incremental sync also walks the whole issue listing, to find deleted issues and comments (the
+    # listings of what changed cannot say what was deleted); 0: on every sync.
+    reconcile_hours: float = Field(default=24.0, ge=0)
 
 
 CONVERSATION_LIMITS = KindLimits(max_chars=1000, max_items=12, gap_hours=4.0, topic_threshold=0.15)
@@ -51,4 +54,7 @@ DESCRIPTOR = SourceDescriptor(
     # chunkers.github marks pull requests and puts the item's lifecycle on its body chunk.
     metadata={"pull_request": "is_pull_request", "events": "events"},
     webhook="connectors.github.events:receive",
+    # chunkers.github_state replays these from the issue events and reviews; the item's state chunk comes once per
+    # interval (open, draft, reviewed, merged or closed, reopened; labels, assignees, milestone).
+    history=("state", "draft", "review", "labels", "assignees", "milestone"),
 )

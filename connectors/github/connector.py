@@ -2,10 +2,12 @@
 
 Per repository: the repository itself, asked with `If-None-Match` (an unchanged repository answers 304, which
 GitHub does not count against the rate limit); issues and pull requests updated since the cursor
-(`get_issues(since=...)` returns both), each stored as one raw record with its comments, and for pull requests
-the PR itself, its reviews and its review comments merged in; then every release (a short list), whose vanished
-tags become deletions; then, when `code_paths` is set, the code files of the default branch
-(`connectors.github.code_sync`).
+(`get_issues(since=...)` returns both), each stored as one raw record with its comments and issue events, and for
+pull requests the PR itself, its reviews and its review comments merged in; on a later sync also the items whose
+comments or review comments changed since the cursor (the repository's comment listings with `since`: an edited
+comment need not move its issue's `updated_at`); then every release (a short list), whose vanished tags become
+deletions; then, when `code_paths` is set, the code files of the default branch (`connectors.github.code_sync`).
+The whole issue listing, which finds deleted issues and comments, is walked at most every `reconcile_hours`.
 
 PyGithub exposes conditional requests only on single objects (`CompletableGithubObject.update()` sends
 `If-None-Match` and says whether the object changed), not on paginated listings, so the repository and the
@@ -18,8 +20,8 @@ instead, which is exactly what the API returned.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
-from datetime import datetime, timedelta
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import requests
@@ -58,8 +60,12 @@ class GithubConnector:
         token_setting: str = "token_env",  # noqa: S107 - the name of a setting, not a secret
         code_paths: Sequence[str] = (),
         http: HttpLayer | None = None,
+        reconcile_hours: float = 24.0,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.client = client
+        self.reconcile_every = timedelta(hours=reconcile_hours)
+        self.clock = clock or (lambda: datetime.now(UTC))
         self.repos = list(repos)
         self.code_paths = [p.strip("/") for p in code_paths if p.strip("/")]
         self.name = name
@@ -174,14 +180,53 @@ class GithubConnector:
                 yield batch
                 batch = Batch()
         windowed = self.options.since is not None or self.options.until is not None
-        if known_before and not windowed and not self.options.full:
-            self._reconcile(repo, full_name, run, seen, batch)
+        now = self.clock()
+        if known_before and not windowed and not self.options.full and since is not None:
+            self._commented(repo, full_name, run, since, seen, batch)
+            reconciled = run.reconciled.get(full_name)
+            if reconciled is None or now - reconciled >= self.reconcile_every:
+                self._reconcile(repo, full_name, run, seen, batch)
+                run.reconciled[full_name] = now
+        elif not windowed:
+            run.reconciled[full_name] = now  # every item was just listed
         if batch.records or batch.failures or batch.deleted:
             batch.cursor = run.cursor()
             yield batch
 
+    def _commented(self, repo: Any, full_name: str, run: Run, since: datetime, seen: set[int], batch: Batch) -> None:
+        """Items whose issue comments or review comments were written or edited since the cursor, read again.
+
+        The repository's comment listings with `since` (oldest first, 100 a page) cost one call per 100 changed
+        comments; an item the `since` listing of issues already returned is not read twice."""
+        from github import GithubException
+
+        numbers: set[int] = set()
+        for listing, link in (
+            (repo.get_issues_comments(sort="updated", direction="asc", since=since), "issue_url"),
+            (repo.get_pulls_comments(sort="updated", direction="asc", since=since), "pull_request_url"),
+        ):
+            for comment in listing:
+                url = str(raw_json(comment).get(link) or "")
+                tail = url.rstrip("/").rsplit("/", 1)[-1]
+                if tail.isdigit():
+                    numbers.add(int(tail))
+        for number in sorted(numbers - seen):
+            key = f"{full_name}#{number}"
+            try:
+                issue = repo.get_issue(number).complete()  # the client is lazy: read it now
+                record = self._issue_record(repo, issue, raw_json(issue), key)
+            except (GithubException, requests.RequestException) as exc:
+                error = self._translate(exc, key)
+                if is_fatal(error):
+                    raise error from None
+                batch.failures.append(Failure(key, str(error)))
+                continue
+            batch.records.append(record)
+            run.stored(full_name, number, record.data)
+            seen.add(number)
+
     def _reconcile(self, repo: Any, full_name: str, run: Run, seen: set[int], batch: Batch) -> None:
-        """Deleted issues, PRs and comments, found on every sync by listings that cost no per-item calls.
+        """Deleted issues, PRs and comments, found (every `reconcile_hours`) by listings that cost no per-item calls.
 
         GitHub's REST API has no id-only listing; the issues listing at 100 per page is the cheapest one (one call
         per 100 items). A remembered number it no longer holds is deleted (or moved). An issue whose listed
@@ -234,6 +279,8 @@ class GithubConnector:
         data: JSON = {"issue": raw, "comments": []}
         if raw.get("comments"):
             data["comments"] = [raw_json(c) for c in issue.get_comments()]
+        # Its issue events (closed, reopened, merged, labeled, review requested, ...): its state over time.
+        data["events"] = [raw_json(e) for e in issue.get_events()]
         if not raw.get("pull_request"):
             return RawRecord(key=key, kind="issue", data=data)
         pull = repo.get_pull(raw["number"]).complete()  # the client is lazy: read the PR now
@@ -318,4 +365,5 @@ def build(ctx: SourceContext) -> Any:
         token_setting=f"{setting} ({config.token_env})",
         code_paths=config.code_paths,
         http=http,
+        reconcile_hours=config.reconcile_hours,
     )

@@ -33,6 +33,8 @@ class GithubCursor(Cursor):
     # (a deleted comment changes neither the issue's `updated_at` nor the `since` listing).
     comment_counts: dict[str, dict[int, int]] = Field(default_factory=dict)
     review_comment_ids: dict[str, dict[int, list[int]]] = Field(default_factory=dict)
+    # When the whole issue listing was last walked for deletions, per repository.
+    reconciled: dict[str, datetime] = Field(default_factory=dict)
 
 
 BATCH_SIZE = 25
@@ -49,6 +51,7 @@ class Run:
         self.numbers = {repo: set(numbers) for repo, numbers in cursor.numbers.items()}
         self.comment_counts = {repo: dict(counts) for repo, counts in cursor.comment_counts.items()}
         self.review_ids = {repo: dict(ids) for repo, ids in cursor.review_comment_ids.items()}
+        self.reconciled = dict(cursor.reconciled)
 
     def stored(self, full_name: str, number: int, data: JSON) -> None:
         """Remember what the stored record of one issue or PR holds, for the comment reconciliation."""
@@ -76,4 +79,5 @@ class Run:
             numbers={k: sorted(v) for k, v in self.numbers.items()},
             comment_counts={k: dict(sorted(v.items())) for k, v in self.comment_counts.items() if v},
             review_comment_ids={k: dict(sorted(v.items())) for k, v in self.review_ids.items() if v},
+            reconciled=dict(self.reconciled),
         )

@@ -69,6 +69,9 @@ def issue_document(record: RawRecord, people: dict[str, Person], failures: list[
     merged_at = pull.get("merged_at") or (issue.get("pull_request") or {}).get("merged_at")
     state = "merged" if merged_at else str(issue.get("state") or "open")
     milestone = issue.get("milestone") or {}
+    timeline = issue_timeline(data.get("events"), data.get("reviews"), people)
+    merge = next((e for e in reversed(timeline) if e["event"] == "merged"), None)
+    merged_by = login(pull.get("merged_by"), people) or (merge or {}).get("by")
     meta: JSON = {
         "repo": repo,
         "number": number,
@@ -84,12 +87,15 @@ def issue_document(record: RawRecord, people: dict[str, Person], failures: list[
         "closed_at": issue.get("closed_at"),
         "closed_by": login(issue.get("closed_by"), people),
         "merged_at": merged_at,
-        "merged_by": login(pull.get("merged_by"), people),
+        "merged_by": merged_by,
         "draft": pull.get("draft", issue.get("draft")),
         "base": (pull.get("base") or {}).get("ref"),
         "head": (pull.get("head") or {}).get("ref"),
         "linked_issues": linked_issues(body, repo),
-        "events": state_events(issue, pull, created, merged_at, author),
+        "events": state_events(issue, pull, created, merged_at, author, timeline),
+        # The issue events that change its state (chunkers.github_state), when the connector fetched them.
+        "timeline": timeline,
+        "events_fetched": isinstance(data.get("events"), list),
     }
     common = {"source_type": "github", "title": title, "container": repo}
     items = [
@@ -184,10 +190,21 @@ def required_at(value: Any) -> datetime:
 
 
 def state_events(
-    issue: JSON, pull: JSON, created: datetime, merged_at: str | None, author: str | None = None
+    issue: JSON,
+    pull: JSON,
+    created: datetime,
+    merged_at: str | None,
+    author: str | None = None,
+    timeline: list[JSON] | None = None,
 ) -> list[JSON]:
-    """Opened, then merged or closed, with who did it (GitHub's own fields; a reopening is not among them)."""
+    """Opened, then merged or closed (and reopened), with who did it: from the issue events when fetched, else
+    from GitHub's own fields (where a reopening is not among them)."""
     events: list[JSON] = [{"event": "opened", "at": created.isoformat(), "by": author}]
+    lifecycle = [e for e in timeline or [] if e["event"] in ("merged", "closed", "reopened")]
+    if any(e["event"] == "merged" for e in lifecycle):
+        lifecycle = [e for e in lifecycle if e["event"] != "closed" or e["at"] != _merged_at(lifecycle)]
+    if lifecycle:
+        return events + [{"event": e["event"], "at": e["at"], "by": e.get("by")} for e in lifecycle]
     if merged_at:
         by = login(pull.get("merged_by"), {})
         events.append({"event": "merged", "at": required_at(merged_at).isoformat(), "by": by})
@@ -195,6 +212,55 @@ def state_events(
         by = login(issue.get("closed_by"), {})
         events.append({"event": "closed", "at": required_at(issue["closed_at"]).isoformat(), "by": by})
     return events
+
+
+def _merged_at(lifecycle: list[JSON]) -> str | None:
+    return next((e["at"] for e in lifecycle if e["event"] == "merged"), None)
+
+
+# Issue events that change an item's state; the rest (subscribed, mentioned, referenced...) change nothing.
+TRACKED_EVENTS = frozenset(
+    {
+        *("closed", "reopened", "merged", "labeled", "unlabeled", "assigned", "unassigned"),
+        *("milestoned", "demilestoned", "review_requested", "review_request_removed", "review_dismissed"),
+        *("convert_to_draft", "ready_for_review"),
+    }
+)
+# Issue event -> where the changed value is (the label's name, the assignee's login, ...).
+_VALUES = {
+    "labeled": ("label", "name"),
+    "unlabeled": ("label", "name"),
+    "assigned": ("assignee", "login"),
+    "unassigned": ("assignee", "login"),
+    "milestoned": ("milestone", "title"),
+    "demilestoned": ("milestone", "title"),
+    "review_requested": ("requested_reviewer", "login"),
+    "review_request_removed": ("requested_reviewer", "login"),
+}
+
+
+def issue_timeline(events: Any, reviews: Any, people: dict[str, Person]) -> list[JSON]:
+    """The issue events that change an item's state, oldest first: `{event, at, by, value}` (`value`: the label,
+    assignee, milestone or reviewer the event is about; for a dismissed review, whose review it was)."""
+    authors = {r.get("id"): login(r.get("user"), people) for r in reviews or [] if isinstance(r, dict) and r.get("id")}
+    out: list[JSON] = []
+    for event in events or []:
+        if not isinstance(event, dict) or event.get("event") not in TRACKED_EVENTS:
+            continue
+        at = parse_time(event.get("created_at")) if isinstance(event.get("created_at"), str) else None
+        if at is None:
+            continue
+        kind = str(event["event"])
+        value: Any = None
+        if kind in _VALUES:
+            holder, key = _VALUES[kind]
+            obj = event.get(holder) or (event.get("requested_team") if holder == "requested_reviewer" else None)
+            value = obj.get(key) or obj.get("name") if isinstance(obj, dict) else None
+        elif kind == "review_dismissed":
+            value = authors.get((event.get("dismissed_review") or {}).get("review_id"))
+        out.append({"event": kind, "at": at.isoformat(), "by": login(event.get("actor"), people), "value": value})
+    out.sort(key=lambda e: str(e["at"]))
+    return out
 
 
 def release_document(record: RawRecord, people: dict[str, Person]) -> Document:

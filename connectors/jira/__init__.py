@@ -43,7 +43,8 @@ DESCRIPTOR = SourceDescriptor(
     ref_patterns=(rf"jira:{PROJECT_KEY.pattern}-\d+(?:#(?:comment|change)-\d+)?",),
     supports=frozenset({"since", "until", "scopes"}),
     # chunkers.jira puts the issue's status changes on its history chunk.
-    metadata={"events": "events"},
+    # chunkers.jira names the linked issues on the links chunk, whose state is read from them as of `now`.
+    metadata={"events": "events", "links": "links"},
     # chunkers.jira_state walks these back through the changelog; the issue's state chunk comes once per interval.
     history=(
         "status",

@@ -31,13 +31,20 @@ def _account(user: Any) -> str | None:
 def project_record(project: str, get: Get, url: Callable[[str], str]) -> RawRecord:
     roles = get(url(f"project/{project}/role"), None)
     members: dict[str, JSON] = {}
-    for role_url in (roles or {}).values() if isinstance(roles, dict) else []:
+    by_role: dict[str, list[str]] = {}  # role name -> its users (what a comment restricted to the role allows)
+    for name, role_url in (roles or {}).items() if isinstance(roles, dict) else []:
         role = get(str(role_url), None)
         for actor in (role or {}).get("actors") or [] if isinstance(role, dict) else []:
             account = _account(actor.get("actorUser")) if isinstance(actor, dict) else None
             if account:
                 members[account] = {"accountId": account, "displayName": actor.get("displayName") or account}
-    data = {"project": project, "members": sorted(members), "people": [members[k] for k in sorted(members)]}
+                by_role.setdefault(str(name), []).append(account)
+    data = {
+        "project": project,
+        "members": sorted(members),
+        "people": [members[k] for k in sorted(members)],
+        "roles": {name: sorted(set(accounts)) for name, accounts in sorted(by_role.items())},
+    }
     return RawRecord(f"access/project/{project}", ACCESS_KIND, data)
 
 
@@ -98,6 +105,21 @@ def security_level(fields: Any) -> str | None:
     security = fields.get("security") if isinstance(fields, dict) else None
     ident = security.get("id") if isinstance(security, dict) else None
     return str(ident) if ident is not None else None
+
+
+def comment_readers(comment: JSON, data: JSON, projects: dict[str, JSON]) -> list[str] | None:
+    """The reader tokens of a comment restricted to a project role or a group (`visibility`); None when it is
+    not restricted. A role's members come from the project's access record; a group, which is not expanded, and
+    a role not found there allow no one but the workspace owner (fail closed)."""
+    visibility = comment.get("visibility")
+    if not isinstance(visibility, dict) or not visibility.get("value"):
+        return None
+    fields = data.get("fields") or {}
+    project = (fields.get("project") or {}).get("key") if isinstance(fields.get("project"), dict) else None
+    project = project or str(data.get("key", "")).rsplit("-", 1)[0]
+    roles = (projects.get(project) or {}).get("roles") or {}
+    accounts = roles.get(str(visibility["value"])) if visibility.get("type") == "role" else None
+    return [reader_id(f"jira:{a}") for a in accounts or []]
 
 
 def issue_readers(data: JSON, projects: dict[str, JSON], levels: dict[str, JSON]) -> tuple[str, ...] | None:

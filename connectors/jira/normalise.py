@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord
-from connectors.jira.access import ACCESS_KIND, issue_readers
+from connectors.jira.access import ACCESS_KIND, comment_readers, issue_readers
 from connectors.jira.adf import adf_to_text
 from connectors.jira.wiki import wiki_to_text
 
@@ -52,11 +52,26 @@ def normalise_issues(records: Sequence[RawRecord], *, base_url: str, render_wiki
         try:
             document = issue_document(record.data, base_url=base_url, people=people, render_wiki=render_wiki)
             document.readers = issue_readers(record.data, projects, levels)
+            _restrict_comments(document, record.data, projects)
             out.documents.append(document)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             out.failures.append(Failure(key=record.key, reason=f"unreadable JIRA issue: {exc}"))
     out.people = sorted(people.values(), key=lambda p: p.id)
     return out
+
+
+def _restrict_comments(document: Document, data: JSON, projects: dict[str, JSON]) -> None:
+    """Comments restricted to a role or group (`visibility`) carry their own readers (`briefing.access`)."""
+    comments = (data.get("fields") or {}).get("comment") or {}
+    restricted = {
+        str(c["id"]): c for c in comments.get("comments") or [] if isinstance(c, dict) and c.get("visibility")
+    }
+    for item in document.items:
+        comment = restricted.get(str(item.metadata.get("comment_id"))) if item.kind == "comment" else None
+        readers = comment_readers(comment, data, projects) if comment is not None else None
+        if comment is not None and readers is not None:
+            item.metadata["readers"] = readers
+            item.metadata["visibility"] = f"{comment['visibility'].get('type')}:{comment['visibility']['value']}"
 
 
 def issue_document(

@@ -121,7 +121,8 @@ def test_every_chunk_fits_the_limits_and_keeps_the_title_line() -> None:
     chunks = chunk_issue(doc, limits=limits)
 
     assert all(words(c.text) <= 60 and len(c.text) <= 500 for c in chunks)
-    assert all(c.text.startswith("acme/api#10: Payout retries (issue, open)") for c in chunks)
+    assert chunks[0].text.startswith("acme/api#10: Payout retries (issue, open)")  # the state chunk says its state
+    assert all(c.text.startswith("acme/api#10: Payout retries (issue") for c in chunks)
     assert all(not c.truncated for c in chunks)
     assert [c.chunk_id for c in chunks] == [f"github:acme/api#10::{n}" for n in range(len(chunks))]
     discussion = [c for c in chunks if c.metadata["section"] == "discussion"]
@@ -136,8 +137,11 @@ def test_body_chunk_carries_the_attributes_and_the_ticket_refs() -> None:
     doc = issue([], body="Seen in PAY-42, fixed by acme/api#12 and #14.")
     doc.metadata.update(assignees=["ben"], milestone="June", closed_at="2026-06-05T10:00:00+00:00", state="closed")
 
-    [chunk] = chunk_issue(doc, limits=ChunkLimits())
+    [before, chunk] = chunk_issue(doc, limits=ChunkLimits())
 
+    # Open until it was closed, closed from then on: one state chunk per interval.
+    assert before.text.splitlines()[0] == "acme/api#10: Payout retries (issue, open)" and "closed" not in before.text
+    assert before.valid_until == chunk.written_at == datetime(2026, 6, 5, 10, 0, tzinfo=UTC)
     assert chunk.text.splitlines()[:3] == [
         "acme/api#10: Payout retries (issue, closed)",
         'Issue #10 "Payout retries" authored by ana, opened 2026-06-02, closed 2026-06-05 | state: closed | '

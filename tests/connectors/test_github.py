@@ -41,6 +41,7 @@ def connector(
     code_paths: tuple[str, ...] = (),
     options: FetchOptions | None = None,
     waits: list[float] | None = None,
+    reconcile_hours: float = 24.0,
 ) -> GithubConnector:
     http = HttpLayer(
         source="code",
@@ -59,6 +60,7 @@ def connector(
         code_paths=code_paths,
         options=options,
         http=http,
+        reconcile_hours=reconcile_hours,
     )
 
 
@@ -127,7 +129,7 @@ def test_incremental_sync_passes_since_and_reads_only_updated_items(fake: FakeGi
     assert issues == {"acme/api#13", "acme/api#10", "acme/web#5"}
     assert records(batches)["acme/api#13"].data["comments"][0]["id"] == 990
     since: dict[str, str | None] = {}
-    for path, params in fake.requests:  # the first listing; the second lists every number for deletions
+    for path, params in fake.requests:  # the `since` listing (the number walk is due only every reconcile_hours)
         if path.endswith("/issues"):
             since.setdefault(path, params.get("since"))
     expected = (datetime(2026, 6, 5, 10, 30, tzinfo=UTC) - OVERLAP).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -453,21 +455,21 @@ def test_issues_deleted_at_the_source_leave_on_the_next_incremental_or_full_sync
         finally:
             store.close()
 
-    collect(settings, "gh", FetchOptions(), code_connector(fake))
+    collect(settings, "gh", FetchOptions(), code_connector(fake, reconcile_hours=0))
     assert {"acme/api#13", "acme/api:src/app.py"} <= stored()
     # Issue #13 is deleted (GitHub lets admins delete issues); the `since` listing cannot say so.
     fake.repos["acme/api"]["issues"] = [i for i in original if i["number"] != 13]
     del files["src/notes.txt"]  # not code: changes nothing stored
 
-    collect(settings, "gh", FetchOptions(), code_connector(fake))
-    assert "acme/api#13" not in stored()  # reconciled by the number listing of every sync
+    collect(settings, "gh", FetchOptions(), code_connector(fake, reconcile_hours=0))
+    assert "acme/api#13" not in stored()  # reconciled by the number listing (every sync at reconcile_hours = 0)
     fake.repos["acme/api"]["issues"] = deepcopy(original)  # #13 comes back (a transfer undone)
 
     full = FetchOptions(full=True)
-    collect(settings, "gh", full, code_connector(fake, options=full))
+    collect(settings, "gh", full, code_connector(fake, options=full, reconcile_hours=0))
     assert "acme/api#13" in stored()
     fake.repos["acme/api"]["issues"] = [i for i in original if i["number"] != 13]
-    report = collect(settings, "gh", full, code_connector(fake, options=full))
+    report = collect(settings, "gh", full, code_connector(fake, options=full, reconcile_hours=0))
     assert report.failures == []
     keys = stored()
     assert "acme/api#13" not in keys
@@ -494,7 +496,7 @@ def test_deleted_comments_leave_on_the_next_incremental_sync_without_the_issue_c
         issue = {c["id"] for c in cached["acme/api#10"]["comments"]}
         return issue, {c["id"] for c in cached["acme/api#12"]["review_comments"]}
 
-    collect(settings, "gh", FetchOptions(), connector(fake, repos=("acme/api",)))
+    collect(settings, "gh", FetchOptions(), connector(fake, repos=("acme/api",), reconcile_hours=0))
     assert comment_ids() == ({501, 502, 503}, {8001, 8002, 8003})
 
     repo = fake.repos["acme/api"]
@@ -502,13 +504,13 @@ def test_deleted_comments_leave_on_the_next_incremental_sync_without_the_issue_c
     next(i for i in repo["issues"] if i["number"] == 10)["comments"] = 2  # GitHub's count follows; updated_at not
     repo["review_comments"]["12"] = [c for c in repo["review_comments"]["12"] if c["id"] != 8002]
     fake.requests.clear()
-    collect(settings, "gh", FetchOptions(), connector(fake, repos=("acme/api",)))
+    collect(settings, "gh", FetchOptions(), connector(fake, repos=("acme/api",), reconcile_hours=0))
     assert comment_ids() == ({501, 503}, {8001, 8003})
     paths = [path for path, _ in fake.requests]
     assert "/api/v3/repos/acme/api/issues/13/comments" not in paths  # only the issues that lost a comment
     assert paths.count("/api/v3/repos/acme/api/issues/10/comments") == 1
 
     fake.requests.clear()  # nothing changed: the PR is not read again (#10, the newest, is in the `since` overlap)
-    collect(settings, "gh", FetchOptions(), connector(fake, repos=("acme/api",)))
+    collect(settings, "gh", FetchOptions(), connector(fake, repos=("acme/api",), reconcile_hours=0))
     assert not any(path.endswith(("/12/comments", "/pulls/12", "/12/reviews")) for path, _ in fake.requests)
     assert comment_ids() == ({501, 503}, {8001, 8003})

@@ -1,11 +1,12 @@
 """A local GitHub REST server for tests and `brief demo`, mounted at `/api/v3` like GitHub Enterprise.
 
 Serves the endpoints the GitHub connector uses with GitHub's documented shapes: repository, issues (pull
-requests included, `since` on `updated_at`), issue comments, pull requests, reviews, review comments and
-releases, and for code the branch ref, commit, recursive tree and blobs of the default branch. Lists are paged
-with `per_page`/`page` and a `Link` header whose absolute URLs point at this server. API `url` fields are filled
-in at serve time so that PyGithub's follow-up calls come back here too. The repository and ref answers carry an
-`ETag` and answer `If-None-Match` with 304, as GitHub does.
+requests included, `since` on `updated_at`), one issue, its comments and issue events, the repository's issue
+comments and review comments (`since`), pull requests, reviews, review comments and releases, and for code the
+branch ref, commit, recursive tree and blobs of the default branch. Lists are paged with `per_page`/`page` and
+a `Link` header whose absolute URLs point at this server. API `url` fields are filled in at serve time so that
+PyGithub's follow-up calls come back here too. The repository and ref answers carry an `ETag` and answer
+`If-None-Match` with 304, as GitHub does.
 
 A repository's code is `{"code": {"committed_at": ..., "files": {path: text | bytes | {"base64": ...}}}}`; blob,
 tree and commit shas are computed from the files (blob shas exactly as git computes them).
@@ -55,6 +56,15 @@ def _content(value: Any) -> bytes:
 def blob_sha(content: bytes) -> str:
     """The sha git gives a blob with this content."""
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()  # noqa: S324 (git's object id)
+
+
+def _since(items: list[dict[str, Any]], params: dict[str, str]) -> list[dict[str, Any]]:
+    """A repository-wide comment listing: `since` on `updated_at`, sorted by `sort` (created) and `direction`."""
+    since = _at(params["since"]) if "since" in params else None
+    kept = [c for c in items if since is None or _at(str(c.get("updated_at") or c.get("created_at"))) >= since]
+    key = "updated_at" if params.get("sort") == "updated" else "created_at"
+    reverse = params.get("direction", "asc" if "sort" not in params else "desc") == "desc"
+    return sorted(kept, key=lambda c: str(c.get(key) or c.get("created_at")), reverse=reverse)
 
 
 class _Code:
@@ -188,15 +198,30 @@ class _Handler(BaseHTTPRequestHandler):
             reverse = params.get("direction", "desc") == "desc"
             issues.sort(key=lambda i: str(i.get("updated_at")), reverse=reverse)
             self._paged(parts.path, params, issues)
+        elif len(rest) == 2 and rest[0] == "issues" and rest[1].isdigit():
+            found = [i for i in repo.get("issues", []) if str(i.get("number")) == rest[1]]
+            if found:
+                self._send(200, dict(copy.deepcopy(found[0]), url=f"{base}/issues/{rest[1]}"))
+            else:
+                self._send(404, {"message": "Not Found"})
         elif len(rest) == 3 and rest[0] == "issues" and rest[2] == "comments":
             self._paged(parts.path, params, repo.get("comments", {}).get(rest[1], []))
+        elif len(rest) == 3 and rest[0] == "issues" and rest[2] == "events":
+            self._paged(parts.path, params, repo.get("events", {}).get(rest[1], []))
+        elif rest == ["issues", "comments"]:  # every issue comment of the repository, `since` on `updated_at`
+            every = [
+                dict(c, issue_url=f"{base}/issues/{number}")
+                for number, comments in repo.get("comments", {}).items()
+                for c in comments
+            ]
+            self._paged(parts.path, params, _since(every, params))
         elif rest == ["pulls", "comments"]:  # every review comment of the repository, oldest first
             every = [
                 dict(c, pull_request_url=f"{base}/pulls/{number}")
                 for number, comments in repo.get("review_comments", {}).items()
                 for c in comments
             ]
-            self._paged(parts.path, params, sorted(every, key=lambda c: str(c.get("created_at"))))
+            self._paged(parts.path, params, _since(every, params))
         elif len(rest) == 2 and rest[0] == "pulls" and rest[1] in repo.get("pulls", {}):
             self._send(200, dict(repo["pulls"][rest[1]], url=f"{base}/pulls/{rest[1]}"))
         elif len(rest) == 3 and rest[0] == "pulls" and rest[2] == "reviews":

@@ -46,6 +46,8 @@ def follow_links(view: View, ranked: list[Hit], constraints: Constraints | None,
     placed: set[str] = set()
     for parent, refs in links:
         targets = [c for c in found if set(c.refs) & set(refs) or doc_id(c.doc_key) in {doc_id(r) for r in refs}]
+        # A linked item's first chunk first: an item with history states there what it was as of `now`.
+        targets.sort(key=lambda c: c.ordinal != 0)
         for n, chunk in enumerate(targets[:MAX_LINKED], 1):
             if chunk.chunk_id in placed or chunk.chunk_id == parent.chunk.chunk_id:
                 continue
