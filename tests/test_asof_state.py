@@ -185,6 +185,17 @@ def test_without_a_changelog_the_state_before_the_last_update_is_not_shown() -> 
     assert "Status: Closed" in after
 
 
+def test_an_empty_changelog_that_cannot_explain_the_resolution_does_not_date_the_state_back() -> None:
+    """A server or export that answers `expand=changelog` with no entries for a ticket resolved days after it was
+    created: the changelog is evidently incomplete, so the resolved state is not shown before the last update."""
+    data = _server_issue()
+    data["changelog"] = {"startAt": 0, "maxResults": 0, "total": 0, "histories": []}
+    chunks = chunk_issue(issue_document(data, base_url="https://issues.example.org"), limits=ROOMY)
+    before = _state_at(chunks, _at("2013-07-12T09:00:00+00:00"))
+    assert "Closed" not in before and "Resolved" not in before and "State: not recorded before 2013-07-31" in before
+    assert "Status: Closed" in _state_at(chunks, _at("2013-08-01T00:00:00+00:00"))
+
+
 # --- through the index and a View ---------------------------------------------------------------------------------
 
 DIM = 4

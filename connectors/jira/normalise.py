@@ -250,12 +250,30 @@ def _initial_status(histories: list[JSON], current: str | None) -> str | None:
     return current
 
 
+def _unexplained_resolution(histories: list[JSON], attributes: JSON) -> bool:
+    """Whether the issue was resolved after its creation with no changelog entry setting the resolution (a changelog
+    that an export or a proxy left empty, or one cut by the server)."""
+    resolved, created = attributes.get("resolved"), attributes.get("created")
+    if not resolved or not created:
+        return False
+    if (datetime.fromisoformat(resolved) - datetime.fromisoformat(created)).total_seconds() < 60:
+        return False  # created resolved (an import, a bulk create): nothing to record
+    return not any(
+        str(entry.get("field") or entry.get("fieldId") or "").lower() == "resolution"
+        for history in histories
+        for entry in history.get("items") or []
+        if isinstance(entry, dict)
+    )
+
+
 def _history_from(changelog: Any, histories: list[JSON], attributes: JSON) -> str | None:
     """From when the changelog accounts for every change of state: the creation when it is whole, else the last
     update (the state as fetched held since then at least)."""
     whole = isinstance(changelog, dict) and not (
         isinstance(changelog.get("total"), int) and changelog["total"] > len(histories)
     )
+    if whole and _unexplained_resolution(histories, attributes):
+        whole = False  # the fields say it was resolved after it was created, yet no entry records that
     moment = attributes["created"] if whole else attributes["updated"] or attributes["created"]
     return str(moment) if moment else None
 
