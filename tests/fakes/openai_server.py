@@ -28,6 +28,7 @@ class Reply:
     status: int = 200
     hold: threading.Event | None = None  # answer only once this is set (the client times out first)
     stream_pieces: int = 4  # how many chunks a streamed content reply is cut into
+    location: str | None = None  # a redirect (with a 3xx `status`) to this URL or path
 
 
 @dataclass
@@ -69,6 +70,12 @@ class _Handler(BaseHTTPRequestHandler):
             reply.hold.wait(30)  # released by the test; bounded so a broken test cannot hang the suite
         if not self.path.rstrip("/").endswith("/chat/completions"):
             reply = Reply(status=404, content=f"no route {self.path}")
+        if reply.location is not None:
+            self.send_response(reply.status)
+            self.send_header("Location", reply.location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if reply.status != 200:
             self._json(reply.status, {"error": {"message": reply.content or "error", "type": "server_error"}})
             return
