@@ -82,11 +82,12 @@ def main() -> None:
     parser.add_argument("--log", type=Path, help="proxy only: append every exchange to this JSONL file")
     parser.add_argument("--port", type=int, default=0, help="proxy only: the port to listen on")
     parser.add_argument("--split", type=Path, help="write one fixture per case from this exchange log")
+    parser.add_argument("--settings", default="{}", help="with --split: the [llm] settings of the run, JSON")
     parser.add_argument("--model", default="openai/local", help="the LiteLLM id brief is configured with")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds the proxy waits for the upstream")
     args = parser.parse_args()
     if args.split:
-        split(args.split, args.cases, args.out, args.model)
+        split(args.split, args.cases, args.out, args.model, json.loads(args.settings))
         return
     if not args.upstream.startswith(("http://", "https://")):
         parser.error("--upstream must be an http(s) URL")
@@ -140,7 +141,7 @@ def main() -> None:
     server.shutdown()
 
 
-def split(log: Path, cases_path: Path, out: Path, model: str) -> None:
+def split(log: Path, cases_path: Path, out: Path, model: str, settings: dict[str, Any]) -> None:
     """One fixture per case whose question the logged requests carry (as `brief eval` asked them, in order)."""
     exchanges = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     out.mkdir(parents=True, exist_ok=True)
@@ -150,6 +151,7 @@ def split(log: Path, cases_path: Path, out: Path, model: str) -> None:
         if not mine:
             continue
         record = {"id": case["id"], "question": case["question"], "now": case["now"], "model": model}
+        record["llm_settings"] = settings
         record["exchanges"] = mine
         (out / f"{case['id']}.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
         print(f"{case['id']}: {len(mine)} exchanges")
