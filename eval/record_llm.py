@@ -74,7 +74,7 @@ class Proxy(BaseHTTPRequestHandler):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--upstream", required=True, help="the model server's OpenAI base URL, ending in /v1")
+    parser.add_argument("--upstream", default="", help="the model server's OpenAI base URL, ending in /v1")
     parser.add_argument("--config", type=Path)
     parser.add_argument("--cases", type=Path)
     parser.add_argument("--ids", default="", help="comma-separated case ids")
