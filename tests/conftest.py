@@ -11,6 +11,9 @@ import pytest
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 OLAKE = SHARED / "corpora" / "olake"
+# A real OpenAI-compatible model server for `pytest -m live_llm` (read before each test clears the BRIEF_ variables).
+LIVE_LLM_API_BASE = os.environ.get("BRIEF_LIVE_LLM_API_BASE", "")
+LIVE_LLM_MODEL = os.environ.get("BRIEF_LIVE_LLM_MODEL", "openai/local")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -25,6 +28,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if "olake" in needs:  # the real-data corpus beside the checkout
             item.add_marker(pytest.mark.corpus)
+        if item.get_closest_marker("live_llm") is not None and not LIVE_LLM_API_BASE:
+            item.add_marker(
+                pytest.mark.skip(
+                    reason="live_llm: no model server configured (set BRIEF_LIVE_LLM_API_BASE to its OpenAI-compatible "
+                    "base URL, e.g. http://127.0.0.1:8080/v1, and BRIEF_LIVE_LLM_MODEL to its LiteLLM id)"
+                )
+            )
 
 
 @pytest.fixture(autouse=True)

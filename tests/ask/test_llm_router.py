@@ -155,4 +155,4 @@ def test_the_request_in_flight_is_closed_when_the_router_budget_runs_out(make_de
         release.set()
     assert result["trace"]["router"].startswith("fallback: timeout")
     assert result["constraints"]["tickets"] == ["PLAT-142"]
-    assert lm.calls and "Timeout" in lm.calls[0]["error"]
+    assert lm.calls and lm.calls[0]["error"]  # cut at the budget (closed by the router or by its timeout)

@@ -9,6 +9,7 @@ until the test releases it (for timeouts, without the test sleeping). Every requ
 from __future__ import annotations
 
 import json
+import select
 import socket
 import threading
 import time
@@ -28,6 +29,7 @@ class Reply:
     status: int = 200
     hold: threading.Event | None = None  # answer only once this is set (the client times out first)
     stream_pieces: int = 4  # how many chunks a streamed content reply is cut into
+    location: str | None = None  # a redirect (with a 3xx `status`) to this URL or path
 
 
 @dataclass
@@ -65,10 +67,19 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length) or b"{}")
         fake: ScriptedLLM = self.server.fake
         reply = fake.next_reply(body, {k.lower(): v for k, v in self.headers.items()})
+        self._respond(body, reply, len(fake.requests))
+
+    def _respond(self, body: dict[str, Any], reply: Reply, number: int) -> None:
         if reply.hold is not None:
             reply.hold.wait(30)  # released by the test; bounded so a broken test cannot hang the suite
         if not self.path.rstrip("/").endswith("/chat/completions"):
             reply = Reply(status=404, content=f"no route {self.path}")
+        if reply.location is not None:
+            self.send_response(reply.status)
+            self.send_header("Location", reply.location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if reply.status != 200:
             self._json(reply.status, {"error": {"message": reply.content or "error", "type": "server_error"}})
             return
@@ -81,7 +92,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(
             200,
             {
-                "id": f"chatcmpl-{len(fake.requests)}",
+                "id": f"chatcmpl-{number}",
                 "object": "chat.completion",
                 "created": created,
                 "model": model,
@@ -154,6 +165,47 @@ def dropping_server() -> Iterator[tuple[str, list[int]]]:
         stop.set()
         thread.join()
         listener.close()
+
+
+@dataclass
+class OneSlot:
+    """A model server with one slot, like llama.cpp's: the first request is held until its client closes it."""
+
+    reply: Reply
+    received: threading.Event = field(default_factory=threading.Event)  # the held request is on the server
+    closed: threading.Event = field(default_factory=threading.Event)  # its client closed the connection
+    release: threading.Event = field(default_factory=threading.Event)  # the test ends the hold
+    slot: threading.Lock = field(default_factory=threading.Lock)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+
+class _OneSlotHandler(_Handler):
+    def do_POST(self) -> None:  # noqa: N802  # the stdlib's name
+        fake: OneSlot = self.server.fake
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        with fake.slot:  # one request at a time: a later one waits while the first is worked on
+            fake.requests.append(body)
+            if len(fake.requests) == 1:
+                fake.received.set()
+                while not fake.release.is_set():  # "working" until the client goes away
+                    readable, _, _ = select.select([self.connection], [], [], 0.05)
+                    if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                        fake.closed.set()
+                        self.close_connection = True
+                        return
+        self._respond(body, fake.reply, len(fake.requests))  # every later request gets the reply
+
+
+@contextmanager
+def one_slot_llm(reply: Reply) -> Iterator[tuple[str, OneSlot]]:
+    """A one-slot server on 127.0.0.1 whose first request is held until the client closes it; yields its URL."""
+    fake = OneSlot(reply)
+    try:
+        with running(_OneSlotHandler, fake) as port:
+            yield f"http://127.0.0.1:{port}/v1", fake
+    finally:
+        fake.release.set()
 
 
 def refused_url() -> str:

@@ -78,6 +78,9 @@ def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
         kwargs["api_key"] = LOCAL_PLACEHOLDER_KEY  # a local server needs no key; the provider SDK needs one set
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
+    from briefing.ask.llm_http import guard_litellm
+
+    client = guard_litellm(model)  # redirects followed only within the server's origin, for every provider
     try:
         return _timed_lm_class()(
             "router" if router else "answer",
@@ -89,7 +92,7 @@ def build_lm(settings: LLMSettings, *, router: bool = False) -> Any:
             num_retries=ROUTER_RETRIES if router else ANSWER_RETRIES,
             cache=False,
             **kwargs,
-        )
+        ).with_client(client)
     except Exception as exc:  # the message may echo kwargs; name the setting, never the key
         raise ModelError(
             f"[llm] {'router_model' if router and settings.router_model else 'model'} '{model}' could not be "
@@ -111,6 +114,11 @@ def _timed_lm_class() -> Any:
             self.role = role
             self.calls: list[dict[str, Any]] = []  # appended whole (atomic); plain data, so the LM can be copied
             self.deadlines: dict[int, float] = {}  # per thread: the monotonic time its requests must end by
+            self.http_client: Any = None  # LiteLLM's per-request HTTP handler (briefing.ask.llm_http), if any
+
+        def with_client(self, client: Any) -> TimedLM:
+            self.http_client = client
+            return self
 
         def set_deadline(self, seconds: float | None) -> None:
             """Requests from this thread end within `seconds` from now in all (None: only `timeout_s` each)."""
@@ -129,6 +137,8 @@ def _timed_lm_class() -> Any:
                     if left <= 0:
                         raise TimeoutError("the router's time budget is over")
                     kwargs["timeout"] = min(float(self.kwargs.get("timeout") or left), left)
+                if self.http_client is not None:
+                    kwargs["client"] = self.http_client
                 response = super().forward(*args, **kwargs)
             except BaseException as exc:
                 call["error"] = type(exc).__name__

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import dspy
 
+from briefing.ask import llm_http
 from briefing.ask.tools import RouterClosed, RouterTools
 from briefing.question.constraints import Constraints
 
@@ -82,6 +83,7 @@ class Router:
         summary = _summary(extracted)
 
         def run() -> None:
+            llm_http.allow()  # this thread's requests may run (a thread id can be reused after a cancel)
             set_deadline = getattr(self.lm, "set_deadline", None)
             if set_deadline is not None:  # every request of this loop is closed by the end of the budget
                 set_deadline(self.timeout_s)
@@ -93,12 +95,15 @@ class Router:
             finally:
                 if set_deadline is not None:
                     set_deadline(None)
+                llm_http.allow()
 
         started = time.perf_counter()
-        # A daemon thread: a hung provider call cannot be cancelled, but it must not keep the CLI alive.
+        # A daemon thread, so nothing it still does can keep the CLI alive.
         worker = threading.Thread(target=run, name="brief-router", daemon=True)
         worker.start()
         finished = self.wait(worker, self.timeout_s)
+        if not finished and worker.ident is not None:
+            llm_http.cancel(worker.ident)  # the request in flight is closed now: a one-slot server is free again
         tools.close()
         elapsed = time.perf_counter() - started
         if not finished:
