@@ -23,6 +23,22 @@ Node = Callable[[Any], dict[str, Any] | None]
 Path = Callable[[Any], str]
 
 
+_REDUCERS: dict[type[Any], dict[str, Callable[[Any, Any], Any]]] = {}
+
+
+def reducers(state: type[Any]) -> dict[str, Callable[[Any, Any], Any]]:
+    """The fields of a state class that add an update to what they hold: field -> its `Annotated` reducer."""
+    if state in _REDUCERS:
+        return _REDUCERS[state]
+    hints = typing.get_type_hints(state, include_extras=True)
+    found = _REDUCERS[state] = {
+        name: hint.__metadata__[0]
+        for name, hint in hints.items()
+        if typing.get_origin(hint) is typing.Annotated and callable(hint.__metadata__[0])
+    }
+    return found
+
+
 class Flow:
     """A `StateGraph` builder for a graph whose nodes run one after another; `compile()` returns itself."""
 
@@ -30,12 +46,7 @@ class Flow:
         self.state = state
         self.nodes: dict[str, Node] = {}
         self.edges: dict[str, str | Path] = {}
-        hints = typing.get_type_hints(state, include_extras=True)
-        self.reducers: dict[str, Callable[[Any, Any], Any]] = {
-            name: hint.__metadata__[0]
-            for name, hint in hints.items()
-            if typing.get_origin(hint) is typing.Annotated and callable(hint.__metadata__[0])
-        }
+        self.reducers = reducers(state)
 
     def add_node(self, name: str, node: Node) -> None:
         self.nodes[name] = node
