@@ -24,6 +24,8 @@ from briefing.textrules import STOPWORDS
 CACHE_MAX_CHARS = 2000
 # How many texts' BM25 vectors one process keeps (a few MB); past it the memo starts again.
 SPARSE_MEMO_MAX = 50_000
+# How many disk-cached vectors (units, sentences) one process keeps in memory (1.5 KB each at 384-d).
+VECTOR_MEMO_MAX = 20_000
 # How many questions' dense vectors one process keeps for the later stages of the same question.
 QUERY_MEMO_MAX = 64
 
@@ -50,6 +52,7 @@ class Embedder:
         self._sparse: Any = None
         self._sparse_memo: dict[str, SparseVec] = {}
         self._query_memo: dict[str, np.ndarray] = {}
+        self._vector_memo: dict[str, np.ndarray] = {}
         self._tokens = TokenCounter(settings, home)
         self._vector_cache: Any = None
         self._load_lock = threading.RLock()
@@ -142,14 +145,27 @@ class Embedder:
         return self._lookup([cache_key(t, max_chars) for t in texts])
 
     def _lookup(self, keys: Sequence[str]) -> list[np.ndarray | None]:
+        # A key names one text under this model, so its vector never changes: what a process read from the disk
+        # cache it keeps (bounded), and a warm process reads each candidate's vectors from disk once.
         cache = self._cache()
+        memo = self._vector_memo
         out: list[np.ndarray | None] = []
         for key in keys:
-            hit = cache.get(key)
-            if hit is not None:
-                hit = np.frombuffer(hit, dtype=np.float32) if isinstance(hit, bytes) else np.asarray(hit, np.float32)
+            hit = memo.get(key)
+            if hit is None:
+                raw = cache.get(key)
+                if raw is not None:
+                    hit = (
+                        np.frombuffer(raw, dtype=np.float32) if isinstance(raw, bytes) else np.asarray(raw, np.float32)
+                    )
+                    self._keep(key, hit)
             out.append(hit)
         return out
+
+    def _keep(self, key: str, vector: np.ndarray) -> None:
+        if len(self._vector_memo) >= VECTOR_MEMO_MAX:
+            self._vector_memo.clear()
+        self._vector_memo[key] = vector
 
     def missing(self, texts: Sequence[str], *, max_chars: int = CACHE_MAX_CHARS) -> list[str]:
         """The distinct texts (clipped as `dense_cached` clips them) that have no vector in the cache yet; reads
