@@ -161,6 +161,9 @@ class BundledMiniLM:
         if threads is not None:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = threads
+        # onnxruntime's workers otherwise spin after each run, burning CPU a question's next steps pay for (the
+        # same kernels and partitions run either way: the vectors do not change).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(
             str(folder / "model.onnx"), providers=["CPUExecutionProvider"], sess_options=options
         )
