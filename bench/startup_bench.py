@@ -1,8 +1,10 @@
 """Start-up: `brief --help`, `ask --help`, `--version` and the first `brief ask` of a fresh process (a script).
 
-    nice -n 10 python bench/startup_bench.py --config /path/brief.toml --runs 5 --out bench/results/startup.json
+    nice -n 10 python bench/startup_bench.py --config /path/brief.toml --home HOME --runs 5 [--ingest] \
+        [--baseline OTHER_CHECKOUT] --out bench/results/startup.json
 
-`--baseline DIR` times the same commands from another checkout in the same loop (side by side).
+`--baseline DIR` times the same commands from another checkout in the same loop (side by side), each on its own
+copy of the home; `--ingest` adds a re-ingest with nothing changed (for workspaces of local sources).
 
 `--help` needs no workspace (its first run renders the help and keeps it; the later runs print the kept copy);
 each run also reports the CPU seconds the process used (user + system), which a loaded machine inflates much
@@ -58,6 +60,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--baseline", type=Path, default=None, help="another checkout, timed in the same loop")
+    parser.add_argument("--ingest", action="store_true", help="also a re-ingest with nothing changed (local sources)")
     ns = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith("BRIEF_")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT)])
@@ -93,11 +96,28 @@ def main() -> None:
         result[f"{name}_s"] = summary(values)
     if ns.config and ns.home:
         with tempfile.TemporaryDirectory() as tmp:
-            home = Path(tmp) / "home"
-            shutil.copytree(ns.home, home, symlinks=True)
-            env["BRIEF_HOME"] = str(home)
+            for name, each in (("home", env), ("base_home", base_env)):
+                shutil.copytree(ns.home, Path(tmp) / name, symlinks=True)
+                each["BRIEF_HOME"] = str(Path(tmp) / name)
             ask = [*brief, "--config", str(ns.config), "ask", ns.question, "--json"]
-            result["first_ask_s"] = summary([timed(ask, env) for _ in range(ns.runs)])
+            ingest = [*brief, "--config", str(ns.config), "ingest"]
+            both = [("", env), ("base_", base_env)] if ns.baseline else [("", env)]
+            asked: dict[str, list[tuple[float, float]]] = {prefix: [] for prefix, _ in both}
+            for _ in range(ns.runs):
+                for prefix, each in both:
+                    asked[prefix].append(timed(ask, each))
+            for prefix, values in asked.items():
+                result[f"{prefix}first_ask_s"] = summary(values)
+            if ns.ingest:
+                # A re-ingest with nothing changed at the source (local sources only: nothing is fetched).
+                for _, each in both:
+                    timed(ingest, each)
+                again: dict[str, list[tuple[float, float]]] = {prefix: [] for prefix, _ in both}
+                for _ in range(ns.runs):
+                    for prefix, each in both:
+                        again[prefix].append(timed(ingest, each))
+                for prefix, values in again.items():
+                    result[f"{prefix}noop_ingest_s"] = summary(values)
     shutil.rmtree(cache, ignore_errors=True)
     shutil.rmtree(base_env["XDG_CACHE_HOME"], ignore_errors=True)
     result["load_after"] = os.getloadavg()

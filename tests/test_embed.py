@@ -214,3 +214,20 @@ def test_texts_reach_the_model_in_order_of_their_tokens_not_their_characters(tmp
     assert sorted(texts, key=len) != sorted(texts, key=embedder.count_tokens)  # the two sorts disagree here
     embedder.dense_cached(texts)
     assert seen == sorted(texts, key=embedder.count_tokens)
+
+
+def test_bm25_reads_its_punctuation_table_and_encodes_as_fastembed_does(tmp_path: Path) -> None:
+    """The punctuation table is kept beside the model after the first load; the vectors stay fastembed's own."""
+    from fastembed import SparseTextEmbedding
+
+    from briefing.textrules import STOPWORDS
+
+    texts = ["Déploiement — v0.9 « fini » !", "the rollback (PLAT-142) failed; retry at 09:00?", "¿qué pasó? 「完了」"]
+    plain = SparseTextEmbedding("Qdrant/bm25", specific_model_path=str(tmp_path / "plain"), stopwords=set(STOPWORDS))
+    first, again = Embedder(EmbeddingSettings(), tmp_path), Embedder(EmbeddingSettings(), tmp_path)
+    assert first.sparse(texts) and list((tmp_path / "models" / "bm25").glob("punctuation-*.json"))
+    for embedder in (first, again):
+        for query in (False, True):
+            expected = plain.query_embed(texts) if query else plain.embed(texts)
+            got = embedder.sparse(texts, query=query)
+            assert [(v.indices, v.values) for v in got] == [(e.indices.tolist(), e.values.tolist()) for e in expected]

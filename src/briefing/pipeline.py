@@ -20,7 +20,7 @@ from briefing.model import Connector, Failure
 from briefing.ops import hooks, metrics
 from briefing.registry import FetchOptions
 from briefing.settings import Settings
-from briefing.sources import redact
+from briefing.sources import redact, without_contact
 from briefing.store import SourceState
 
 log = logging.getLogger(__name__)
@@ -165,6 +165,9 @@ def run_source(
     `connector` replaces the one the settings describe (tests hand in one pointed at a local fake).
     """
     options = options or FetchOptions()
+    if connector is None and not collect_first:
+        with without_contact():  # a reindex reads the raw cache only: it needs no credential
+            connector = make_connector(settings, name, options)
     connector = connector or make_connector(settings, name, options)
     result = SourceRun(name=name, notices=unsupported_options(settings, name, options) if collect_first else [])
     if collect_first:

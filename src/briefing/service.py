@@ -50,6 +50,15 @@ def check_question(question: str) -> str:
     return text
 
 
+def _stat(path: Path) -> tuple[int, ...] | None:
+    """What tells a file's versions apart (replaced atomically: a new inode), or None when it is missing."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 class Brief:
     """Open once per command; close (or use as a context manager) to release the local index lock."""
 
@@ -59,6 +68,7 @@ class Brief:
         self._index = index
         # Who this command reads as (`--as`, else the owner); every read through `index` is scoped to it.
         self.principal: Principal = principal_for(settings)
+        self._directory: tuple[tuple[tuple[int, ...] | None, ...], Directory] | None = None
 
     @property
     def index(self) -> Index:
@@ -92,6 +102,17 @@ class Brief:
         return corrections_path(self.settings)
 
     def directory(self) -> Directory:
+        """The people, containers and ticket keys a question's names resolve to; read again only when a file it
+        is read from (the sources' state files, the people corrections) has changed."""
+        if not self.principal.owner:
+            return self._read_directory()
+        files = [SourceState.for_source(self.settings, name).path for name in self.settings.sources]
+        key = tuple(_stat(path) for path in [*files, self.people_file])
+        if self._directory is None or self._directory[0] != key:
+            self._directory = (key, self._read_directory())
+        return self._directory[1]
+
+    def _read_directory(self) -> Directory:
         from briefing.question.values import Directory
 
         channels: set[str] = set()

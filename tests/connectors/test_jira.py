@@ -377,3 +377,24 @@ def test_normalise_turns_an_unreadable_record_into_a_failure(fake: JiraFake) -> 
 
     assert [d.key for d in result.documents] == ["jira:ACME-1"]
     assert [f.key for f in result.failures] == ["ACME-2"]
+
+
+def test_reindex_needs_no_credentials_and_ingest_still_names_the_missing_one(
+    fake: JiraFake, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A reindex reads the raw cache only: it runs with the token unset; an ingest, which contacts JIRA, does not."""
+    from tests.harness import Workspace
+
+    table = {"type": "jira", "base_url": fake.url, "user_env": "JIRA_USER", "token_env": "JIRA_TOKEN"}
+    ws = Workspace(tmp_path, {"tracker": {**table, "projects": ["ACME"], "cloud": True}})
+    first = ws.ingest("tracker").processed
+    assert first is not None and first.documents > 0
+    refs = ws.indexed_refs()
+    monkeypatch.delenv("JIRA_TOKEN")
+    monkeypatch.delenv("JIRA_USER")
+    requests = len(fake.log)
+    again = ws.ingest("tracker", collect_first=False).processed
+    assert again is not None and again.documents == first.documents
+    assert ws.indexed_refs() == refs and len(fake.log) == requests  # JIRA was not contacted
+    with pytest.raises(AuthError, match="JIRA_TOKEN"):
+        ws.ingest("tracker")

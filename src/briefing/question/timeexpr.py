@@ -119,14 +119,14 @@ _VERSION_BEFORE = re.compile(r"(?:\bv|\b(?:version|release|build|tag|rev)\s*:?\s
 
 def _fallback(text: str, cal: Calendar, taken: Sequence[Span]) -> list[TimeWindow]:
     """dateparser's own search over what the grammar left, kept only when it holds a real date word."""
-    from dateparser.search import search_dates
-
     masked = list(text)
     for span in taken:
         masked[span.start : span.end] = " " * (span.end - span.start)
     rest = "".join(masked)
     if not _FALLBACK_ANCHOR.search(rest):
         return []
+    from dateparser.search import search_dates  # slow to import: only for a question with a date word left
+
     found = search_dates(rest, languages=["en"], settings=cal.dateparser_settings()) or []
     windows: list[TimeWindow] = []
     cursor = 0

@@ -50,16 +50,13 @@ class Retriever:
         self.index = index
         self.embedder = embedder
         self.reranker = Reranker(settings)
-        self._last_query: tuple[str, Any] | None = None
 
     def view(self, now: datetime) -> View:
         """What a query asked at `now` reads: the index as of then, in the reader's access scope."""
         return self.index.view(now)
 
     def _query_vector(self, query: str) -> Any:
-        if self._last_query is None or self._last_query[0] != query:
-            self._last_query = (query, self.embedder.dense([query], query=True)[0])
-        return self._last_query[1]
+        return self.embedder.query_dense(query)
 
     def retrieve(self, query: SearchQuery) -> Retrieval:
         """Hybrid candidates, direct and recent ones, reranked; everything as of `query.now`."""

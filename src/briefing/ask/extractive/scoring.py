@@ -83,7 +83,7 @@ def score_sentences(
     ranked = sorted(evidence, key=lambda e: -(e.lexical + 0.5 * prior(e.n, n_chunks) + 0.2 * e.typed))[:pool]
     vectors = None
     if ranked:
-        q_vec = embedder.dense([question.text], query=True)[0]
+        q_vec = embedder.query_dense(question.text)
         vectors = embedder.dense_cached([sentence_text(e) for e in ranked], max_chars=SENTENCE_MAX_CHARS)
         for ev, cos in zip(ranked, vectors @ q_vec, strict=True):
             ev.dense = float(cos)
