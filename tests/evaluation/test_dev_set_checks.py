@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 
 EVAL = Path(__file__).resolve().parents[2] / "eval"
+CLOJURIANS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "slack-clojurians"
 
 
 @pytest.fixture
 def checks(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.syspath_prepend(str(EVAL))
-    for name in ("case_checks", "check_olake_dev", "check_olake_github_dev", "check_sample_dev"):
+    names = ("case_checks", "check_olake_dev", "check_olake_github_dev", "check_sample_dev", "check_clojurians_dev")
+    for name in names:
         sys.modules.pop(name, None)
     return importlib.import_module("case_checks")
 
@@ -67,3 +69,9 @@ def test_the_olake_dev_sets_hold_to_the_real_corpus(checks: Any, olake: Path) ->
         extra = [json.loads(line) for line in (EVAL / name).read_text().splitlines() if line.strip()]
         assert extra and all(case["no_answer"] for case in extra), name
         assert checks.check_cases(extra, {}) == [], name
+
+
+def test_the_clojurians_dev_set_holds_to_the_real_slack_export(checks: Any) -> None:
+    if not (CLOJURIANS / "channels.json").is_file():
+        pytest.skip("the Clojurians Slack export is not present beside this checkout (../shared/corpora)")
+    assert importlib.import_module("check_clojurians_dev").check() == []
