@@ -196,7 +196,7 @@ def _chunk(
 
 def _attribute_block(meta: Mapping[str, Any], version: State) -> str:
     """The ticket's attributes as they stood in `version`'s interval (its tracked state unknown: said so)."""
-    state = version.values if version.known else {}
+    state = version.values if version.known else {name: version.values.get(name) for name in version.partial}
     rows: list[list[tuple[str, Any]]] = [
         [("Type", meta.get("type")), ("Status", state.get("status")), ("Priority", state.get("priority"))],
         [("Resolution", state.get("resolution")), ("Fix Version/s", ", ".join(state.get("fix_versions") or []))],
@@ -214,7 +214,8 @@ def _attribute_block(meta: Mapping[str, Any], version: State) -> str:
         ],
     ]
     if not version.known and version.until is not None:
-        rows.append([("State", f"not recorded before {version.until.date().isoformat()}")])
+        what = "Other fields" if version.partial else "State"
+        rows.append([(what, f"not recorded before {version.until.date().isoformat()}")])
     lines = [" | ".join(f"{label}: {value}" for label, value in row if value) for row in rows]
     return "\n".join(line for line in lines if line)
 

@@ -47,6 +47,9 @@ class State:
     updated: datetime | None
     resolved: datetime | None
     by: str | None = None  # who made the change that began it (None: the creation)
+    # In an interval whose state is otherwise unknown, the fields still known (the resolution, from the issue's
+    # resolution date: JIRA resets that date whenever the resolution is set again, so it held since then).
+    partial: tuple[str, ...] = ()
 
 
 def tracks(field: str) -> bool:
@@ -76,6 +79,11 @@ def states(meta: Mapping[str, Any], changes: Sequence[Item], created: datetime) 
     timeline: list[tuple[datetime, dict[str, Any], bool, str | None]] = [
         (created, state, history_from <= created, None)
     ]
+    resolved_unrecorded = (
+        crawl_resolved is not None and created < crawl_resolved < first_known and bool(state.get("resolution"))
+    )
+    if resolved_unrecorded and crawl_resolved is not None:
+        timeline.append((crawl_resolved, state, False, None))
     if history_from > created:
         timeline.append((first_known, state, True, None))
     timeline.extend((at, values, True, by) for at, values, by in reversed(after))
@@ -86,8 +94,11 @@ def states(meta: Mapping[str, Any], changes: Sequence[Item], created: datetime) 
             continue  # superseded at its own moment (two entries at once): never visible
         last = until is None
         resolved = _resolved_at(values, start, entries, crawl_resolved, last) if known else None
+        partial: tuple[str, ...] = ()
+        if not known and resolved_unrecorded and start == crawl_resolved:
+            resolved, partial = crawl_resolved, ("resolution",)
         updated = crawl_updated if last else start
-        out.append(State(start, until, values, known, updated, resolved, by))
+        out.append(State(start, until, values, known, updated, resolved, by, partial))
     return out
 
 

@@ -180,7 +180,9 @@ def test_without_a_changelog_the_state_before_the_last_update_is_not_shown() -> 
     del data["changelog"]
     chunks = chunk_issue(issue_document(data, base_url="https://issues.example.org"), limits=ROOMY)
     before = _state_at(chunks, _at("2013-07-25T09:00:00+00:00"))
-    assert "Status" not in before and "Closed" not in before and "State: not recorded before 2013-07-31" in before
+    # Resolved at 15:00 +02:00 that day: asked at 09:00 UTC, nothing of the later state is known.
+    assert "Status" not in before and "Closed" not in before and "State: not recorded before 2013-07-25" in before
+    assert "Resolved" not in before
     after = _state_at(chunks, _at("2013-08-01T00:00:00+00:00"))
     assert "Status: Closed" in after
 
@@ -192,7 +194,11 @@ def test_an_empty_changelog_that_cannot_explain_the_resolution_does_not_date_the
     data["changelog"] = {"startAt": 0, "maxResults": 0, "total": 0, "histories": []}
     chunks = chunk_issue(issue_document(data, base_url="https://issues.example.org"), limits=ROOMY)
     before = _state_at(chunks, _at("2013-07-12T09:00:00+00:00"))
-    assert "Closed" not in before and "Resolved" not in before and "State: not recorded before 2013-07-31" in before
+    assert "Closed" not in before and "Resolved" not in before and "State: not recorded before 2013-07-25" in before
+    # The resolution date is still a fact: from then on the resolution shows, the rest stays unknown.
+    between = _state_at(chunks, _at("2013-07-27T00:00:00+00:00"))
+    assert "Resolution: Done" in between and "Resolved: 2013-07-25" in between and "Status" not in between
+    assert "Other fields: not recorded before 2013-07-31" in between and "Assignee" not in between
     assert "Status: Closed" in _state_at(chunks, _at("2013-08-01T00:00:00+00:00"))
 
 
