@@ -118,3 +118,18 @@ def test_a_damaged_record_costs_a_rechunk_not_the_run(ws: Workspace) -> None:
     path.write_text("{not json", encoding="utf-8")
     assert processed(ws).rechunked == 3
     assert processed(ws).rechunked == 0
+
+
+def test_a_new_audience_reaches_unchanged_documents_without_embedding_them(ws: Workspace) -> None:
+    processed(ws)
+    assert {tuple(p["readers"] or ()) for p in snapshot(ws).values()} == {()}  # the owner's only
+    ws.settings = ws.settings.model_copy(
+        update={
+            "sources": {
+                "notes": ws.settings.sources["notes"].model_copy(update={"audience": ["everyone"]}),
+            }
+        }
+    )
+    opened = processed(ws)
+    assert opened.rechunked == 3 and opened.embedded == 0
+    assert all(p["readers"] for p in snapshot(ws).values())
