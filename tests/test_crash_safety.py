@@ -234,6 +234,8 @@ CASES = [
     ("index.stale@1", "next"),  # the deleted page's chunks about to leave the index
     ("embed@1", "next"),
     ("publish.swap@1", "next"),
+    ("records.save@1", "next"),  # docs chunks written and stale ones deleted, the chunking record not saved
+    ("publish@1", "next"),  # docs chunking record saved, the changed chunks not published
     ("cursor.saved@3", "next"),  # chat: the edited channel's cursor saved
     ("deletion.apply@2", "next"),  # chat: the deleted day file's messages
     ("deletion.delete@3", "next"),  # inside chat's deletion transaction

@@ -15,6 +15,7 @@ from briefing.index import Filter, Index, content_hash
 from briefing.ingest.chunking import iter_chunks
 from briefing.ingest.collecting import make_connector
 from briefing.ingest.embed_queue import EmbedQueue
+from briefing.ingest.records import ChunkRecords, Entry, document_digest, settings_key
 from briefing.ingest.reports import ProcessReport
 from briefing.model import Chunk, Connector, Document, Normalised, StreamingNormaliser
 from briefing.settings import Settings
@@ -97,6 +98,10 @@ def _process_parts(
     old_readers = {cid: payload.get("readers") for cid, payload in stored.items()}
     del stored
     report.index_seconds += time.perf_counter() - index_started
+    # Documents whose content, settings and code match their last chunking, with their chunks still indexed,
+    # are not chunked again (`briefing.ingest.records`).
+    records = ChunkRecords.for_source(settings, name, settings_key(settings, name, embedder.name, directory, audience))
+    fresh: dict[str, Entry] = {}  # the entries of the documents chunked in this window
 
     wanted: set[str] = set()
     containers: set[str] = set()
@@ -148,7 +153,16 @@ def _process_parts(
             report.truncated += chunk.truncated
             tokens = embedder.count_tokens(chunk.text)
             report.over_limit += tokens > limit
-            if existing.get(chunk.chunk_id) == content_hash(chunk, embedder.name):
+            digest = content_hash(chunk, embedder.name)
+            entry = fresh.get(chunk.doc_key)
+            if entry is not None:
+                entry.chunks[chunk.chunk_id] = digest
+                if chunk.container and chunk.container not in entry.containers:
+                    entry.containers.append(chunk.container)
+                entry.tickets += [t for t in chunk.tickets if t not in entry.tickets]
+                entry.truncated += int(chunk.truncated)
+                entry.over_limit += tokens > limit
+            if existing.get(chunk.chunk_id) == digest:
                 report.unchanged += 1
                 unchanged.add(chunk.chunk_id)
             else:
@@ -171,6 +185,15 @@ def _process_parts(
         embedding.put(functools.partial(embed_round, part))
         killpoint.reached("embed.queued")
 
+    def reuse(entry: Entry) -> None:  # an unchanged document: its recorded chunks stand as they are
+        report.chunks += len(entry.chunks)
+        report.unchanged += len(entry.chunks)
+        wanted.update(entry.chunks)
+        containers.update(entry.containers)
+        tickets.update(entry.tickets)
+        report.truncated += entry.truncated
+        report.over_limit += entry.over_limit
+
     embedding = EmbedQueue()
     chosen = [0]  # chunks that changed, to embed (the progress total)
     try:
@@ -179,7 +202,9 @@ def _process_parts(
             report.documents += len(normalised.documents)
             documents = normalised.documents
             for first in range(0, len(documents), DOCUMENT_WINDOW):
-                window = documents[first : first + DOCUMENT_WINDOW]
+                window = _to_chunk(documents[first : first + DOCUMENT_WINDOW], records, existing, fresh, reuse)
+                report.rechunked += len(window)
+                failed = len(report.failures)
                 chunk_started = time.perf_counter()
                 group: list[Chunk] = []
                 for chunk in iter_chunks(settings, window, embedder, name, report.failures):
@@ -191,6 +216,10 @@ def _process_parts(
                         chunk_started = time.perf_counter()
                 report.chunk_seconds += time.perf_counter() - chunk_started
                 take(group, window)
+                for failure in report.failures[failed:]:
+                    fresh.pop(failure.key, None)  # a document that failed is chunked again next time
+                records.new.update(fresh)
+                fresh.clear()
             del documents, normalised
         if todo:
             part, todo[:] = list(todo), []
@@ -210,3 +239,30 @@ def _process_parts(
         index.delete_ids(stale)
     report.removed = len(stale)
     report.index_seconds += time.perf_counter() - index_started
+    killpoint.reached("records.save")
+    records.save()
+
+
+def _to_chunk(
+    window: Sequence[Document],
+    records: ChunkRecords,
+    existing: dict[str, str | None],
+    fresh: dict[str, Entry],
+    reuse: Callable[[Entry], None],
+) -> list[Document]:
+    """The window's documents that must be chunked; each unchanged one is handed to `reuse` instead, and each
+    changed one gets an empty entry in `fresh` (filled as its chunks are taken), unless it cannot be recorded."""
+    todo: list[Document] = []
+    for doc in window:
+        digest = document_digest(doc)
+        entry = records.unchanged(doc, digest, existing)
+        if entry is not None:
+            reuse(entry)
+            continue
+        todo.append(doc)
+        if digest is not None and doc.key not in fresh and doc.key not in records.new:
+            fresh[doc.key] = Entry(digest)
+        else:  # a key seen twice in one run is never recorded
+            fresh.pop(doc.key, None)
+            records.new.pop(doc.key, None)
+    return todo
