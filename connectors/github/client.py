@@ -23,7 +23,8 @@ def make_client(base_url: str, token: str, *, http: HttpLayer, seconds_between_r
 
     return Github(
         base_url=base_url.rstrip("/"),
-        auth=Auth.Token(token),
+        # No token: a client built for `reindex`, which sends no request (PyGithub refuses an empty token).
+        auth=Auth.Token(token) if token else None,
         timeout=max(1, int(http.timeout_s)),
         per_page=100,
         seconds_between_requests=seconds_between_requests,

@@ -231,6 +231,25 @@ def test_build_reads_the_token_from_the_named_variable(fake: FakeGitHub, monkeyp
     assert "acme/web#5" in records(batches)
 
 
+def test_reindex_builds_the_source_without_a_token_and_contacts_nothing(
+    fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A reindex reads the raw cache only: with the token unset it rebuilds the same index and sends no request."""
+    from tests.harness import Workspace
+
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    table = {"type": "github", "base_url": fake.api, "token_env": "GITHUB_TOKEN", "repos": ["acme/web"]}
+    ws = Workspace(tmp_path, {"code": table})
+    first = ws.ingest("code").processed
+    assert first is not None and first.documents > 0
+    refs = ws.indexed_refs()
+    monkeypatch.delenv("GITHUB_TOKEN")
+    sent = len(fake.requests)
+    again = ws.ingest("code", collect_first=False).processed
+    assert again is not None and again.documents == first.documents
+    assert ws.indexed_refs() == refs and len(fake.requests) == sent
+
+
 def test_malformed_items_become_failures_and_the_rest_is_kept(fake: FakeGitHub) -> None:
     api = fake.repos["acme/api"]
     api["issues"][0]["updated_at"] = None  # issue 10
