@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import chunkers.slack as slack_chunker
 from briefing import pipeline
 from briefing.devserver.slack import SlackFake
 from briefing.index import Filter, Index
@@ -72,3 +75,34 @@ def test_a_batch_rechunks_the_channel_from_its_change_and_equals_a_full_reindex(
         index.close()
     assert len(reindexed) > 8
     assert after_batches == reindexed
+
+
+def test_a_channel_whose_chunking_fails_in_a_batch_keeps_none_of_its_chunks_as_a_reindex(
+    tmp_path: Path, secrets: None, slack_fake: SlackFake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(1, 41):
+        text = f"Update {n}: {TOPICS[(n // 5) % len(TOPICS)]}, step {n}."
+        slack_fake.post("C111", {"type": "message", "user": "U111", "text": text, "ts": _ts(n)})
+    config = write_config(tmp_path, slack_fake.url)
+    pipeline.run(load_settings(config), ["team"])
+    served = start(config, slack_fake)
+    original = slack_chunker.chunk_messages
+
+    def breaks_on_poison(document: Any, **kwargs: Any) -> Any:
+        if any("POISON" in item.text for item in document.items):
+            raise ValueError("a message this chunker cannot read")
+        return original(document, **kwargs)
+
+    try:
+        served.slack(_message("A first note after the start.", ts=_ts(41)))
+        served.publish()
+        before = _chunks(served.ingestor.index)
+        assert any(cid.startswith("slack:C111::") for cid in before)
+        monkeypatch.setattr(slack_chunker, "chunk_messages", breaks_on_poison)
+        served.slack(_message("POISON at the end of the channel.", ts=_ts(42)))
+        served.publish()
+        after = _chunks(served.ingestor.index)
+    finally:
+        served.server.stop()
+    # Chunking the whole channel fails in a reindex too: none of the channel's top-level chunks is left.
+    assert not any(cid.startswith("slack:C111::") for cid in after)

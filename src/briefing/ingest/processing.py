@@ -232,6 +232,9 @@ def _process_parts(
     embedding.close()
     state.save_directory(sorted(containers), sorted(tickets))
 
+    if memo is not None:
+        wanted.difference_update(memo.abandoned)
+        memo.abandoned.clear()
     index_started = time.perf_counter()
     stale = [cid for cid in existing if cid not in wanted]
     if stale:

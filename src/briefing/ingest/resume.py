@@ -63,6 +63,9 @@ class ChunkMemo:
 
     def __init__(self) -> None:
         self.entries: dict[str, _Entry] = {}
+        # Kept chunk ids of documents whose re-made part gave no chunk (its chunking failed): a whole chunking
+        # would give that document none, so the writer deletes them too.
+        self.abandoned: list[str] = []
 
     def clear(self) -> None:
         self.entries.clear()
@@ -128,6 +131,8 @@ class ChunkMemo:
         for key, plan in by_key.items():
             if plan.chunk is None or key in made:
                 self._remember(plan, made.get(key, []))
+            else:
+                self.abandoned.extend(plan.kept)
 
     def _remember(self, plan: Resumed, chunks: list[Chunk]) -> None:
         position: dict[str, int] = {}
