@@ -45,7 +45,13 @@ _KEYS = {
 }
 _KINDS = (
     DocumentKind(
-        "slack_channel", "chunkers.slack:chunk_messages", _LIMITS, topic_split=True, config_keys=_KEYS, stream=True
+        "slack_channel",
+        "chunkers.slack:chunk_messages",
+        _LIMITS,
+        topic_split=True,
+        config_keys=_KEYS,
+        stream=True,
+        resumable=True,
     ),
     DocumentKind(
         "slack_thread", "chunkers.slack:chunk_messages", _LIMITS, topic_split=True, threaded=True, config_keys=_KEYS

@@ -16,6 +16,7 @@ from briefing.errors import BriefError, IndexError_, ModelError, SourceError
 from briefing.index import Index
 from briefing.ingest import CollectReport, ProcessReport, collect, make_connector, process, run_report
 from briefing.ingest.reports import RunSummary, SourceRun
+from briefing.ingest.resume import ChunkMemo
 from briefing.model import Connector, Failure
 from briefing.ops import hooks, metrics
 from briefing.registry import FetchOptions
@@ -159,10 +160,12 @@ def run_source(
     options: FetchOptions | None = None,
     progress: ProgressCallback | None = None,
     connector: Connector | None = None,
+    memo: ChunkMemo | None = None,
 ) -> SourceRun:
     """One source: collect into the raw cache, then (unless a dry run, `index` None) index it and record the run.
 
-    `connector` replaces the one the settings describe (tests hand in one pointed at a local fake).
+    `connector` replaces the one the settings describe (tests hand in one pointed at a local fake); `memo` is a
+    long-lived writer's memory of the source's resumable documents (`briefing.ingest.resume`).
     """
     options = options or FetchOptions()
     if connector is None and not collect_first:
@@ -183,7 +186,7 @@ def run_source(
         if progress:
             progress(source, done, total)
 
-    result.processed = process(settings, name, index, embedder, connector=connector, progress=tick)
+    result.processed = process(settings, name, index, embedder, connector=connector, progress=tick, memo=memo)
     _redact_failures(result.processed)
     killpoint.reached("run.save")
     SourceState.for_source(settings, name).save_run(run_report(result.collected, result.processed))

@@ -152,6 +152,10 @@ class DocumentKind:
     # Something that happens at a time (a meeting): its chunk spans the occurrence, and "what meetings do we have
     # this week?" lists the ones that start in the window (`briefing.ask.listing`), past or to come.
     scheduled: bool = False
+    # The chunker packs items greedily in (occurred_at, ref) order, each chunk `<key>::<n>` starting afresh at its
+    # first item under a header that does not depend on the items: a long-lived writer may re-chunk only from the
+    # last chunk that starts before the first changed item (`briefing.ingest.resume`).
+    resumable: bool = False
 
 
 @dataclass(frozen=True)

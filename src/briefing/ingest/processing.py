@@ -17,6 +17,7 @@ from briefing.ingest.collecting import make_connector
 from briefing.ingest.embed_queue import EmbedQueue
 from briefing.ingest.records import ChunkRecords, Entry, document_digest, settings_key
 from briefing.ingest.reports import ProcessReport
+from briefing.ingest.resume import ChunkMemo, Resumed
 from briefing.model import Chunk, Connector, Document, Normalised, StreamingNormaliser
 from briefing.settings import Settings
 from briefing.store import RawStore, SourceState
@@ -49,6 +50,7 @@ def process(
     *,
     connector: Connector | None = None,
     progress: Progress | None = None,
+    memo: ChunkMemo | None = None,
 ) -> ProcessReport:
     """Normalise the cached records of one source, chunk them, embed what changed, and sync the index.
 
@@ -57,7 +59,8 @@ def process(
     a time as its chunker makes them, and changed chunks are embedded and upserted as soon as an embedding round
     is full; so memory holds one part's documents and one group's chunks, never the whole source's. What the
     index holds of the source beyond the chunks it should hold is deleted at the end; readers see the source
-    change only when the writer publishes (`Index.commit`).
+    change only when the writer publishes (`Index.commit`). With `memo` (a long-lived writer's), a resumable
+    document is chunked again only from where its items changed (`briefing.ingest.resume`).
     """
     started = time.perf_counter()
     report = ProcessReport(source=name)
@@ -69,7 +72,12 @@ def process(
         killpoint.reached("normalise")
         state = SourceState.for_source(settings, name)
         state.save_people([asdict(p) for p in first.people])
-        _process_parts(settings, name, index, embedder, state, itertools.chain([first], parts), report, progress)
+        chained = itertools.chain([first], parts)
+        _process_parts(settings, name, index, embedder, state, chained, report, progress, memo)
+    except BaseException:
+        if memo is not None:
+            memo.clear()  # what the index holds of the source is no longer known: chunked whole next time
+        raise
     finally:
         store.close()
     report.seconds = time.perf_counter() - started
@@ -85,6 +93,7 @@ def _process_parts(
     parts: Iterator[Normalised],
     report: ProcessReport,
     progress: Progress | None,
+    memo: ChunkMemo | None = None,
 ) -> None:
     directory = people.records_for(settings)
     config = settings.sources.get(name)
@@ -194,6 +203,28 @@ def _process_parts(
         report.truncated += entry.truncated
         report.over_limit += entry.over_limit
 
+    context = hash((repr(directory), repr(audience), embedder.name))
+
+    def chunked(window: Sequence[Document]) -> Iterator[Chunk]:
+        if memo is None:
+            return iter_chunks(settings, window, embedder, name, report.failures)
+        plans = memo.plan(window, context, existing.keys())
+        keep(plans)
+        redo = [plan.chunk for plan in plans if plan.chunk is not None]
+        return memo.renumbered(plans, iter_chunks(settings, redo, embedder, name, report.failures))
+
+    def keep(plans: list[Resumed]) -> None:  # chunks a resumed document keeps as the index holds them
+        for plan in plans:
+            report.chunks += len(plan.kept)
+            report.unchanged += len(plan.kept)
+            wanted.update(plan.kept)
+            if plan.kept:  # part kept, part re-chunked: the record could not list it whole, so it is not recorded
+                fresh.pop(plan.document.key, None)
+            if plan.kept and plan.document.container:
+                containers.add(plan.document.container)
+            for found in plan.kept_tickets:
+                tickets.update(found)
+
     embedding = EmbedQueue()
     chosen = [0]  # chunks that changed, to embed (the progress total)
     try:
@@ -207,7 +238,7 @@ def _process_parts(
                 failed = len(report.failures)
                 chunk_started = time.perf_counter()
                 group: list[Chunk] = []
-                for chunk in iter_chunks(settings, window, embedder, name, report.failures):
+                for chunk in chunked(window):
                     group.append(chunk)
                     if len(group) >= step:  # a document's chunks (a 50 MB file makes ~55,000), a round at a time
                         report.chunk_seconds += time.perf_counter() - chunk_started
@@ -232,6 +263,9 @@ def _process_parts(
     embedding.close()
     state.save_directory(sorted(containers), sorted(tickets))
 
+    if memo is not None:
+        wanted.difference_update(memo.abandoned)
+        memo.abandoned.clear()
     index_started = time.perf_counter()
     stale = [cid for cid in existing if cid not in wanted]
     if stale:

@@ -3,9 +3,11 @@
 `accept` checks a request through its source's webhook (the descriptor's `webhook`), drops a replayed event id,
 and writes the event's records to the raw cache: the same records a batch sync writes, so `reindex` and the batch
 path stay the source of truth. `flush` re-chunks the touched sources from the raw cache (unchanged chunks keep
-their vectors: the ingest path's content-hash diff) and publishes them, at most `publish_delay_s` after the first
-event of the batch. `sync` runs the batch connectors, reconciling whatever events missed. Both go through
-`briefing.ops.hooks` (run log, metrics, watches) under the workspace lock the process holds.
+their vectors: the ingest path's content-hash diff; a resumable document, such as a channel's messages, is
+chunked again only from where it changed, `briefing.ingest.resume`) and publishes them, at most
+`publish_delay_s` after the first event of the batch. `sync` runs the batch connectors, reconciling whatever
+events missed. Both go through `briefing.ops.hooks` (run log, metrics, watches) under the workspace lock the
+process holds.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from briefing.errors import BriefError, ConfigError, IndexError_, ModelError
 from briefing.index import Index
 from briefing.ingest import make_connector
 from briefing.ingest.reports import RunSummary, SourceRun
+from briefing.ingest.resume import ChunkMemo
 from briefing.model import Connector, Webhook, WebhookEvent, WebhookRefused, WebhookRequest
 from briefing.ops import hooks, metrics
 from briefing.pipeline import run_source, unexpected
@@ -89,6 +92,7 @@ class Ingestor:
         self.hooks = receivers(settings)
         self._connectors = dict(connectors or {})
         self._stores: dict[str, RawStore] = {}
+        self._memos: dict[str, ChunkMemo] = {}  # how each source's resumable documents were last chunked
         self._accepting = threading.Lock()  # accepts one at a time: a replay check and its write are one step
         self._writing = threading.Lock()  # flushes and syncs one at a time: the index has one writer
         self.pending: dict[str, int] = dict(journal.dirty())  # a previous process's unpublished events first
@@ -207,16 +211,27 @@ class Ingestor:
             for name in batch:
                 try:
                     connector = None if collect_first else self._connector(name)
+                    # A sync chunks whole documents without the memory, so the memory of the source is dropped.
+                    memo = self._memos.pop(name, None) if collect_first else self._memos.setdefault(name, ChunkMemo())
                     run = run_source(
-                        self.settings, name, self.index, self.embedder, collect_first=collect_first, connector=connector
+                        self.settings,
+                        name,
+                        self.index,
+                        self.embedder,
+                        collect_first=collect_first,
+                        connector=connector,
+                        memo=None if collect_first else memo,
                     )
                     summary.sources.append(run)
                     self.index.commit()
                 except (ModelError, IndexError_):
+                    self._memos.clear()  # what the index holds is no longer known: chunked whole next time
                     raise
                 except BriefError as exc:
+                    self._memos.pop(name, None)
                     summary.sources.append(SourceRun(name=name, error=exc))
                 except Exception as exc:  # one source's failure must not stop the others or the server
+                    self._memos.pop(name, None)
                     log.debug("source %s failed", name, exc_info=True)
                     summary.sources.append(SourceRun(name=name, error=unexpected(name, exc)))
             if collect_first:
