@@ -357,9 +357,20 @@ def _chunk(document: Document, head: str, draft: _Draft, n: int, state: GithubSt
             "is_pull_request": bool(meta.get("is_pull_request")),
             "labels": list(meta.get("labels") or []),
             **({"events": events} if draft.section == "body" and (events := _events(document, state)) else {}),
+            **({"review_requests": waits} if (waits := _waits(document, state)) else {}),
             **{k: v for k, v in draft.extra.items() if k != "title_line"},
         },
     )
+
+
+def _waits(document: Document, state: GithubState | None) -> list[dict[str, Any]]:
+    """On an open pull request's state chunk: each review still requested in its interval, since when."""
+    if state is None or state.status != "open" or not document.metadata.get("is_pull_request"):
+        return []
+    return [
+        {"event": "review_requested", "at": at.isoformat(), "by": who, "ref": document.key}
+        for who, at in sorted(state.requested_at.items())
+    ]
 
 
 def _events(document: Document, state: GithubState | None) -> list[dict[str, Any]]:

@@ -35,6 +35,8 @@ class GithubState:
     verdicts: Mapping[str, str]  # reviewer -> approved / changes requested / dismissed
     reviewed_by: tuple[str, ...]  # reviewers who commented in a review, without a verdict
     requested: tuple[str, ...]
+    # reviewer -> when their pending review request was made (the review-wait watch reads it)
+    requested_at: Mapping[str, datetime]
     # reviewer -> the ref and time of the review that gave their standing (what a verdict line cites)
     review_refs: Mapping[str, tuple[str, datetime]]
     closed_at: datetime | None = None
@@ -55,6 +57,7 @@ class _Working:
     verdicts: dict[str, str] = field(default_factory=dict)
     reviewed_by: list[str] = field(default_factory=list)
     requested: list[str] = field(default_factory=list)
+    requested_at: dict[str, datetime] = field(default_factory=dict)
     review_refs: dict[str, tuple[str, datetime]] = field(default_factory=dict)
     closed_at: datetime | None = None
     closed_by: str | None = None
@@ -157,8 +160,10 @@ def _apply(work: _Working, event: Mapping[str, Any], when: datetime, who: str | 
         work.milestone = None
     elif kind == "review_requested" and value and value not in work.requested:
         work.requested.append(value)
+        work.requested_at[value] = when
     elif kind == "review_request_removed" and value in work.requested:
         work.requested.remove(value)
+        work.requested_at.pop(value, None)
     elif kind == "review_dismissed" and value:
         work.verdicts[value] = "dismissed"
     elif kind == "tagged":
@@ -174,6 +179,7 @@ def _review(work: _Working, item: Item) -> None:
     state = str(item.metadata.get("state") or "COMMENTED")
     if who in work.requested:
         work.requested.remove(who)  # GitHub takes the request back once the reviewer reviews
+        work.requested_at.pop(who, None)
     if state in _VERDICTS or state == "DISMISSED":
         work.verdicts[who] = _VERDICTS.get(state, "dismissed")
         work.review_refs[who] = (item.ref, item.occurred_at)
@@ -200,6 +206,7 @@ def _frozen(
         verdicts=dict(work.verdicts),
         reviewed_by=tuple(work.reviewed_by),
         requested=tuple(work.requested),
+        requested_at=dict(work.requested_at),
         review_refs=dict(work.review_refs),
         closed_at=work.closed_at,
         closed_by=work.closed_by,

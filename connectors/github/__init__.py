@@ -52,7 +52,7 @@ DESCRIPTOR = SourceDescriptor(
     ref_patterns=(r"github:[\w.-]+/[\w.-]+(?:#\d+(?:/comment-\d+)?|@release:.+|@[0-9a-f]{7,40}|:.+)",),
     supports=frozenset({"since", "deletions", "scopes"}),
     # chunkers.github marks pull requests and puts the item's lifecycle on its body chunk.
-    metadata={"pull_request": "is_pull_request", "events": "events"},
+    metadata={"pull_request": "is_pull_request", "events": "events", "review_waits": "review_requests"},
     webhook="connectors.github.events:receive",
     # chunkers.github_state replays these from the issue events and reviews; the item's state chunk comes once per
     # interval (open, draft, reviewed, merged or closed, reopened; labels, assignees, milestone).

@@ -36,9 +36,11 @@ from connectors.github.access import readers as repo_readers
 from connectors.github.client import make_client, raw_json
 from connectors.github.code import RECORD_KIND, code_document
 from connectors.github.code_sync import fetch_code
+from connectors.github.commits import commit_documents
 from connectors.github.cursor import BATCH_SIZE, GithubCursor, RepoState, Run
 from connectors.github.documents import issue_document, parse_time, release_document, split_key
 from connectors.github.export import build_export
+from connectors.github.export_records import COMMIT_KIND
 from connectors.http import HttpLayer, is_fatal
 
 log = logging.getLogger(__name__)
@@ -317,8 +319,9 @@ class GithubConnector:
         for login in sorted({str(m) for a in access.values() for m in a.get("members") or []}):
             # Collaborators are people too (the directory joins a login to a person by alias, name or e-mail).
             people.setdefault(login, Person(id=f"github:{login}", name=login, handles=(login,)))
+        commits = [r for r in records if r.kind == COMMIT_KIND]  # pushed through the webhook
         for record in records:
-            if record.kind == ACCESS_KIND:
+            if record.kind in (ACCESS_KIND, COMMIT_KIND):
                 continue
             try:
                 repo = str(record.data.get("repo") or "") if record.kind == RECORD_KIND else split_key(record.key)[0]
@@ -331,6 +334,9 @@ class GithubConnector:
                 out.documents[-1].readers = repo_readers(access.get(repo))
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 out.failures.append(Failure(record.key, f"malformed GitHub record: {type(exc).__name__} {exc}"))
+        for document in commit_documents(commits, people, out.failures):
+            document.readers = repo_readers(access.get(str(document.container)))
+            out.documents.append(document)
         out.people = list(people.values())
         return out
 

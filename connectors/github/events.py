@@ -4,8 +4,10 @@ A delivery must carry `X-Hub-Signature-256: sha256=<hex>`, the HMAC-SHA256 of th
 secret (compared in constant time); its `X-GitHub-Delivery` id deduplicates retries. The record of an issue or
 pull request (`owner/repo#n`: the issue, its comments and, for a pull request, the PR, its reviews and review
 comments) is updated in place: `issues` replaces the issue, `issue_comment` adds, edits or removes one comment,
-`pull_request` replaces the PR, `pull_request_review` adds or edits one review; a deleted or transferred issue
-deletes the record. Only repositories the source lists (`repos`) are taken.
+`pull_request` replaces the PR (a review requested or its request removed is also recorded as the issue event
+the batch sync reads), `pull_request_review` adds or edits one review; a deleted or transferred issue deletes the
+record. `push` records each pushed commit (`owner/repo@sha`, as an export's commits), which become the weekly
+commit history documents. Only repositories the source lists (`repos`) are taken.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import json
 from typing import Any
 
 from briefing.model import JSON, CachedRecords, RawRecord, WebhookEvent, WebhookRefused, WebhookRequest
+from connectors.github.commits import pushed_commit
 
-_EVENTS = ("issues", "issue_comment", "pull_request", "pull_request_review")
+_EVENTS = ("issues", "issue_comment", "pull_request", "pull_request_review", "push")
+# Pull request actions recorded as the issue event the batch sync reads (`issues/{n}/events`): a review's wait.
+_REQUESTS = ("review_requested", "review_request_removed")
 # What a pull request webhook carries that the issue listing shows for the same number.
 _SHARED = (
     "number", "title", "body", "user", "state", "labels", "assignees", "milestone", "created_at", "updated_at",
@@ -78,6 +83,8 @@ def receive(request: WebhookRequest, cache: CachedRecords) -> WebhookEvent | Non
     full_name = str(payload["repository"]["full_name"])
     if not _in_scope(request.config, full_name):
         return None
+    if name == "push":
+        return _push(delivery, full_name, payload)
     action = str(payload.get("action") or "")
     kind = f"{name}.{action}"
     if name in ("issues", "issue_comment"):
@@ -98,8 +105,40 @@ def receive(request: WebhookRequest, cache: CachedRecords) -> WebhookEvent | Non
     if name == "pull_request":
         data["issue"] = {**data["issue"], **{k: pull.get(k) for k in _SHARED}}
         data["issue"]["pull_request"] = _issue_of_pull(pull)["pull_request"]
+        if action in _REQUESTS and isinstance(payload.get("requested_reviewer"), dict):
+            data["events"] = _request_event(data.get("events"), action, pull, payload)
     else:
         data["reviews"] = _upsert(data.get("reviews"), payload["review"])
     data.setdefault("reviews", [])
     data.setdefault("review_comments", [])
     return WebhookEvent(delivery, kind, put=[RawRecord(key, "pull_request", data)])
+
+
+def _request_event(events: Any, action: str, pull: JSON, payload: JSON) -> list[JSON]:
+    """The record's issue events with this review request (or its removal) added once, dated when the PR changed."""
+    event = {
+        "event": action,
+        "created_at": pull.get("updated_at"),
+        "actor": payload.get("sender"),
+        "requested_reviewer": payload["requested_reviewer"],
+    }
+    kept = [e for e in events or [] if isinstance(e, dict)]
+    same = [
+        e
+        for e in kept
+        if {k: e.get(k) for k in ("event", "created_at")} == {k: event[k] for k in ("event", "created_at")}
+    ]
+    if any(
+        (e.get("requested_reviewer") or {}).get("login") == payload["requested_reviewer"].get("login") for e in same
+    ):
+        return kept
+    return [*kept, event]
+
+
+def _push(delivery: str, full_name: str, payload: JSON) -> WebhookEvent | None:
+    """A push's commits, one record each under `owner/repo@sha` (None: a push without commits, e.g. a tag deleted)."""
+    commits = [c for c in payload.get("commits") or [] if isinstance(c, dict)]
+    if not commits:
+        return None
+    records = [pushed_commit(full_name, c) for c in commits]
+    return WebhookEvent(delivery, f"push.{payload.get('ref')}", put=list({r.key: r for r in records}.values()))

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,9 +32,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from briefing.errors import ConfigError, SourceError
-from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normalised, Person, RawRecord
-from connectors.github.documents import issue_document, login, parse_time, release_document
-from connectors.github.export_records import COMMIT_KIND, Timeline, checked, commit_dates, record_of
+from briefing.model import JSON, Batch, Cursor, Failure, Normalised, Person, RawRecord
+from connectors.github.commits import commit_documents
+from connectors.github.documents import issue_document, parse_time, release_document
+from connectors.github.export_records import COMMIT_KIND, Timeline, commit_dates, record_of
 
 FILES = ("pulls.json", "issues.json", "commits.json", "tags.json")
 
@@ -175,13 +175,11 @@ class GithubExportConnector:
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
         out = Normalised()
         people: dict[str, Person] = {}
-        weeks: dict[tuple[str, str], list[Item]] = defaultdict(list)
+        commits: list[RawRecord] = []
         for record in records:
             try:
                 if record.kind == COMMIT_KIND:
-                    item = _commit_item(record)
-                    year, week, _ = item.occurred_at.isocalendar()
-                    weeks[(str(item.container), f"{year}-W{week:02d}")].append(item)
+                    commits.append(record)
                 elif record.kind == "release":
                     out.documents.append(release_document(record, people))
                 else:
@@ -196,52 +194,9 @@ class GithubExportConnector:
                     out.documents.append(document)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 out.failures.append(Failure(record.key, f"malformed GitHub export record: {type(exc).__name__} {exc}"))
-        for (repo, label), items in sorted(weeks.items()):
-            items.sort(key=lambda i: (i.occurred_at, i.ref))
-            out.documents.append(
-                Document(
-                    key=f"github:{repo}/commits/{label}",
-                    kind="github_commits",
-                    source_type="github",
-                    title=f"{repo}: commits in {label}",
-                    items=items,
-                    container=repo,
-                    metadata={"repo": repo, "week": label},
-                )
-            )
-        for item in (i for items in weeks.values() for i in items):
-            login({"login": item.metadata.get("login")} if item.metadata.get("login") else None, people)
+        out.documents += commit_documents(commits, people, out.failures)
         out.people = list(people.values())
         return out
-
-
-def _commit_item(record: RawRecord) -> Item:
-    data = record.data
-    repo = record.key.partition("@")[0]
-    sha = str(data["sha"])
-    message = str(data.get("message") or "").strip()
-    subject, _, body = message.partition("\n")
-    when = checked(data.get("date"), "date")
-    return Item(
-        ref=f"github:{repo}@{sha}",
-        source_type="github",
-        kind="commit",
-        text=message or subject,
-        occurred_at=when,
-        author=str(data.get("author") or "") or None,
-        title=subject,
-        url=str(data.get("html_url") or ""),
-        container=repo,
-        metadata={
-            "sha": sha,
-            "short_sha": sha[:7],
-            "subject": subject,
-            "body": body.strip(),
-            "author_email": str(data.get("email") or ""),
-            "login": data.get("login"),
-            "files": None,  # an export lists no files or line counts: unknown, not "0 files"
-        },
-    )
 
 
 def _aware(moment: datetime) -> datetime:

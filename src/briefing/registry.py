@@ -154,7 +154,7 @@ def meta(chunk: Chunk | Mapping[str, Any], role: Role) -> str | bool | list[dict
     values = metadata if isinstance(metadata, Mapping) else {}
     if role in ("thread_root", "section_path"):
         return read_text(values, where)
-    if role == "events":
+    if role in ("events", "review_waits"):
         return read_records(values, where)
     if role == "links":
         return read_refs(values, where)

@@ -32,7 +32,7 @@ PlaceStyle = Literal["container", "title", "title_or_container", "section"]
 # The roles a chunk's metadata can play for the core, by the type the core reads them as (`briefing.registry.meta`).
 TextRole = Literal["thread_root", "section_path"]
 FlagRole = Literal["cancelled", "all_day", "pull_request"]
-RecordsRole = Literal["events"]
+RecordsRole = Literal["events", "review_waits"]
 RefsRole = Literal["links"]
 Role = TextRole | FlagRole | RecordsRole | RefsRole
 # What each role means; a source that declares none of a role's key gives the role's empty value ("", False, []).
@@ -43,6 +43,7 @@ ROLES: Mapping[str, str] = {
     "all_day": "flag: the event takes whole days, with no time of day",
     "pull_request": "flag: the item is a pull request, not an issue",
     "events": "records: the item's lifecycle, {event, at, by?, ref?, from?, to?, version?} each",
+    "review_waits": "records: reviews still requested on an open item as of the chunk, {by, at, ref} each",
     "links": "refs: native refs of the items the chunk links to (an event's agenda page and tickets)",
 }
 

@@ -35,8 +35,13 @@ EXAMPLES: dict[str, list[str]] = {
     "schedule list": ["brief schedule list --json"],
     "schedule remove": ["brief schedule remove digest-3f9a"],
     "schedule run": ["brief schedule run digest-3f9a"],
-    "watch add": ["brief watch add PLAT-123", 'brief watch add -q "outage OR incident" -s slack'],
+    "watch add": [
+        "brief watch add PLAT-123",
+        'brief watch add -q "outage OR incident" -s slack',
+        "brief watch add --review-waiting ana@example.com --hours 24",
+    ],
     "watch list": ["brief watch list"],
+    "watch run": ["brief watch run"],
     "watch remove": ["brief watch remove PLAT-123"],
 }
 

@@ -168,13 +168,21 @@ def watch_add(
     source: Annotated[
         list[str] | None, typer.Option("--source", "-s", help="Only these sources (name, type or family).")
     ] = None,
+    review_waiting: Annotated[
+        str | None,
+        typer.Option("--review-waiting", help="A person (people directory): reviews requested from them, pending."),
+    ] = None,
+    hours: Annotated[float, typer.Option("--hours", help="With --review-waiting: pending longer than this.")] = 24.0,
     json_out: JsonOpt = False,
 ) -> None:
-    """Watch a ticket or a query: each new matching item is delivered once, after the ingest that brings it."""
+    """Watch a ticket or a query (each new matching item is delivered once, after the ingest that brings it), or
+    reviews requested from a person and still pending after --hours (each delivered once)."""
     from briefing.ops import watch
 
     settings = load()
-    added, existing = watch.add_watch(settings, target=target, query=query, sources=source or [])
+    added, existing = watch.add_watch(
+        settings, target=target, query=query, sources=source or [], reviewer=review_waiting, wait_hours=hours
+    )
     if json_out:
         print(json.dumps({**added.to_json(), "already_matching": existing}))
         return
@@ -209,13 +217,36 @@ def watch_list(json_out: JsonOpt = False) -> None:
     for row in rows:
         table.add_row(
             row["id"],
-            escape(row["ticket"] or row["query"]),
+            escape(
+                row["ticket"] or row["query"] or f"review waiting on {row.get('reviewer')} > {row.get('wait_hours')} h"
+            ),
             escape(", ".join(row["sources"]) or "all"),
             str(row["seen"]),
             str(row["queued"]),
             row["created_at"][:16].replace("T", " "),
         )
     out.print(table)
+
+
+@watch_app.command("run")
+@cli_errors
+def watch_run(json_out: JsonOpt = False) -> None:
+    """Evaluate the watches now and deliver what is due (from cron, for review-wait watches between ingests)."""
+    from datetime import UTC, datetime
+
+    from briefing.ops import watch
+
+    errors: list[str] = []
+    run_id = "watch-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    counts = watch.run_watches(load(), run_id=run_id, errors=errors)
+    if json_out:
+        print(json.dumps({**counts, "errors": errors}))
+    else:
+        out.print(f"{counts['new']} new, {counts['delivered']} delivered, {counts['queued']} queued")
+        for error in errors:
+            err.print(f"delivery failed: {escape(error)}")
+    if counts["failed"]:
+        raise typer.Exit(14)
 
 
 @watch_app.command("remove")

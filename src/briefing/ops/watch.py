@@ -16,19 +16,13 @@ and the state write that follows can repeat that one message (its Message-ID is 
 from __future__ import annotations
 
 import functools
-import json
 import logging
-import os
 import re
-import tempfile
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
-
-from filelock import FileLock
 
 from briefing import registry
 from briefing.errors import BriefError, InputError
@@ -37,6 +31,7 @@ from briefing.ops import metrics
 from briefing.ops.deliver import Message, Target, targets
 from briefing.ops.safe import one_line
 from briefing.ops.scrub import scrub
+from briefing.ops.watch_store import WatchStore as WatchStore
 from briefing.settings import Settings
 from briefing.textrules import ticket_key
 
@@ -110,15 +105,13 @@ class Watch:
     ticket: str | None
     sources: tuple[str, ...]
     created_at: str
+    reviewer: str | None = None  # a review-wait watch (briefing.ops.review_wait): the person asked to review
+    wait_hours: float = 24.0
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "query": self.query,
-            "ticket": self.ticket,
-            "sources": list(self.sources),
-            "created_at": self.created_at,
-        }
+        data = {k: getattr(self, k) for k in ("id", "query", "ticket", "created_at")}
+        extra = {"reviewer": self.reviewer, "wait_hours": self.wait_hours} if self.reviewer else {}
+        return {**data, "sources": list(self.sources), **extra}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Watch:
@@ -128,11 +121,14 @@ class Watch:
             ticket=data.get("ticket"),
             sources=tuple(data.get("sources") or ()),
             created_at=str(data.get("created_at") or ""),
+            reviewer=data.get("reviewer"),
+            wait_hours=float(data.get("wait_hours") or 24.0),
         )
 
     def label(self) -> str:
         scope = f" in {', '.join(self.sources)}" if self.sources else ""
-        return f"{self.ticket or self.query}{scope}"
+        what = f"review waiting on {self.reviewer} > {self.wait_hours:g} h" if self.reviewer else None
+        return f"{what or self.ticket or self.query}{scope}"
 
     def wants_chunk(self, chunk: Chunk, settings: Settings) -> bool:
         if not self.sources:
@@ -165,54 +161,6 @@ def check_sources(settings: Settings, sources: Iterable[str]) -> tuple[str, ...]
 # ------------------------------------------------------------------------------------------ state
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, sort_keys=True)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-class WatchStore:
-    """`watches.json`: the watches, the refs each has seen, and the outbox of undelivered notifications."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.lock = FileLock(str(path) + ".lock", timeout=60, thread_local=False)
-
-    @classmethod
-    def for_settings(cls, settings: Settings) -> WatchStore:
-        return cls(settings.workspace_home / "watches.json")
-
-    def load(self) -> dict[str, Any]:
-        if not self.path.is_file():
-            return {"watches": [], "seen": {}, "outbox": []}
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise BriefError(
-                f"{self.path} cannot be read ({exc}): restore it from a backup or remove it (watches are lost)"
-            ) from None
-        if not isinstance(data, dict):
-            data = {}
-        for key, empty in (("watches", []), ("seen", {}), ("outbox", [])):
-            data.setdefault(key, empty)
-        result: dict[str, Any] = data
-        return result
-
-    def save(self, data: dict[str, Any]) -> None:
-        _write(self.path, data)
-
-    def watches(self) -> list[Watch]:
-        return [Watch.from_json(w) for w in self.load()["watches"]]
-
-
 # Every notification opens with this, so that one posted to a channel brief also ingests never notifies again.
 MARKER = "[brief] watch"
 
@@ -241,11 +189,30 @@ def _scan(settings: Settings, chunks: list[Chunk], watch: Watch) -> list[tuple[C
 
 
 def add_watch(
-    settings: Settings, *, target: str | None, query: str | None, sources: Iterable[str], now: datetime | None = None
+    settings: Settings,
+    *,
+    target: str | None,
+    query: str | None,
+    sources: Iterable[str],
+    now: datetime | None = None,
+    reviewer: str | None = None,
+    wait_hours: float = 24.0,
 ) -> tuple[Watch, int]:
-    """Add a watch and record what already matches (no notification for those); returns it and that count."""
+    """Add a watch and record what already matches (no notification for those); returns it and that count.
+
+    A review-wait watch records nothing: a review already waiting longer than its hours notifies at the next run.
+    """
     from briefing.access import open_index
 
+    if reviewer is not None:
+        if target or query or wait_hours <= 0:
+            raise InputError("--review-waiting takes a person and --hours above 0, without a ticket or --query")
+        from briefing.ops.review_wait import check_person
+
+        made = datetime.now(UTC).isoformat(timespec="seconds")
+        watch = Watch(uuid.uuid4().hex[:8], "", None, check_sources(settings, sources), made, reviewer, wait_hours)
+        check_person(settings, reviewer)
+        return _saved(settings, watch, []), 0
     if bool(target) == bool(query):
         raise InputError('give either a ticket key (brief watch add PLAT-123) or --query "words", not both')
     key = ticket_key(target) if target else None
@@ -261,15 +228,19 @@ def add_watch(
         sources=check_sources(settings, sources),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
-    store = WatchStore.for_settings(settings)
     with open_index(settings) as index:
         existing = [unit.ref for _, unit in _scan(settings, _visible(index, now or datetime.now(UTC)), watch)]
+    return _saved(settings, watch, existing), len(existing)
+
+
+def _saved(settings: Settings, watch: Watch, seen: list[str]) -> Watch:
+    store = WatchStore.for_settings(settings)
     with store.lock:
         data = store.load()
         data["watches"].append(watch.to_json())
-        data["seen"][watch.id] = sorted(existing)
+        data["seen"][watch.id] = sorted(seen)
         store.save(data)
-    return watch, len(existing)
+    return watch
 
 
 def remove_watch(settings: Settings, watch_id: str) -> Watch:
@@ -311,6 +282,15 @@ def render(settings: Settings, watch: Watch, chunk: Chunk, unit: Unit) -> Messag
     return Message(subject=subject, text="\n".join(lines), key=f"watch-{watch.id}-{unit.ref}")
 
 
+def _new(settings: Settings, chunks: list[Chunk], watch: Watch, now: datetime) -> list[tuple[str, Message]]:
+    """(seen key, notification) for each item the watch matches at `now`."""
+    if watch.reviewer:
+        from briefing.ops import review_wait
+
+        return review_wait.due(settings, chunks, watch, now)
+    return [(unit.ref, render(settings, watch, chunk, unit)) for chunk, unit in _scan(settings, chunks, watch)]
+
+
 def run_watches(
     settings: Settings,
     *,
@@ -333,21 +313,21 @@ def run_watches(
         data = store.load()
         watches = [Watch.from_json(w) for w in data["watches"]]
         if watches:
+            when = now or datetime.now(UTC)
             with open_index(settings) as index:
-                chunks = _visible(index, now or datetime.now(UTC))  # read once for every watch
+                chunks = _visible(index, when)  # read once for every watch
             for watch in watches:
                 seen = set(data["seen"].get(watch.id, []))
-                for chunk, unit in _scan(settings, chunks, watch):
-                    if unit.ref in seen:
+                for key, message in _new(settings, chunks, watch, when):
+                    if key in seen:
                         continue
-                    seen.add(unit.ref)
-                    message = render(settings, watch, chunk, unit)
+                    seen.add(key)
                     for outlet in outlets:
                         data["outbox"].append(
                             {
                                 "id": f"{message.key}>{outlet.name}",
                                 "watch": watch.id,
-                                "ref": unit.ref,
+                                "ref": key,
                                 "target": outlet.name,
                                 "subject": message.subject,
                                 "text": message.text,

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from types import FrameType
 
 from briefing.embed import Embedder
@@ -57,6 +58,7 @@ class Server:
         self._stop_http: Callable[[], None] | None = None
         self.ingestor: Ingestor | None = None
         self.companions = companions.Companions()
+        self._watched_at: float | None = None
 
     @property
     def url(self) -> str:
@@ -116,6 +118,25 @@ class Server:
             except Exception as exc:  # a failed batch stays pending; the server keeps accepting events
                 log.error("publishing failed: %s: %s", type(exc).__name__, exc)
                 self._stopping.wait(timeout=5.0)
+            self.watch_tick()
+
+    def watch_tick(self) -> dict[str, int] | None:
+        """Evaluate the watches on time passing when `watch_every_s` has passed (None: not due, or none)."""
+        every = self.settings.serve.watch_every_s
+        now = self.clock()
+        if not every or (self._watched_at is not None and now < self._watched_at + every):
+            return None
+        self._watched_at = now
+        from briefing.ops import watch
+
+        try:
+            if not any(w.get("reviewer") for w in watch.WatchStore.for_settings(self.settings).watches()):
+                return None
+            stamp = datetime.fromtimestamp(self.wall(), UTC)
+            return watch.run_watches(self.settings, run_id=f"serve-watch-{stamp:%Y%m%dT%H%M%S}", now=stamp)
+        except Exception as exc:  # a broken watch or target must not stop the server
+            log.warning("watches were not evaluated: %s: %s", type(exc).__name__, exc)
+            return None
 
     def stop(self) -> None:
         """Stop accepting, publish everything accepted (drain), release the index and the lock."""

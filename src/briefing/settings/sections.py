@@ -321,6 +321,8 @@ class ServeSettings(_Strict):
     publish_delay_s: float = Field(default=10.0, gt=0, le=3600)
     # The batch connectors run inside the process this often (seconds), reconciling what events missed; 0: never.
     sync_every_s: float = Field(default=1800.0, ge=0)
+    # Watches on time passing (a review waiting longer than its hours) are evaluated this often; 0: never.
+    watch_every_s: float = Field(default=300.0, ge=0)
     # Event ids are remembered this long, so a vendor's retry of an accepted event is ingested once.
     dedupe_days: float = Field(default=7.0, gt=0)
     max_body_bytes: int = Field(default=5_000_000, gt=0)  # a larger webhook body is refused (413)
