@@ -426,11 +426,15 @@ def test_digests_timelines_and_source_counts_are_per_principal(scenario: Scenari
 
 
 def test_a_digest_names_only_the_channels_its_reader_may_read(scenario: Scenario) -> None:
-    """The "no such channel" error lists channels; a private channel's or a group DM's name is not for everyone."""
-    names = {"alice": {"leadership"}, "bob": {"mpdm-bob--carol-1"}, "carol": {"mpdm-bob--carol-1"}}
+    """The "no such channel" error lists channels; a private channel's name only to its readers, and a direct
+    message's name (who talks privately with whom) to nobody, its own members and the owner included."""
+    names: dict[str, set[str]] = {"alice": {"leadership"}, "bob": set(), "carol": set()}
     args = ["--config", str(scenario.config), "digest", "--channel", "no-such-channel", "--now", NOW]
     owner = runner.invoke(app, args)
-    assert owner.exit_code == 10 and "leadership" in owner.output and "mpdm-bob--carol-1" in owner.output
+    assert owner.exit_code == 10 and "leadership" in owner.output and "mpdm-bob--carol-1" not in owner.output
+    assert "general" in owner.output
+    named = runner.invoke(app, [*args[:4], "mpdm-bob--carol-1", *args[5:], "--as", "bob", "--format", "json"])
+    assert named.exit_code == 0, named.output  # typed exactly, a DM its member reads still resolves
     for person in PRINCIPALS:
         result = runner.invoke(app, [*args, "--as", person])
         assert result.exit_code == 10, result.output
@@ -484,3 +488,18 @@ def test_a_membership_change_upstream_takes_effect_on_the_next_sync(scenario: Sc
     # The owner still sees both, so nothing was deleted: only the readers changed.
     owner = brief(config, "search", "What is the reorg codename?", "--json", "--now", NOW)
     assert SECRETS["BLUEHERON"][0] in {r for h in owner["hits"] for r in h["refs"]}
+
+
+def test_a_direct_messages_name_is_never_a_listed_one() -> None:
+    """A 1:1 DM is named after its two people; the Slack descriptor keeps such names out of every list."""
+    import re
+
+    from connectors.slack import API, EXPORT
+    from connectors.slack.normalise import channel_name
+
+    name = channel_name({"id": "D0AD", "members": ["U1", "U2"]}, {"U1": "Alice Chen", "U2": "Dana Reyes"})
+    assert name == "dm-Alice Chen-Dana Reyes"
+    for descriptor in (API, EXPORT):
+        assert re.fullmatch(descriptor.unlisted_containers, name)
+        assert re.fullmatch(descriptor.unlisted_containers, "mpdm-bob--carol-1")
+        assert not re.fullmatch(descriptor.unlisted_containers, "general")

@@ -1,8 +1,10 @@
 """Who may see a JIRA issue (briefing.access): its security level's members, else its project's role members.
 
 Read on every sync, so a member removed upstream loses access at the next run:
-- project roles: `GET /rest/api/{v}/project/{key}/role` (role name -> URL), then each role's `actors`
+- project roles: `GET /rest/api/{v}/project/{key}/role` (role name -> absolute URL), then each role's `actors`
   (`atlassian-user-role-actor` entries carry `actorUser.accountId`); the project's readers are every role's users.
+  A role is requested by its id under the configured base URL, never by the absolute URL JIRA lists: the SDK
+  would prefix its base to it, and a listed URL on another host must not receive the credentials.
 - issue security levels: `GET /rest/api/{v}/issuesecurityschemes/level/member?levelId=...` (paged `values`, each
   with a `holder`: `user` holders name an account; `reporter` and `assignee` holders mean the issue's own).
 
@@ -12,6 +14,7 @@ or project gives no readable member list is the workspace owner's only (fail clo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -19,6 +22,15 @@ from briefing.model import JSON, Failure, RawRecord, reader_id
 
 ACCESS_KIND = "jira_access"
 Get = Callable[[str, dict[str, Any] | None], Any]
+_ROLE_ID = re.compile(r"/project/[^/?#]+/role/(\d+)/?(?:[?#].*)?$")
+
+
+def role_path(project: str, role_url: Any) -> str:
+    """The relative path of a listed role (`project/KEY/role/ID`), from the Server or Cloud URL JIRA gives."""
+    match = _ROLE_ID.search(str(role_url))
+    if match is None:
+        raise ValueError(f"project {project}: unrecognised role URL {str(role_url)[:120]!r}")
+    return f"project/{project}/role/{match.group(1)}"
 
 
 def _account(user: Any) -> str | None:
@@ -33,7 +45,7 @@ def project_record(project: str, get: Get, url: Callable[[str], str]) -> RawReco
     members: dict[str, JSON] = {}
     by_role: dict[str, list[str]] = {}  # role name -> its users (what a comment restricted to the role allows)
     for name, role_url in (roles or {}).items() if isinstance(roles, dict) else []:
-        role = get(str(role_url), None)
+        role = get(url(role_path(project, role_url)), None)
         for actor in (role or {}).get("actors") or [] if isinstance(role, dict) else []:
             account = _account(actor.get("actorUser")) if isinstance(actor, dict) else None
             if account:

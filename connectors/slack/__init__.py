@@ -71,6 +71,8 @@ API = SourceDescriptor(
     ref_patterns=(r"slack:[A-Z0-9]+:\d+\.\d+",),
     supports=frozenset({"since", "until", "scopes"}),
     container_is_channel=True,
+    # A direct message is named `dm-<person>-<person>` (normalise.channel_name), a group DM `mpdm-<a>--<b>-1`.
+    unlisted_containers=r"(?:dm|mpdm)-.*",
     # chunkers.slack copies the thread's `thread_ts` (the root message's ts) onto each of its chunks.
     metadata={"thread_root": "thread_ts"},
     webhook="connectors.slack.events:receive",

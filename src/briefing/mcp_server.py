@@ -3,7 +3,8 @@
 Every tool returns refs and URLs (DESIGN.md "Native references") so the calling agent can cite the exact message,
 ticket or page. Nothing here writes: no ingest, no config change, no delivery. Inputs are validated and errors come
 back as tool errors with the same one-line messages the CLI prints. Ingested text is returned as data; the server
-adds no instructions of its own to it.
+adds no instructions of its own to it, and every string it returns is quieted: control characters dropped and
+Slack's mention syntax (`<!channel>`, `<!here>`, `<@U..>`) turned into plain text that notifies no one.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from briefing.errors import BriefError, InputError
+from briefing.ops.safe import quiet
 from briefing.results import hit_json
 from briefing.service import Brief, check_question, parse_now
 from briefing.settings import Settings
@@ -199,6 +201,18 @@ class BriefTools:
         }
 
 
+def quoted(value: Any) -> Any:
+    """A tool's result with every string quieted (`briefing.ops.safe.quiet`): no control character, and no Slack
+    mention or broadcast an agent could post on by quoting it."""
+    if isinstance(value, str):
+        return quiet(value)
+    if isinstance(value, dict):
+        return {key: quoted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [quoted(item) for item in value]
+    return value
+
+
 def build_server(settings: Settings, tools: BriefTools | None = None) -> MCPServer:
     """The MCP server with brief's read-only tools; `tools` lets a test hand in its own `Brief`.
 
@@ -231,9 +245,9 @@ def build_server(settings: Settings, tools: BriefTools | None = None) -> MCPServ
 
     def guarded(call: Callable[[], dict[str, Any]]) -> Any:
         try:
-            return call()
+            return quoted(call())
         except BriefError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(quiet(str(exc))) from None
 
     def search(query: Text, k: K = 10, now: Moment = None) -> SearchOutput:
         """Hybrid search over the workspace: ranked hits with refs, URLs, authors, times and the chunk text.

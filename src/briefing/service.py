@@ -6,6 +6,7 @@ output"; their `trace` is what the CLI prints with --show-trace.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -118,16 +119,25 @@ class Brief:
         channels: set[str] = set()
         projects: set[str] = set()
         tickets: set[str] = set()
+        unlisted: set[str] = set()
         for name, config in self.settings.sources.items():
             info = SourceState.for_source(self.settings, name).data.get("directory", {})
-            target = channels if registry.descriptor(config.type).container_is_channel else projects
+            descriptor = registry.descriptor(config.type)
+            target = channels if descriptor.container_is_channel else projects
             target.update(info.get("containers", []))
             tickets.update(info.get("tickets", []))
+            if descriptor.unlisted_containers:
+                pattern = re.compile(descriptor.unlisted_containers)
+                unlisted.update(c for c in info.get("containers", []) if pattern.fullmatch(str(c)))
         if not self.principal.owner:
             # A restricted reader learns no container name it cannot read (a DM's name says who talks privately).
             channels, projects = self._readable(channels), self._readable(projects)
         return Directory(
-            people=self.people(), channels=sorted(channels), projects=sorted(projects), ticket_keys=tickets
+            people=self.people(),
+            channels=sorted(channels),
+            projects=sorted(projects),
+            ticket_keys=tickets,
+            unlisted=unlisted & (channels | projects),
         )
 
     def _readable(self, containers: set[str]) -> set[str]:

@@ -7,7 +7,8 @@ the cited item's permalink (the unit's URL: a Slack message, a ticket, a page) a
 Events arrive over HTTP (Bolt's request verification checks every request's signature with the signing secret)
 or over Socket Mode (an app-level token, no public URL). Tokens and secrets are read from the environment variables
 `[slack_bot]` names and are never logged. Ingested text quoted in an answer is escaped for Slack (`<`, `>` and
-`&`), so a quoted `<!channel>` or a link label cannot notify anyone or disguise a link.
+`&`), so a quoted `<!channel>` or a link label cannot notify anyone or disguise a link; a bare `@here` gets a word
+joiner after its `@`.
 
 Access scopes: each question is answered as the asking user, found in the people directory by their Slack user id
 (an identity `<source>/slack:<user id>` of any configured source), so the evidence is what they may read
@@ -62,9 +63,9 @@ def question_text(text: str, bot_user: str | None) -> str:
 def slack_escape(text: str) -> str:
     """Text as Slack shows it literally: no control characters, and no mentions, channel pings or links can be
     formed from it."""
-    from briefing.ops.safe import neutralise
+    from briefing.ops.safe import neutralise, no_broadcast
 
-    return neutralise(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return no_broadcast(neutralise(text)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _link(url: str | None) -> str | None:

@@ -204,6 +204,9 @@ class SourceDescriptor:
     supports: frozenset[Capability] = frozenset()
     # The chunks' containers are channels (a question's "#name" or "in name" finds them) rather than projects.
     container_is_channel: bool = False
+    # Containers whose name says who talks privately (direct messages), as a full-match regular expression: a
+    # name typed exactly still resolves, but no list of known names (an error's hint, the router) shows them.
+    unlisted_containers: str = ""
     # Role -> the key of this source's chunk metadata that carries it (a `Flag` for a flag read off a value).
     # Every descriptor of one family declares the same, since a chunk names its family only.
     metadata: Mapping[Role, str | Flag] = field(default_factory=dict)

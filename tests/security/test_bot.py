@@ -36,10 +36,11 @@ def test_a_replayed_event_is_answered_once(bot: Bot) -> None:  # noqa: F811
 
 def test_control_characters_and_mentions_never_reach_slack() -> None:
     result = {
-        "answer": "Ask \x1b]0;pwned\x07Alice <!channel> <@U123> <!here> \x1b[2Jnow [1]",
+        "answer": "Ask \x1b]0;pwned\x07Alice <!channel> <@U123> <!here> \x1b[2Jnow @here [1]",
         "citations": [{"n": 1, "refs": ["slack:C1:1\x07"], "url": "https://x.example/p"}],
     }
     text = render_answer(result)
     assert not any(ord(c) < 32 and c != "\n" for c in text) and "\x1b" not in text and "\x9b" not in text
     assert "<!channel>" not in text and "<@U123>" not in text and "<!here>" not in text
     assert "&lt;!channel&gt;" in text
+    assert "@here" not in text and "@\u2060here" in text  # a bare broadcast, were the bot to post with link_names

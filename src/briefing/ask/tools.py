@@ -151,8 +151,7 @@ class RouterTools:
                 missing.append(raw)
         result = f"boosting {found}" if found else "no known channel or project matched"
         if missing:
-            known = [*self.directory.channels, *self.directory.projects]
-            result += f"; unknown {missing}, closest known: {self._closest(missing, known)}"
+            result += f"; unknown {missing}, closest known: {self._closest(missing, self.directory.listed())}"
         return self._record("boost_container", args, result)
 
     def fetch_item(self, key: str) -> str:
@@ -199,9 +198,9 @@ class RouterTools:
         if kind == "people":
             values = self._people_names()
         elif kind == "channels":
-            values = list(self.directory.channels)
+            values = [c for c in self.directory.channels if c not in self.directory.unlisted]
         elif kind == "projects":
-            values = list(self.directory.projects)
+            values = [p for p in self.directory.projects if p not in self.directory.unlisted]
         elif kind == "tickets":
             values = sorted(self.directory.ticket_keys)
         elif kind == "sources":

@@ -31,7 +31,7 @@ _SEARCH_CLOUD = re.compile(r"^/rest/api/3/search/jql$")
 _SEARCH_SERVER = re.compile(r"^/rest/api/(?:2|latest)/search$")
 _MYSELF = re.compile(r"^/rest/api/(?:2|3|latest)/myself$")
 _FIELDS = re.compile(r"^/rest/api/(?:2|3|latest)/field$")
-_ROLES = re.compile(r"^/rest/api/(?:2|3|latest)/project/([A-Z][A-Z0-9_]*)/role(?:/(\d+))?$")
+_ROLES = re.compile(r"^/rest/api/(2|3|latest)/project/([A-Z][A-Z0-9_]*)/role(?:/(\d+))?$")
 _LEVEL_MEMBERS = re.compile(r"^/rest/api/(?:2|3|latest)/issuesecurityschemes/level/member$")
 _ISSUE = re.compile(r"^/rest/api/(2|3|latest)/issue/([A-Z][A-Z0-9_]*-\d+)(/changelog|/comment)?$")
 
@@ -72,6 +72,8 @@ class JiraFake:
     # security level id -> its holders as JIRA lists them ({"type": "user", "user": {...}} or {"type": "reporter"}).
     roles: dict[str, dict[str, list[JSON]]] = field(default_factory=dict)
     security_levels: dict[str, list[JSON]] = field(default_factory=dict)
+    # The origin (and context path) the role list's absolute URLs name; None: this server's own address.
+    role_origin: str | None = None
     log: list[Request] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -187,10 +189,11 @@ class JiraFake:
             return 200, self._render(self.issues[key], params, cloud=version == "3", search=False), {}
         return 404, {"errorMessages": [f"no such endpoint: {path}"]}, {}
 
-    def _roles(self, project: str, role_id: str | None) -> tuple[int, Any, dict[str, str]]:
+    def _roles(self, version: str, project: str, role_id: str | None) -> tuple[int, Any, dict[str, str]]:
+        """Server lists `.../rest/api/2/project/K/role/ID`, Cloud `.../rest/api/3/...`: absolute URLs both."""
         roles = self.roles.get(project, {})
         ids = {name: str(10000 + n) for n, name in enumerate(sorted(roles))}
-        base = f"{self.url}/rest/api/2/project/{project}/role"
+        base = f"{self.role_origin or self.url}/rest/api/{version}/project/{project}/role"
         if role_id is None:
             return 200, {name: f"{base}/{ids[name]}" for name in sorted(roles)}, {}
         name = next((n for n, i in ids.items() if i == role_id), None)

@@ -57,7 +57,8 @@ def resolve_containers(names: Sequence[str], directory: Directory) -> tuple[str,
         name = raw.strip().lstrip("#")
         found = by_lower.get(name.lower())
         if found is None:
-            raise InputError(f"--channel '{raw}' is not a channel or project in the index (known: {_known(known)})")
+            shown = directory.listed()
+            raise InputError(f"--channel '{raw}' is not a channel or project in the index (known: {_known(shown)})")
         out.append(found)
     return tuple(dict.fromkeys(out))
 

@@ -19,3 +19,32 @@ def one_line(text: str, limit: int = 300) -> str:
     """Neutralised, whitespace folded to single spaces, cut at `limit` characters with an ellipsis."""
     flat = " ".join(neutralise(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+# Slack's entity syntax: a user or group mention, a channel link, a broadcast (`<!channel>`, `<!here>`,
+# `<!everyone>`, `<!subteam^ID|@team>`), and the same broadcasts typed bare, which a client posting with
+# `link_names` would turn into notifications.
+_SLACK_USER = re.compile(r"<@([UW][A-Z0-9]+)(?:\|([^<>]*))?>")
+_SLACK_CHANNEL = re.compile(r"<#([CG][A-Z0-9]+)(?:\|([^<>]*))?>")
+_SLACK_SPECIAL = re.compile(r"<!([a-z]+)(?:\^[^|<>]*)?(?:\|([^<>]*))?>")
+_SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|<>\s]+)\|([^<>]*)>")
+_BARE_BROADCAST = re.compile(r"@(channel|here|everyone)\b", re.IGNORECASE)
+_JOINER = "\u2060"  # WORD JOINER: shows nothing, and keeps "@here" from being read as the broadcast
+
+
+def quiet(text: str) -> str:
+    """Neutralised, and no Slack mention or broadcast can be formed from it when quoted into a message: each
+    entity becomes its readable text (`<!channel>` -> `@channel`, `<@U1|ann>` -> `@ann`, `<#C1|ops>` -> `#ops`)
+    with a word joiner after the `@`, as has a bare `@channel`, `@here` or `@everyone`; a labelled link shows
+    its target (`<https://x|y>` -> `y (https://x)`)."""
+    at = "@" + _JOINER
+    text = _SLACK_USER.sub(lambda m: at + (m.group(2) or m.group(1)).lstrip("@"), neutralise(text))
+    text = _SLACK_CHANNEL.sub(lambda m: "#" + (m.group(2) or m.group(1)).lstrip("#"), text)
+    text = _SLACK_SPECIAL.sub(lambda m: at + (m.group(2) or m.group(1)).lstrip("@"), text)
+    text = _SLACK_LINK.sub(lambda m: f"{m.group(2)} ({m.group(1)})", text)
+    return no_broadcast(text)
+
+
+def no_broadcast(text: str) -> str:
+    """A bare `@channel`, `@here` or `@everyone` with a word joiner after the `@`: shown alike, notifies no one."""
+    return _BARE_BROADCAST.sub(lambda m: "@" + _JOINER + m.group(1), text)

@@ -18,6 +18,12 @@ class Directory:
     channels: list[str] = field(default_factory=list)
     projects: list[str] = field(default_factory=list)
     ticket_keys: set[str] = field(default_factory=set)
+    # Channels and projects that resolve when named but are never listed (direct messages: names of who talks).
+    unlisted: set[str] = field(default_factory=set)
+
+    def listed(self) -> list[str]:
+        """The channel and project names that may be shown as known ones (hints, suggestions)."""
+        return [c for c in (*self.channels, *self.projects) if c not in self.unlisted]
 
 
 @dataclass
