@@ -1,10 +1,11 @@
 """The first questions after a fresh ingest, with and without warming the vector cache at ingest.
 
-For each variant (`[embedding] warm_cache` true / false) and round: a fresh BRIEF_HOME, one first ingest of the
-workspace in a child process (wall, CPU seconds of the child, peak RSS, texts warmed), the vector cache's size
-on disk, then a second child that loads the models (no question) and times the first searches and the first asks
-of the dev set's questions, each question asked once, searches and asks on different questions. Variants are
-interleaved round by round so that both see the same load. Not a test: timings on a shared machine are noisy.
+For each variant (`[embedding] warm_cache` off; on without `warm_sentences`, "units"; on) and round: a fresh
+BRIEF_HOME, one first ingest of the workspace in a child process (wall, CPU seconds of the child, peak RSS, texts
+warmed), the vector cache's size on disk, then a second child that loads the models (no question) and times the
+first searches and the first asks of the dev set's questions, each question asked once, searches and asks on
+different questions. Variants are interleaved round by round so that all see the same load. Not a test: timings
+on a shared machine are noisy.
 
     nice -n 10 python bench/cold_cache_bench.py --corpus olake --rounds 1 --out bench/results/cold-cache-olake.json
     nice -n 10 python bench/cold_cache_bench.py --corpus sample --out bench/results/cold-cache-sample.json
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OLAKE = ROOT.parent / "shared" / "corpora" / "olake"
 
 
-def _config(corpus: str, work: Path, warm: bool) -> Path:
+def _config(corpus: str, work: Path, variant: str) -> Path:
     if corpus == "sample":
         shutil.copytree(ROOT / "src" / "briefing" / "sample", work, dirs_exist_ok=True)
         text = (work / "brief.toml").read_text()
@@ -41,7 +42,8 @@ def _config(corpus: str, work: Path, warm: bool) -> Path:
             f'[sources.docs]\ntype = "files"\npath = "{OLAKE / "docs"}"\n'
         )
     config = work / "brief.toml"
-    config.write_text(text + f"\n[embedding]\nwarm_cache = {'true' if warm else 'false'}\n")
+    warm = {"off": "warm_cache = false", "units": "warm_sentences = false", "on": ""}[variant]
+    config.write_text(text + f"\n[embedding]\n{warm}\n")
     return config
 
 
@@ -115,7 +117,7 @@ def main() -> None:
     parser.add_argument("--corpus", choices=["olake", "sample"], default="sample")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--questions", type=int, default=10, help="searches, then as many asks (other questions)")
-    parser.add_argument("--variants", default="off,on", help="warm_cache variants in order: off,on")
+    parser.add_argument("--variants", default="off,on", help="in order: off (no warm), units (no sentences), on")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--step", nargs="+", default=None, help=argparse.SUPPRESS)
     ns = parser.parse_args()
@@ -130,7 +132,7 @@ def main() -> None:
         for variant in ns.variants.split(","):
             root = Path(tempfile.mkdtemp(prefix=f"brief-cold-{variant}-"))
             try:
-                config = _config(ns.corpus, root / "ws", warm=variant == "on")
+                config = _config(ns.corpus, root / "ws", variant)
                 home = root / "home"
                 row: dict[str, Any] = {"round": round_, "warm_cache": variant, "load_before": os.getloadavg()[0]}
                 row["ingest"] = _child(["--step", "ingest", str(config)], home)

@@ -312,7 +312,8 @@ def step_fastembed(config: Path) -> dict[str, Any]:
         with Index.open(settings) as index:
             chunks = index.chunks(Filter())
         wanted = {t[:2000] for t in unit_list_texts(chunks)}
-        wanted |= {t[:SENTENCE_MAX_CHARS] for t in sentence_texts(chunks, embedder)}
+        if settings.embedding.warm_sentences:
+            wanted |= {t[:SENTENCE_MAX_CHARS] for t in sentence_texts(chunks, embedder)}
         warm = sorted(wanted - set(items), key=len)
     timed = {"items": alone(items, label="items"), "warm": alone(warm, label="warm")}
     return {
@@ -384,6 +385,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="ingest and fastembed alone, interleaved, N times")
     parser.add_argument("--skip-summaries", action="store_true", help="leave out the summaries step")
     parser.add_argument("--no-warm", action="store_true", help="[embedding] warm_cache = false (the old ingest)")
+    parser.add_argument("--no-warm-sentences", action="store_true", help="[embedding] warm_sentences = false")
     parser.add_argument(
         "--round-chunks", type=int, default=None, help="[embedding] round_chunks (default: the settings' default)"
     )
@@ -420,6 +422,7 @@ def main() -> None:
     config.write_text(
         f'[workspace]\nname = "bench"\n\n[sources.slack]\ntype = "slack_export"\npath = "{export}"\n'
         f"\n[embedding]\nwarm_cache = {'false' if ns.no_warm else 'true'}\n"
+        + ("warm_sentences = false\n" if ns.no_warm_sentences else "")
         + (f"round_chunks = {ns.round_chunks}\n" if ns.round_chunks else "")
         + (f"\n[chunking]\nslack_topic_threshold = {ns.topic_threshold}\n" if ns.topic_threshold is not None else "")
     )

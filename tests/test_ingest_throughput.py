@@ -116,6 +116,25 @@ def test_after_an_ingest_the_first_searches_and_asks_embed_only_their_questions(
     assert all(run.processed is not None and run.processed.warmed == 0 for run in second.sources)
 
 
+def test_without_warm_sentences_ingest_warms_units_and_each_answer_sentence_is_embedded_once(
+    tmp_path: Path, model_calls: list[tuple[str, list[str]]]
+) -> None:
+    from briefing.warm import sentence_texts, unit_list_texts
+
+    ws = workspace(tmp_path, "[embedding]\nwarm_sentences = false\n")
+    assert not ws.run().broken
+    with Index.open(ws.settings) as index:
+        chunks = index.chunks(Filter())
+    ingest_texts = {text for kind, texts in model_calls if kind == "dense" for text in texts}
+    units = set(unit_list_texts(chunks))
+    sentences = {t[:300] for t in sentence_texts(chunks, ws.embedder)}
+    assert ingest_texts >= units  # the searches' units are warmed
+    assert sentences - ingest_texts  # the answers' sentences are not (a message's own text may be: topic splits)
+    first = _first_questions(ws, model_calls)
+    assert first and set(first) <= sentences  # the first asks embed their sentences, nothing else
+    assert _first_questions(ws, model_calls) == []  # once: asked again, every vector comes from the cache
+
+
 def test_a_noop_reingest_hands_no_text_to_any_model(tmp_path: Path, model_calls: list[tuple[str, list[str]]]) -> None:
     ws = workspace(tmp_path)
     first = ws.run()

@@ -7,6 +7,7 @@ paid for those embeddings (0.4 to 1.9 s a search on two cores, docs/performance.
 calls `warm` for each round of changed chunks, in the embedding thread; the texts come from the query-time code's
 own functions (`retrieve.unit_texts`, `extractive.sentence_text`) and the keys from `embed.cache_key`, so what
 ingest stores is what a question looks up. Only texts the cache lacks are embedded, one model call per model.
+`[embedding] warm_sentences = false` leaves the sentences to the answers that read them (each embedded once).
 """
 
 from __future__ import annotations
@@ -59,14 +60,16 @@ def warm(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> War
         units = unit_list_texts(chunks)
         found.texts += len(set(units))
         add(embedder, units, CACHE_MAX_CHARS)
-    scorer = embedder.for_model(settings.answer.sentence_model)
-    sentences = sentence_texts(chunks, scorer)
-    found.texts += len(set(sentences))
-    add(scorer, sentences, SENTENCE_MAX_CHARS)
-    second = embedder.for_model(settings.answer.rescore_model) if settings.answer.rescore_model else None
-    if second is not None and second is not scorer:
-        # The second model rereads a question's best lines, which may be any sentence: all of them are warmed.
-        add(second, sentences, SENTENCE_MAX_CHARS)
+    second = None
+    if settings.embedding.warm_sentences:
+        scorer = embedder.for_model(settings.answer.sentence_model)
+        sentences = sentence_texts(chunks, scorer)
+        found.texts += len(set(sentences))
+        add(scorer, sentences, SENTENCE_MAX_CHARS)
+        second = embedder.for_model(settings.answer.rescore_model) if settings.answer.rescore_model else None
+        if second is not None and second is not scorer:
+            # The second model rereads a question's best lines, which may be any sentence: all of them are warmed.
+            add(second, sentences, SENTENCE_MAX_CHARS)
     for model, todo in wanted.values():
         if todo:
             try:

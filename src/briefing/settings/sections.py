@@ -75,6 +75,9 @@ class EmbeddingSettings(_Strict):
     # Embed at ingest, into the vector cache, the texts the first searches and asks would embed (each unit under
     # its chunk's header, the answer's sentences), so they do not pay for it (docs/performance.md).
     warm_cache: bool = True
+    # With `warm_cache`, also the answer's sentences; off, an answer embeds each of its sentences the first time it
+    # reads one (then cached): a first ingest embeds about half as much, the first asks pay (docs/performance.md).
+    warm_sentences: bool = True
     # Changed chunks per embedding round: each round is sorted by length and cut into model batches of
     # `batch_size`, then written in one upsert; a crash redoes at most the rounds not yet written. 256 pads 1.3 %
     # more model tokens than one global sort, 64 pads 6 % (bench/padding_check.py, docs/performance.md).
