@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 import requests
@@ -200,7 +201,6 @@ class GithubConnector:
 
         The repository's comment listings with `since` (oldest first, 100 a page) cost one call per 100 changed
         comments; an item the `since` listing of issues already returned is not read twice."""
-        from github import GithubException
 
         numbers: set[int] = set()
         for listing, link in (
@@ -213,19 +213,9 @@ class GithubConnector:
                 if tail.isdigit():
                     numbers.add(int(tail))
         for number in sorted(numbers - seen):
-            key = f"{full_name}#{number}"
-            try:
-                issue = repo.get_issue(number).complete()  # the client is lazy: read it now
-                record = self._issue_record(repo, issue, raw_json(issue), key)
-            except (GithubException, requests.RequestException) as exc:
-                error = self._translate(exc, key)
-                if is_fatal(error):
-                    raise error from None
-                batch.failures.append(Failure(key, str(error)))
-                continue
-            batch.records.append(record)
-            run.stored(full_name, number, record.data)
-            seen.add(number)
+            # The client is lazy: `complete()` reads the issue now.
+            if self._store(repo, full_name, number, partial(_read_issue, repo, number), run, batch):
+                seen.add(number)
 
     def _reconcile(self, repo: Any, full_name: str, run: Run, seen: set[int], batch: Batch) -> None:
         """Deleted issues, PRs and comments, found (every `reconcile_hours`) by listings that cost no per-item calls.
@@ -237,7 +227,6 @@ class GithubConnector:
         comment listing (`pulls/comments`, 100 a page, only when some stored PR has review comments) no longer
         holds. A listing cut short by an error changes nothing.
         """
-        from github import GithubException
 
         listed: dict[int, Any] = {}
         counts: dict[int, int] = {}
@@ -264,18 +253,25 @@ class GithubConnector:
                     alive.add(cid)
             stale |= {n for n, ids in stored_reviews.items() if n in listed and not set(ids) <= alive}
         for number in sorted(stale - seen):
-            key = f"{full_name}#{number}"
-            issue = listed[number]
-            try:
-                record = self._issue_record(repo, issue, raw_json(issue), key)
-            except (GithubException, requests.RequestException) as exc:
-                error = self._translate(exc, key)
-                if is_fatal(error):
-                    raise error from None
-                batch.failures.append(Failure(key, str(error)))
-                continue
-            batch.records.append(record)
-            run.stored(full_name, number, record.data)
+            self._store(repo, full_name, number, partial(listed.__getitem__, number), run, batch)
+
+    def _store(self, repo: Any, full_name: str, number: int, fetch: Callable[[], Any], run: Run, batch: Batch) -> bool:
+        """Read one issue or pull request with its discussion into the batch; a failure is the batch's, not fatal."""
+        from github import GithubException
+
+        key = f"{full_name}#{number}"
+        try:
+            issue = fetch()
+            record = self._issue_record(repo, issue, raw_json(issue), key)
+        except (GithubException, requests.RequestException) as exc:
+            error = self._translate(exc, key)
+            if is_fatal(error):
+                raise error from None
+            batch.failures.append(Failure(key, str(error)))
+            return False
+        batch.records.append(record)
+        run.stored(full_name, number, record.data)
+        return True
 
     def _issue_record(self, repo: Any, issue: Any, raw: JSON, key: str) -> RawRecord:
         data: JSON = {"issue": raw, "comments": []}
@@ -373,3 +369,8 @@ def build(ctx: SourceContext) -> Any:
         http=http,
         reconcile_hours=config.reconcile_hours,
     )
+
+
+def _read_issue(repo: Any, number: int) -> Any:
+    """One issue or pull request, read now (the client is lazy)."""
+    return repo.get_issue(number).complete()
