@@ -213,7 +213,6 @@ class GithubConnector:
                 if tail.isdigit():
                     numbers.add(int(tail))
         for number in sorted(numbers - seen):
-            # The client is lazy: `complete()` reads the issue now.
             if self._store(repo, full_name, number, partial(_read_issue, repo, number), run, batch):
                 seen.add(number)
 
