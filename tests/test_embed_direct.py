@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +11,7 @@ from briefing.embed import BUNDLED_DIM, Embedder, bundled_model_dir
 from briefing.embed.direct import Bm25, BundledMiniLM
 from briefing.settings import EmbeddingSettings
 from briefing.textrules import STOPWORDS
+from tests.probe import run_probe
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "src" / "briefing" / "sample"
@@ -90,15 +89,7 @@ def test_asking_the_bundled_models_imports_no_fastembed(tmp_path: Path) -> None:
         "e.dense(['the rollback failed'], query=True); e.sparse(['the rollback failed'], query=True)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastembed', 'huggingface_hub')))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"},
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert run_probe(probe).strip() == "[]"
 
 
 def test_the_embedder_uses_them(tmp_path: Path) -> None:

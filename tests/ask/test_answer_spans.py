@@ -10,10 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
-from briefing.embed import Embedder
 from briefing.question.answer_type import answer_kind
-from briefing.settings import AnswerSettings, EmbeddingSettings
 from tests.ask.chunks import at, doc, slack
+from tests.ask.lines import first_line, open_answerer
 from tests.ask.parsed import parsed
 
 BENCHMARK = doc(
@@ -28,17 +27,7 @@ BENCHMARK = doc(
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
-    embedder = Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("answer-spans-home"))
-    defaults = AnswerSettings()
-    # Neither refused nor hedged: these tests are about the lines an answer shows.
-    yield ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=defaults.max_sentences, hedge_below=0.0)
-    embedder.close()
-
-
-def first_line(answerer: ExtractiveAnswerer, question: str, *chunks: object) -> str:
-    answer = answerer.answer(parsed(question), list(chunks))  # type: ignore[arg-type]
-    assert not answer.no_answer
-    return answer.text.splitlines()[0]
+    yield from open_answerer(tmp_path_factory.mktemp("answer-spans-home"))
 
 
 def test_a_factor_question_is_answered_by_the_factor_not_another_number(answerer: ExtractiveAnswerer) -> None:

@@ -107,4 +107,3 @@ def test_a_different_value_about_another_thing_is_no_disagreement(workspace: Pat
     first = answer["answer"].splitlines()[0]
     assert not first.startswith("Sources differ"), answer["answer"]
     assert first.startswith("3.1.0 — "), answer["answer"]
-

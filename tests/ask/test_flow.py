@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +11,8 @@ from briefing.ask import graph
 from briefing.ask.flow import END, START, Flow
 from briefing.ask.run import run_ask
 from tests.ask.conftest import NOW
+from tests.probe import run_probe
 
-ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = [
     "what happened in PLAT-142?",
     "when is the aurora cutover?",
@@ -64,12 +61,4 @@ def test_asking_without_an_llm_imports_no_langgraph() -> None:
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('langgraph', 'langsmith', 'langchain_core', 'dspy', 'litellm'))))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"},
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == []
+    assert json.loads(run_probe(probe)) == []

@@ -10,25 +10,15 @@ from collections.abc import Iterator
 import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
-from briefing.embed import Embedder
 from briefing.question.answer_type import extra_of
-from briefing.settings import AnswerSettings, EmbeddingSettings
 from tests.ask.chunks import LINE, at, doc, slack
+from tests.ask.lines import first_line, open_answerer
 from tests.ask.parsed import parsed
 
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
-    embedder = Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("value-kinds-home"))
-    defaults = AnswerSettings()
-    yield ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=defaults.max_sentences, hedge_below=0.0)
-    embedder.close()
-
-
-def first_line(answerer: ExtractiveAnswerer, question: str, *chunks: object) -> str:
-    answer = answerer.answer(parsed(question), list(chunks))  # type: ignore[arg-type]
-    assert not answer.no_answer
-    return answer.text.splitlines()[0]
+    yield from open_answerer(tmp_path_factory.mktemp("value-kinds-home"))
 
 
 MIGRATION = slack(
