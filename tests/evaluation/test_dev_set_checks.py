@@ -75,3 +75,13 @@ def test_the_clojurians_dev_set_holds_to_the_real_slack_export(checks: Any) -> N
     if not (CLOJURIANS / "channels.json").is_file():
         pytest.skip("the Clojurians Slack export is not present beside this checkout (../shared/corpora)")
     assert importlib.import_module("check_clojurians_dev").check() == []
+
+
+@pytest.mark.parametrize(
+    ("corpus", "checker"),
+    [("jira-timob", "check_jira_timob_dev"), ("github-mls-protocol", "check_github_mls_dev")],
+)
+def test_the_split_dev_sets_hold_to_their_real_corpora(checks: Any, corpus: str, checker: str) -> None:
+    if not (CLOJURIANS.parent / corpus / "README.md").is_file():
+        pytest.skip(f"the {corpus} corpus is not present beside this checkout (../shared/corpora)")
+    assert importlib.import_module(checker).check() == []
