@@ -206,9 +206,10 @@ def gmail(case: dict[str, Any], suite: Path) -> list[str]:
     to = [(str(n), str(a)) for n, a in (first.metadata.get("to") or [])] if first else []
     if "recipients" in checks and [a for _, a in to] != checks["recipients"]:
         failed.append(f"recipients {[a for _, a in to]} != {checks['recipients']}")
+    named = {a: n for n, a in to}
     for addr, name in (checks.get("recipient_names") or {}).items():
-        if dict((a, n) for n, a in to).get(addr) != name:
-            failed.append(f"recipient {addr} named {dict((a, n) for n, a in to).get(addr)!r} != {name!r}")
+        if named.get(addr) != name:
+            failed.append(f"recipient {addr} named {named.get(addr)!r} != {name!r}")
     return failed
 
 

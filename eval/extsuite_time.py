@@ -84,11 +84,12 @@ def _window_checks(window: dict[str, Any], docs: list[Document], zone: tzinfo | 
         failed.append(f"{where}: {len(found)} occurrences != {window['count']}")
     if "min_count" in window and len(found) < window["min_count"]:
         failed.append(f"{where}: {len(found)} occurrences < {window['min_count']}")
+    starts, ends = window.get("starts") or [], window.get("ends") or []
     lists = {
         "titles": [d.title for d in found],
         "statuses": [str(d.metadata.get("status")) for d in found],
-        "starts": [_shown(_span(d)[0], _zone_of(d, zone), w) for d, w in zip(found, window.get("starts") or [], strict=False)],
-        "ends": [_shown(_span(d)[1], _zone_of(d, zone), w) for d, w in zip(found, window.get("ends") or [], strict=False)],
+        "starts": [_shown(_span(d)[0], _zone_of(d, zone), w) for d, w in zip(found, starts, strict=False)],
+        "ends": [_shown(_span(d)[1], _zone_of(d, zone), w) for d, w in zip(found, ends, strict=False)],
         "abs_starts": [_span(d)[0].astimezone(UTC).isoformat() for d in found],
         "abs_ends": [_span(d)[1].astimezone(UTC).isoformat() for d in found],
     }

@@ -40,7 +40,7 @@ _ORIGINAL = re.compile(
     r"^\s*-{2,}\s*(?:Original\s+Message|Reply\s+Message|Ursprüngliche\s+Nachricht|Antwort\s+Nachricht|"
     r"Oprindelig\s+meddelelse|Message\s+d'origine|Mensaje\s+original|Messaggio\s+originale|"
     r"Oorspronkelijk\s+bericht|Originalmeddelande|Ursprungligt\s+meddelande|Mensagem\s+original|"
-    r"Wiadomość\s+oryginalna|Original\s+Nachricht)\s*-{2,}\s*$|^_{10,}\s*$",
+    r"Wiadomość\s+oryginalna|Original\s+Nachricht)\s*-{2,}\s*$|^\s*_{10,}\s*$",
     re.IGNORECASE,
 )
 _HEADER_KEY = (

@@ -126,3 +126,22 @@ def test_an_inline_html_answer_keeps_the_quoted_line_it_answers() -> None:
     body = "\n".join(lines)
     assert "> We retry three times.\nMake the retry count configurable." in body
     assert "The rest is unchanged" not in body
+
+
+def test_an_html_reply_above_a_plain_blockquote_drops_the_quote_unless_the_page_is_all_quote() -> None:
+    reply = "<div>Ship it on Friday.</div><div><br></div><blockquote>Can we ship the importer this week?</blockquote>"
+    assert clean_body(html_to_text(reply)) == "Ship it on Friday."
+    # A message that is nothing but a quoted passage keeps it: there is no reply above it to keep instead.
+    only = "<blockquote>The importer ships on Friday, after the schema review.</blockquote>"
+    assert "after the schema review" in clean_body(html_to_text(only))
+
+
+def test_an_html_rule_above_a_from_block_ends_the_reply_but_a_plain_rule_does_not() -> None:
+    reply = (
+        "<div>Budget approved.<hr><b>From: </b>Dana &lt;dana@example.com&gt;<br><b>Sent: </b>Monday, May 4, 2026"
+        "<br><b>To: </b>team@example.com<br><b>Subject: </b>Budget<br><p>Please approve the budget.</p></div>"
+    )
+    body = clean_body(html_to_text(reply))
+    assert body.strip() == "Budget approved."
+    section = "<div>Agenda<hr>Item one: the budget.</div>"
+    assert "Item one: the budget." in clean_body(html_to_text(section))
