@@ -145,3 +145,44 @@ def test_an_html_rule_above_a_from_block_ends_the_reply_but_a_plain_rule_does_no
     assert body.strip() == "Budget approved."
     section = "<div>Agenda<hr>Item one: the budget.</div>"
     assert "Item one: the budget." in clean_body(html_to_text(section))
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        '12.05.2026, 09.15, "Dana Reyes" <dana@example.com>:',
+        "to 14. mai 2026 kl. 09:15 skrev Dana Reyes <dana@example.com\n>:",
+        "to 14. toukokuuta 2026 klo 9.15 Dana Reyes\n<dana@example.com> kirjoitti:",
+        '14.05.2026 09:15 пользователь "Dana Reyes" <\ndana@example.com> написал:',
+        "-------- Oprindelig besked --------",
+    ],
+)
+def test_date_first_and_nordic_or_russian_attributions_end_the_reply(attribution: str) -> None:
+    text = f"The export is fixed.\n\n{attribution}\n\n> Is the export fixed?\n> Dana"
+    assert clean_body(text) == "The export is fixed."
+
+
+def test_a_wrapped_quoted_line_is_history_not_an_inline_answer() -> None:
+    text = (
+        "Agreed, ship it.\n\nOn Mon, May 4, 2026 at 9:00 AM Bob <bob@example.com> wrote:\n"
+        "> The importer now retries failed batches three times before it gives up and\n"
+        "reports the batch as lost.\n> Can we ship it this week?"
+    )
+    assert clean_body(text) == "Agreed, ship it."
+
+
+@pytest.mark.parametrize(
+    "signature",
+    ["Sent from my Pixel 8", "Get Outlook for iOS<https://aka.ms/o0ukef>", "Gesendet von Outlook für Android"],
+)
+def test_a_mobile_signature_ends_the_reply_and_the_unmarked_history_below_it(signature: str) -> None:
+    text = f"Thursday works.\n\n{signature}\n\nCan we move the review to Thursday?"
+    assert clean_body(text) == "Thursday works."
+
+
+def test_a_separator_rule_above_an_outlook_header_block_is_not_kept() -> None:
+    text = (
+        "Approved.\n\n ------------------------------\n\n*From:* Dana [mailto:dana@example.com]\n"
+        "*Sent:* Monday, May 4, 2026 9:00 AM\n*To:* team@example.com\n*Subject:* Budget\n\nPlease approve."
+    )
+    assert clean_body(text) == "Approved."
