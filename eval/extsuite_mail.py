@@ -31,7 +31,8 @@ def visible_text(case: dict[str, Any], suite: Path) -> str:
 
 
 def _layout(text: str) -> str:
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in text.split("\n")))
+    """The lines a reader sees: trailing blanks and blank lines aside."""
+    return "\n".join(line.rstrip() for line in text.split("\n") if line.strip())
 
 
 def email_reply(case: dict[str, Any], suite: Path) -> list[str]:
@@ -42,7 +43,7 @@ def email_reply(case: dict[str, Any], suite: Path) -> list[str]:
         want = str(checks["visible"]).strip()
         if checks.get("ignore_all_whitespace"):
             same = re.sub(r"\s", "", body) == re.sub(r"\s", "", want)
-        else:  # the layout a reader sees: no trailing blanks, one blank line between paragraphs
+        else:
             same = _layout(body) == _layout(want)
         if not same:
             failed.append(f"visible {body[:120]!r} != {want[:120]!r}")

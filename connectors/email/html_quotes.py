@@ -3,8 +3,9 @@
 The quote containers that mail clients write are turned into plain `>`-quoted text before the page becomes
 text, so the plain-text rules decide what stays: history below a top-posted reply goes, an inline answer keeps
 the quoted line it answers. A Gmail forward (its `gmail_quote` holds "Forwarded message") is left as content.
-A plain `<blockquote>` is a quote too (the last outermost one, unless it is all the page holds), and a rule
-(`<hr>`) right above a "From:" header block is the plain-text separator line that starts the history.
+Gmail's quote sits in a `div.gmail_quote`; a `blockquote.gmail_quote` alone is Gmail's indent button, the
+sender's own text. A plain `<blockquote>` is a quote too (the last outermost one, unless it is all the page
+holds), and a rule (`<hr>`) right above a "From:" header block is the plain-text separator that starts history.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any
 
 _QUOTES = (
     "//div[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]"
-    " | //blockquote[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]"
     " | //blockquote[@type='cite']"
     " | //div[contains(concat(' ', normalize-space(@class), ' '), ' yahoo_quoted ')]"
     " | //div[contains(concat(' ', normalize-space(@class), ' '), ' moz-cite-prefix ')]"

@@ -186,3 +186,11 @@ def test_a_separator_rule_above_an_outlook_header_block_is_not_kept() -> None:
         "*Sent:* Monday, May 4, 2026 9:00 AM\n*To:* team@example.com\n*Subject:* Budget\n\nPlease approve."
     )
     assert clean_body(text) == "Approved."
+
+
+def test_text_indented_with_gmails_indent_button_is_the_senders_own() -> None:
+    html = (
+        '<div dir="ltr">The plan:<blockquote class="gmail_quote" style="margin:0 0 0 40px;border:none;padding:0px">'
+        "Move the importer to the new queue on Monday.</blockquote></div>"
+    )
+    assert "Move the importer to the new queue on Monday." in clean_body(html_to_text(html))
