@@ -17,7 +17,7 @@ from connectors.email.threads import base_subject, normalise, threads
 
 def _source(case: dict[str, Any], suite: Path) -> bytes:
     if "input_file" in case:
-        return (suite / case["input_file"]).read_bytes()
+        return Path(suite, str(case["input_file"])).read_bytes()
     return str(case["input"]).encode("utf-8")
 
 
@@ -127,9 +127,9 @@ def email_threads(case: dict[str, Any], suite: Path) -> list[str]:
     where = {mid: n for n, thread in enumerate(grouped) for mid in thread}
     failed: list[str] = []
     for want in checks.get("threads") or []:
-        got = grouped[where[want[0]]] if want[0] in where else []
-        if set(got) != set(want):
-            failed.append(f"thread of {want[0]} is {sorted(set(got))[:8]} != {sorted(set(want))[:8]}")
+        members = grouped[where[want[0]]] if want[0] in where else []
+        if set(members) != set(want):
+            failed.append(f"thread of {want[0]} is {sorted(set(members))[:8]} != {sorted(set(want))[:8]}")
     for parent, child in checks.get("parent_before_child") or []:
         thread = grouped[where[parent]] if parent in where else []
         if child not in thread or thread.index(parent) > thread.index(child):

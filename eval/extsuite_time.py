@@ -55,7 +55,8 @@ def _documents(path: Path, timezone: str | None, first: datetime, last: datetime
     out = connector.normalise(records)
     if out.failures:
         raise ValueError("; ".join(f.reason for f in out.failures))
-    return out.documents
+    documents: list[Document] = out.documents
+    return documents
 
 
 def _span(doc: Document) -> tuple[datetime, datetime]:
