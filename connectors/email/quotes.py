@@ -51,10 +51,12 @@ _ORIGINAL = re.compile(
 _HEADER_KEY = (
     r"From|Von|De|Fra|Från|Van|Od|Da|Date|Datum|Sent|Gesendet|Envoyé|Enviado|Inviato|Verzonden|Wysłano|Sendt|"
     r"Skickat|Data|Fecha|To|An|À|A|Para|Aan|Do|Til|Till|Cc|Subject|Betreff|Objet|Asunto|Oggetto|Onderwerp|"
-    r"Temat|Emne|Ämne|Assunto|От|Отправлено|Дата|Кому|Тема"
+    r"Temat|Emne|Ämne|Assunto|От|Отправлено|Дата|Кому|Тема|Copie\s+à|Sujet"
 )
 _HEADER_LINE = re.compile(rf"^\s*\*?(?:{_HEADER_KEY})\s?:\*?\s?\S", re.IGNORECASE)
-_HEADER_START = re.compile(r"^\s*\*?(?:From|Von|De|Fra|Från|Van|Od|Da|Date|Datum|От)\s?:\*?\s?\S", re.IGNORECASE)
+_HEADER_START = re.compile(
+    r"^\s*\*?(?:From|Von|De|Fra|Från|Van|Od|Da|Date|Datum|От|Message\s+du)\s?:\*?\s?\S", re.IGNORECASE
+)
 _FORWARD = re.compile(
     r"^\s*(?:-{2,}\s*(?:Forwarded\s+message|Weitergeleitete\s+Nachricht|Message\s+transféré|"
     r"Mensaje\s+reenviado|Messaggio\s+inoltrato|Doorgestuurd\s+bericht|Wiadomość\s+przekazana|"

@@ -194,3 +194,16 @@ def test_text_indented_with_gmails_indent_button_is_the_senders_own() -> None:
         "Move the importer to the new queue on Monday.</blockquote></div>"
     )
     assert "Move the importer to the new queue on Monday." in clean_body(html_to_text(html))
+
+
+def test_a_short_rule_above_a_mailing_list_footer_ends_the_message() -> None:
+    text = "Merged, thanks.\n\n__\nteam-dev mailing list\nteam-dev@example.com\nhttps://lists.example.com/team-dev"
+    assert clean_body(text) == "Merged, thanks."
+
+
+def test_a_french_webmail_header_block_and_its_rule_end_the_reply() -> None:
+    text = (
+        'C\'est noté.\n\n====\n\nMessage du : 04/05/2026 09:00\nDe : "Dana" <dana@example.com>\n'
+        "A : team@example.com\nSujet : Budget\n\nMerci de valider le budget."
+    )
+    assert clean_body(text) == "C'est noté."
