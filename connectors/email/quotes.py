@@ -37,7 +37,7 @@ _OPENER = re.compile(
     re.IGNORECASE,
 )
 _SHARED_LINE = re.compile(
-    rf"(?:-{{2,}}\s*)?(?<![\w-])On\s+\w{{3}},?\s.{{0,200}}\b{_WROTE_END}\s*:?\s*$",
+    rf"(?:-{{2,}}\s*)?(?<![\w-])(?-i:On)\s+\w{{3}},?\s.{{0,200}}\b{_WROTE_END}\s*:?\s*$",
     re.IGNORECASE,
 )
 _ANDROID = re.compile(r"^-{2,}\s*.{1,80}\s+(?:wrote|schrieb|a écrit|escribió|skrev)\s*-{2,}\s*$", re.IGNORECASE)

@@ -207,3 +207,8 @@ def test_a_french_webmail_header_block_and_its_rule_end_the_reply() -> None:
         "A : team@example.com\nSujet : Budget\n\nMerci de valider le budget."
     )
     assert clean_body(text) == "C'est noté."
+
+
+def test_an_attribution_whose_subject_line_holds_a_lowercase_on_is_cut_whole() -> None:
+    text = "Done.\n\nOn Thursday, May 7, 2026 at 3:03 PM, weekly sync notes on Bob wrote:\n\n> Can you send the notes?"
+    assert clean_body(text) == "Done."
