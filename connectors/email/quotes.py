@@ -148,11 +148,15 @@ def _answers_inline(lines: list[str]) -> bool:
 
 def requote_wrapped(lines: list[str]) -> list[str]:
     """Lines with each wrapped remainder of a long quoted line quoted again ("> ... Nullam pharetra d" then
-    "ignissim odio?"): the remainder is quoted text, not an answer written between quoted lines."""
+    "ignissim odio?", then "> ..." again): the remainder is quoted text, not an answer between quoted lines.
+
+    Only an unindented line in lower case, right below a long quoted line and right above another quoted line;
+    an answer ("typo: ...") has a blank line below it, and a compiler's source line is indented.
+    """
     out = list(lines)
-    for index in range(1, len(out)):
-        before, line = out[index - 1].strip(), out[index].strip()
-        if before.startswith(">") and len(before) >= _WRAPPED_AFTER and line[:1].islower():
+    for index in range(1, len(out) - 1):
+        before, line, after = out[index - 1].strip(), out[index], out[index + 1].lstrip()
+        if before.startswith(">") and len(before) >= _WRAPPED_AFTER and line[:1].islower() and after.startswith(">"):
             out[index] = f"{before[: len(before) - len(before.lstrip('> '))]}{line}"
     return out
 

@@ -212,3 +212,18 @@ def test_a_french_webmail_header_block_and_its_rule_end_the_reply() -> None:
 def test_an_attribution_whose_subject_line_holds_a_lowercase_on_is_cut_whole() -> None:
     text = "Done.\n\nOn Thursday, May 7, 2026 at 3:03 PM, weekly sync notes on Bob wrote:\n\n> Can you send the notes?"
     assert clean_body(text) == "Done."
+
+
+def test_a_lowercase_answer_or_an_indented_code_line_below_a_long_quoted_line_stays_the_senders() -> None:
+    review = (
+        "On Mon, May 4, 2026 at 9:00 AM Bob <bob@example.com> wrote:\n"
+        "> As per the shematics the regulator is supplied by the always-on rail, so\n"
+        "typo: schematics\n\n> Rename the node.\nok"
+    )
+    assert "typo: schematics" in clean_body(review)
+    robot = (
+        "Hi,\n\nOn Mon, May 4, 2026 at 9:00 AM Bot <bot@example.com> wrote:\n"
+        ">> drivers/gpu/drm/x.c:304:20: warning: format '%d' expects argument of type 'int'\n"
+        '       dev_err(d->dev, "read error");\n> Please fix.\nFixed in v2.'
+    )
+    assert 'dev_err(d->dev, "read error");' in clean_body(robot)
