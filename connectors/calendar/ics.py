@@ -89,7 +89,7 @@ class IcsConnector:
                 if old is not None and (old[0], old[1]) == (stat.st_mtime, stat.st_size):
                     state[rel] = old
                     continue
-                text = path.read_bytes().decode("utf-8", errors="replace")
+                text = path.read_bytes().decode("utf-8-sig", errors="replace")  # a BOM is not content
             except OSError as exc:
                 batch.failures.append(Failure(rel, f"cannot be read: {exc.strerror or exc}"))
                 if rel in previous:
@@ -156,14 +156,21 @@ class IcsConnector:
         master = next((e for e in events if e.get("RECURRENCE-ID") is None), events[0])
         uid = str(record.key)
         recurring = master.get("RRULE") is not None or master.get("RDATE") is not None
+        unreadable = ""
         if recurring:
             start, end = window
-            occurrences = list(recurring_ical_events.of(calendar).between(start, end))
+            try:
+                occurrences = list(recurring_ical_events.of(calendar).between(start, end))
+            except ValueError as exc:  # a malformed RRULE: the event itself is still known, once
+                occurrences, unreadable = [master], f"{type(exc).__name__}: {str(exc)[:200]}"
         else:
             occurrences = [master]
         docs = []
         for event in occurrences:
-            docs.append(self._document(event, uid, recurring, zone, cal_name, master))
+            doc = self._document(event, uid, recurring, zone, cal_name, master)
+            if unreadable:
+                doc.metadata["note"] = f"recurrence rule unreadable ({unreadable}): only the first occurrence is shown"
+            docs.append(doc)
         return docs
 
     def _document(self, event: Any, uid: str, recurring: bool, zone: tzinfo, cal_name: str, master: Any) -> Document:

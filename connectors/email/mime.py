@@ -150,8 +150,11 @@ def parse(raw: bytes, *, known_date: datetime | None = None) -> Parsed:
                     notes.append(f"{filename}: {note}")
             attachments.append(entry)
             continue
-        if ctype == "text/plain":
+        if ctype == "text/plain" or ctype.startswith("multipart/"):
+            # A multipart/* leaf is one whose boundary never appears: its body is read as text, not lost.
             content, note = decode_part(part)
+            if ctype.startswith("multipart/"):
+                note = "multipart body without its boundary: read as plain text"
             if note:
                 notes.append(note)
             plain.append(content)
@@ -193,7 +196,7 @@ def parse(raw: bytes, *, known_date: datetime | None = None) -> Parsed:
 
 # -- what is indexed ------------------------------------------------------------------------------------------
 
-_FOOTER = re.compile(r"^_{20,}\s*\n(?:.*\n){0,1}.*mailing list.*$", re.MULTILINE | re.IGNORECASE)
+_FOOTER = re.compile(r"^_{2,}\s*\n(?:.*\n){0,1}.*mailing list.*$", re.MULTILINE | re.IGNORECASE)
 _CLOSING = re.compile(
     r"^(?:thanks|thank you|many thanks|cheers|regards|best|br|kind regards|best regards|thx|ta)\b[\s,.!]*\w*[,.!]?$",
     re.IGNORECASE,

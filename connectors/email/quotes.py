@@ -1,11 +1,13 @@
 """What of a mail body is the sender's own: quoted history, attributions, header blocks and signatures found.
 
 A splitter is where quoted history starts: an attribution ("On <date>, <person> wrote:", over up to four
-lines, in en, de, fr, es, it, nl, pl, sv, da, no, pt), an "-----Original Message-----" line, a header block
-("From: / Sent: / To:" in those languages), or "---- John Smith wrote ----". A line starting "On " is a
-splitter only when it reads as an attribution. Below a splitter everything is history unless the sender
-answers between quoted lines (inline review), where each answer keeps the quoted line it answers. A forwarded
-message is content: kept with its original sender and date. Mobile signatures ("Sent from my iPhone") go.
+lines, in en, de, fr, es, it, nl, pl, sv, da, no, fi, pt, ru, or a date first: "30.09.2017, 18.30, Name
+<addr>:"), an "-----Original Message-----" line, a header block ("From: / Sent: / To:" in those languages), or
+"---- John Smith wrote ----". A line starting "On " is a splitter only when it reads as an attribution. Below a
+splitter everything is history unless the sender answers between quoted lines (inline review), where each
+answer keeps the quoted line it answers; the wrapped remainder of a long quoted line is quoted text, not an
+answer. A forwarded message is content: kept with its original sender and date. Mobile signatures ("Sent from
+my iPhone") go, with the unmarked history some clients put below them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 
 _WROTE_END = (
     r"(?:wrote|writes|sent|a\s+écrit|schrieb|escribió|escribio|ha\s+scritto|scrisse|schreef|"
-    r"het\s+volgende\s+geschreven|napisał\(a\)|napisał|napisała|skrev|escreveu|đã\s+viết)"
+    r"het\s+volgende\s+geschreven|napisał\(a\)|napisał|napisała|skrev|escreveu|đã\s+viết|kirjoitti|написал[аи]?)"
 )
 # An attribution: opens with a language's "On" (or a date, or "Sent from ... Name <addr>"), ends with a verb
 # of writing and a colon, or ends with "<address>:" after a date.
@@ -24,15 +26,18 @@ _ATTRIBUTION = re.compile(
     r"|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b.{0,200}<[^<>\s]+@[^<>\s]+>\s*:"
     r"|(?:On|Le|Am|El|Il|Op)\s.{0,200}<[^<>\s]+@[^<>\s]+>\s*:"
     r"|.{0,120}\b\d{1,2}:\d{2}\b.{0,120}<[^<>\s]+@[^<>\s]+>\s*:"
+    r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b.{0,200}<[^<>\s]+@[^<>\s]+>\s*:"
+    rf"|.{{0,200}}\b{_WROTE_END}\s.{{0,100}}<[^<>\s]+@[^<>\s]+?\s*>?\s*:"
     r")\s*-*\s*$",
     re.IGNORECASE | re.DOTALL,
 )
 _OPENER = re.compile(
-    r"^[-\s]*(?:(?:On|Am|Le|El|Il|Op|W\s+dniu|Dnia|Den|På|Em|Vào)\s|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|Sent\s+from\s)",
+    r"^[-\s]*(?:(?:On|Am|Le|El|Il|Op|W\s+dniu|Dnia|Den|På|Em|Vào)\s|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|Sent\s+from\s"
+    r"|[^\W\d]{2,4}\.?\s+\d{1,2}\.\s)",  # "tir. 18. apr. 2017 kl. 13:09", "pe 20. lokakuuta 2017"
     re.IGNORECASE,
 )
 _SHARED_LINE = re.compile(
-    rf"(?:-{{2,}}\s*)?(?<![\w-])On\s+\w{{3}},?\s.{{0,200}}\b{_WROTE_END}\s*:?\s*$",
+    rf"(?:-{{2,}}\s*)?(?<![\w-])(?-i:On)\s+\w{{3}},?\s.{{0,200}}\b{_WROTE_END}\s*:?\s*$",
     re.IGNORECASE,
 )
 _ANDROID = re.compile(r"^-{2,}\s*.{1,80}\s+(?:wrote|schrieb|a écrit|escribió|skrev)\s*-{2,}\s*$", re.IGNORECASE)
@@ -40,16 +45,18 @@ _ORIGINAL = re.compile(
     r"^\s*-{2,}\s*(?:Original\s+Message|Reply\s+Message|Ursprüngliche\s+Nachricht|Antwort\s+Nachricht|"
     r"Oprindelig\s+meddelelse|Message\s+d'origine|Mensaje\s+original|Messaggio\s+originale|"
     r"Oorspronkelijk\s+bericht|Originalmeddelande|Ursprungligt\s+meddelande|Mensagem\s+original|"
-    r"Wiadomość\s+oryginalna|Original\s+Nachricht)\s*-{2,}\s*$|^_{10,}\s*$",
+    r"Wiadomość\s+oryginalna|Original\s+Nachricht|Oprindelig\s+besked)\s*-{2,}\s*$|^\s*_{10,}\s*$",
     re.IGNORECASE,
 )
 _HEADER_KEY = (
     r"From|Von|De|Fra|Från|Van|Od|Da|Date|Datum|Sent|Gesendet|Envoyé|Enviado|Inviato|Verzonden|Wysłano|Sendt|"
     r"Skickat|Data|Fecha|To|An|À|A|Para|Aan|Do|Til|Till|Cc|Subject|Betreff|Objet|Asunto|Oggetto|Onderwerp|"
-    r"Temat|Emne|Ämne|Assunto|От|Отправлено|Дата|Кому|Тема"
+    r"Temat|Emne|Ämne|Assunto|От|Отправлено|Дата|Кому|Тема|Copie\s+à|Sujet"
 )
 _HEADER_LINE = re.compile(rf"^\s*\*?(?:{_HEADER_KEY})\s?:\*?\s?\S", re.IGNORECASE)
-_HEADER_START = re.compile(r"^\s*\*?(?:From|Von|De|Fra|Från|Van|Od|Da|Date|Datum|От)\s?:\*?\s?\S", re.IGNORECASE)
+_HEADER_START = re.compile(
+    r"^\s*\*?(?:From|Von|De|Fra|Från|Van|Od|Da|Date|Datum|От|Message\s+du)\s?:\*?\s?\S", re.IGNORECASE
+)
 _FORWARD = re.compile(
     r"^\s*(?:-{2,}\s*(?:Forwarded\s+message|Weitergeleitete\s+Nachricht|Message\s+transféré|"
     r"Mensaje\s+reenviado|Messaggio\s+inoltrato|Doorgestuurd\s+bericht|Wiadomość\s+przekazana|"
@@ -59,12 +66,16 @@ _FORWARD = re.compile(
 )
 _MOBILE = re.compile(
     r"^\s*(?:Sent\s+from\s+(?:my\s+)?[\w\s.'-]{1,40}|Sent\s+with\s+[\w\s.'-]{1,40}|Get\s+Outlook\s+for\s+\w+|"
+    r"Gesendet\s+von\s+[\w\s-]{1,40}|Envoyé\s+à\s+partir\s+de\s+[\w\s-]{1,40}|"
     r"Von\s+meinem\s+[\w\s-]{1,30}\s+gesendet|Envoyé\s+de\s+mon\s+[\w\s-]{1,30}|Enviado\s+desde\s+mi\s+[\w\s-]{1,30}|"
     r"Inviato\s+da(?:l\s+mio)?\s+[\w\s-]{1,30}|Verstuurd\s+vanaf\s+mijn\s+[\w\s-]{1,30}|"
-    r"Wysłane\s+z\s+[\w\s'-]{1,30}|Skickat\s+från\s+min\s+[\w\s-]{1,30}|Enviado\s+do\s+meu\s+[\w\s-]{1,30})\s*$",
+    r"Wysłane\s+z\s+[\w\s'-]{1,30}|Skickat\s+från\s+min\s+[\w\s-]{1,30}|Enviado\s+do\s+meu\s+[\w\s-]{1,30})[!.]?\s*(?:<https?://[^<>\s]+>)?\s*$",
     re.IGNORECASE,
 )
 _SIGNATURE = re.compile(r"^-- ?$")
+_RULE_LINE = re.compile(r"^\s*[-_=*~]{3,}\s*$")
+# A quoted line the sender's client wrapped: the rest of it follows on a line without "> ", in lower case.
+_WRAPPED_AFTER = 60
 _MAX_ATTRIBUTION_LINES = 6
 _ADDRESS_END = re.compile(r"<[^<>\s]+@[^<>\s]+>\s*:?\s*$")
 
@@ -135,9 +146,34 @@ def _answers_inline(lines: list[str]) -> bool:
     return False
 
 
+def requote_wrapped(lines: list[str]) -> list[str]:
+    """Lines with each wrapped remainder of a long quoted line quoted again ("> ... Nullam pharetra d" then
+    "ignissim odio?", then "> ..." again): the remainder is quoted text, not an answer between quoted lines.
+
+    Only an unindented line in lower case, right below a long quoted line and right above another quoted line;
+    an answer ("typo: ...") has a blank line below it, and a compiler's source line is indented.
+    """
+    out = list(lines)
+    for index in range(1, len(out) - 1):
+        before, line, after = out[index - 1].strip(), out[index], out[index + 1].lstrip()
+        if before.startswith(">") and len(before) >= _WRAPPED_AFTER and line[:1].islower() and after.startswith(">"):
+            out[index] = f"{before[: len(before) - len(before.lstrip('> '))]}{line}"
+    return out
+
+
+def _end_of_reply(out: list[str]) -> list[str]:
+    """The reply without the blank and rule lines ("-----", "____") left above the history it was cut from."""
+    while out and (not out[-1].strip() or _RULE_LINE.match(out[-1])):
+        out.pop()
+    return out
+
+
 def cut_history(text: str) -> str:
-    """The text above the first splitter (or the whole text, splitters dropped, when answers are inline)."""
-    lines = text.split("\n")
+    """The text above the first splitter (or the whole text, splitters dropped, when answers are inline).
+
+    A mobile client's signature ("Sent from my iPhone") ends the reply: what follows is the quoted message.
+    """
+    lines = requote_wrapped(text.split("\n"))
     out: list[str] = []
     index = 0
     while index < len(lines):
@@ -149,6 +185,9 @@ def cut_history(text: str) -> str:
         if shared and not line.lstrip().startswith(">") and line[: shared.start()].strip(" -"):
             out.append(line[: shared.start()].rstrip(" -"))  # "reply On Wed, ... wrote:" on one line
             break
+        if _MOBILE.match(line) and any(kept.strip() for kept in out):
+            out.append(line)  # dropped with the other mobile signatures (drop_mobile_signature)
+            break
         span = splitter_at(lines, index)
         if span:
             rest = lines[index + span :]
@@ -157,6 +196,7 @@ def cut_history(text: str) -> str:
                 # only the splitter goes.
                 index += span
                 continue
+            out = _end_of_reply(out)
             break
         out.append(line)
         index += 1

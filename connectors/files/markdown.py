@@ -70,9 +70,10 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
         return {}, body, f"front matter is not valid YAML: {str(exc).splitlines()[0]}"
     except (ValueError, TypeError, AttributeError, OverflowError, RecursionError) as exc:  # 2026-13-45, a bad tag
         return {}, body, f"front matter has a value YAML cannot read: {str(exc).splitlines()[0] if str(exc) else exc!r}"
-    if not isinstance(parsed, dict):
-        return {}, body, None
-    return parsed, body, None
+    if parsed is not None and not isinstance(parsed, dict):
+        # "---\nFoo\n---": two thematic breaks around a paragraph (or a setext heading), not front matter.
+        return {}, text.lstrip("\ufeff"), None
+    return parsed or {}, body, None
 
 
 def json_safe(value: Any) -> Any:

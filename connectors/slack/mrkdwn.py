@@ -18,8 +18,9 @@ _PLACEHOLDER_TEXTS = frozenset({"This content can't be displayed.", "This messag
 _ANGLE = re.compile(r"<([^<>\n]+)>")
 # *bold*, _italic_ and ~strike~ around a phrase, as Slack reads them: the same marker on both sides, the opening
 # one followed and the closing one preceded by a non-space ("foo * bar * baz" is plain text), neither glued to
-# a word (snake_case and 2*3*4 are not emphasis). Markers may nest ("*bold _and italic_*").
-_EMPHASIS = re.compile(r"(?<![\w*_~])([*_~])(?![\s*_~])((?:(?!\1)[^\n])*?[^\s*_~])\1(?!\w)")
+# a word (snake_case and 2*3*4 are not emphasis) nor facing the outside of a bracket (")*x*(" is plain text).
+# Markers may nest ("*bold _and italic_*").
+_EMPHASIS = re.compile(r"(?<![\w*_~)\]}])([*_~])(?![\s*_~])((?:(?!\1)[^\n])*?[^\s*_~])\1(?![\w(\[{])")
 # What emphasis never touches: ```preformatted``` blocks, `code` spans and <...> entities (links, mentions),
 # whose labels are cleaned on their own and whose addresses may hold underscores.
 _PROTECTED = re.compile(r"```.*?```|`[^`\n]+`|<[^<>\n]+>", re.DOTALL)

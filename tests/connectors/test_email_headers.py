@@ -52,3 +52,14 @@ def test_an_eml_without_any_date_takes_the_file_time_never_the_epoch(tmp_path: P
     os.utime(path, (stamp, stamp))
     item = _documents(folder)["email:bad-date@example.com"].items[0]
     assert item.occurred_at == datetime(2024, 2, 3, 4, 5, 6, tzinfo=UTC)
+
+
+def test_a_multipart_whose_boundary_never_appears_keeps_its_text() -> None:
+    raw = (
+        b"From: dana@example.com\nSubject: Rota\nMIME-Version: 1.0\n"
+        b'Content-Type: multipart/mixed; boundary="ABC_"\n\n--ABC\nContent-Type: text/plain\n\n'
+        b"Sam is on call next week.\n\n--ABC--\n"
+    )
+    message = parse(raw)
+    assert "Sam is on call next week." in message.body
+    assert any("boundary" in note for note in message.notes)

@@ -126,3 +126,104 @@ def test_an_inline_html_answer_keeps_the_quoted_line_it_answers() -> None:
     body = "\n".join(lines)
     assert "> We retry three times.\nMake the retry count configurable." in body
     assert "The rest is unchanged" not in body
+
+
+def test_an_html_reply_above_a_plain_blockquote_drops_the_quote_unless_the_page_is_all_quote() -> None:
+    reply = "<div>Ship it on Friday.</div><div><br></div><blockquote>Can we ship the importer this week?</blockquote>"
+    assert clean_body(html_to_text(reply)) == "Ship it on Friday."
+    # A message that is nothing but a quoted passage keeps it: there is no reply above it to keep instead.
+    only = "<blockquote>The importer ships on Friday, after the schema review.</blockquote>"
+    assert "after the schema review" in clean_body(html_to_text(only))
+
+
+def test_an_html_rule_above_a_from_block_ends_the_reply_but_a_plain_rule_does_not() -> None:
+    reply = (
+        "<div>Budget approved.<hr><b>From: </b>Dana &lt;dana@example.com&gt;<br><b>Sent: </b>Monday, May 4, 2026"
+        "<br><b>To: </b>team@example.com<br><b>Subject: </b>Budget<br><p>Please approve the budget.</p></div>"
+    )
+    body = clean_body(html_to_text(reply))
+    assert body.strip() == "Budget approved."
+    section = "<div>Agenda<hr>Item one: the budget.</div>"
+    assert "Item one: the budget." in clean_body(html_to_text(section))
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        '12.05.2026, 09.15, "Dana Reyes" <dana@example.com>:',
+        "to 14. mai 2026 kl. 09:15 skrev Dana Reyes <dana@example.com\n>:",
+        "to 14. toukokuuta 2026 klo 9.15 Dana Reyes\n<dana@example.com> kirjoitti:",
+        '14.05.2026 09:15 пользователь "Dana Reyes" <\ndana@example.com> написал:',
+        "-------- Oprindelig besked --------",
+    ],
+)
+def test_date_first_and_nordic_or_russian_attributions_end_the_reply(attribution: str) -> None:
+    text = f"The export is fixed.\n\n{attribution}\n\n> Is the export fixed?\n> Dana"
+    assert clean_body(text) == "The export is fixed."
+
+
+def test_a_wrapped_quoted_line_is_history_not_an_inline_answer() -> None:
+    text = (
+        "Agreed, ship it.\n\nOn Mon, May 4, 2026 at 9:00 AM Bob <bob@example.com> wrote:\n"
+        "> The importer now retries failed batches three times before it gives up and\n"
+        "reports the batch as lost.\n> Can we ship it this week?"
+    )
+    assert clean_body(text) == "Agreed, ship it."
+
+
+@pytest.mark.parametrize(
+    "signature",
+    ["Sent from my Pixel 8", "Get Outlook for iOS<https://aka.ms/o0ukef>", "Gesendet von Outlook für Android"],
+)
+def test_a_mobile_signature_ends_the_reply_and_the_unmarked_history_below_it(signature: str) -> None:
+    text = f"Thursday works.\n\n{signature}\n\nCan we move the review to Thursday?"
+    assert clean_body(text) == "Thursday works."
+
+
+def test_a_separator_rule_above_an_outlook_header_block_is_not_kept() -> None:
+    text = (
+        "Approved.\n\n ------------------------------\n\n*From:* Dana [mailto:dana@example.com]\n"
+        "*Sent:* Monday, May 4, 2026 9:00 AM\n*To:* team@example.com\n*Subject:* Budget\n\nPlease approve."
+    )
+    assert clean_body(text) == "Approved."
+
+
+def test_text_indented_with_gmails_indent_button_is_the_senders_own() -> None:
+    html = (
+        '<div dir="ltr">The plan:<blockquote class="gmail_quote" style="margin:0 0 0 40px;border:none;padding:0px">'
+        "Move the importer to the new queue on Monday.</blockquote></div>"
+    )
+    assert "Move the importer to the new queue on Monday." in clean_body(html_to_text(html))
+
+
+def test_a_short_rule_above_a_mailing_list_footer_ends_the_message() -> None:
+    text = "Merged, thanks.\n\n__\nteam-dev mailing list\nteam-dev@example.com\nhttps://lists.example.com/team-dev"
+    assert clean_body(text) == "Merged, thanks."
+
+
+def test_a_french_webmail_header_block_and_its_rule_end_the_reply() -> None:
+    text = (
+        'C\'est noté.\n\n====\n\nMessage du : 04/05/2026 09:00\nDe : "Dana" <dana@example.com>\n'
+        "A : team@example.com\nSujet : Budget\n\nMerci de valider le budget."
+    )
+    assert clean_body(text) == "C'est noté."
+
+
+def test_an_attribution_whose_subject_line_holds_a_lowercase_on_is_cut_whole() -> None:
+    text = "Done.\n\nOn Thursday, May 7, 2026 at 3:03 PM, weekly sync notes on Bob wrote:\n\n> Can you send the notes?"
+    assert clean_body(text) == "Done."
+
+
+def test_a_lowercase_answer_or_an_indented_code_line_below_a_long_quoted_line_stays_the_senders() -> None:
+    review = (
+        "On Mon, May 4, 2026 at 9:00 AM Bob <bob@example.com> wrote:\n"
+        "> As per the shematics the regulator is supplied by the always-on rail, so\n"
+        "typo: schematics\n\n> Rename the node.\nok"
+    )
+    assert "typo: schematics" in clean_body(review)
+    robot = (
+        "Hi,\n\nOn Mon, May 4, 2026 at 9:00 AM Bot <bot@example.com> wrote:\n"
+        ">> drivers/gpu/drm/x.c:304:20: warning: format '%d' expects argument of type 'int'\n"
+        '       dev_err(d->dev, "read error");\n> Please fix.\nFixed in v2.'
+    )
+    assert 'dev_err(d->dev, "read error");' in clean_body(robot)

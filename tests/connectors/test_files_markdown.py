@@ -107,3 +107,12 @@ def test_damaged_pdf_that_trips_pypdf_limits_is_unreadable_not_a_crash() -> None
         damaged[at] = value
     with pytest.raises(Unreadable, match="PDF cannot be parsed"):
         pdf_pages(bytes(damaged))
+
+
+def test_a_paragraph_between_two_rules_at_the_top_is_content_not_front_matter() -> None:
+    text = "---\nThe rollout is paused until the audit ends.\n---\n\n# Rollout\n\nDetails follow.\n"
+    doc = file_document(RawRecord("a.md", "file", {"path": "a.md", "format": "markdown", "content": text}))
+    assert "The rollout is paused until the audit ends." in doc.items[0].text
+    assert "front_matter" not in doc.metadata
+    front, _, error = split_front_matter("---\ntitle: Plan\n---\nText.\n")
+    assert front == {"title": "Plan"} and error is None

@@ -163,6 +163,25 @@ def test_broken_event_is_counted_and_the_rest_continues(tmp_path: Path) -> None:
     assert "calendar:offsite@team" in {d.key for d in normalised.documents}
 
 
+def test_a_calendar_file_with_a_byte_order_mark_reads_like_one_without(tmp_path: Path) -> None:
+    path = tmp_path / "team.ics"
+    path.write_bytes(b"\xef\xbb\xbf" + calendar().encode("utf-8"))
+    assert "calendar:planning@team@20261020T080000Z" in chunks_of(path)
+
+
+def test_an_event_whose_recurrence_rule_is_malformed_is_still_shown_once(tmp_path: Path) -> None:
+    # Escaped separators (as one exporter writes them) make the rule unreadable; the meeting itself is known.
+    odd = (
+        "BEGIN:VEVENT\nUID:standup@team\nDTSTAMP:20261001T080000Z\nDTSTART;TZID=Europe/Berlin:20261019T091500\n"
+        "DTEND;TZID=Europe/Berlin:20261019T093000\nRRULE:FREQ=DAILY\\;UNTIL=20261120T080000Z\\;BYDAY=MO\\, TU\n"
+        "SUMMARY:Daily stand-up\nEND:VEVENT\n"
+    )
+    path = tmp_path / "team.ics"
+    path.write_text(calendar(odd), encoding="utf-8")
+    standups = [c for r, c in chunks_of(path).items() if r.startswith("calendar:standup@team")]
+    assert len(standups) == 1 and "Meeting: Daily stand-up" in standups[0].text
+
+
 def test_removed_event_leaves_on_resync(tmp_path: Path) -> None:
     path = tmp_path / "team.ics"
     path.write_text(calendar(), encoding="utf-8")

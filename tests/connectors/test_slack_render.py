@@ -25,6 +25,8 @@ USERS = {"U1": "Ann Lee", "U2": "Bo Chen"}
         ("*bold* and _italic_ and ~gone~", "bold and italic and gone"),
         ("*bold _and italic_ here*", "bold and italic here"),
         ("(*x*).", "(x)."),
+        # Markers facing the outside of brackets are plain characters: "f(x)*g(y)*h(z)" is arithmetic.
+        ("f(x)*g(y)*h(z) and )_y_(", "f(x)*g(y)*h(z) and )_y_("),
         # A link label is prose: its markers go; its address keeps its underscores.
         ("<http://foo|*bar ~baz~*>", "bar baz (http://foo)"),
         ("see <https://x.io/_a_/b|the _doc_>", "see the doc (https://x.io/_a_/b)"),

@@ -174,7 +174,8 @@ def _month(m: re.Match[str], cal: Calendar) -> Range | None:
     month = MONTHS[m["month"].lower()]
     year = cal.past_year(int(m["year"]) if m["year"] else None, month)
     start, end = cal.month(year, month)
-    part = (m["part"] or "").lower()
+    edge = {"beginning": "early", "start": "early", "middle": "mid", "end": "late"}
+    part = (m["part"] or edge.get((m["edge"] or "").lower(), "")).lower()
     first = date(year, month, 1)
     if part == "early":
         return cal.days(first, 10)
@@ -253,6 +254,14 @@ def _day_words(m: re.Match[str], cal: Calendar) -> Range | None:
     return cal.days(day) if day else None
 
 
+def _day_of_month(m: re.Match[str], cal: Calendar) -> Range | None:
+    # "the 20th of last month", "the first of next month"
+    offset = {"this": 0, "current": 0, "last": -1, "previous": -1, "next": 1}[m["which"].lower()]
+    first = month_start(cal.today.year, cal.today.month, offset)
+    day = _day_of(m["d"])
+    return cal.days(first.replace(day=day)) if 1 <= day <= days_in_month(first.year, first.month) else None
+
+
 def _weekdays_ago(m: re.Match[str], cal: Calendar) -> Range | None:
     # "2 thursdays ago": the Thursday before the last one (the last one is the latest strictly before today).
     count = _number(m["n"])
@@ -298,7 +307,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("quarter", rf"(?:q(?P<q>[1-4])|(?P<qword>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
           rf"(?:\s*(?:of\s+)?(?P<year>{YEAR})|\s*'(?P<yy>\d\d))?|(?P<year2>{YEAR})[\s-]?q(?P<q2>[1-4])",
           _quarter),
-    _rule("month", rf"(?:(?P<part>early|mid|late)[\s-]+)?(?P<month>{MONTH})\.?(?:,?\s+(?:of\s+)?"
+    _rule("month", rf"(?:(?P<part>early|mid|late)[\s-]+|(?:the\s+)?(?P<edge>beginning|start|middle|end)\s+of\s+)?"
+          rf"(?P<month>{MONTH})\.?(?:,?\s+(?:of\s+)?"
           rf"(?P<year>{YEAR}))?(?!\s*\d)", _month),
     _rule("iso_month", r"(?P<y>(?:19|20)\d\d)-(?P<m>\d\d)(?![-\d])", _iso_month),
     _rule("year", rf"(?:the\s+year\s+)?(?P<y>{YEAR})", _year),
@@ -309,6 +319,8 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:,?\s+(?P<year>{YEAR}))?", _day_range),
     _rule("day_words", rf"(?:(?:the\s+)?(?P<d1>{_ORDWORD})\s+(?:of\s+)?(?P<month>{MONTH})|(?P<month2>{MONTH})\.?\s+"
           rf"(?:the\s+)?(?P<d2>{_ORDWORD}))(?:,?\s+(?P<year>{YEAR}))?", _day_words),
+    _rule("day_of_month", rf"(?:the\s+)?(?P<d>{_DAYNUM})\s+(?:day\s+)?of\s+(?:the\s+)?(?P<which>this|current|last|"
+          r"previous|next)\s+month", _day_of_month),
     _rule("weekdays_ago", rf"(?P<n>{_NUM})\s+(?P<day>{WEEKDAY})s\s+ago", _weekdays_ago),
     _rule("weekday_of_week", rf"(?P<day>{WEEKDAY})\s+(?:of\s+|in\s+)?(?:the\s+)?(?P<which>last|previous|this|current|"
           rf"next)\s+week|(?P<which2>last|previous|this|next)\s+week'?s\s+(?P<day2>{WEEKDAY})", _weekday_of_week),
@@ -338,7 +350,7 @@ def _acceptable(rule: str, m: re.Match[str], text: str, names: frozenset[str]) -
     if rule == "day_words" and month[0].islower() and not m[0].lower().startswith("the"):
         # "we march first to the hall" is no date; "on march first" is.
         return bool(_DAY_CONTEXT.search(before))
-    if rule == "month" and not m["year"] and not m["part"]:
+    if rule == "month" and not m["year"] and not m["part"] and not m["edge"]:
         # A bare month needs a preposition; a lowercase one ("to march") or a person's name ("Alice and
         # June") a strong one.
         weak = month[0][0].isupper() and month[0].lower() not in names
