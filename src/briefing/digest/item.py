@@ -36,6 +36,10 @@ MAX_CHANGES = 3
 MAX_LINKED = 2
 # The header fields whose change is news, in the order a state is told ("reporter" and "organiser" never change).
 _TOLD = tuple(label for field, labels in LABELS.items() if field not in ("reporter", "organiser") for label in labels)
+# Where an item stands: its status, how it was resolved, the release it is in, who has it.
+_STANDING = tuple(
+    label for field in ("status", "resolution", "fix_version", "milestone", "assignee") for label in LABELS[field]
+)
 # Transitions that already tell the item's status, so its header's status row adds nothing.
 _STATUS_EVENTS = frozenset({"status", "merged", "closed", "reopened"})
 
@@ -76,8 +80,11 @@ class Event:
 def _plain(unit: Unit) -> str:
     """A unit's words without the stamp and writer's name a conversation's unit opens with."""
     text = _STAMP.sub("", unit.text)
-    if unit.author and text.startswith(f"{unit.author}:"):
-        text = text[len(unit.author) + 1 :]
+    if unit.author and text.startswith(unit.author):
+        # "lee:", "lee reviewed:", "lee line 27:": the writer and what the unit is, before its words.
+        tag = re.match(r"[\w ]{0,24}:\s", text[len(unit.author) :] + " ")
+        if tag:
+            text = text[len(unit.author) + tag.end() :]
     return text.strip()
 
 
@@ -258,29 +265,35 @@ def item_section(
     chosen += sorted(said, key=lambda e: e.weight, reverse=True)[: MAX_LINES - len(chosen)]
     chosen.sort(key=lambda e: (e.at is None, e.at or now, e.seen.unit.ref))
     people = conv.people()
-    count = messages(conv.units)
+    count = messages([s for s in conv.units if s.unit.ref != conv.doc_key])  # its comments and reviews
     who = ", ".join(people[:4]) + (f" +{len(people) - 4}" if len(people) > 4 else "")
     key = doc_id(conv.doc_key)
     title = bare_title(conv.doc_key, conv.title)
     head = f'{key} "{tx.short(title, 120)}"' if title else key
-    head += f" — {count} message{'s' if count != 1 else ''}" + (f" from {who}" if who else "")
+    if count:
+        head += f" — {count} message{'s' if count != 1 else ''}"
+    head += f" from {who}" if who else ""
     section = Section(title=head)
 
-    def add(text: str, seen: Seen, status: str, at: datetime) -> None:
+    def add(text: str, seen: Seen, status: str, at: datetime, weight: float = 0.0) -> None:
         cites: list[Cited] = []
         chunks: list[Chunk] = []
         mark = numbers.cite(seen, cites, chunks)
         section.lines.append(
             Line(text=f"{text} {mark}", occurred_at=at, citations=cites, title=title, key=conv.key, status=status,
-                 people=people, score=0.0, last_at=at, section=head, chunks=chunks)
+                 people=people, score=weight, last_at=at, section=head, chunks=chunks)
         )  # fmt: skip
 
     for event in chosen:
-        add(event.text, event.seen, "changed" if event.change else "said", event.at or now)
+        add(event.text, event.seen, "changed" if event.change else "said", event.at or now, event.weight)
     if now_header is not None:
         # Where it stands now; a status the window's transitions already told is not told again.
         statuses = any(c.event in _STATUS_EVENTS for c in conv.changes)
-        cells = [(k, v) for k, v in told(rows(now_header.unit.text)) if not (statuses and k in LABELS["status"])]
+        cells = [
+            (k, v)
+            for k, v in told(rows(now_header.unit.text))
+            if k in _STANDING and not (statuses and k in LABELS["status"])
+        ]
         if cells:
             state = " | ".join(f"{label[:1].upper()}{label[1:]}: {value}" for label, value in cells)
             add(f"as of now: {state}", now_header, "now", now)
@@ -288,6 +301,7 @@ def item_section(
         line = maker.line(other, numbers.last + 1)
         numbers.taken(line.citations)
         line.text = f"linked {doc_id(other.doc_key)}: {line.text}"
+        line.score = min(line.score, 0.0)  # the item's own lines lead its evidence
         section.lines.append(line)
     return section
 
