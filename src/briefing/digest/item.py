@@ -12,7 +12,7 @@ of one question.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -311,9 +311,13 @@ def item_digest(
 ) -> Digest | None:
     """The named items' window as a digest of one section per item, or None when none of them was active in it."""
     end = min(end, now)
+    # The named items are the scope: the question's other words name what they are about, not a filter on them.
+    scope = replace(scope, topic="")
     convs = gather(as_of(briefer.index, now), start, end, scope, burst_gap=briefer.burst_gap)
-    wanted = {doc_id(t) for t in scope.tickets}
-    own = [c for c in convs if doc_id(c.doc_key) in wanted and not c.stream]
+    order = {doc_id(t): i for i, t in reversed(list(enumerate(scope.tickets)))}
+    own = sorted(
+        (c for c in convs if doc_id(c.doc_key) in order and not c.stream), key=lambda c: order[doc_id(c.doc_key)]
+    )
     if not own:
         return None
     numbers = Numbers()
