@@ -8,6 +8,7 @@ merged/closed fields, Confluence's page versions; and each line must cite the ex
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -162,3 +163,52 @@ def test_the_demo_questions_lead_with_what_was_asked(demo, monkeypatch) -> None:
     # The week's meetings from the calendar, still to come included, not a meeting of another week.
     meetings = ask(demo, monkeypatch, "What meetings do we have this week?")
     assert meetings["answer"].startswith("8 meetings this week, in time order:"), meetings["answer"]
+
+
+# -- "what happened in <item> last week?": the item's own window ---------------------------------------------------
+def _item_lines(out: dict) -> list[str]:
+    return [line for line in out["answer"].splitlines() if line.startswith("- ")]
+
+
+def _cited(out: dict, line: str) -> list[str]:
+    """The refs a line of the answer cites, by its [n] marks."""
+    by_n = {c["n"]: c["refs"] for c in out["citations"]}
+    return [ref for n in re.findall(r"\[(\d+)\]", line) for ref in by_n[int(n)]]
+
+
+def test_what_happened_in_a_ticket_last_week_tells_its_state_change_and_key_comment(demo, monkeypatch) -> None:
+    out = ask(demo, monkeypatch, "What happened in PLAT-137 last week?")
+    lines = _item_lines(out)
+    moved = [line for line in lines if "To Do → In Progress by Tomás Herrera" in line]
+    assert len(moved) == 1 and _cited(out, moved[0]) == ["jira:PLAT-137#change-120069"], out["answer"]
+    cause = [line for line in lines if "Cause found: missing index" in line]
+    assert len(cause) == 1 and _cited(out, cause[0]) == ["jira:PLAT-137#comment-230047"], out["answer"]
+    # Only the ticket's own units: not the Slack alert or the pull request that mention it (neither is linked).
+    assert {ref.split("#")[0] for c in out["citations"] for ref in c["refs"]} == {"jira:PLAT-137"}
+    assert len(lines) <= 7 and lines.index(moved[0]) < lines.index(cause[0]), "in time order"
+
+
+def test_what_happened_in_a_pull_request_last_week_is_its_review_and_merge_not_an_empty_window(
+    demo, monkeypatch
+) -> None:
+    # The question names the PR by number; the scope holds its qualified ref, which once matched none of its chunks.
+    out = ask(demo, monkeypatch, "What happened in PR #431 last week?")
+    assert not out["answer"].startswith("Nothing"), out["answer"]
+    lines = _item_lines(out)
+    merged = [line for line in lines if "merged by sam-whitfield" in line]
+    assert len(merged) == 1 and _cited(out, merged[0]) == ["github:kestrelpay/ledger-api#431"], out["answer"]
+    approved = [line for line in lines if "approved by tomas-herrera" in line]
+    assert len(approved) == 1 and _cited(out, approved[0])[0].startswith("github:kestrelpay/ledger-api#431/")
+    # The other items of the repository active that week (#430, #434, #437) are not in it.
+    refs = {ref for c in out["citations"] for ref in c["refs"]}
+    assert refs and all(ref.startswith("github:kestrelpay/ledger-api#431") for ref in refs), refs
+
+
+def test_what_happened_in_an_issue_last_week_tells_the_cause_and_the_close(demo, monkeypatch) -> None:
+    out = ask(demo, monkeypatch, "What happened in issue #430 last week?")
+    lines = _item_lines(out)
+    cause = [line for line in lines if "non-UTC timezone" in line]
+    assert len(cause) == 1 and _cited(out, cause[0]) == ["github:kestrelpay/ledger-api#430/comment-771000025"]
+    closed = [line for line in lines if ": closed" in line]
+    assert len(closed) == 1 and "Wed 10 Jun" in closed[0], out["answer"]
+    assert lines.index(cause[0]) < lines.index(closed[0]), "in time order"

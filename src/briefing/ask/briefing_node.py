@@ -34,6 +34,8 @@ def _line_writer(deps: AskDeps) -> LineWriter | None:
 def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.digest import render
     from briefing.digest.engine import Briefer
+    from briefing.digest.item import answer_text as item_text
+    from briefing.digest.item import item_digest
     from briefing.digest.model import Scope
     from briefing.digest.places import channel_scope, places
     from briefing.retrieve import Hit
@@ -67,14 +69,12 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         writer=_line_writer(deps),
     )
     shown = places(scope, deps.directory)
-    digest = briefer.digest(
-        start,
-        end,
-        now=now,
-        scope=scope,
-        searched=briefer.describe(start, end if forward else min(end, now), scope, shown, deps.source_types),
-        forward=forward,
-    )
+    searched = briefer.describe(start, end if forward else min(end, now), scope, shown, deps.source_types)
+    # A named item's window ("what happened in PLAT-7 last week?"): its own progression, not every conversation
+    # that mentions it; when it had none, the window's mentions of it are the answer below.
+    story = None if forward or not scope.tickets else item_digest(briefer, start, end, now=now, scope=scope,
+                                                                  searched=searched)  # fmt: skip
+    digest = story or briefer.digest(start, end, now=now, scope=scope, searched=searched, forward=forward)
     note = ""
     if digest.empty and scope.topic:
         # The topic is what is left of the question after its constraints; when it matches nothing, the window's
@@ -92,7 +92,7 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
             note = f'Nothing mentions "{scope.topic}"; everything in the window instead.\n'
             digest = wider
     digest.places = shown
-    answer = note + render.answer_text(digest)
+    answer = note + (item_text(digest) if story is not None else render.answer_text(digest))
     citations = [c.to_json() for c in digest.citations()]
     chunks: dict[str, tuple[Chunk, float]] = {}
     for line in digest.lines():
@@ -123,10 +123,14 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         "hits": hits,
         "evidence": [h.chunk for h in evidence],
         "trace": {
-            "answerer": "briefing engine (every conversation in the window, by time)"
+            "answerer": (
+                "item briefing (the item's state changes and key comments in the window, by time)"
+                if story is not None
+                else "briefing engine (every conversation in the window, by time)"
+            )
             + (
                 f"; lines by the LLM: {briefer.writer.written} written, {briefer.writer.fallbacks} extractive"
-                if briefer.writer is not None
+                if briefer.writer is not None and story is None
                 else ""
             ),
             "candidates": [h.to_trace() for h in evidence],

@@ -48,8 +48,9 @@ def gather(
     )
     chunks = view.chunks(flt)
     if scope.tickets:
-        wanted = set(scope.tickets)
-        # A mention is a key ("PLAT-7") or a qualified ref ("<family>:owner/repo#12"): compare the ids.
+        # A scope's item and a mention are each a key ("PLAT-7") or a qualified ref ("<family>:owner/repo#12"):
+        # both sides are compared as ids, so an item named by its qualified ref finds its own chunks.
+        wanted = {doc_id(t) for t in scope.tickets}
         chunks = [c for c in chunks if wanted & {doc_id(t) for t in c.tickets} or doc_id(c.doc_key) in wanted]
     kinds = {c.kind: kind_of(c.kind) for c in chunks}
     # Whole documents for the conversations that began before the window (a thread's root, a ticket's body).

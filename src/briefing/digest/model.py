@@ -121,7 +121,8 @@ class Digest:
         return [line for section in self.sections for line in section.lines]
 
     def citations(self) -> list[Cited]:
-        return [c for line in self.lines() for c in line.citations]
+        """Each citation once (two lines may cite one unit under one number)."""
+        return list({c.n: c for line in self.lines() for c in line.citations}.values())
 
     def to_json(self) -> dict[str, Any]:
         return {
