@@ -23,7 +23,7 @@ from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, rerank
-from briefing.ask.extractive.refusal import HEDGE_BELOW, VETO_CAP, confidence, refusal_reason
+from briefing.ask.extractive.refusal import HEDGE_BELOW, VETO_CAP, confidence, refusal_reason, unsupported
 from briefing.ask.extractive.render import attribution, label, render, when
 from briefing.ask.extractive.scoring import score_sentences, word_weights
 from briefing.ask.extractive.selection import (
@@ -168,7 +168,7 @@ class ExtractiveAnswerer:
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
         if not broad and evidence and len(question.parts) > 1:
             # A two-part question is answered part by part; it is refused only when no part is covered.
-            split = self._parts(question, evidence, context, window=window, view=view)
+            split = self._parts(question, evidence, context, window=window, view=view, whole=conf)
             if split[0]:
                 conf = max(conf, self.hedge_below)
         if not evidence or conf < self._refuse_below():
@@ -292,8 +292,12 @@ class ExtractiveAnswerer:
         *,
         window: tuple[datetime, datetime] | None,
         view: View | None,
+        whole: float = 0.0,
     ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]]]:
-        """One answer line per part of a two-part question, or a line saying the sources do not cover that part."""
+        """One answer line per part of a two-part question, or a line saying the sources do not cover that part.
+        A part is refused when its own evidence does not support it (`refusal.unsupported`), or when its confidence
+        and the whole question's (`whole`) are both below the threshold: a short follow-on part ("and how was it
+        fixed?") reads as a near miss on its own words alone."""
         chosen: list[Evidence] = []
         head: list[tuple[str, Evidence | None]] = []
         for part in extra_of(question)["part_readings"]:
@@ -303,7 +307,8 @@ class ExtractiveAnswerer:
             features = self.score(scored_as, scored, context, window=window, view=view)
             scored.sort(key=lambda e: (-e.score, e.n))
             name = label(part.text)
-            if not scored or self._confidence(features) < self._refuse_below():
+            low = self._confidence(features) < self._refuse_below()
+            if not scored or (low and (whole < self._refuse_below() or unsupported(features))):
                 head.append((f"{name}: the sources do not say.", None))
                 continue
             if self._rescore(scored_as, scored):
