@@ -129,3 +129,48 @@ def test_a_pull_request_question_is_not_answered_with_the_ticket_that_reports_th
     answered = answerer.answer(question, [ANR_TICKET, ANR_FIX], scope="jira")
     assert not answered.no_answer
     assert "pull/9350" in answered.text or "9350" in answered.text
+
+
+WORKER_LOGS = slack(
+    "slack:CHELP::9",
+    "help",
+    ("antonio", "The Fargate worker task logs show GET /api/v1/jobs answered in 2.61ms after the restart.", at(5, 21)),
+)
+WORKER_LIMIT = slack(
+    "slack:CHELP::10",
+    "help",
+    ("duke", "We gave the Fargate worker task a 4 GB memory limit and it has been stable since.", at(5, 22)),
+)
+MONGO_REPORT = slack(
+    "slack:CHELP::11",
+    "help",
+    (
+        "daniel",
+        "I sync a collection in Mongo with CDC upsert and find several Iceberg rows for the same _id.",
+        at(5, 12),
+    ),
+    (
+        "duke",
+        "Upsert keeps one row per _id only after compaction; until then equality deletes hide the old rows.",
+        at(5, 12, 11),
+    ),
+)
+
+
+def test_a_memory_limit_is_not_answered_with_another_number_of_the_topic(answerer: ExtractiveAnswerer) -> None:
+    question = parsed("What memory limit did the Fargate worker task get?")
+    refused = answerer.answer(question, [WORKER_LOGS], scope="slack")
+    assert refused.no_answer
+    assert "2.61" not in refused.text
+    answered = answerer.answer(question, [WORKER_LOGS, WORKER_LIMIT], scope="slack")
+    assert not answered.no_answer
+    assert answered.text.startswith("4 GB")
+
+
+def test_a_product_named_with_its_db_suffix_is_found_where_it_is_written_without(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    question = parsed("Why did a MongoDB collection replicated with upserts end up with several Iceberg rows?")
+    answer = answerer.answer(question, [MONGO_REPORT], scope="slack")
+    assert answer.features["missing_named"] == 0.0
+    assert not answer.no_answer
