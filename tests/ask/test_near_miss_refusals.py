@@ -174,3 +174,38 @@ def test_a_product_named_with_its_db_suffix_is_found_where_it_is_written_without
     answer = answerer.answer(question, [MONGO_REPORT], scope="slack")
     assert answer.features["missing_named"] == 0.0
     assert not answer.no_answer
+
+
+RELEASE_NOTE = slack(
+    "slack:CANN::1",
+    "announcements",
+    ("nayan", "OLake Go v0.7.4 Released! What's new: MongoDB change streams resume from the saved token.", at(6, 1)),
+    ("nayan", "Docs for the Helm chart were refreshed too.", at(6, 1, 11)),
+)
+STANDUP = slack(
+    "slack:CGEN::2",
+    "general",
+    ("priya", "Core team standup moved to 10:00 this week.", at(6, 2)),
+    ("marco", "Which core connectors are planned next quarter? Kafka and Oracle are on the list.", at(6, 2, 11)),
+)
+
+
+def test_every_part_of_a_two_part_question_the_evidence_supports_is_answered(answerer: ExtractiveAnswerer) -> None:
+    # The first part alone ("Which release was announced") matches the announcement weakly; the whole question
+    # and the line that answers the second part carry it.
+    question = parsed("Which release was announced, and what did it add for MongoDB?")
+    answer = answerer.answer(question, [RELEASE_NOTE, STANDUP], scope="slack")
+    assert not answer.no_answer
+    assert "do not say" not in answer.text
+    first, second = answer.text.splitlines()[:2]
+    assert first.startswith("Which release was announced: v0.7.4")
+    assert "MongoDB change streams" in second
+
+
+def test_only_the_part_without_support_is_refused(answerer: ExtractiveAnswerer) -> None:
+    question = parsed("What does pull request #592 add, and which reviewer approved it?")
+    answer = answerer.answer(question, [PR_592], scope="github")
+    assert not answer.no_answer
+    first, second = answer.text.splitlines()[:2]
+    assert "ProofCredential alternative to Certificate" in first
+    assert second.endswith("the sources do not say.")

@@ -73,12 +73,21 @@ def off_topic(features: dict[str, float]) -> bool:
     )
 
 
+# The features that cap the confidence whatever the linear score (`confidence`).
+CAPS = ("typed_miss", "off_topic", "head_miss")
+
+
+def uncapped(features: dict[str, float]) -> dict[str, float]:
+    """`features` without the caps: how well the evidence matches the question as a whole (for a two-part
+    question, whose caps are those of one of its parts)."""
+    return {k: v for k, v in features.items() if k not in CAPS}
+
+
 def confidence(features: dict[str, float]) -> float:
     weights = CALIBRATION if "vocab_unknown" in features else CALIBRATION_WITHOUT_VOCABULARY
     z = weights["bias"] + sum(w * features.get(k, 0.0) for k, w in weights.items() if k != "bias")
     p = 1.0 / (1.0 + math.exp(-z))
-    capped = features.get("typed_miss") or features.get("off_topic") or features.get("head_miss")
-    return min(p, VETO_CAP) if capped else p
+    return min(p, VETO_CAP) if any(features.get(k) for k in CAPS) else p
 
 
 def unsupported(features: dict[str, float]) -> bool:
