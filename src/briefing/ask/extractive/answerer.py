@@ -28,7 +28,6 @@ from briefing.ask.extractive.refusal import (
     VETO_CAP,
     confidence,
     refusal_reason,
-    uncapped,
     unsupported,
 )
 from briefing.ask.extractive.render import attribution, label, render, when
@@ -178,8 +177,7 @@ class ExtractiveAnswerer:
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
         if not broad and evidence and len(question.parts) > 1:
             # A two-part question is answered part by part; it is refused only when no part is covered.
-            whole = self._confidence(uncapped(features))  # a part's cap is the part's to apply
-            split = self._parts(question, evidence, context, window=window, view=view, whole=whole)
+            split = self._parts(question, evidence, context, window=window, view=view, whole=conf)
             if split[0]:
                 conf = max(conf, self.hedge_below)
         if not evidence or conf < self._refuse_below():
@@ -307,9 +305,10 @@ class ExtractiveAnswerer:
     ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]]]:
         """One answer line per part of a two-part question, or a line saying the sources do not cover that part.
         A part is refused only when its own evidence does not support it (`refusal.unsupported`), or when its
-        confidence is below the threshold and neither the whole question (`whole`) nor the line that answers
-        another part (one of this part's PART_SHARED best lines) carries it: a follow-on part ("and what did it
-        add?") or a part whose words the answering line paraphrases reads as a near miss on its own words alone."""
+        confidence is below the threshold and neither the whole question (`whole`, caps applied: a cap that one
+        part sets lets no other part through) nor the line that answers another part (when it is among this
+        part's PART_SHARED best lines) carries it: a follow-on part ("and what did it add?"), or a part whose
+        words the answering line paraphrases, reads as a near miss on its own words alone."""
         readings = []
         for part in extra_of(question)["part_readings"]:
             scored_as = part.as_scored(question)

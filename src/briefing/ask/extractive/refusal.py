@@ -73,14 +73,8 @@ def off_topic(features: dict[str, float]) -> bool:
     )
 
 
-# The features that cap the confidence whatever the linear score (`confidence`).
+# The features that cap the confidence whatever the linear score.
 CAPS = ("typed_miss", "off_topic", "head_miss")
-
-
-def uncapped(features: dict[str, float]) -> dict[str, float]:
-    """`features` without the caps: how well the evidence matches the question as a whole (for a two-part
-    question, whose caps are those of one of its parts)."""
-    return {k: v for k, v in features.items() if k not in CAPS}
 
 
 def confidence(features: dict[str, float]) -> float:
