@@ -23,7 +23,13 @@ from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, rerank
-from briefing.ask.extractive.refusal import HEDGE_BELOW, VETO_CAP, confidence, refusal_reason
+from briefing.ask.extractive.refusal import (
+    HEDGE_BELOW,
+    VETO_CAP,
+    confidence,
+    refusal_reason,
+    unsupported,
+)
 from briefing.ask.extractive.render import attribution, label, render, when
 from briefing.ask.extractive.scoring import score_sentences, word_weights
 from briefing.ask.extractive.selection import (
@@ -51,6 +57,9 @@ if TYPE_CHECKING:
     from briefing.ask.rescoring import SentenceRescorer
     from briefing.view import View
 
+# A part of a two-part question too weak on its own words is answered from the line that answers another part when
+# that line is among its own best lines.
+PART_SHARED = 3
 # The scope line's days ("files, slack; 2026-06-08 to 2026-06-14; in #x").
 _SCOPE_WINDOW = re.compile(r"(?:^|; )(\d{4}-\d{2}-\d{2})(?: to (\d{4}-\d{2}-\d{2}))?(?=;|$)")
 
@@ -168,7 +177,7 @@ class ExtractiveAnswerer:
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
         if not broad and evidence and len(question.parts) > 1:
             # A two-part question is answered part by part; it is refused only when no part is covered.
-            split = self._parts(question, evidence, context, window=window, view=view)
+            split = self._parts(question, evidence, context, window=window, view=view, whole=conf)
             if split[0]:
                 conf = max(conf, self.hedge_below)
         if not evidence or conf < self._refuse_below():
@@ -292,26 +301,47 @@ class ExtractiveAnswerer:
         *,
         window: tuple[datetime, datetime] | None,
         view: View | None,
+        whole: float = 0.0,
     ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]]]:
-        """One answer line per part of a two-part question, or a line saying the sources do not cover that part."""
-        chosen: list[Evidence] = []
-        head: list[tuple[str, Evidence | None]] = []
+        """One answer line per part of a two-part question, or a line saying the sources do not cover that part.
+        A part is refused only when its own evidence does not support it (`refusal.unsupported`), or when its
+        confidence is below the threshold and neither the whole question (`whole`, caps applied: a cap that one
+        part sets lets no other part through) nor the line that answers another part (when it is among this
+        part's PART_SHARED best lines) carries it: a follow-on part ("and what did it add?"), or a part whose
+        words the answering line paraphrases, reads as a near miss on its own words alone."""
+        readings = []
         for part in extra_of(question)["part_readings"]:
             scored_as = part.as_scored(question)
             scored = [replace(e) for e in evidence]
             # As of the question's `now`, like the whole question's score: the vocabulary counts no later chunk.
             features = self.score(scored_as, scored, context, window=window, view=view)
             scored.sort(key=lambda e: (-e.score, e.n))
+            low = self._confidence(features) < self._refuse_below()
+            if scored and not low and self._rescore(scored_as, scored):
+                scored.sort(key=lambda e: (-e.score, e.n))
+            readings.append((part, scored, low, unsupported(features)))
+        chosen: list[Evidence] = []
+        tops: dict[int, Evidence] = {}
+        for i, (_, scored, low, _) in enumerate(readings):
+            if scored and not low:
+                first = next((e for e in scored if not redundant(e, chosen)), scored[0])
+                tops[i] = first
+                if not any(c.ref == first.ref and c.text == first.text for c in chosen):
+                    chosen.append(first)
+        head: list[tuple[str, Evidence | None]] = []
+        for i, (part, scored, _, capped) in enumerate(readings):
             name = label(part.text)
-            if not scored or self._confidence(features) < self._refuse_below():
+            top = tops.get(i)
+            if top is None and scored and not capped:
+                best = {(e.ref, e.text) for e in scored[:PART_SHARED]}
+                shared = next((t for t in tops.values() if (t.ref, t.text) in best), None)
+                top = scored[0] if whole >= self._refuse_below() and shared is None else shared
+                if top is not None and not any(c.ref == top.ref and c.text == top.text for c in chosen):
+                    chosen.append(top)
+            if top is None:
                 head.append((f"{name}: the sources do not say.", None))
                 continue
-            if self._rescore(scored_as, scored):
-                scored.sort(key=lambda e: (-e.score, e.n))
-            top = next((e for e in scored if not redundant(e, chosen)), scored[0])
             answered_as = part.as_answered(question)
             span = answer_span(answered_as, extra_of(answered_as)["span_kind"], top, context)
             head.append((f"{name}: {span}" if span else f"{name}:", top))
-            if not any(c.ref == top.ref and c.text == top.text for c in chosen):
-                chosen.append(top)
         return chosen, head

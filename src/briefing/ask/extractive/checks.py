@@ -92,7 +92,8 @@ def typed_near(question: Question, top: Sequence[Evidence]) -> float:
     """1 when one of the best sentences holds the kind of value the question asks for next to the question's own
     words: a number beside the counted noun ("how many customers" wants "40 customers"), an amount of money for a
     cost, a date stated in the text for "when" (the message's own date does not count), a person for "who".
-    A question that asks for no value gets 1 (the feature says nothing then)."""
+    A question that asks for no value gets 1 (the feature says nothing then); one that asks for a memory or disk
+    size gets 1 only for a size in bytes."""
     kind = question.answer_type
     asked = extra_of(question)
     if kind not in {"number", "time", "version", "setting", "person"}:
@@ -104,8 +105,8 @@ def typed_near(question: Question, top: Sequence[Evidence]) -> float:
     texts = [clean(ev.text, limit=2000) for ev in top]
     # The value's unit measures what is asked: "how much memory" is answered by "31.76 GB" whether or not the line
     # says "memory" ("OLake Go averaged about 31.76 GB"); "how often" by a frequency, which is often a word.
-    if asked["asks_bytes"] and any(_BYTES.search(t) for t in texts):
-        return 1.0
+    if asked["asks_bytes"] or _asks_size(question):
+        return float(any(_BYTES.search(t) for t in texts))
     if asked["asks_frequency"] and any(_FREQUENCY.search(t) for t in texts):
         return 1.0
     q_low = question.text.lower()
@@ -120,6 +121,15 @@ def typed_near(question: Question, top: Sequence[Evidence]) -> float:
             if any(-NEAR_BEFORE <= at - value.start() <= NEAR_AFTER + len(value[0]) for at in spots):
                 return 1.0
     return 0.0
+
+
+# Question text: a memory or disk size asked by its noun ("What memory limit did the worker get?", "the new heap
+# size"): a size in bytes answers it, not another number of the same line ("2.61ms").
+_ASKS_SIZE = re.compile(r"\b(?:memory|ram|heap|disk|storage)\s+(?:limit|size|request|usage|quota)s?\b", re.I)
+
+
+def _asks_size(question: Question) -> bool:
+    return question.answer_type == "number" and bool(_ASKS_SIZE.search(question.text))
 
 
 def _phone(text: str) -> bool:

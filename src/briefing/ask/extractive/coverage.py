@@ -27,12 +27,17 @@ def missing_terms(question: Question, context: Sequence[Chunk]) -> list[str]:
 def _term_patterns(term: str) -> list[str]:
     """How a named term may occur in a chunk's text: as a word start; a version with or without its "v" ("0.8" in
     "v0.8.0"); a hyphenated compound by its named part ("Helm-deployed" is about Helm); an acronym's plural by its
-    singular ("PRs" are there when the context says "PR #45")."""
+    singular ("PRs" are there when the context says "PR #45"); a product without its DB, JS or SQL suffix."""
     if re.search(r"\d", term) and re.fullmatch(r"[vV]?\d[\d.]*", term):
         return [rf"(?<![A-Za-z0-9.])v?{re.escape(term.lstrip('vV'))}(?!\d)"]
     patterns = [rf"(?<![A-Za-z0-9]){re.escape(term)}"]
     if re.fullmatch(r"[A-Z]{2,}s", term):
         patterns.append(rf"(?<![A-Za-z0-9]){re.escape(term[:-1])}\b")
+    # A product named with a conventional suffix that its users often drop ("MongoDB" written "Mongo", "PostgreSQL"
+    # written "Postgres", "NodeJS" written "Node").
+    short = re.fullmatch(r"([A-Za-z]{4,}?)(?:DB|JS|SQL)", term)
+    if short:
+        patterns.append(rf"(?<![A-Za-z0-9]){re.escape(short[1])}")
     head = term.split("-")[0]
     if "-" in term and len(head) >= 3 and head[0].isupper() and not re.search(r"\d", term):
         patterns.append(rf"(?<![A-Za-z0-9]){re.escape(head)}\b")

@@ -22,6 +22,7 @@ from briefing.ask.extractive.coverage import (
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.extractive.refusal import VETO_KINDS, off_topic
 from briefing.ask.extractive.scoring import Words
+from briefing.ask.extractive.support import item_miss, pull_reference_miss, role_asked
 from briefing.ask.vocabulary import Spread
 from briefing.embed import Embedder
 from briefing.model import Chunk
@@ -49,9 +50,11 @@ def question_features(
     coverage = sum(words.weight[w] for w in q_words if w in words.seen) / words.total if q_words else 0.0
     top = sorted(evidence, key=lambda e: -e.score)[:5]
     near = typed_near(question, top)
-    role = question.role if kind == "person" else ""
-    role_miss = not role_stated(role, top, extra_of(question)["numbers"])
+    role_miss = not role_stated(role_asked(question), top, extra_of(question)["numbers"])
     value = value_miss(question, top)
+    # The answer slot: the best lines must be about the item the question names and hold the kind of reference asked.
+    item = bool(item_miss(question, top))
+    pull = pull_reference_miss(question, top)
     return {
         "chunk_cover": chunk_cover if q_words else 0.0,
         "typed_top": float(any(e.typed for e in top)) if kind else 1.0,
@@ -64,8 +67,9 @@ def question_features(
         "top_dense": max((e.dense for e in evidence if e.n == 1), default=0.0),
         "best_rank": float(best.n) if best else 0.0,
         "typed_near": near,
-        "typed_miss": 1.0 if (kind in VETO_KINDS and not near) or role_miss or value else 0.0,
-        "value_miss": 1.0 if value else 0.0,
+        "typed_miss": 1.0 if (kind in VETO_KINDS and not near) or role_miss or value or item or pull else 0.0,
+        "value_miss": 1.0 if value or pull else 0.0,
+        "item_miss": 1.0 if item else 0.0,
         "missing_share": missing_share(q_words, words.seen),
     }
 

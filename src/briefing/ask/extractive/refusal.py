@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from briefing.ask.extractive.support import role_asked
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 
@@ -72,12 +73,22 @@ def off_topic(features: dict[str, float]) -> bool:
     )
 
 
+# The features that cap the confidence whatever the linear score.
+CAPS = ("typed_miss", "off_topic", "head_miss")
+
+
 def confidence(features: dict[str, float]) -> float:
     weights = CALIBRATION if "vocab_unknown" in features else CALIBRATION_WITHOUT_VOCABULARY
     z = weights["bias"] + sum(w * features.get(k, 0.0) for k, w in weights.items() if k != "bias")
     p = 1.0 / (1.0 + math.exp(-z))
-    capped = features.get("typed_miss") or features.get("off_topic") or features.get("head_miss")
-    return min(p, VETO_CAP) if capped else p
+    return min(p, VETO_CAP) if any(features.get(k) for k in CAPS) else p
+
+
+def unsupported(features: dict[str, float]) -> bool:
+    """Whether a part of a two-part question lacks support of its own: its value, role or item is not in its best
+    lines, the thing it asks for is in no source, a name it uses is in no context chunk, or its period is empty."""
+    keys = ("typed_miss", "off_topic", "head_miss", "missing_named", "window_empty")
+    return any(features.get(k) for k in keys)
 
 
 def refusal_reason(question: Question, features: dict[str, float], unknown: Sequence[str]) -> str:
@@ -88,6 +99,9 @@ def refusal_reason(question: Question, features: dict[str, float], unknown: Sequ
     if (features.get("value_miss") or features.get("head_miss")) and unknown:
         # A word no source holds says more than the missing value shape ("no indexed source mentions 'cassandra'").
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
+    if features.get("item_miss"):
+        # Not the item's own words: under an access scope a refusal must not name them.
+        return "the closest sources are not about the item the question names"
     if features.get("typed_miss"):
         return _veto_reason(question, features)
     if unknown:
@@ -106,7 +120,7 @@ _HELD = {
 
 def _veto_reason(question: Question, features: dict[str, float]) -> str:
     kind = question.answer_type
-    role = question.role if kind == "person" else ""
+    role = role_asked(question)
     if role:
         return f"the closest sources do not say who {_HELD[role]} it"
     # The value shape named by the check that fired; the question's own words are not repeated (under an access
