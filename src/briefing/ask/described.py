@@ -5,12 +5,14 @@ reviewed the PR that adds retries?": the question names no key, so retrieval fin
 from the item's fields as the `View` holds them at `now` (assignee, reporter, reviewers, merger, organiser), cited
 to the unit that states it, never taken from the writer of the best-ranked line. The item is the first of the few
 best-ranked documents (the fact answer's first citation first) whose title and description cover most of the
-question's topic words and which holds the role; when none does, nothing is answered here: the fact path answers.
+question's topic words (half as much when it holds most of the context retrieval found) and which holds the role;
+when none does, nothing is answered here: the fact path answers.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -29,6 +31,10 @@ if TYPE_CHECKING:
 MAX_CANDIDATES = 3
 # The share of the question's topic words the item's own text must hold.
 MIN_COVERED = 0.5
+# An item that holds this share of the context retrieval gave the answerer was found by what the question means,
+# not only by its words: a paraphrase of its title ("caps ... at 30 bits" for "Limit ... to 30-bit") needs to
+# cover half as much.
+DOMINANT = 0.6
 # Words that name the kind of item, not what it is about ("the ticket about ...", "the PR that ...").
 _ITEM_WORDS = content_words("ticket issue bug task story epic pr pull request change item card one thing work")
 # A key people say: a ticket key ("PLAT-120") or a numbered issue or pull request ("PR #57").
@@ -97,13 +103,15 @@ def answer_described(
     titles = {chunk.doc_key: chunk.title for chunk in evidence}
     words = topic_words(question)
     named = set().union(*(content_words(name) for name in question.extra.get("named", ()))) & words
+    held = Counter(chunk.doc_key for chunk in evidence)
     scored = [
         (covered(item, words, named, titles.get(item.key, "")), -n, item) for n, item in enumerate(items_at(view, docs))
     ]
     # The best covering of the best-ranked items that holds every role asked.
     for share, _, item in sorted(scored, key=lambda t: (t[0], t[1]), reverse=True):
-        if share < MIN_COVERED:
-            break
+        dominant = bool(evidence) and held[item.key] >= DOMINANT * len(evidence)
+        if share < (MIN_COVERED / 2 if dominant else MIN_COVERED):
+            continue
         titled = _titled(item, titles.get(item.key, ""))
         reads = [read_field(titled, field) for field in fields]
         if fields and all(reads):
