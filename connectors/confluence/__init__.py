@@ -1,7 +1,8 @@
 """Confluence (Cloud, Server, Data Center): pages by section, and their comments.
 
 Refs `confluence:<page_id>` and `confluence:<page_id>#comment-<id>`; pages deleted or moved out of the configured
-spaces leave the index on the next sync.
+spaces leave the index on the next sync. A page's earlier versions (the newest `max_versions`) are kept, so that it
+reads as of `now` (connectors.confluence.versions, chunkers.versions).
 """
 
 from __future__ import annotations
