@@ -70,3 +70,22 @@ spaces = ["DEV"]
             assert ("[x] Download and install LiClipse" in installed["answer"]) is liclipse, (now, installed)
             if not liclipse:
                 assert installed["citations"] == []
+        _get_item_reads_the_version_of_then(config)
+
+
+def _get_item_reads_the_version_of_then(config: Path) -> None:
+    """The MCP tool reads a page by its ref through the same View: the text of then, nothing before creation."""
+    from briefing.errors import InputError
+    from briefing.mcp_server import BriefTools
+    from briefing.settings import load_settings
+
+    tools = BriefTools(load_settings(config))
+    try:
+        with pytest.raises(InputError):
+            tools.get_item("confluence:1", now="2016-06-09T00:00:00+00:00")
+        then = json.dumps(tools.get_item("confluence:1", now="2016-06-12T00:00:00+00:00"))
+        assert "2 week iteration cycle" in then and "LiClipse" not in then and "3 week" not in then
+        today = json.dumps(tools.get_item("confluence:1", now="2016-06-21T00:00:00+00:00"))
+        assert "3 week iteration cycle" in today and "2 week" not in today
+    finally:
+        tools.close()
