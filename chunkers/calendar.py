@@ -3,7 +3,9 @@
 The chunk starts and ends with the occurrence (so "next week" finds it by time) and carries the time the event
 was written as `written_at` (so it is visible "as of" any moment after it was put in the calendar, even when
 the meeting is later). An event whose description is too long for one chunk is split at paragraphs, each piece
-repeating the event's header lines.
+repeating the event's header lines. An earlier version of the event (an item whose metadata carries
+`valid_until`, `connectors.calendar.changes`) is chunked the same way, hidden from that moment on, its chunks
+`<doc key>::v<i>::<n>` (chunkers.versions' convention).
 """
 
 from __future__ import annotations
@@ -16,11 +18,21 @@ from chunkers.email import LEVELS
 from chunkers.packing import split_to_fit
 from chunkers.slack import find_tickets
 
-_HEADER_KEYS = ("Meeting:", "CANCELLED: Meeting:", "When:", "Organiser:", "Attendees:", "Where:", "Link:", "Linked:")
+_HEADER_KEYS = (
+    "Meeting:",
+    "CANCELLED: Meeting:",
+    "When:",
+    "Changed later:",
+    "Organiser:",
+    "Attendees:",
+    "Where:",
+    "Link:",
+    "Linked:",
+)
 
 
-def _written(item: Item) -> datetime | None:
-    value = item.metadata.get("written_at")
+def _written(item: Item, key: str = "written_at") -> datetime | None:
+    value = item.metadata.get(key)
     if not value:
         return None
     return datetime.fromisoformat(str(value))
@@ -34,7 +46,10 @@ def chunk_event(
 ) -> list[Chunk]:
     """One event occurrence as one chunk (or a few, when its description is long)."""
     chunks: list[Chunk] = []
-    for item in document.items:
+    for v, item in enumerate(document.items):
+        until = _written(item, "valid_until")
+        prefix = f"{document.key}::v{v}::" if until is not None else f"{document.key}::"
+        ordinal = len(chunks) if until is None else 0
         lines = item.text.split("\n")
         n_head = 0
         while n_head < len(lines) and lines[n_head].startswith(_HEADER_KEYS):
@@ -52,7 +67,7 @@ def chunk_event(
             text = f"{head}\n{piece}".strip()
             chunks.append(
                 Chunk(
-                    chunk_id=f"{document.key}::{len(chunks)}",
+                    chunk_id=f"{prefix}{ordinal}",
                     doc_key=document.key,
                     source_type=document.source_type,
                     kind=document.kind,
@@ -73,9 +88,12 @@ def chunk_event(
                         "attendees": item.metadata.get("attendees", []),
                         "links": item.metadata.get("links", []),
                         "all_day": item.metadata.get("all_day", False),
+                        "changed_later": bool(item.metadata.get("changed_later")),
                     },
                     truncated=cut,
                     written_at=_written(item),
+                    valid_until=until,
                 )
             )
+            ordinal += 1
     return chunks

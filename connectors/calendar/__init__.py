@@ -60,7 +60,15 @@ ICS = SourceDescriptor(
     words=(r"meetings?|calendar(?:\s+invites?)?|invites?",),
     ref_patterns=(r"calendar:.+",),
     supports=frozenset({"deletions", "scopes"}),
-    # chunkers.calendar copies the event's iCalendar STATUS, its all-day flag and its linked refs.
-    metadata={"cancelled": Flag("status", "CANCELLED"), "all_day": "all_day", "links": "links"},
+    # chunkers.calendar copies the event's iCalendar STATUS, its all-day flag and its linked refs, and marks the
+    # version a reader sees before the event's last change (connectors.calendar.changes).
+    metadata={
+        "cancelled": Flag("status", "CANCELLED"),
+        "all_day": "all_day",
+        "links": "links",
+        "changed_later": "changed_later",
+    },
+    # No edit history: before its last change an event shows uncancelled and marked as changed later.
+    history=("status", "time", "details"),
 )
 GOOGLE = replace(ICS, type="calendar", config=CalendarSource, factory="connectors.calendar.google:build")

@@ -323,6 +323,8 @@ def event_vevent(event: JSON, zone_name: str | None, *, master: JSON | None = No
         moment = _stamp(event.get(field))
         if moment is not None:
             vevent.add(name, moment)
+    if isinstance(event.get("sequence"), int):
+        vevent.add("sequence", event["sequence"])
     text = str(vevent.to_ical().decode("utf-8"))
     lines = [str(line).strip() for line in event.get("recurrence", []) or [] if str(line).strip()]
     if lines and not event.get("recurringEventId"):

@@ -21,6 +21,7 @@ from briefing.model import JSON, Batch, Cursor, Document, Failure, Item, Normali
 from briefing.registry import SourceContext
 from briefing.textrules import PROJECT_KEY
 from connectors.calendar import IcsSource
+from connectors.calendar.changes import earlier
 from connectors.calendar.ics_text import split_events
 
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
@@ -250,12 +251,16 @@ class IcsConnector:
             thread=uid,
             metadata=metadata,
         )
+        # Changed after it was written: the earlier item is what a reader before the change sees.
+        before = earlier(item, written, _modified(event, master), _sequence(event, master))
+        if before is not None:
+            item.metadata = {**metadata, "written_at": before.metadata["valid_until"]}
         return Document(
             key=ref,
             kind="calendar_event",
             source_type="calendar",
             title=title,
-            items=[item],
+            items=[item] if before is None else [item, before],
             url=item.url,
             container=cal_name,
             metadata=metadata,
@@ -354,6 +359,17 @@ def _written(event: Any, master: Any) -> datetime | None:
     if stamp is not None and isinstance(stamp.dt, datetime):
         return min(_as_utc(stamp.dt), _aware(event.get("DTSTART").dt, UTC))
     return None
+
+
+def _modified(event: Any, master: Any) -> datetime | None:
+    """LAST-MODIFIED of the occurrence (an override), else of the series."""
+    prop = event.get("LAST-MODIFIED") or master.get("LAST-MODIFIED")
+    return _as_utc(prop.dt) if prop is not None and isinstance(prop.dt, datetime) else None
+
+
+def _sequence(event: Any, master: Any) -> int:
+    value = event.get("SEQUENCE", master.get("SEQUENCE", 0))
+    return int(value) if str(value).strip().isdigit() else 0
 
 
 def _as_utc(value: datetime) -> datetime:

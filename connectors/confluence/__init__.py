@@ -1,7 +1,8 @@
 """Confluence (Cloud, Server, Data Center): pages by section, and their comments.
 
 Refs `confluence:<page_id>` and `confluence:<page_id>#comment-<id>`; pages deleted or moved out of the configured
-spaces leave the index on the next sync.
+spaces leave the index on the next sync. A page's earlier versions (the newest `max_versions`) are kept, so that it
+reads as of `now` (connectors.confluence.versions, chunkers.versions).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ class ConfluenceSource(ApiSource):
     spaces: list[str] = Field(default_factory=list)
     cloud: bool | None = None
     overlap_minutes: int = 60
+    # How many versions of a page are kept, the current one included (1: the current text only). Earlier ones are
+    # fetched once each and read as of `now`: a question asked before an edit sees the text of then.
+    max_versions: int = Field(default=20, ge=1)
 
 
 DOCUMENT_LIMITS = KindLimits(max_chars=1000, max_items=12, gap_hours=4.0, topic_threshold=0.15)
@@ -32,7 +36,7 @@ DESCRIPTOR = SourceDescriptor(
     kinds=(
         DocumentKind(
             "confluence_page",
-            "chunkers.documents:stream_document",
+            "chunkers.versions:stream_versions",
             DOCUMENT_LIMITS,
             config_keys={"max_chars": "doc_max_chars"},
         ),
@@ -42,4 +46,6 @@ DESCRIPTOR = SourceDescriptor(
     supports=frozenset({"since", "deletions", "scopes"}),
     # chunkers.documents writes each chunk's heading path, and the page's history on its first chunk.
     metadata={"section_path": "section_path", "events": "events"},
+    # connectors.confluence.versions keeps a page's earlier versions; chunkers.versions dates each one's chunks.
+    history=("text", "title"),
 )

@@ -4,7 +4,8 @@ Only the client's low-level `request` is used: its paging helpers join `_links.n
 lose the `/wiki` context path (see LIBRARY-NOTES.md), so this module follows `_links.next` against `base_url`.
 
 Each run: a CQL search for pages and blog posts modified since the cursor (minus an overlap), each with its
-comments, then a cheap listing of every current page id of the configured spaces. Ids that vanished
+comments and the earlier versions not yet cached (`connectors.confluence.versions`: the newest `max_versions`),
+then a cheap listing of every current page id of the configured spaces. Ids that vanished
 (deleted, archived, moved to another space) go to `Batch.deleted`; pages whose version, space or ancestors
 changed without showing up in the search (a move, a renamed parent) are fetched again so their breadcrumb
 follows them.
@@ -31,6 +32,7 @@ from connectors.confluence.access import (
     space_records,
 )
 from connectors.confluence.documents import normalise, parse_time
+from connectors.confluence.versions import VERSION_EXPAND, collect, forget
 from connectors.http import HttpLayer
 
 SEARCH = "rest/api/content/search"
@@ -46,11 +48,13 @@ TZ_SLACK = timedelta(hours=14)
 
 
 class ConfluenceCursor(Cursor):
-    """Newest `lastmodified` stored, the configured spaces, and a fingerprint per page held in the cache."""
+    """Newest `lastmodified` stored, the configured spaces, a fingerprint per page held in the cache, and the
+    earlier version numbers held per page (fetched, or not served by the server)."""
 
     last_modified: datetime | None = None
     spaces: tuple[str, ...] = ()
     pages: dict[str, str] = {}
+    versions: dict[str, list[int]] = {}
 
 
 def fingerprint(page: JSON) -> str:
@@ -78,6 +82,7 @@ class ConfluenceConnector:
         overlap: timedelta = timedelta(minutes=60),
         options: FetchOptions | None = None,
         http: HttpLayer | None = None,
+        max_versions: int = 20,
     ) -> None:
         self.client = client
         self.base_url = base_url.rstrip("/")
@@ -85,6 +90,7 @@ class ConfluenceConnector:
         self.name = name
         self.overlap = overlap
         self.options = options or FetchOptions()
+        self.max_versions = max_versions
         # Retries and Retry-After live in the client's session (see `build`); this maps what still fails.
         self.http = http or HttpLayer(source=name, vendor="Confluence", base_url=base_url, credentials="token_env")
 
@@ -98,13 +104,16 @@ class ConfluenceConnector:
 
     # HTTP --------------------------------------------------------------------------------------------------
 
-    def _get(self, path: str, params: dict[str, Any] | None = None) -> JSON:
-        """One GET of a path under base_url (or a `_links.next` starting with '/'), as a JSON object."""
+    def _get(self, path: str, params: dict[str, Any] | None = None, *, missing_ok: bool = False) -> JSON:
+        """One GET of a path under base_url (or a `_links.next` starting with '/'), as a JSON object ({} for a
+        404 when `missing_ok`)."""
         url = f"{self.base_url}/{path.lstrip('/')}"
         what = path.split("?")[0]
         response = self.http.call(
             what, self.client.request, "GET", url, params=params, absolute=True, advanced_mode=True
         )
+        if missing_ok and response.status_code == 404:
+            return {}
         self.http.check(response, what)
         try:
             payload = response.json()
@@ -141,6 +150,12 @@ class ConfluenceConnector:
         params = {"expand": COMMENT_EXPAND, "depth": "all", "limit": 50}
         return list(self._paged(f"rest/api/content/{page_id}/child/comment", params))
 
+    def _version(self, page_id: str, number: int) -> JSON | None:
+        """One earlier version of a page, or None when the server keeps no such version."""
+        params = {"status": "historical", "version": number, "expand": VERSION_EXPAND}
+        payload = self._get(f"rest/api/content/{page_id}", params, missing_ok=True)
+        return payload if payload.get("body") and payload.get("version") else None
+
     def _record(self, page: Any, failures: list[Failure], position: str) -> RawRecord | None:
         if not isinstance(page, dict) or not page.get("id"):
             failures.append(Failure(position, "Confluence result without an id"))
@@ -166,6 +181,7 @@ class ConfluenceConnector:
         # Pages held from earlier runs (or from spaces no longer configured) are reconciled on full runs too.
         known = dict(cursor.pages)
         newest = None if full else cursor.last_modified
+        held = {} if full else {page_id: list(numbers) for page_id, numbers in cursor.versions.items()}
 
         batch = Batch()
         params = {"cql": self._cql(since), "expand": PAGE_EXPAND, "limit": PAGE_LIMIT}
@@ -174,10 +190,11 @@ class ConfluenceConnector:
             if record is None:
                 continue
             batch.records.append(record)
+            collect(page, held, batch, self.max_versions, self._version)
             known[record.key] = fingerprint(page)
             newest = _later(newest, page)
             if len(batch.records) >= BATCH_SIZE:
-                batch.cursor = self._cursor(newest, known)
+                batch.cursor = self._cursor(newest, known, held)
                 yield batch
                 batch = Batch()
 
@@ -192,7 +209,8 @@ class ConfluenceConnector:
         access, access_failures = space_records(self.spaces, self._get)
         batch.records += [*access, RawRecord(RESTRICTIONS_KEY, ACCESS_KIND, {"pages": restrictions})]
         batch.failures += access_failures
-        batch.deleted = sorted(page_id for page_id in known if page_id not in listing)
+        gone = sorted(page_id for page_id in known if page_id not in listing)
+        batch.deleted += [*gone, *forget(gone, held)]
         for page_id in sorted(known.keys() & listing.keys()):
             if known[page_id] == listing[page_id]:
                 continue
@@ -201,16 +219,18 @@ class ConfluenceConnector:
             record = self._record(page, batch.failures, page_id)
             if record is not None:
                 batch.records.append(record)
+                collect(page, held, batch, self.max_versions, self._version)
                 newest = _later(newest, page)
-        held = {page_id: listing[page_id] for page_id in known.keys() & listing.keys()}
-        batch.cursor = self._cursor(newest, held)
+        pages = {page_id: listing[page_id] for page_id in known.keys() & listing.keys()}
+        batch.cursor = self._cursor(newest, pages, {k: v for k, v in held.items() if k in pages})
         yield batch
 
-    def _cursor(self, newest: datetime | None, pages: dict[str, str]) -> ConfluenceCursor:
-        return ConfluenceCursor(last_modified=newest, spaces=self.spaces, pages=dict(pages))
+    def _cursor(self, newest: datetime | None, pages: dict[str, str], held: dict[str, list[int]]) -> ConfluenceCursor:
+        versions = {page_id: list(numbers) for page_id, numbers in held.items()}
+        return ConfluenceCursor(last_modified=newest, spaces=self.spaces, pages=dict(pages), versions=versions)
 
     def normalise(self, records: Sequence[RawRecord]) -> Normalised:
-        return normalise(records, self.base_url)
+        return normalise(records, self.base_url, self.max_versions)
 
 
 def _later(current: datetime | None, page: JSON) -> datetime | None:
@@ -262,4 +282,5 @@ def build(ctx: SourceContext) -> ConfluenceConnector:
         overlap=timedelta(minutes=config.overlap_minutes),
         options=ctx.options,
         http=http,
+        max_versions=config.max_versions,
     )

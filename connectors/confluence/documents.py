@@ -1,4 +1,5 @@
-"""Cached Confluence pages as Documents: the page and its comments as items, its breadcrumb, history and people."""
+"""Cached Confluence pages as Documents: the page, its earlier versions and its comments as items, its breadcrumb,
+history and people."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord
 from connectors.confluence.access import ACCESS_KIND, access_people, page_readers
 from connectors.confluence.storage import storage_to_markdown
+from connectors.confluence.versions import VERSION_KIND, by_page, current_number, kept
 
 
 def parse_time(value: str) -> datetime:
@@ -27,11 +29,13 @@ def _user_name(user: JSON) -> str:
     return str(user.get("displayName") or user.get("publicName") or user.get("username") or "unknown user")
 
 
-def normalise(records: Sequence[RawRecord], base_url: str) -> Normalised:
-    """Cached pages (with their comments) as Documents, their people, and who may read each (briefing.access)."""
+def normalise(records: Sequence[RawRecord], base_url: str, max_versions: int = 20) -> Normalised:
+    """Cached pages (with their earlier versions and comments) as Documents, their people, and who may read each
+    (briefing.access)."""
     out = Normalised()
     people: dict[str, Person] = {}
     access = [r.data for r in records if r.kind == ACCESS_KIND]
+    versions = by_page(records)
     records = [r for r in records if r.kind != ACCESS_KIND]
     spaces = {str(a["space"]): a for a in access if "space" in a}
     restrictions: dict[str, Any] = next((a["pages"] for a in access if isinstance(a.get("pages"), dict)), {})
@@ -53,8 +57,11 @@ def normalise(records: Sequence[RawRecord], base_url: str) -> Normalised:
         for handle in person.handles:
             names.setdefault(handle, person.name)
     for record in records:
+        if record.kind == VERSION_KIND:
+            continue
         try:
-            document = _document(record.data, names, out.failures, base_url)
+            earlier = versions.get(record.key, [])
+            document = _document(record.data, names, out.failures, base_url, earlier, max_versions)
             document.readers = page_readers(record.data, spaces, restrictions)
             out.documents.append(document)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -69,7 +76,14 @@ def _url(data: JSON, base_url: str) -> str:
     return f"{base_url}/{webui.lstrip('/')}" if webui else ""
 
 
-def _document(data: JSON, names: dict[str, str], failures: list[Failure], base_url: str) -> Document:
+def _document(
+    data: JSON,
+    names: dict[str, str],
+    failures: list[Failure],
+    base_url: str,
+    versions: Sequence[JSON] = (),
+    max_versions: int = 20,
+) -> Document:
     page_id = str(data["id"])
     title = str(data["title"])
     space = data["space"]
@@ -96,15 +110,25 @@ def _document(data: JSON, names: dict[str, str], failures: list[Failure], base_u
         "space_name": space.get("name") or space_key,
         "ancestors": ancestors,
     }
-    # The page's history as its versions state it: created (version 1's date and author), then this version.
+    number = current_number(data) or 0
+    wanted = set(kept(number, max_versions))
+    earlier = [v for v in versions if current_number(v) in wanted and parse_time(v["version"]["when"]) < modified]
+    # The page's history as its versions state it: created (version 1's date and author), each version held, then
+    # this one.
     events: list[JSON] = []
     if history.get("createdDate"):
         events.append({"event": "created", "at": meta["created_at"], "by": creator, "ref": ref})
-    if version.get("number") != 1 or not history.get("createdDate"):
-        number = version.get("number")
-        events.append({"event": "updated", "at": modified.isoformat(), "by": editor, "ref": ref, "version": number})
+    for held in [*earlier, data]:
+        n = current_number(held)
+        if n != 1 or not history.get("createdDate"):
+            by = _user_name(held["version"].get("by") or {})
+            at = parse_time(held["version"]["when"]).isoformat()
+            events.append({"event": "updated", "at": at, "by": by, "ref": ref, "version": n})
     meta["events"] = events
+    page_url = f"{base_url}/pages/viewpage.action?pageId={page_id}"
+    place = [str(space.get("name") or space_key), *ancestors]
     items = [
+        *_earlier(earlier, modified, ref, place, meta, page_url, names, space_key),
         Item(
             ref=ref,
             source_type="confluence",
@@ -116,7 +140,7 @@ def _document(data: JSON, names: dict[str, str], failures: list[Failure], base_u
             url=url,
             container=space_key,
             metadata=meta,
-        )
+        ),
     ]
     for comment in data.get("comments") or []:
         try:
@@ -134,6 +158,53 @@ def _document(data: JSON, names: dict[str, str], failures: list[Failure], base_u
         container=space_key,
         metadata=meta,
     )
+
+
+def _earlier(
+    versions: Sequence[JSON],
+    current: datetime,
+    ref: str,
+    place: list[str],
+    meta: JSON,
+    page_url: str,
+    names: dict[str, str],
+    container: str,
+) -> list[Item]:
+    """The page's earlier versions, each an item valid from its own edit until the next one (chunkers.versions).
+
+    Each keeps the title and the history it had then, and links to that version of the page."""
+    items: list[Item] = []
+    ends = [*(parse_time(v["version"]["when"]) for v in versions[1:]), current][: len(versions)]
+    for held, until in zip(versions, ends, strict=True):
+        version = held["version"]
+        when = parse_time(version["when"])
+        if when >= until:
+            continue
+        n = current_number(held)
+        title = str(held.get("title") or place[-1])
+        events = [e for e in meta["events"] if e["event"] == "created" or (e.get("version") or 0) <= (n or 0)]
+        items.append(
+            Item(
+                ref=ref,
+                source_type="confluence",
+                kind="confluence_page",
+                text=storage_to_markdown(str(held["body"]["storage"]["value"]), names),
+                occurred_at=when,
+                author=_user_name(version.get("by") or {}),
+                title=title,
+                url=f"{page_url}&pageVersion={n}",
+                container=container,
+                metadata={
+                    **meta,
+                    "version": n,
+                    "events": events,
+                    "valid_until": until.isoformat(),
+                    "document_title": " > ".join([*place, title]),
+                    "breadcrumb": " > ".join([*place, title]),
+                },
+            )
+        )
+    return items
 
 
 def _comment(comment: JSON, ref: str, title: str, url: str, space: str, names: dict[str, str], base_url: str) -> Item:

@@ -31,7 +31,7 @@ PlaceStyle = Literal["container", "title", "title_or_container", "section"]
 
 # The roles a chunk's metadata can play for the core, by the type the core reads them as (`briefing.registry.meta`).
 TextRole = Literal["thread_root", "section_path"]
-FlagRole = Literal["cancelled", "all_day", "pull_request"]
+FlagRole = Literal["cancelled", "all_day", "pull_request", "changed_later"]
 RecordsRole = Literal["events", "review_waits"]
 RefsRole = Literal["links"]
 Role = TextRole | FlagRole | RecordsRole | RefsRole
@@ -42,6 +42,8 @@ ROLES: Mapping[str, str] = {
     "cancelled": "flag: the event (or this occurrence of it) was cancelled",
     "all_day": "flag: the event takes whole days, with no time of day",
     "pull_request": "flag: the item is a pull request, not an issue",
+    "changed_later": "flag: the item changed after the moment its chunk stands for, and its source keeps no earlier "
+    "state (a calendar event edited later): what it shows may be the later state",
     "events": "records: the item's lifecycle, {event, at, by?, ref?, from?, to?, version?} each",
     "review_waits": "records: reviews still requested on an open item as of the chunk, {by, at, ref} each",
     "links": "refs: native refs of the items the chunk links to (an event's agenda page and tickets)",

@@ -100,7 +100,8 @@ def chunks_of(path: Path, **kwargs: object) -> dict[str, Chunk]:
     out: dict[str, Chunk] = {}
     for doc in normalised.documents:
         for chunk in chunk_event(doc, limits=ChunkLimits(max_chars=1200)):
-            out[chunk.refs[0]] = chunk
+            if chunk.valid_until is None:  # as it stands; `versions_of` gives its earlier version too
+                out[chunk.refs[0]] = chunk
     return out
 
 

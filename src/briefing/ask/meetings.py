@@ -124,6 +124,8 @@ def _meeting_line(chunk: Chunk, zone: ZoneInfo) -> str:
         when = f"{start:%a} {start.day} {start:%b} {start:%H:%M}{until} {start.tzname() or 'UTC'}"
     title = clean(_title(chunk)[0], limit=160) or chunk.doc_key
     status = " (cancelled)" if _cancelled(chunk) else ""
+    if not status and registry.meta(chunk, "changed_later"):  # its source keeps no earlier state (sources.ROLES)
+        status = " (changed after this moment: details may be the later ones)"
     organiser = f" (organiser {chunk.authors[0]})" if chunk.authors else ""
     return f"{when}: {title}{status}{organiser}"
 

@@ -1,4 +1,5 @@
-"""A local Confluence REST (v1) server for tests and `brief demo`: content search by CQL, content by id, page comments.
+"""A local Confluence REST (v1) server for tests and `brief demo`: content search by CQL, content by id (a historical
+version with `status=historical&version=N`), page comments.
 
 Shapes follow Atlassian's documented responses, served under a `/wiki` context path like Confluence Cloud:
 `_links.next` is relative to that context (`/rest/api/content/search?...`), `_links.base` carries it.
@@ -63,6 +64,9 @@ class FakeConfluence:
         # ({"operation": {"operation": "read", "targetType": "space"}, "subjects": {"user": {"results": [...]}}}).
         # A page's read restriction is its own `restrictions` field, served when the request expands it.
         self.space_permissions: dict[str, list[dict[str, Any]]] = {}
+        # Earlier versions: page id -> version number -> the content as `content/{id}?status=historical&version=N`
+        # returns it. A version not listed answers 404, as Confluence does once a version's history is purged.
+        self.versions: dict[str, dict[int, dict[str, Any]]] = {}
 
     # Helpers used by the handler ---------------------------------------------------------------------------
 
@@ -146,6 +150,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._page(parts.path, params, found, start, limit)
         elif len(route) == 2 and route[0] == "content":
             page = fake.pages.get(route[1])
+            number = params.get("version")
+            if page is not None and number and int(number) != page.get("version", {}).get("number"):
+                page = fake.versions.get(route[1], {}).get(int(number))
             if page is None:
                 self._send(404, {"statusCode": 404, "message": f"No content found with id: {route[1]}"})
             else:
