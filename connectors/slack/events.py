@@ -5,7 +5,8 @@ signing secret, and be at most five minutes old (slack-sdk's `SignatureVerifier`
 handshake is answered with its challenge. Events become the records `connectors.slack.api` stores: a message
 (a new one, a thread reply, a broadcast) as `<channel>/<ts>`, an edit (`message_changed`) merged over the cached
 message, a deletion (`message_deleted`) as that key deleted, and a `channel_rename` as the `channel/<id>` record
-with its new name. The batch sync later re-reads the same channels and stays the source of truth.
+with its new name. The batch sync later re-reads the same channels and stays the source of truth. `read` is the
+same reading for a payload that came over Socket Mode (`connectors.slack.socket`), where no signature is sent.
 """
 
 from __future__ import annotations
@@ -113,10 +114,8 @@ def _rename_event(cache: CachedRecords, event: JSON, event_id: str) -> WebhookEv
     return WebhookEvent(event_id, "channel_rename", put=[RawRecord(key, "channel", {**old.data, **renamed})])
 
 
-def receive(request: WebhookRequest, cache: CachedRecords) -> WebhookEvent | None:
-    """The records one signed Events API request changes (None: an event this source does not keep)."""
-    verify(request)
-    payload: Any = json.loads(request.body)
+def read(payload: Any, cache: CachedRecords, config: Any) -> WebhookEvent | None:
+    """The records one Events API payload changes, however it came (a signed request, a Socket Mode envelope)."""
     if not isinstance(payload, dict):
         raise ValueError("the body is not a JSON object")
     if payload.get("type") == "url_verification":
@@ -126,7 +125,13 @@ def receive(request: WebhookRequest, cache: CachedRecords) -> WebhookEvent | Non
     if payload.get("type") != "event_callback" or not isinstance(event, dict) or not isinstance(event_id, str):
         return None
     if event.get("type") == "message":
-        return _message_event(cache, request.config, event, event_id)
+        return _message_event(cache, config, event, event_id)
     if event.get("type") == "channel_rename":
         return _rename_event(cache, event, event_id)
     return None
+
+
+def receive(request: WebhookRequest, cache: CachedRecords) -> WebhookEvent | None:
+    """The records one signed Events API request changes (None: an event this source does not keep)."""
+    verify(request)
+    return read(json.loads(request.body), cache, request.config)

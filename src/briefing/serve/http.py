@@ -78,7 +78,7 @@ def make_server(ingestor: Ingestor, host: str, port: int, *, started: float) -> 
                 return
             body = self.rfile.read(length)
             headers = dict(self.headers.items())
-            self._json(ingestor.accept(source, headers, body, rest))
+            self._json(ingestor.accept(source, headers, body, rest, target=self.path))
 
         def _json(self, reply: Reply) -> None:
             self._send(reply.status, json.dumps(dict(reply.body)).encode(), "application/json")
