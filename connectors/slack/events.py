@@ -55,15 +55,17 @@ def _channel_tag(cache: CachedRecords, cid: str) -> JSON:
     return {"id": cid, "name": name if isinstance(name, str) and name else cid}
 
 
-def _message_record(cache: CachedRecords, cid: str, message: JSON, *, merge: bool) -> RawRecord:
+def _message_record(cache: CachedRecords, cid: str, message: JSON, *, edit: bool) -> RawRecord:
+    """An edit merged over the cached message; a new message under a key already cached (a copy that arrives
+    after its edit, or after the sync brought it) keeps what is cached, adding only fields it lacks."""
     data = {k: v for k, v in message.items() if k not in _EVENT_ONLY}
     problem = message_problem(data)
     if problem is not None:
         raise ValueError(problem)
     key = f"{cid}/{data['ts']}"
-    old = cache.get(key) if merge else None
+    old = cache.get(key)
     if old is not None:
-        data = {**old.data, **data}
+        data = {**old.data, **data} if edit else {**data, **old.data}
     return RawRecord(key, "message", {**data, "_channel": _channel_tag(cache, cid)})
 
 
@@ -96,8 +98,8 @@ def _message_event(cache: CachedRecords, config: Any, event: JSON, event_id: str
         previous = event.get("previous_message")
         if "ts" not in message and isinstance(previous, dict):  # some payloads name the edited message only there
             message = {**message, "ts": previous.get("ts")}
-        return WebhookEvent(event_id, kind, put=[_message_record(cache, cid, message, merge=True)])
-    return WebhookEvent(event_id, kind, put=[_message_record(cache, cid, event, merge=False)])
+        return WebhookEvent(event_id, kind, put=[_message_record(cache, cid, message, edit=True)])
+    return WebhookEvent(event_id, kind, put=[_message_record(cache, cid, event, edit=False)])
 
 
 def _rename_event(cache: CachedRecords, event: JSON, event_id: str) -> WebhookEvent | None:

@@ -77,15 +77,16 @@ def test_socket_mode_events_are_acknowledged_cached_and_citable(
     rename["event_id"] = "EvRename"
     first = envelope(incident)
     retried = {**envelope(incident), "retry_attempt": 1, "retry_reason": "timeout"}  # Slack's retry: same event id
-    socket_server.send(first, envelope(noise), envelope(edit), envelope(gone), envelope(rename), retried)
-    assert socket_server.wait_for(lambda s: _all_acked(s, 6), timeout=60)
+    late = envelope({**incident, "event_id": "EvLateCopy"})  # the message again, after its edit: the edit stays
+    socket_server.send(first, envelope(noise), envelope(edit), envelope(gone), envelope(rename), retried, late)
+    assert socket_server.wait_for(lambda s: _all_acked(s, 7), timeout=60)
     assert first["envelope_id"] in socket_server.acked and retried["envelope_id"] in socket_server.acked
 
     cached = streamed.cached("team")
     assert cached["C111/1596183880.004200"]["text"].startswith("Checkout recovered")
     assert "C111/1596183890.004300" not in cached
     assert cached["channel/C111"]["name"] == "inc-payments"
-    assert streamed.ingestor.accepted == 5  # the retried copy is a duplicate
+    assert streamed.ingestor.accepted == 6  # the retried copy is a duplicate
     streamed.ingestor.tick()
     assert "slack:C111:1596183880.004200" not in streamed.refs("Which build was rolled back for checkout?")
     streamed.publish()
