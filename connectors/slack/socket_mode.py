@@ -12,11 +12,10 @@ commands, interactivity) are acknowledged and dropped.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from briefing.errors import AuthError, SourceError
-from briefing.model import CachedRecords, EventReader, StreamContext, WebhookEvent
+from briefing.model import CachedRecords, EventReader, OpenStream, StreamContext, WebhookEvent
 from briefing.sources import redact
 from connectors.slack import events
 from connectors.slack.api import DEFAULT_BASE_URL
@@ -32,8 +31,8 @@ def _reader(payload: Any, config: Any) -> EventReader:
     return read
 
 
-def open_stream(ctx: StreamContext) -> Callable[[], None]:
-    """Connect with the app-level token and deliver each event until the returned function closes the stream."""
+def open_stream(ctx: StreamContext) -> OpenStream:
+    """Connect with the app-level token and deliver each event until the stream returned is closed."""
     from slack_sdk.errors import SlackApiError
     from slack_sdk.socket_mode.builtin import SocketModeClient
     from slack_sdk.socket_mode.request import SocketModeRequest
@@ -72,4 +71,17 @@ def open_stream(ctx: StreamContext) -> Callable[[], None]:
             f"serve.streams.{ctx.name}: the Socket Mode connection failed ({redact(str(exc))}): check "
             f"sources.{ctx.name}.base_url and the network, or retry later"
         ) from None
-    return client.close
+    return _Open(client)
+
+
+class _Open:
+    """The open Socket Mode client, as `brief serve` holds it."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def connected(self) -> bool:
+        return bool(self._client.is_connected())
+
+    def close(self) -> None:
+        self._client.close()

@@ -301,6 +301,14 @@ class StreamContext:
     deliver: Callable[[EventReader], bool]
 
 
-EventStream = Callable[[StreamContext], Callable[[], None]]
+class OpenStream(Protocol):
+    """A source's open event stream, as `brief serve` holds it."""
+
+    def connected(self) -> bool: ...  # whether the connection is up now (it reconnects on its own)
+
+    def close(self) -> None: ...
+
+
+EventStream = Callable[[StreamContext], OpenStream]
 """A source's event stream: connects (raising `BriefError` with one line when it cannot), delivers each event
-through `StreamContext.deliver`, reconnects on its own, and returns the function that closes it."""
+through `StreamContext.deliver`, reconnects on its own, and is closed through what it returns."""

@@ -9,6 +9,7 @@ and a dropped connection neither loses nor doubles an event.
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,8 @@ def test_socket_mode_events_are_acknowledged_cached_and_citable(
     assert "C111/1596183890.004300" not in cached
     assert cached["channel/C111"]["name"] == "inc-payments"
     assert streamed.ingestor.accepted == 6  # the retried copy is a duplicate
+    with urllib.request.urlopen(f"{streamed.server.url}/healthz", timeout=30) as response:
+        assert json.loads(response.read())["streams"] == {"team": "connected"}
     streamed.ingestor.tick()
     assert "slack:C111:1596183880.004200" not in streamed.refs("Which build was rolled back for checkout?")
     streamed.publish()

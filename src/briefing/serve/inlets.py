@@ -15,7 +15,7 @@ from typing import Any
 
 from briefing import registry
 from briefing.errors import ConfigError
-from briefing.model import EventReader, EventStream, StreamContext, Webhook
+from briefing.model import EventReader, EventStream, OpenStream, StreamContext, Webhook
 from briefing.settings import Settings
 from briefing.sources import SourceDescriptor, secret
 
@@ -66,23 +66,33 @@ def check_streams(settings: Settings) -> dict[str, tuple[EventStream, str]]:
     return found
 
 
-def open_streams(settings: Settings, deliver: Deliver) -> Callable[[], None]:
-    """Open every configured stream, each delivering through `deliver(source, reader)`; returns what closes them."""
-    closers: list[Callable[[], None]] = []
+class Streams:
+    """The open event streams of a served workspace, by source name."""
 
-    def close() -> None:
-        while closers:
-            closers.pop()()
+    def __init__(self) -> None:
+        self.open: dict[str, OpenStream] = {}
 
+    def states(self) -> dict[str, str]:
+        """Each stream's state for `/healthz`: "connected" or "reconnecting"."""
+        return {name: "connected" if s.connected() else "reconnecting" for name, s in self.open.items()}
+
+    def close(self) -> None:
+        while self.open:
+            self.open.popitem()[1].close()
+
+
+def open_streams(settings: Settings, deliver: Deliver) -> Streams:
+    """Open every configured stream, each delivering through `deliver(source, reader)`; on a failure, close all."""
+    streams = Streams()
     try:
         for name, (opener, token) in check_streams(settings).items():
 
             def to_source(read: EventReader, name: str = name) -> bool:
                 return deliver(name, read)
 
-            closers.append(opener(StreamContext(name, settings.sources[name], token, to_source)))
+            streams.open[name] = opener(StreamContext(name, settings.sources[name], token, to_source))
             log.info("source %s: event stream open", name)
     except BaseException:
-        close()
+        streams.close()
         raise
-    return close
+    return streams

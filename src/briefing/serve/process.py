@@ -25,7 +25,7 @@ from briefing.ops.lock import workspace_lock
 from briefing.serve import companions
 from briefing.serve.http import make_server, serve_in_thread
 from briefing.serve.ingestor import Clock, Ingestor
-from briefing.serve.inlets import open_streams
+from briefing.serve.inlets import Streams, open_streams
 from briefing.serve.journal import Journal
 from briefing.settings import Settings
 
@@ -57,7 +57,7 @@ class Server:
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
         self._stop_http: Callable[[], None] | None = None
-        self._close_streams: Callable[[], None] | None = None
+        self.streams = Streams()
         self.ingestor: Ingestor | None = None
         self.companions = companions.Companions()
         self._watched_at: float | None = None
@@ -90,10 +90,10 @@ class Server:
             if self.ingestor.pending:  # published with the first batch, while the server already listens
                 log.info("%d events a previous process accepted are waiting to be published", self.ingestor.waiting())
             journal.prune()
-            server = make_server(self.ingestor, self.host, self.port, started=self.wall())
+            self.streams = open_streams(self.settings, self.ingestor.accept_stream)
+            server = make_server(self.ingestor, self.host, self.port, started=self.wall(), streams=self.streams)
             self.port = int(server.server_address[1])
             self._stop_http = serve_in_thread(server)
-            self._close_streams = open_streams(self.settings, self.ingestor.accept_stream)
             self.companions = companions.start(self.settings, self.host)
             stack.callback(self.companions.stop)  # before the index closes: they read it
             if self.background:
@@ -157,9 +157,7 @@ class Server:
         if self._stop_http is not None:
             self._stop_http()
             self._stop_http = None
-        if self._close_streams is not None:
-            self._close_streams()
-            self._close_streams = None
+        self.streams.close()
 
     def __enter__(self) -> Server:
         return self.start()
