@@ -58,4 +58,5 @@ DESCRIPTOR = SourceDescriptor(
         "sprint",
     ),  # fmt: skip
     webhook="connectors.jira.events:receive",
+    webhook_auth=("jwt",),
 )

@@ -1,12 +1,13 @@
-"""JIRA webhooks as the raw issue records the connector caches, after the shared secret in the URL is checked.
+"""JIRA webhooks as the raw issue records the connector caches, after the secret in the URL or a JWT is checked.
 
 JIRA Server and Cloud webhooks registered by a user carry no signature; the secret is part of the URL the
-webhook is registered with (`/hooks/<source>/<secret>`), compared in constant time. A retry is recognised by
-`X-Atlassian-Webhook-Identifier` when JIRA sends it, else by the body's SHA-256. `jira:issue_created` and
-`jira:issue_updated` replace the issue's fields (its cached comments kept) and append the change to its changelog,
-`jira:issue_deleted` deletes the record, and `comment_created` / `comment_updated` / `comment_deleted` change one
-comment of a cached issue. Only projects the source lists (`projects`) are taken; with a `jql` filter only,
-only issues the sync already holds are updated (new ones come with the next sync).
+webhook is registered with (`/hooks/<source>/<secret>`), compared in constant time. With `auth = "jwt"` the
+webhook must instead carry an Atlassian Connect JWT signed with the secret (`connectors.jira.connect_jwt`). A
+retry is recognised by `X-Atlassian-Webhook-Identifier` when JIRA sends it, else by the body's SHA-256.
+`jira:issue_created` and `jira:issue_updated` replace the issue's fields (its cached comments kept) and append the
+change to its changelog, `jira:issue_deleted` deletes the record, and `comment_created` / `comment_updated` /
+`comment_deleted` change one comment of a cached issue. Only projects the source lists (`projects`) are taken;
+with a `jql` filter only, only issues the sync already holds are updated (new ones come with the next sync).
 """
 
 from __future__ import annotations
@@ -18,13 +19,17 @@ import re
 from typing import Any
 
 from briefing.model import JSON, CachedRecords, RawRecord, WebhookEvent, WebhookRefused, WebhookRequest
+from connectors.jira import connect_jwt
 
 RECORD_KIND = "jira_issue"  # what connectors.jira.connector stores
 _ISSUE_ID = re.compile(r"/issue/(\d+)/comment/")
 
 
 def verify(request: WebhookRequest) -> None:
-    """Raise `WebhookRefused` unless the URL carries the shared secret."""
+    """Raise `WebhookRefused` unless the URL carries the shared secret (or, with `auth = "jwt"`, a valid JWT)."""
+    if request.auth == "jwt":
+        connect_jwt.verify(request)
+        return
     if not request.path or not hmac.compare_digest(request.path.encode(), request.secret.encode()):
         raise WebhookRefused("the JIRA webhook URL does not carry the shared secret: nothing was stored")
 

@@ -76,7 +76,13 @@ API = SourceDescriptor(
     # chunkers.slack copies the thread's `thread_ts` (the root message's ts) onto each of its chunks.
     metadata={"thread_root": "thread_ts"},
     webhook="connectors.slack.events:receive",
+    stream="connectors.slack.socket_mode:open_stream",
 )
 EXPORT = replace(
-    API, type="slack_export", config=SlackExportSource, factory="connectors.slack.export:build", webhook=None
+    API,
+    type="slack_export",
+    config=SlackExportSource,
+    factory="connectors.slack.export:build",
+    webhook=None,
+    stream=None,
 )

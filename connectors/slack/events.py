@@ -5,7 +5,8 @@ signing secret, and be at most five minutes old (slack-sdk's `SignatureVerifier`
 handshake is answered with its challenge. Events become the records `connectors.slack.api` stores: a message
 (a new one, a thread reply, a broadcast) as `<channel>/<ts>`, an edit (`message_changed`) merged over the cached
 message, a deletion (`message_deleted`) as that key deleted, and a `channel_rename` as the `channel/<id>` record
-with its new name. The batch sync later re-reads the same channels and stays the source of truth.
+with its new name. The batch sync later re-reads the same channels and stays the source of truth. `read` is the
+same reading for a payload that came over Socket Mode (`connectors.slack.socket`), where no signature is sent.
 """
 
 from __future__ import annotations
@@ -54,15 +55,17 @@ def _channel_tag(cache: CachedRecords, cid: str) -> JSON:
     return {"id": cid, "name": name if isinstance(name, str) and name else cid}
 
 
-def _message_record(cache: CachedRecords, cid: str, message: JSON, *, merge: bool) -> RawRecord:
+def _message_record(cache: CachedRecords, cid: str, message: JSON, *, edit: bool) -> RawRecord:
+    """An edit merged over the cached message; a new message under a key already cached (a copy that arrives
+    after its edit, or after the sync brought it) keeps what is cached, adding only fields it lacks."""
     data = {k: v for k, v in message.items() if k not in _EVENT_ONLY}
     problem = message_problem(data)
     if problem is not None:
         raise ValueError(problem)
     key = f"{cid}/{data['ts']}"
-    old = cache.get(key) if merge else None
+    old = cache.get(key)
     if old is not None:
-        data = {**old.data, **data}
+        data = {**old.data, **data} if edit else {**data, **old.data}
     return RawRecord(key, "message", {**data, "_channel": _channel_tag(cache, cid)})
 
 
@@ -95,8 +98,8 @@ def _message_event(cache: CachedRecords, config: Any, event: JSON, event_id: str
         previous = event.get("previous_message")
         if "ts" not in message and isinstance(previous, dict):  # some payloads name the edited message only there
             message = {**message, "ts": previous.get("ts")}
-        return WebhookEvent(event_id, kind, put=[_message_record(cache, cid, message, merge=True)])
-    return WebhookEvent(event_id, kind, put=[_message_record(cache, cid, event, merge=False)])
+        return WebhookEvent(event_id, kind, put=[_message_record(cache, cid, message, edit=True)])
+    return WebhookEvent(event_id, kind, put=[_message_record(cache, cid, event, edit=False)])
 
 
 def _rename_event(cache: CachedRecords, event: JSON, event_id: str) -> WebhookEvent | None:
@@ -113,10 +116,8 @@ def _rename_event(cache: CachedRecords, event: JSON, event_id: str) -> WebhookEv
     return WebhookEvent(event_id, "channel_rename", put=[RawRecord(key, "channel", {**old.data, **renamed})])
 
 
-def receive(request: WebhookRequest, cache: CachedRecords) -> WebhookEvent | None:
-    """The records one signed Events API request changes (None: an event this source does not keep)."""
-    verify(request)
-    payload: Any = json.loads(request.body)
+def read(payload: Any, cache: CachedRecords, config: Any) -> WebhookEvent | None:
+    """The records one Events API payload changes, however it came (a signed request, a Socket Mode envelope)."""
     if not isinstance(payload, dict):
         raise ValueError("the body is not a JSON object")
     if payload.get("type") == "url_verification":
@@ -126,7 +127,13 @@ def receive(request: WebhookRequest, cache: CachedRecords) -> WebhookEvent | Non
     if payload.get("type") != "event_callback" or not isinstance(event, dict) or not isinstance(event_id, str):
         return None
     if event.get("type") == "message":
-        return _message_event(cache, request.config, event, event_id)
+        return _message_event(cache, config, event, event_id)
     if event.get("type") == "channel_rename":
         return _rename_event(cache, event, event_id)
     return None
+
+
+def receive(request: WebhookRequest, cache: CachedRecords) -> WebhookEvent | None:
+    """The records one signed Events API request changes (None: an event this source does not keep)."""
+    verify(request)
+    return read(json.loads(request.body), cache, request.config)

@@ -253,6 +253,8 @@ class WebhookRequest:
     secret: str
     now: float  # Unix time, for a signature's age
     config: Any = None  # the source's config table: what it collects (channels, repositories, projects)
+    target: str = ""  # the request's path and query as sent (`/hooks/<source>?a=b`), for a token bound to them
+    auth: str = "default"  # how the config says requests are authenticated (`[serve.webhooks.<name>] auth`)
 
 
 @dataclass
@@ -281,3 +283,32 @@ class CachedRecords(Protocol):
 Webhook = Callable[[WebhookRequest, CachedRecords], WebhookEvent | None]
 """A source's webhook receiver: checks the signature (raises `WebhookRefused`), returns the change, or None for an
 event that changes nothing this source keeps."""
+
+
+EventReader = Callable[[CachedRecords], WebhookEvent | None]
+"""One event read against the source's raw cache: the change it makes, or None when it changes nothing kept."""
+
+
+@dataclass(frozen=True)
+class StreamContext:
+    """What a source's event stream (a connection the vendor pushes events over) is opened with."""
+
+    name: str  # the source's name in the config
+    config: Any  # the source's config table
+    token: str  # the connection's credential, read from the environment variable the config names
+    # Stores one event through the same path as a webhook's; True once it is in the raw cache (or known already):
+    # only then is it acknowledged, so the vendor re-sends what was not stored.
+    deliver: Callable[[EventReader], bool]
+
+
+class OpenStream(Protocol):
+    """A source's open event stream, as `brief serve` holds it."""
+
+    def connected(self) -> bool: ...  # whether the connection is up now (it reconnects on its own)
+
+    def close(self) -> None: ...
+
+
+EventStream = Callable[[StreamContext], OpenStream]
+"""A source's event stream: connects (raising `BriefError` with one line when it cannot), delivers each event
+through `StreamContext.deliver`, reconnects on its own, and is closed through what it returns."""

@@ -219,6 +219,11 @@ class SourceDescriptor:
     # "module:function" turning one signed vendor webhook request into raw-cache records (`briefing.model.Webhook`),
     # for `brief serve`; None: the source is collected by batch runs only.
     webhook: str | None = None
+    # Ways of authenticating its webhook besides the default one (`[serve.webhooks.<name>] auth`), e.g. "jwt".
+    webhook_auth: tuple[str, ...] = ()
+    # "module:function" opening a connection the vendor pushes events over (`briefing.model.EventStream`), for
+    # `brief serve` (`[serve.streams.<name>]`); None: none.
+    stream: str | None = None
 
     def owns_ref(self, ref: str) -> bool:
         return any(re.fullmatch(p, ref) for p in self.ref_patterns)

@@ -25,7 +25,8 @@ def register(app: typer.Typer) -> None:
         """Hold the workspace open: ingest webhook events as they happen, serve /healthz and /metrics.
 
         Events POSTed to /hooks/<source> (sources listed under [serve.webhooks], each naming the environment
-        variable of its signing secret) are checked, written to the raw cache and published within
+        variable of its signing secret) are checked, and events pushed over a connection brief opens ([serve.streams]:
+        Slack Socket Mode) are acknowledged once stored; both are written to the raw cache and published within
         [serve] publish_delay_s; the batch connectors run every [serve] sync_every_s. SIGTERM or Ctrl-C publishes
         what was accepted and exits 0. While it runs it is the workspace's only writer; asks keep working.
 
@@ -44,8 +45,10 @@ def register(app: typer.Typer) -> None:
 
         def ready(running: Server) -> None:
             hooks = ", ".join(f"/hooks/{n}" for n in settings.serve.webhooks) or "none ([serve.webhooks])"
+            streams = ", ".join(settings.serve.streams) or "none ([serve.streams])"
             err.print(
-                f"brief serve on {running.url} (Ctrl-C stops it): /healthz, /metrics, webhooks: {hooks}",
+                f"brief serve on {running.url} (Ctrl-C stops it): /healthz, /metrics, webhooks: {hooks}, "
+                f"event streams: {streams}",
                 highlight=False,
             )
             for what, url in (("MCP", running.companions.mcp_url), ("Slack bot", running.companions.slack_url)):

@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlparse
 
 JSON = dict[str, Any]
 TOKEN = "xoxb-test-token"
+APP_TOKEN = "xapp-1-A111-test-token"  # an app-level token: only `apps.connections.open` takes it
 # auth.test's team when none is given (exports carry no team URL, so `serve_sample` passes the sample's).
 DEFAULT_TEAM: JSON = {"url": "https://acme-eng.slack.com/", "team": "Acme Engineering", "team_id": "T01ACME"}
 # Fields an export carries that the Web API no longer returns (`replies` was dropped from history in 2019).
@@ -46,6 +47,8 @@ class SlackFake:
     channels: list[JSON]
     messages: dict[str, list[JSON]]
     token: str = TOKEN
+    app_token: str = APP_TOKEN
+    socket_url: str = ""  # what `apps.connections.open` answers: a Socket Mode server's ws:// URL ("" none)
     team: JSON = field(default_factory=lambda: dict(DEFAULT_TEAM))
     page_size: int = 2  # small, so that paging is exercised with tiny fixtures; Slack's own cap is 1000
     rate_limit: int = 0
@@ -165,6 +168,14 @@ class SlackFake:
             if self.rate_limit:
                 self.rate_limit -= 1
                 return 429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(self.retry_after)}
+        if method == "apps.connections.open":  # Socket Mode: the app-level token, never the bot token
+            if authorization != f"Bearer {self.app_token}":
+                return 200, {"ok": False, "error": "invalid_auth"}, {}
+            return (
+                200,
+                {"ok": True, "url": self.socket_url} if self.socket_url else {"ok": False, "error": "not_allowed"},
+                {},
+            )
         if authorization != f"Bearer {self.token}":
             return 200, {"ok": False, "error": "invalid_auth"}, {}
         handler = {

@@ -11,14 +11,16 @@ from typing import Any
 
 from briefing.ops import metrics
 from briefing.serve.ingestor import Ingestor, Reply
+from briefing.serve.inlets import Streams
 
 log = logging.getLogger(__name__)
 HOOKS = "/hooks/"
 
 
-def health(ingestor: Ingestor, started: float) -> dict[str, Any]:
-    """What `/healthz` answers: up, what waits to be published, when the last batch was."""
+def health(ingestor: Ingestor, started: float, streams: Streams | None = None) -> dict[str, Any]:
+    """What `/healthz` answers: up, what waits to be published, when the last batch was, the streams' states."""
     return {
+        "streams": streams.states() if streams is not None else {},
         "status": "ok",
         "workspace": ingestor.settings.workspace.name,
         "pending_events": ingestor.waiting(),
@@ -45,7 +47,9 @@ def metrics_text(ingestor: Ingestor) -> bytes:
     return bytes(generate_latest(registry))
 
 
-def make_server(ingestor: Ingestor, host: str, port: int, *, started: float) -> ThreadingHTTPServer:
+def make_server(
+    ingestor: Ingestor, host: str, port: int, *, started: float, streams: Streams | None = None
+) -> ThreadingHTTPServer:
     """A threading HTTP server bound to host:port (0: any free port), not yet serving."""
     limit = ingestor.settings.serve.max_body_bytes
 
@@ -56,7 +60,7 @@ def make_server(ingestor: Ingestor, host: str, port: int, *, started: float) -> 
         def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
             path = self.path.split("?", 1)[0]
             if path == "/healthz":
-                self._json(Reply(200, health(ingestor, started)))
+                self._json(Reply(200, health(ingestor, started, streams)))
             elif path == "/metrics":
                 self._send(200, metrics_text(ingestor), "text/plain; version=0.0.4; charset=utf-8")
             else:
@@ -78,7 +82,7 @@ def make_server(ingestor: Ingestor, host: str, port: int, *, started: float) -> 
                 return
             body = self.rfile.read(length)
             headers = dict(self.headers.items())
-            self._json(ingestor.accept(source, headers, body, rest))
+            self._json(ingestor.accept(source, headers, body, rest, target=self.path))
 
         def _json(self, reply: Reply) -> None:
             self._send(reply.status, json.dumps(dict(reply.body)).encode(), "application/json")

@@ -1,13 +1,13 @@
 """Accepted webhook events into the raw cache at once, into the index in batches, and the batch sync on a schedule.
 
-`accept` checks a request through its source's webhook (the descriptor's `webhook`), drops a replayed event id,
-and writes the event's records to the raw cache: the same records a batch sync writes, so `reindex` and the batch
-path stay the source of truth. `flush` re-chunks the touched sources from the raw cache (unchanged chunks keep
-their vectors: the ingest path's content-hash diff; a resumable document, such as a channel's messages, is
-chunked again only from where it changed, `briefing.ingest.resume`) and publishes them, at most
-`publish_delay_s` after the first event of the batch. `sync` runs the batch connectors, reconciling whatever
-events missed. Both go through `briefing.ops.hooks` (run log, metrics, watches) under the workspace lock the
-process holds.
+`accept` checks a request through its source's webhook (the descriptor's `webhook`) and `accept_stream` takes an
+event a source's stream delivered (Slack Socket Mode); both drop a replayed event id and write the event's records
+to the raw cache: the same records a batch sync writes, so `reindex` and the batch path stay the source of truth.
+`flush` re-chunks the touched sources from the raw cache (unchanged chunks keep their vectors: the ingest path's
+content-hash diff; a resumable document, such as a channel's messages, is chunked again only from where it
+changed, `briefing.ingest.resume`) and publishes them, at most `publish_delay_s` after the first event of the
+batch. `sync` runs the batch connectors, reconciling whatever events missed. Both go through `briefing.ops.hooks`
+(run log, metrics, watches) under the workspace lock the process holds.
 """
 
 from __future__ import annotations
@@ -19,19 +19,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from briefing import registry
 from briefing.embed import Embedder
-from briefing.errors import BriefError, ConfigError, IndexError_, ModelError
+from briefing.errors import BriefError, IndexError_, ModelError
 from briefing.index import Index
 from briefing.ingest import make_connector
 from briefing.ingest.reports import RunSummary, SourceRun
 from briefing.ingest.resume import ChunkMemo
-from briefing.model import Connector, Webhook, WebhookEvent, WebhookRefused, WebhookRequest
+from briefing.model import Connector, EventReader, WebhookEvent, WebhookRefused, WebhookRequest
 from briefing.ops import hooks, metrics
 from briefing.pipeline import run_source, unexpected
+from briefing.serve.inlets import receivers
 from briefing.serve.journal import Journal
 from briefing.settings import Settings
-from briefing.sources import secret
 from briefing.store import RawStore
 
 log = logging.getLogger(__name__)
@@ -44,27 +43,6 @@ class Reply:
 
     status: int
     body: Mapping[str, Any] = field(default_factory=dict)
-
-
-def receivers(settings: Settings) -> dict[str, tuple[Webhook, str]]:
-    """Each `[serve.webhooks.NAME]` source's receiver and its secret; a wrong name or a missing secret is one line."""
-    found: dict[str, tuple[Webhook, str]] = {}
-    for name, hook in settings.serve.webhooks.items():
-        key = f"serve.webhooks.{name}"
-        if name not in settings.sources:
-            known = ", ".join(sorted(settings.sources)) or "none"
-            raise ConfigError(f"{key}: there is no source '{name}' in [sources] (configured: {known})")
-        source_type = settings.sources[name].type
-        dotted = registry.descriptor(source_type).webhook
-        if dotted is None:
-            raise ConfigError(f"{key}: {source_type} sources receive no webhooks: remove [{key}]")
-        module, _, attr = dotted.partition(":")
-        import importlib
-
-        receiver: Webhook = getattr(importlib.import_module(module), attr)
-        value = secret(hook.secret_env, setting=f"{key}.secret_env").get_secret_value()
-        found[name] = (receiver, value)
-    return found
 
 
 class Ingestor:
@@ -103,18 +81,26 @@ class Ingestor:
         self.accepted = 0
 
     # -- events in ---------------------------------------------------------------------------------------------
-    def accept(self, source: str, headers: Mapping[str, str], body: bytes, path: str = "") -> Reply:
+    def accept(self, source: str, headers: Mapping[str, str], body: bytes, path: str = "", target: str = "") -> Reply:
         """One webhook request: 401 when its signature is wrong (nothing written), else 200 (stored, or a replay)."""
         if source not in self.hooks:
             return Reply(404, {"error": f"no webhook for source '{source}' ([serve.webhooks] lists the sources)"})
-        receiver, key = self.hooks[source]
+        receiver, key, auth = self.hooks[source]
         lowered = {k.lower(): v for k, v in headers.items()}
         config = self.settings.sources[source]
-        request = WebhookRequest(lowered, body, path, key, self.wall(), config)
+        request = WebhookRequest(lowered, body, path, key, self.wall(), config, target=target, auth=auth)
+        return self._accept(source, lambda store: receiver(request, store))
+
+    def accept_stream(self, source: str, read: EventReader) -> bool:
+        """One event from a source's stream, through the webhooks' path; True when it needs no second delivery
+        (stored, a replay, nothing this source keeps, or unreadable), False to have the vendor send it again."""
+        return self._accept(source, read).status in (200, 400)
+
+    def _accept(self, source: str, read: EventReader) -> Reply:
         with self._accepting:
             store = self._store(source)
             try:
-                event = receiver(request, store)
+                event = read(store)
             except WebhookRefused as exc:
                 metrics.inc("brief_events", source=source, status="refused")
                 return Reply(401, {"error": str(exc)})

@@ -25,6 +25,7 @@ from briefing.ops.lock import workspace_lock
 from briefing.serve import companions
 from briefing.serve.http import make_server, serve_in_thread
 from briefing.serve.ingestor import Clock, Ingestor
+from briefing.serve.inlets import Streams, open_streams
 from briefing.serve.journal import Journal
 from briefing.settings import Settings
 
@@ -56,6 +57,7 @@ class Server:
         self._stopping = threading.Event()
         self._worker: threading.Thread | None = None
         self._stop_http: Callable[[], None] | None = None
+        self.streams = Streams()
         self.ingestor: Ingestor | None = None
         self.companions = companions.Companions()
         self._watched_at: float | None = None
@@ -88,7 +90,8 @@ class Server:
             if self.ingestor.pending:  # published with the first batch, while the server already listens
                 log.info("%d events a previous process accepted are waiting to be published", self.ingestor.waiting())
             journal.prune()
-            server = make_server(self.ingestor, self.host, self.port, started=self.wall())
+            self.streams = open_streams(self.settings, self.ingestor.accept_stream)
+            server = make_server(self.ingestor, self.host, self.port, started=self.wall(), streams=self.streams)
             self.port = int(server.server_address[1])
             self._stop_http = serve_in_thread(server)
             self.companions = companions.start(self.settings, self.host)
@@ -97,9 +100,7 @@ class Server:
                 self._worker = threading.Thread(target=self._work, name="brief-serve-writer", daemon=True)
                 self._worker.start()
         except BaseException:
-            if self._stop_http is not None:
-                self._stop_http()
-                self._stop_http = None
+            self._stop_accepting()
             stack.close()
             raise
         return self
@@ -142,9 +143,7 @@ class Server:
         """Stop accepting, publish everything accepted (drain), release the index and the lock."""
         self._stopping.set()
         try:
-            if self._stop_http is not None:
-                self._stop_http()
-                self._stop_http = None
+            self._stop_accepting()
             if self.ingestor is not None:
                 self.ingestor.wake.set()
                 if self._worker is not None:
@@ -152,6 +151,13 @@ class Server:
                 self.ingestor.flush()
         finally:
             self._stack.close()
+
+    def _stop_accepting(self) -> None:
+        """Close the webhook endpoint and the event streams (an envelope not acknowledged is sent again later)."""
+        if self._stop_http is not None:
+            self._stop_http()
+            self._stop_http = None
+        self.streams.close()
 
     def __enter__(self) -> Server:
         return self.start()

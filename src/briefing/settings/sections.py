@@ -313,6 +313,15 @@ class WebhookSettings(_Strict):
     """One source's webhook for `brief serve`: the environment variable that holds its signing secret."""
 
     secret_env: str = Field(min_length=1)
+    # How requests prove they come from the vendor: "default" is the source's own way (a signature, or the secret
+    # in the URL); a source may offer others (JIRA: "jwt", a token signed with the secret and bound to the request).
+    auth: str = "default"
+
+
+class StreamSettings(_Strict):
+    """One source's event stream for `brief serve` (Slack Socket Mode): the variable that holds its token."""
+
+    token_env: str = Field(min_length=1)
 
 
 class ServeSettings(_Strict):
@@ -335,3 +344,5 @@ class ServeSettings(_Strict):
     slack_bot: bool = False
     # Source name -> its webhook secret's variable; a source receives events at /hooks/<name> only when listed.
     webhooks: dict[str, WebhookSettings] = Field(default_factory=dict)
+    # Source name -> its stream token's variable: events the vendor pushes over a connection brief opens.
+    streams: dict[str, StreamSettings] = Field(default_factory=dict)
