@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BLOCK = """
 import sys
 class _NoExtras:
@@ -64,6 +66,7 @@ def test_the_local_engine_without_the_qdrant_extra_is_one_line_naming_it(tmp_pat
     assert "[qdrant] engine = 'local'" in line and "pip install 'brief[qdrant]'" in line
 
 
+@pytest.mark.slow
 def test_the_default_engine_needs_no_qdrant_client(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
