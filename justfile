@@ -11,7 +11,7 @@ test *args:
     python -m pytest {{args}}
 
 # The fast subset: no full index and nothing costing more than about half a second of CPU (slow), no ../shared corpus
-# (corpus). 1,489 tests: 68 s of CPU (55 user, 13 system), 88 s of wall time on two cores at load 0.7 to 9 (2026-12-06)
+# (corpus). 1,489 tests: 68 to 76 s of CPU (user + system), 88 to 167 s of wall time on two shared cores (2026-12-06)
 test-fast *args:
     python -m pytest -m "not slow and not corpus" {{args}}
 
