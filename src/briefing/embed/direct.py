@@ -95,7 +95,8 @@ class Bm25:
     def token_id(self, token: str) -> int:
         return abs(self._hash(token))
 
-    def embed(self, documents: Iterable[str], batch_size: int = 256) -> Iterator[Sparse]:
+    def weights(self, documents: Iterable[str]) -> Iterator[tuple[list[int], list[float]]]:
+        """Each document's term ids and weights as lists (what `embed` puts in numpy arrays)."""
         for document in documents:
             tokens = self._tokens(document)
             # The same operations, in the same order, as fastembed's: the same floats.
@@ -103,10 +104,13 @@ class Bm25:
             tf: dict[int, float] = {}
             for token, seen in Counter(tokens).items():
                 tf[self.token_id(token)] = seen * (K + 1) / (seen + norm)
-            if not tf:
+            yield list(tf), list(tf.values())
+
+    def embed(self, documents: Iterable[str], batch_size: int = 256) -> Iterator[Sparse]:
+        for indices, values in self.weights(documents):
+            if not indices:
                 yield Sparse(np.array([], dtype=np.int64), np.array([]))
                 continue
-            indices, values = zip(*tf.items(), strict=True)
             yield Sparse(np.array(indices), np.array(values))
 
     def query_embed(self, queries: Iterable[str]) -> Iterator[Sparse]:
