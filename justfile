@@ -10,8 +10,8 @@ install:
 test *args:
     python -m pytest {{args}}
 
-# The fast subset: no full index (slow) and no ../shared corpus (corpus). 1,238 tests: 546 s of CPU, 33 min of wall
-# time on two cores shared with other jobs at load average 7 to 14 (measured 2026-12-06)
+# The fast subset: no full index and nothing costing more than about half a second of CPU (slow), no ../shared corpus
+# (corpus). 1,489 tests: 68 to 76 s of CPU (user + system), 88 to 167 s of wall time on two shared cores (2026-12-06)
 test-fast *args:
     python -m pytest -m "not slow and not corpus" {{args}}
 

@@ -159,6 +159,25 @@ class Transport:
         return getattr(self.inner, "timeout", None)
 
 
+def require_google(source: str) -> None:
+    """The Google API client is the optional `google` extra: without it, one line naming the source and the extra."""
+    import importlib.util
+
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except ImportError:
+            return True
+
+    missing = [name for name in ("googleapiclient", "google.auth", "google_auth_httplib2") if absent(name)]
+    if missing:
+        raise ConfigError(
+            f"sources.{source}: Gmail and Google Calendar sources need the Google API client, and "
+            f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not installed: "
+            "pip install 'brief[google]'"
+        )
+
+
 def load_credentials(path: Path, *, setting: str, scopes: list[str], delegated_user: str | None = None) -> Any:
     """google-auth credentials from a service-account or authorized-user JSON file; AuthError (exit 5) otherwise."""
     try:
@@ -319,6 +338,8 @@ def layer_for(source: str, vendor: str, base_url: str | None, credentials: str, 
 
 
 def credentials_path(ctx: Any, value: Path | None) -> Path:
+    """The source's credentials file; first of all, the Google API client must be installed."""
+    require_google(ctx.name)
     if value is None:
         raise AuthError(f"sources.{ctx.name}.credentials_file is not set: name a service-account or OAuth token file")
     resolved: Path = ctx.resolve(Path(value))

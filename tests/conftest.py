@@ -24,7 +24,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark by what a test needs, so `-m "not slow and not corpus"` is right without anyone remembering to mark."""
     for item in items:
         needs = set(getattr(item, "fixturenames", ()))
-        if "sample_index" in needs:  # the whole sample, ingested and indexed
+        if needs & {"sample_index", "demo"}:  # the whole sample (or the demo: every source), ingested and indexed
             item.add_marker(pytest.mark.slow)
         if "olake" in needs:  # the real-data corpus beside the checkout
             item.add_marker(pytest.mark.corpus)

@@ -42,6 +42,7 @@ def _ids(found: list[Chunk]) -> set[str]:
     return {c.chunk_id.rsplit(":", 1)[1] for c in found}
 
 
+@pytest.mark.slow
 def test_the_scope_is_a_hard_filter_before_ranking_in_both_engines(index: Index) -> None:
     index.restrict(("everyone", "person:ada"))
     # Chunk 3 is the best dense match for its own vector, chunk 2 for its words: neither may take a slot.
@@ -163,6 +164,7 @@ def test_a_slack_export_scopes_private_folders_to_their_members(tmp_path: Path) 
     assert by_channel["C01PLAT"] == (MEMBERS,)
 
 
+@pytest.mark.slow
 def test_files_are_the_owners_unless_their_source_names_an_audience(tmp_path: Path) -> None:
     from tests.harness import Workspace
 

@@ -160,6 +160,7 @@ def index(request: pytest.FixtureRequest, tmp_path: Path, documents: dict[str, D
         ("2017-03-26T00:00:00+00:00", "merged", "review: approved by jzelinskie"),
     ],
 )
+@pytest.mark.slow
 def test_a_view_reads_the_pull_request_as_of_its_now(index: Index, now: str, state: str, review: str) -> None:
     view = index.view(_at(now))
     key = "github:PyGithub/PyGithub#538"

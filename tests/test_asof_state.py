@@ -239,6 +239,7 @@ def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Index]:
         ("2014-01-01T00:00:00+00:00", "Closed"),
     ],
 )
+@pytest.mark.slow
 def test_a_view_reads_the_state_as_of_its_now(index: Index, now: str, status: str) -> None:
     view = index.view(_at(now))
     states = [c for c in view.chunks(Filter(tickets=("AEROGEAR-42",))) if c.metadata["section"] == "body"]

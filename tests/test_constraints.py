@@ -306,6 +306,7 @@ def test_people_resolve_through_the_directory(question: str, people: list[str]) 
     assert extract(question, now=NOW, directory=PEOPLE).people == people
 
 
+@pytest.mark.slow
 def test_people_resolve_in_a_mailing_list_sized_directory() -> None:
     """A mailing list's directory holds thousands of names; the ones the question names are still found, case-blind
     and with accents, and an address the question quotes resolves to its person."""

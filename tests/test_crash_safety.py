@@ -253,6 +253,7 @@ def test_the_sweep_covers_every_phase() -> None:
 
 
 @pytest.mark.parametrize(("point", "run"), PARAMS)
+@pytest.mark.slow
 def test_a_sigkill_at_any_point_loses_duplicates_and_changes_nothing(
     point: str, run: str, baseline: Baseline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -282,6 +283,7 @@ def test_a_sigkill_at_any_point_loses_duplicates_and_changes_nothing(
         assert after.pending[source] == [], f"{source}: deletions left pending"
 
 
+@pytest.mark.slow
 def test_a_sigkill_after_the_writer_sealed_a_segment_mid_write_loses_nothing(
     baseline: Baseline, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -304,6 +306,7 @@ def test_a_sigkill_after_the_writer_sealed_a_segment_mid_write_loses_nothing(
         assert after.cursors[source] == baseline.first.cursors[source], f"{source}: cursor differs"
 
 
+@pytest.mark.slow
 def test_indexing_streams_embedding_starts_before_the_last_document_is_chunked(tmp_path: Path) -> None:
     """Memory is bounded by a window of documents, not the source: the order of the steps shows it."""
     docs = tmp_path / "docs"

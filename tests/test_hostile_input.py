@@ -52,6 +52,7 @@ def _slack(tmp_path: Path, export: Path) -> Workspace:
     return Workspace(tmp_path / "ws", {"archive": {"type": "slack_export", "path": export}})
 
 
+@pytest.mark.slow
 def test_hostile_slack_records_are_counted_failures_and_the_rest_is_indexed(tmp_path: Path, export: Path) -> None:
     good = {"type": "message", "user": "U01ALICE", "ts": GOOD_TS, "text": "The zebra rollout finished cleanly"}
     hostile = [
@@ -91,6 +92,7 @@ def test_hostile_slack_records_are_counted_failures_and_the_rest_is_indexed(tmp_
     assert ws.indexed_refs() == before
 
 
+@pytest.mark.slow
 def test_hostile_records_already_in_the_cache_do_not_break_reindexing(tmp_path: Path, export: Path) -> None:
     ws = _slack(tmp_path, export)
     ws.run()
@@ -107,6 +109,7 @@ def test_hostile_records_already_in_the_cache_do_not_break_reindexing(tmp_path: 
     assert ws.indexed_refs() == before
 
 
+@pytest.mark.slow
 def test_an_emptied_channel_list_is_refused_until_confirmed(tmp_path: Path, export: Path) -> None:
     ws = _slack(tmp_path, export)
     ws.run()
@@ -130,6 +133,7 @@ def test_an_emptied_channel_list_is_refused_until_confirmed(tmp_path: Path, expo
     assert any(ref.startswith("slack:G01LEADS:") for ref in left)  # groups.json still lists its channel
 
 
+@pytest.mark.slow
 def test_the_export_reader_never_leaves_its_folder(tmp_path: Path, export: Path) -> None:
     outside = tmp_path / "outside"
     secret_day = [{"type": "message", "user": "U01ALICE", "ts": "1778250000.000200", "text": "OUTSIDE SECRET"}]
@@ -156,6 +160,7 @@ def test_the_export_reader_never_leaves_its_folder(tmp_path: Path, export: Path)
     assert f"slack:C01PLAT:{'1778076300.000100'}" in ws.indexed_refs()  # the rest was ingested
 
 
+@pytest.mark.slow
 def test_a_missing_user_list_is_reported_once_in_the_run_report(tmp_path: Path, export: Path) -> None:
     users = (export / "users.json").read_bytes()
     (export / "users.json").unlink()
@@ -204,6 +209,7 @@ def _docs(tmp_path: Path) -> tuple[Workspace, Path]:
     return ws, docs
 
 
+@pytest.mark.slow
 def test_files_symlink_loops_binary_and_oversized_files_are_failures(tmp_path: Path) -> None:
     ws, docs = _docs(tmp_path)
     (docs / "loop").symlink_to(docs / "loop")
@@ -223,6 +229,7 @@ def test_files_symlink_loops_binary_and_oversized_files_are_failures(tmp_path: P
     assert ws.run().error() is None
 
 
+@pytest.mark.slow
 def test_front_matter_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
     ws, docs = _docs(tmp_path)
     levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
@@ -239,6 +246,7 @@ def test_front_matter_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
     assert len(json.dumps(cached)) < 10_000
 
 
+@pytest.mark.slow
 def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path: Path) -> None:
     ws, docs = _docs(tmp_path)
     ws.run()
@@ -254,6 +262,7 @@ def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------------------ local state
 
 
+@pytest.mark.slow
 def test_a_damaged_raw_cache_names_the_repair(tmp_path: Path, export: Path) -> None:
     ws = _slack(tmp_path, export)
     ws.run()
@@ -275,6 +284,7 @@ class _Boom:
     marker = Path("/nonexistent")
 
 
+@pytest.mark.slow
 def test_a_tampered_cache_row_cannot_run_code(tmp_path: Path, export: Path) -> None:
     ws = _slack(tmp_path, export)
     ws.run()
@@ -298,6 +308,7 @@ def test_a_pickle_cache_from_an_older_version_is_not_read(tmp_path: Path) -> Non
         RawStore(legacy)
 
 
+@pytest.mark.slow
 def test_a_damaged_index_names_the_repair_and_reindex_full_rebuilds_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -337,6 +348,7 @@ def test_deletions_found_before_a_crash_are_applied_by_the_next_run(tmp_path: Pa
     assert not doomed & set(runner.cache)
 
 
+@pytest.mark.slow
 def test_losing_more_than_the_deletion_share_is_refused_and_a_smaller_loss_is_not(tmp_path: Path) -> None:
     """Not only an emptied listing: a source that loses more than [sync] max_deletion_share (0.5) is refused."""
     docs = tmp_path / "docs"
@@ -358,6 +370,7 @@ def test_losing_more_than_the_deletion_share_is_refused_and_a_smaller_loss_is_no
     assert ws.indexed_refs() == {f"file:page{n:02d}.md" for n in [0, 1, 2, 3, 4, 5, *range(13, 24)]}
 
 
+@pytest.mark.slow
 def test_a_slack_day_file_over_the_size_limit_is_skipped_with_its_reason(tmp_path: Path, export: Path) -> None:
     big = export / "random" / "2026-05-09.json"
     _write(

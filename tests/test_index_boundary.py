@@ -5,11 +5,14 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 OWNERS = set((ROOT / "src/briefing/index").glob("*.py"))
 QDRANT = ("qdrant_client", "qdrant_edge")
 
 
+@pytest.mark.slow
 def test_only_the_index_modules_import_qdrant() -> None:
     offenders = []
     for package in ("src/briefing", "chunkers", "connectors"):

@@ -109,6 +109,7 @@ def _texts(index: Index, *ns: int) -> list[str]:
 
 
 @pytest.mark.parametrize("then_optimize", [False, True], ids=["write", "write-and-optimize"])
+@pytest.mark.slow
 def test_a_small_write_links_the_indexed_data_and_never_writes_through_the_link(
     tmp_path: Path, then_optimize: bool
 ) -> None:
@@ -143,6 +144,7 @@ def test_a_small_write_links_the_indexed_data_and_never_writes_through_the_link(
     reader.close()
 
 
+@pytest.mark.slow
 def test_the_linked_generation_survives_the_one_it_came_from(tmp_path: Path) -> None:
     root = tmp_path / "index"
     old = _built(root)
@@ -183,6 +185,7 @@ KILLED = textwrap.dedent(
 
 
 @pytest.mark.parametrize("where", ["write", "manifest", "publish"])
+@pytest.mark.slow
 def test_a_writer_killed_at_any_point_leaves_the_published_index_readable(tmp_path: Path, where: str) -> None:
     root = tmp_path / "index"
     old = _built(root)

@@ -86,6 +86,7 @@ def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Index]:
     idx.close()
 
 
+@pytest.mark.slow
 def test_the_settings_pick_the_engine(tmp_path: Path) -> None:
     with Index.open(_settings(tmp_path, "edge")) as edge, Index.open(_settings(tmp_path, "local")) as local:
         assert isinstance(edge, EdgeIndex) and isinstance(local, ClientIndex)
@@ -124,6 +125,7 @@ def test_rewriting_is_idempotent_and_deletes_remove(index: Index) -> None:
     assert index.fetch(refs=[CHUNKS[1].refs[0]]) == []
 
 
+@pytest.mark.slow
 def test_a_reader_keeps_its_snapshot_while_a_writer_works(tmp_path: Path) -> None:
     settings = _settings(tmp_path, "edge")
     with Index.open(settings) as first:

@@ -85,6 +85,7 @@ def _segments(root: Path) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.slow
 def test_a_long_write_builds_one_bounded_segment_at_a_time_and_still_finds_every_point(tmp_path: Path) -> None:
     root = tmp_path / "index"
     index = _index(root, segment_points=64, optimize_min_points=1)
@@ -108,6 +109,7 @@ def test_a_long_write_builds_one_bounded_segment_at_a_time_and_still_finds_every
     reader.close()
 
 
+@pytest.mark.slow
 def test_build_settings_reach_the_segments_optimized_after_they_were_set(tmp_path: Path) -> None:
     root = tmp_path / "index"
     index = _index(root, optimize_min_points=1)
@@ -170,6 +172,7 @@ WRITER = textwrap.dedent(
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the process's memory from /proc")
+@pytest.mark.slow
 def test_a_long_write_holds_one_segment_in_memory_not_every_point_it_wrote(tmp_path: Path) -> None:
     # The appendable segment keeps its payload indexes and sparse postings in memory (a few KB a point); each
     # sealed segment is flushed and its memory handed back, so 16,000 points cost what 2,000 do.

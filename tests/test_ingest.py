@@ -87,6 +87,7 @@ PAGES = [["alpha release notes"], ["beta rollout plan", "gamma incident review"]
 NOTES = {"file:note-0-0.md", "file:note-1-0.md", "file:note-1-1.md", "file:note-2-0.md"}
 
 
+@pytest.mark.slow
 def test_crash_mid_run_resumes_without_gaps_or_duplicates(ws: Workspace) -> None:
     with pytest.raises(RuntimeError):
         ws.ingest("notes", FakeConnector(PAGES, crash_at=2))
@@ -146,6 +147,7 @@ def test_reindex_works_from_the_cache_alone(ws: Workspace) -> None:
     assert ws.indexed_refs() == NOTES
 
 
+@pytest.mark.slow
 def test_an_unreadable_source_is_reported_and_the_others_are_ingested(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the ledger with `make restart`.\n")

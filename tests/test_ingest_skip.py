@@ -51,6 +51,7 @@ def processed(ws: Workspace, **kwargs: Any) -> Any:
     return report
 
 
+@pytest.mark.slow
 def test_a_reingest_with_nothing_changed_chunks_nothing_and_keeps_the_index(ws: Workspace) -> None:
     first = processed(ws)
     assert first.rechunked == 3 and first.embedded == first.chunks > 0
@@ -92,6 +93,7 @@ def test_changed_chunking_settings_or_chunker_code_rechunk_every_document(
     assert processed(ws).rechunked == 3
 
 
+@pytest.mark.slow
 def test_reindex_rechunks_everything_and_ends_with_the_same_index(ws: Workspace) -> None:
     processed(ws)
     before = snapshot(ws)

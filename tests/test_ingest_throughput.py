@@ -85,6 +85,7 @@ def _first_questions(ws: Workspace, calls: list[tuple[str, list[str]]]) -> list[
     return [text for kind, texts in calls if kind == "dense" for text in texts]
 
 
+@pytest.mark.slow
 def test_after_an_ingest_the_first_searches_and_asks_embed_only_their_questions(
     tmp_path: Path, model_calls: list[tuple[str, list[str]]]
 ) -> None:
@@ -116,6 +117,7 @@ def test_after_an_ingest_the_first_searches_and_asks_embed_only_their_questions(
     assert all(run.processed is not None and run.processed.warmed == 0 for run in second.sources)
 
 
+@pytest.mark.slow
 def test_without_warm_sentences_ingest_warms_units_and_each_answer_sentence_is_embedded_once(
     tmp_path: Path, model_calls: list[tuple[str, list[str]]]
 ) -> None:
@@ -135,6 +137,7 @@ def test_without_warm_sentences_ingest_warms_units_and_each_answer_sentence_is_e
     assert _first_questions(ws, model_calls) == []  # once: asked again, every vector comes from the cache
 
 
+@pytest.mark.slow
 def test_a_noop_reingest_hands_no_text_to_any_model(tmp_path: Path, model_calls: list[tuple[str, list[str]]]) -> None:
     ws = workspace(tmp_path)
     first = ws.run()
@@ -151,6 +154,7 @@ def test_a_noop_reingest_hands_no_text_to_any_model(tmp_path: Path, model_calls:
         assert run.processed.unchanged == run.processed.chunks > 0
 
 
+@pytest.mark.slow
 def test_summaries_take_their_conversations_chunk_vectors_and_embed_no_summary_text(
     tmp_path: Path, model_calls: list[tuple[str, list[str]]]
 ) -> None:
@@ -176,6 +180,7 @@ def test_summaries_take_their_conversations_chunk_vectors_and_embed_no_summary_t
             assert np.allclose(summary_vectors[summary.chunk_id], centroid, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_an_error_in_the_embedding_thread_fails_the_run_and_keeps_the_rounds_before_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -217,6 +222,7 @@ def test_an_error_in_the_embedding_thread_fails_the_run_and_keeps_the_rounds_bef
 
 
 @pytest.mark.parametrize("engine", ["edge", "local"])
+@pytest.mark.slow
 def test_both_engines_give_back_the_stored_dense_vectors(tmp_path: Path, engine: str) -> None:
     from tests.test_index_engines import CHUNKS, _dense, _settings, _write
 

@@ -102,6 +102,7 @@ def _followed(index: Index, now: str, readers: tuple[str, ...]) -> list[Chunk]:
     ("now", "status"),
     [("2013-07-20T00:00:00+00:00", "Status: In Progress"), ("2013-08-01T00:00:00+00:00", "Status: Closed")],
 )
+@pytest.mark.slow
 def test_the_linked_issue_shows_its_state_as_of_now_to_a_reader_who_may_read_it(
     index: Index, now: str, status: str
 ) -> None:

@@ -128,6 +128,7 @@ def _message(n: int, sender: str, subject: str) -> str:
 
 
 @pytest.mark.parametrize("engine", ["edge", "local"])
+@pytest.mark.slow
 def test_merge_and_split_take_effect_on_the_index_without_a_reindex(tmp_path: Path, engine: str) -> None:
     from briefing.index import Index
     from tests.harness import Workspace

@@ -189,6 +189,7 @@ def _hits(retriever: Retriever, question: str, k: int = 10) -> list[Hit]:
     return retriever.retrieve(SearchQuery(question, now=NOW, constraints=constraints, k=k)).hits
 
 
+@pytest.mark.slow
 def test_the_reply_that_opens_the_next_chunk_outranks_the_restated_question(
     retriever: Retriever, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -102,6 +102,7 @@ def _top(retriever: Retriever, k: int) -> list[str]:
 K = 5
 
 
+@pytest.mark.slow
 def test_the_reply_gets_a_place_beside_the_posts_best_sections(retriever: Retriever) -> None:
     top = _top(retriever, K)
     assert "slack:CHELP/300.1::0" in top

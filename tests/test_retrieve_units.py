@@ -183,6 +183,7 @@ def _ask(retriever: Retriever, question: str, **settings: object) -> list[Chunk]
     return [h.chunk for h in retriever.retrieve(SearchQuery(question, now=NOW, constraints=constraints)).hits]
 
 
+@pytest.mark.slow
 def test_a_question_about_a_reply_finds_the_reply_chunk_first(retriever: Retriever) -> None:
     question = "What was the cause of the missing log folder on the scheduled Kafka jobs, and the fix?"
     hits = _ask(retriever, question)

@@ -165,6 +165,7 @@ def test_a_version_matches_only_itself() -> None:
     assert two.search("the v0.9 notes") and two.search("v0.9.0") and not two.search("v0.9.1")
 
 
+@pytest.mark.slow
 def test_the_exact_version_named_ranks_its_own_item_first(retriever: Retriever) -> None:
     assert _first(retriever, "When was the v2.3.1 release published?") == "github:acme/workers@release:v2.3.1::0"
     assert _first(retriever, "When was the v2.3.10 release published?") == "github:acme/workers@release:v2.3.10::0"

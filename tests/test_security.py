@@ -126,6 +126,7 @@ def vendors() -> Iterator[list[Vendor]]:
 
 @pytest.mark.parametrize("mode", ["closed", "500", "400", "garbage"])
 @pytest.mark.parametrize("source_type", sorted(API_TYPES))
+@pytest.mark.slow
 def test_a_broken_vendor_is_one_line_and_the_other_sources_go_on(
     tmp_path: Path, vendors: list[Vendor], source_type: str, mode: str
 ) -> None:
@@ -198,6 +199,7 @@ def test_the_console_never_writes_control_sequences_from_content() -> None:
     assert "\x1b[1m" in written  # Rich's own styling still works
 
 
+@pytest.mark.slow
 def test_rich_markup_in_file_paths_is_shown_not_interpreted(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

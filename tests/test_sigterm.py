@@ -58,6 +58,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 # published@1: docs indexed and visible, chat not started; embed@2: chat's vectors computed, not yet written.
 @pytest.mark.parametrize(("point", "done_before"), [("published@1", {"docs"}), ("embed@2", {"docs"})])
+@pytest.mark.slow
 def test_a_sigterm_logs_an_interrupted_run_and_the_restart_embeds_only_what_was_left(
     point: str, done_before: set[str], reference: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from briefing.ingest import EMBED_QUEUE_DEPTH
 from briefing.model import ChunkLimits, Document, Item
 from chunkers.documents import chunk_document, stream_document
@@ -18,6 +20,7 @@ def _long_text(paragraphs: int) -> str:
     )
 
 
+@pytest.mark.slow
 def test_one_large_document_is_embedded_while_it_is_still_being_chunked(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -62,6 +62,7 @@ def brief(config: Path, *args: str) -> dict:
     return json.loads(result.stdout) if "--json" in args else {}
 
 
+@pytest.mark.slow
 def test_a_registered_toy_source_is_ingested_searched_and_cited(notes_workspace: Path) -> None:
     brief(notes_workspace, "ingest")
     found = brief(notes_workspace, "search", "backup restore drill", "--json", "--now", "2026-04-01T00:00:00+00:00")
@@ -94,12 +95,14 @@ def test_a_registered_toy_source_is_ingested_searched_and_cited(notes_workspace:
     assert "Dana Reyes in #" not in in_notes["answer"] and "Dana Reyes in ops" in in_notes["answer"]
 
 
+@pytest.mark.slow
 def test_a_note_written_after_now_is_not_visible(notes_workspace: Path) -> None:
     brief(notes_workspace, "ingest")
     found = brief(notes_workspace, "search", "pager rotation shifts", "--json", "--now", "2026-03-10T00:00:00+00:00")
     assert all("notes:3" not in h["refs"] for h in found["hits"])
 
 
+@pytest.mark.slow
 def test_an_option_the_source_does_not_support_is_named_in_one_line(notes_workspace: Path) -> None:
     result = runner.invoke(app, ["--config", str(notes_workspace), "ingest", "--until", "2026-03-10"])
     assert result.exit_code == 0, result.output
@@ -117,6 +120,7 @@ def notes_registered() -> Iterator[None]:
     registry.register("notes", None)
 
 
+@pytest.mark.slow
 def test_a_source_named_notes_passes_the_architecture_checks(notes_registered: None) -> None:
     """Its package imports only the contracts; its descriptor is complete; the core compares no value with "notes"
     or "notes:" and reads no metadata key it does not declare (everyday words such as "note" in the core's

@@ -107,7 +107,7 @@ class Brief:
         is read from (the sources' state files, the people corrections) has changed."""
         if not self.principal.owner:
             return self._read_directory()
-        files = [SourceState.for_source(self.settings, name).path for name in self.settings.sources]
+        files = [SourceState.path_for(self.settings, name) for name in self.settings.sources]
         key = tuple(_stat(path) for path in [*files, self.people_file])
         if self._directory is None or self._directory[0] != key:
             self._directory = (key, self._read_directory())

@@ -234,7 +234,12 @@ class SourceState:
 
     @classmethod
     def for_source(cls, settings: Settings, source: str) -> SourceState:
-        return cls(settings.workspace_home / "state" / f"{source}.json")
+        return cls(cls.path_for(settings, source))
+
+    @staticmethod
+    def path_for(settings: Settings, source: str) -> Path:
+        """Where the source's state file is (nothing read)."""
+        return settings.workspace_home / "state" / f"{source}.json"
 
     @property
     def cursor(self) -> dict[str, Any] | None:

@@ -111,6 +111,7 @@ def thread_index(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -
     index.close()
 
 
+@pytest.mark.slow
 def test_a_cut_chunk_is_scored_on_its_visible_text(thread_index: Index, embedder: Embedder) -> None:
     retriever = Retriever(Settings().retrieval, thread_index, embedder)
     query = "zebracorn dashboard"

@@ -86,6 +86,7 @@ def ask(config: Path, question: str) -> dict:
     return answer
 
 
+@pytest.mark.slow
 def test_two_sources_that_state_different_versions_are_both_shown_newest_first(workspace: Path) -> None:
     answer = ask(workspace, "Which version is the ledger exporter pinned to in the production deploy?")
     assert not answer["no_answer"]
@@ -101,6 +102,7 @@ def test_two_sources_that_state_different_versions_are_both_shown_newest_first(w
     assert "version 2.5.0" in answer["answer"] and "version 2.4.1" in answer["answer"]
 
 
+@pytest.mark.slow
 def test_a_different_value_about_another_thing_is_no_disagreement(workspace: Path) -> None:
     answer = ask(workspace, "Which version is the billing worker pinned to in the production deploy?")
     assert not answer["no_answer"]

@@ -7,6 +7,7 @@ wrote a PR, when it was merged, which tag came after it, and what a tag holds; t
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -73,8 +74,26 @@ NOW = "2026-05-20T09:00:00+00:00"
 runner = CliRunner()
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The workspace, ingested once for the module: every test only reads it (config, home)."""
+    tmp_path = tmp_path_factory.mktemp("gh-questions")
+    home = tmp_path / "home"
+    with pytest.MonkeyPatch.context() as env:
+        for name in [n for n in os.environ if n.startswith("BRIEF_")]:
+            env.delenv(name)
+        env.setenv("BRIEF_HOME", str(home))
+        return _ingest(tmp_path), home
+
+
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def workspace(built: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    config, home = built
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    return config
+
+
+def _ingest(tmp_path: Path) -> Path:
     export = tmp_path / "github"
     export.mkdir()
     for name, data in (("pulls.json", PULLS), ("commits.json", COMMITS), ("tags.json", TAGS)):

@@ -110,6 +110,7 @@ def trained(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> tup
     return path, (corpus, report), script
 
 
+@pytest.mark.slow
 def test_the_training_script_fits_a_model_that_ranks_the_resolving_reply_first(trained: Any) -> None:
     _, (corpus, report), _ = trained
     assert len(corpus.rows) >= 40  # answerable and near-miss examples, read from the threads' structure
@@ -136,6 +137,7 @@ def test_a_thread_opener_becomes_a_short_question_as_a_manager_asks_it() -> None
     assert len(asked.split()) <= 16
 
 
+@pytest.mark.slow
 def test_dev_cases_train_on_their_half_and_threshold_and_blend_are_chosen_without_the_held_out_corpus(
     trained: Any,
 ) -> None:

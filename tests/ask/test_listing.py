@@ -81,6 +81,7 @@ def _lines(answer: str) -> list[str]:
     return [line for line in answer.splitlines() if line.startswith("- ")]
 
 
+@pytest.mark.slow
 def test_the_posts_dated_in_the_month_are_listed_each_cited(brief: Brief) -> None:
     result = brief.ask("Which blog posts came out in July?", now=NOW)
     assert not result.no_answer
@@ -214,6 +215,7 @@ def test_a_listing_is_the_same_with_an_llm_configured(workspace, monkeypatch, qu
         ("When is the next standup?", "Mon 15 Jun 10:00-10:15 UTC: Platform standup"),
     ],
 )
+@pytest.mark.slow
 def test_meetings_are_the_same_with_an_llm_configured(calendar, monkeypatch, question: str, lead: str) -> None:  # type: ignore[no-untyped-def]
     config, home = calendar
     monkeypatch.setenv("BRIEF_HOME", str(home))

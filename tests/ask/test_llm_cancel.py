@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
+
 from briefing.ask.answer import LLMAnswerer
 from briefing.ask.lm import build_lm
 from briefing.ask.router import Router
@@ -26,6 +28,7 @@ def _settings(url: str, **kw: Any) -> LLMSettings:
     return LLMSettings(model="openai/one-slot", api_base=url, **kw)
 
 
+@pytest.mark.slow
 def test_the_router_request_is_closed_when_the_router_gives_up(make_deps) -> None:  # type: ignore[no-untyped-def]
     with one_slot_llm(ANSWER) as (url, server):
 

@@ -101,6 +101,7 @@ def _lines(answer: str) -> list[str]:
     return [line for line in answer.splitlines() if line.startswith("- ")]
 
 
+@pytest.mark.slow
 def test_a_summary_of_a_document_quotes_every_section_in_order(brief: Brief) -> None:
     result = brief.ask("Summarize the Relay 3.0 release notes.", now=NOW)
     answer = result.answer

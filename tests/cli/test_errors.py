@@ -70,6 +70,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return ws.config, root / "home"
 
 
+@pytest.mark.slow
 def test_empty_and_oversized_questions(indexed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     cfg, home = indexed
     monkeypatch.setenv("BRIEF_HOME", str(home))
@@ -100,6 +101,7 @@ def small_export(target: Path, channel: str = "incidents", days: int = 3) -> lis
     return sorted((target / channel).glob("*.json"))
 
 
+@pytest.mark.slow
 def test_corrupt_day_file_is_skipped_and_cache_kept(tmp_path: Path) -> None:
     day = small_export(tmp_path / "export")[0]
     cfg = config(tmp_path, '[workspace]\nname = "c"\n[sources.archive]\ntype = "slack_export"\npath = "export"\n')
@@ -118,6 +120,7 @@ def test_corrupt_day_file_is_skipped_and_cache_kept(tmp_path: Path) -> None:
     assert info["cached_records"] == cached["cached_records"]  # nothing already cached was lost
 
 
+@pytest.mark.slow
 def test_one_unreadable_source_does_not_stop_the_others(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the ledger with `make restart`.\n")
@@ -135,6 +138,7 @@ def test_one_unreadable_source_does_not_stop_the_others(tmp_path: Path) -> None:
     assert docs["cached_records"] == 1 and docs["last_run"]["chunks"] >= 1
 
 
+@pytest.mark.slow
 def test_a_saved_cursor_that_no_longer_reads_names_the_repair_and_the_others_run(tmp_path: Path) -> None:
     # Any source type: the saved cursor is validated in one place, so a damaged or foreign one is one line.
     (tmp_path / "docs").mkdir()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from briefing.cli.app import app
@@ -24,6 +25,7 @@ def _row(output: str, source: str) -> list[str]:
     return next(line.split() for line in output.splitlines() if line.split()[:1] == [source])
 
 
+@pytest.mark.slow
 def test_ingest_prints_one_row_per_source_and_a_rerun_embeds_nothing(tmp_path: Path) -> None:
     config = _workspace(tmp_path)
     first = runner.invoke(app, ["--config", str(config), "ingest"])
@@ -51,6 +53,7 @@ def test_dry_run_says_nothing_was_written(tmp_path: Path) -> None:
     assert '"cached_records": 0' in sources.stdout
 
 
+@pytest.mark.slow
 def test_sources_json_summarises_cursors_unless_verbose(tmp_path: Path) -> None:
     import json
 

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from briefing.cli.app import app
@@ -13,6 +14,7 @@ from briefing.cli.app import app
 SAMPLE = Path(__file__).resolve().parents[2] / "src" / "briefing" / "sample"
 
 
+@pytest.mark.slow
 def test_sample_mail_and_calendar_answer_with_citations(tmp_path: Path) -> None:
     shutil.copytree(SAMPLE / "mail", tmp_path / "mail")
     shutil.copytree(SAMPLE / "calendar", tmp_path / "calendar")

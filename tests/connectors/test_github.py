@@ -231,6 +231,7 @@ def test_build_reads_the_token_from_the_named_variable(fake: FakeGitHub, monkeyp
     assert "acme/web#5" in records(batches)
 
 
+@pytest.mark.slow
 def test_reindex_builds_the_source_without_a_token_and_contacts_nothing(
     fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -80,6 +80,7 @@ def refs_and_texts(ws: Workspace) -> tuple[set[str], str]:
     return {r for p in points for r in p.payload["refs"]}, "\n".join(p.payload["text"] for p in points)
 
 
+@pytest.mark.slow
 def test_a_flat_export_is_indexed_with_github_refs(tmp_path: Path) -> None:
     folder = tmp_path / "export"
     flat_export(folder)
@@ -96,6 +97,7 @@ def test_a_flat_export_is_indexed_with_github_refs(tmp_path: Path) -> None:
     assert cached["acme/payments#41"].data["pull"]["merged_at"] == "2026-05-04T10:00:00+05:30"
 
 
+@pytest.mark.slow
 def test_the_export_is_incremental_by_content_and_deletions_leave(tmp_path: Path) -> None:
     folder = tmp_path / "export"
     flat_export(folder)
@@ -123,6 +125,7 @@ def test_the_export_is_incremental_by_content_and_deletions_leave(tmp_path: Path
     assert not any("@release:" in r for r in refs) and "github:acme/payments#41" in refs
 
 
+@pytest.mark.slow
 def test_rest_list_shapes_are_read_too(tmp_path: Path) -> None:
     folder = tmp_path / "export"
     _write(
@@ -187,6 +190,7 @@ def test_rest_list_shapes_are_read_too(tmp_path: Path) -> None:
     assert cached["acme/payments#7"].data["issue"]["html_url"].startswith("https://github.example.com/")
 
 
+@pytest.mark.slow
 def test_a_malformed_entry_is_a_failure_and_the_rest_is_indexed(tmp_path: Path) -> None:
     folder = tmp_path / "export"
     flat_export(folder)

@@ -259,6 +259,7 @@ def test_an_unknown_label_is_a_config_error_naming_it(fake: GoogleFake, tmp_path
     assert caught.value.exit_code == 2
 
 
+@pytest.mark.slow
 def test_brief_ingest_indexes_gmail_and_google_calendar_and_deletes_what_went(fake: GoogleFake, tmp_path: Path) -> None:
     """Through the registry and the whole pipeline (raw cache, chunks, index), as `brief ingest` runs them."""
     from tests.harness import Workspace

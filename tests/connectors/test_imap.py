@@ -98,6 +98,7 @@ def connector(server: Server, monkeypatch: pytest.MonkeyPatch, folders: list[str
     return build(SourceContext(name="inbox", config=config))
 
 
+@pytest.mark.slow
 def test_uid_paging_expunge_uidvalidity_and_a_folder_added_later(
     server: Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -159,6 +160,7 @@ def test_wrong_password_names_the_variables_never_the_value(
     assert "IMAP_PASSWORD" in str(info.value) and "wrong-secret-value" not in str(info.value)
 
 
+@pytest.mark.slow
 def test_a_message_without_a_usable_date_is_dated_by_the_servers_arrival_time(
     server: Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

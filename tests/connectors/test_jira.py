@@ -379,6 +379,7 @@ def test_normalise_turns_an_unreadable_record_into_a_failure(fake: JiraFake) -> 
     assert [f.key for f in result.failures] == ["ACME-2"]
 
 
+@pytest.mark.slow
 def test_reindex_needs_no_credentials_and_ingest_still_names_the_missing_one(
     fake: JiraFake, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

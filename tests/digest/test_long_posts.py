@@ -43,8 +43,26 @@ def _log() -> str:
     return f"```{lines}```\nOur sync fails on the first batch with this error, is there a way to raise the limit?"
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The workspace, ingested once for the module: both tests only read it (config, home)."""
+    tmp_path = tmp_path_factory.mktemp("posts")
+    home = tmp_path / "home"
+    with pytest.MonkeyPatch.context() as env:
+        for name in [n for n in os.environ if n.startswith("BRIEF_")]:
+            env.delenv(name)
+        env.setenv("BRIEF_HOME", str(home))
+        return _ingest(tmp_path), home
+
+
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def workspace(built: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> Path:
+    config, home = built
+    monkeypatch.setenv("BRIEF_HOME", str(home))
+    return config
+
+
+def _ingest(tmp_path: Path) -> Path:
     from briefing import pipeline
     from briefing.settings import load_settings
 

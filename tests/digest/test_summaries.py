@@ -36,6 +36,7 @@ def summary_count(settings) -> int:  # type: ignore[no-untyped-def]
         return index.count() if index.exists() else 0
 
 
+@pytest.mark.slow
 def test_ingest_summarises_each_conversation_once_and_again_only_when_it_changes(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -125,6 +126,7 @@ def test_summarize_as_of_an_earlier_now_quotes_nothing_written_later(use_sample)
                 assert utc(ref.rsplit(":", 1)[1]).isoformat() <= "2026-05-19T15:00:00+00:00"
 
 
+@pytest.mark.slow
 def test_summarize_without_summaries_says_to_ingest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -138,6 +140,7 @@ def test_summarize_without_summaries_says_to_ingest(tmp_path: Path, monkeypatch:
     assert result.exit_code == 9 and "brief ingest" in result.output
 
 
+@pytest.mark.slow
 def test_summaries_off_skips_them_at_ingest_and_broad_questions_use_retrieval(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

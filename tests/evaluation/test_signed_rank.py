@@ -25,6 +25,7 @@ def _cases() -> list[list[float]]:
 
 
 @pytest.mark.parametrize("deltas", _cases())
+@pytest.mark.slow
 def test_the_same_statistic_and_p_value_as_scipy(deltas: list[float]) -> None:
     if all(d == 0 for d in deltas):
         return

@@ -66,6 +66,7 @@ def test_a_write_that_fails_with_enospc_is_a_full_disk_not_a_crash(
 
 
 @pytest.mark.parametrize("command", [["sources"], ["search", "restart the pool"]])
+@pytest.mark.slow
 def test_a_store_that_cannot_open_on_a_full_disk_is_a_full_disk_not_damage(
     config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
 ) -> None:
@@ -84,6 +85,7 @@ def test_a_store_that_cannot_open_on_a_full_disk_is_a_full_disk_not_damage(
     assert "damaged" not in result.output.replace("nothing is known to be damaged", "")
 
 
+@pytest.mark.slow
 def test_the_same_store_with_room_on_the_disk_is_reported_damaged(config: Path, tmp_path: Path) -> None:
     assert runner.invoke(app, ["--config", str(config), "ingest"]).exit_code == 0
     for db in (tmp_path / "home").glob("**/raw/*/cache.db"):

@@ -99,6 +99,7 @@ def _parse(text: str) -> dict[str, dict[tuple[tuple[str, str], ...], float]]:
     return found
 
 
+@pytest.mark.slow
 def test_scheduled_runs_lock_log_metrics_watch_delivery_and_doctor(
     tmp_path: Path, brief_home: Path, slack_fake: SlackFake, smtp_server: SmtpServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -57,6 +57,7 @@ def _report(ws: Workspace, text: str, name: str = "postmortem.md") -> None:
     (folder / name).write_text(text)
 
 
+@pytest.mark.slow
 def test_each_new_match_is_delivered_once_through_a_failure_and_a_crash(workspace: Workspace) -> None:
     settings = workspace.settings
     query, existing = watch.add_watch(settings, target=None, query="outage OR incident", sources=["handbook"])
@@ -84,6 +85,7 @@ def test_each_new_match_is_delivered_once_through_a_failure_and_a_crash(workspac
     assert "[1] file:incident-2.md" in sent.text and sent.subject.startswith("[brief] watch outage OR incident")
 
 
+@pytest.mark.slow
 def test_a_ticket_watch_cites_the_item_that_mentions_it(workspace: Workspace) -> None:
     settings = workspace.settings
     watch.add_watch(settings, target="PLAT-7", query=None, sources=[])
@@ -104,6 +106,7 @@ def test_watch_queries_are_words_not_substrings() -> None:
         watch.Query.parse("OR AND")
 
 
+@pytest.mark.slow
 def test_watch_add_rejects_an_unknown_source(workspace: Workspace) -> None:
     result = runner.invoke(app, ["--config", str(workspace.config), "watch", "add", "--query", "x", "--source", "wiki"])
     assert result.exit_code == 10 and "--source 'wiki'" in result.output
@@ -179,6 +182,7 @@ def test_counters_add_up_across_runs_and_gauges_keep_the_last_value(brief_home: 
         metrics.inc("brief_items_fetched", 1, channel="x")
 
 
+@pytest.mark.slow
 def test_a_held_lock_stops_an_ingest_with_its_own_exit_code_and_one_json_line(workspace: Workspace) -> None:
     with workspace_lock(workspace.settings, "ingest"):
         result = runner.invoke(app, ["--config", str(workspace.config), "--log-format", "json", "ingest"])
@@ -197,6 +201,7 @@ def test_run_logs_rotate_and_are_read_back_in_order(tmp_path: Path) -> None:
     assert [r["n"] for r in runlog.read_runs(tmp_path)] == list(range(30))
 
 
+@pytest.mark.slow
 def test_questions_refusals_and_stage_latency_are_counted(workspace: Workspace) -> None:
     from datetime import UTC, datetime
 
@@ -242,6 +247,7 @@ def test_doctor_on_a_workspace_never_ingested_says_what_to_run(tmp_path: Path) -
     assert load_settings(config).workspace.name == "fresh"
 
 
+@pytest.mark.slow
 def test_rate_limit_waits_and_api_calls_are_counted_per_source(
     tmp_path: Path, slack_fake: SlackFake, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -284,6 +290,7 @@ def test_deliver_sends_a_file_through_the_configured_targets(tmp_path: Path) -> 
     assert (tmp_path / "out" / "notes.md").read_text() == "## Weekly\n\nMonday: the cutover finished.\n\n\n"
 
 
+@pytest.mark.slow
 def test_a_target_that_is_down_is_tried_once_per_run_and_keeps_its_queue(workspace: Workspace) -> None:
     settings = workspace.settings
     watch.add_watch(settings, target=None, query="incident", sources=[])
@@ -306,6 +313,7 @@ def test_a_target_that_is_down_is_tried_once_per_run_and_keeps_its_queue(workspa
     ]
 
 
+@pytest.mark.slow
 def test_a_failed_watch_delivery_logs_the_run_with_the_delivery_error_not_ok(workspace: Workspace) -> None:
     with socket.socket() as probe:  # a port nothing listens on: the SMTP server is down
         probe.bind(("127.0.0.1", 0))
@@ -326,6 +334,7 @@ def test_a_failed_watch_delivery_logs_the_run_with_the_delivery_error_not_ok(wor
     assert any(note.startswith("watch delivery via email") for note in line["notes"])
 
 
+@pytest.mark.slow
 def test_an_ingest_exports_the_points_its_index_holds(workspace: Workspace) -> None:
     _report(workspace, "# Second page\n\nThe pool was resized on Friday.\n", "second.md")
     workspace.run()

@@ -50,6 +50,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     thread.join(10)
 
 
+@pytest.mark.slow
 def test_every_request_needs_the_token(served: tuple[str, str]) -> None:
     url, token = served
     for auth in [None, "", "Bearer", f"Bearer {token[:-1]}", f"bearer{token}", f"Basic {token}", token]:

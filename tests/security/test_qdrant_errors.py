@@ -64,6 +64,7 @@ def _config(tmp_path: Path, url: str) -> Path:
 
 @pytest.mark.parametrize("server", ["404", "nothing"])
 @pytest.mark.parametrize("command", [["search", "rollout"], ["ingest"]])
+@pytest.mark.slow
 def test_a_bad_qdrant_url_is_one_line_and_exit_9(
     tmp_path: Path, web_server: str, server: str, command: list[str]
 ) -> None:

@@ -26,6 +26,7 @@ def _status(request: urllib.request.Request) -> tuple[int, bytes]:
         return exc.code, exc.read()
 
 
+@pytest.mark.slow
 def test_mcp_and_the_slack_bot_run_in_the_same_process(
     tmp_path: Path, secrets: None, slack_fake: SlackFake, monkeypatch: pytest.MonkeyPatch
 ) -> None:

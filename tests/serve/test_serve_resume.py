@@ -35,6 +35,7 @@ def _chunks(index: Index) -> dict[str, tuple[Any, ...]]:
     }
 
 
+@pytest.mark.slow
 def test_a_batch_rechunks_the_channel_from_its_change_and_equals_a_full_reindex(
     tmp_path: Path, secrets: None, slack_fake: SlackFake
 ) -> None:
@@ -77,6 +78,7 @@ def test_a_batch_rechunks_the_channel_from_its_change_and_equals_a_full_reindex(
     assert after_batches == reindexed
 
 
+@pytest.mark.slow
 def test_a_channel_whose_chunking_fails_in_a_batch_keeps_none_of_its_chunks_as_a_reindex(
     tmp_path: Path, secrets: None, slack_fake: SlackFake, monkeypatch: pytest.MonkeyPatch
 ) -> None:

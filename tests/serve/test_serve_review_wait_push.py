@@ -13,6 +13,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from briefing import pipeline
@@ -42,6 +43,7 @@ def _tick(served: Served, *, hours_after_request: float) -> dict[str, int] | Non
     return served.server.watch_tick()
 
 
+@pytest.mark.slow
 def test_a_review_waiting_longer_than_its_hours_fires_once_and_a_reviewed_one_never(
     tmp_path: Path, secrets: None, slack_fake: SlackFake
 ) -> None:
@@ -90,6 +92,7 @@ def test_a_review_waiting_longer_than_its_hours_fires_once_and_a_reviewed_one_ne
     assert json.loads(listed.stdout)["watches"][0]["reviewer"] == "octocat" == added.reviewer
 
 
+@pytest.mark.slow
 def test_a_review_watch_names_a_person_of_the_people_directory(
     tmp_path: Path, secrets: None, slack_fake: SlackFake
 ) -> None:
@@ -99,6 +102,7 @@ def test_a_review_watch_names_a_person_of_the_people_directory(
     assert result.exit_code == InputError.exit_code and "--review-waiting 'nobody-here' names nobody" in result.output
 
 
+@pytest.mark.slow
 def test_a_push_records_its_commits_once_and_a_tag_deletion_records_nothing(served: Served) -> None:
     push = fixture("github/push.with-new-branch.json")
     sha = push["commits"][0]["id"]

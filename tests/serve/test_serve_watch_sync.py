@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from briefing import pipeline
 from briefing.devserver.slack import SlackFake
 from briefing.ops import watch
@@ -17,6 +19,7 @@ def _runs(home: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in (home / "logs" / "runs.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_a_watch_fires_once_per_matching_event(tmp_path: Path, secrets: None, slack_fake: SlackFake) -> None:
     config = write_config(tmp_path, slack_fake.url, extra='[delivery]\nfile = "notes.md"\n')
     settings = load_settings(config)
@@ -42,6 +45,7 @@ def test_a_watch_fires_once_per_matching_event(tmp_path: Path, secrets: None, sl
         served.server.stop()
 
 
+@pytest.mark.slow
 def test_unchanged_text_is_not_embedded_again_and_untouched_sources_are_not_processed(
     tmp_path: Path, secrets: None, slack_fake: SlackFake
 ) -> None:
@@ -62,6 +66,7 @@ def test_unchanged_text_is_not_embedded_again_and_untouched_sources_are_not_proc
         served.server.stop()
 
 
+@pytest.mark.slow
 def test_the_batch_sync_runs_on_its_schedule_and_reconciles_what_no_event_announced(
     tmp_path: Path, secrets: None, slack_fake: SlackFake
 ) -> None:

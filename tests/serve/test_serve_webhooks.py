@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
+
 from tests.serve.conftest import Served, fixture, start
 
 INCIDENT = "Payments API returns 502 for every checkout since the 14:05 deploy; rolling back build 4121 now."
@@ -17,6 +19,7 @@ def _message(text: str = INCIDENT, ts: str = "1596183880.004200", **event: Any) 
     return payload
 
 
+@pytest.mark.slow
 def test_a_posted_message_is_answerable_after_the_publish_delay(served: Served) -> None:
     assert served.slack(_message())[0] == 200
     assert "C111/1596183880.004200" in served.cached("team")  # in the raw cache at once
@@ -27,6 +30,7 @@ def test_a_posted_message_is_answerable_after_the_publish_delay(served: Served) 
     assert "slack:C111:1596183880.004200" in served.refs("Which build is being rolled back?")
 
 
+@pytest.mark.slow
 def test_a_wrong_or_stale_signature_is_refused_and_nothing_is_cached(served: Served) -> None:
     before = served.cached("team")
     assert served.slack(_message(), secret="not-the-secret")[0] == 401
@@ -39,11 +43,13 @@ def test_a_wrong_or_stale_signature_is_refused_and_nothing_is_cached(served: Ser
     assert served.ingestor.waiting() == 0
 
 
+@pytest.mark.slow
 def test_the_url_verification_challenge_is_answered(served: Served) -> None:
     status, body = served.slack({"token": "t", "challenge": "3eZbrw1aBm2rZgRNFdxV", "type": "url_verification"})
     assert (status, body) == (200, {"challenge": "3eZbrw1aBm2rZgRNFdxV"})
 
 
+@pytest.mark.slow
 def test_a_replayed_event_is_ingested_once_even_after_a_restart(served: Served) -> None:
     payload = _message()
     assert served.slack(payload)[1]["ingested"] is True
@@ -57,6 +63,7 @@ def test_a_replayed_event_is_ingested_once_even_after_a_restart(served: Served) 
         again.server.stop()
 
 
+@pytest.mark.slow
 def test_an_accepted_event_survives_a_crash_before_publishing(served: Served) -> None:
     assert served.slack(_message())[0] == 200
     # Killed before the batch is published: the lock and the index go with the process, nothing is drained.
@@ -75,6 +82,7 @@ def test_an_accepted_event_survives_a_crash_before_publishing(served: Served) ->
         again.server.stop()
 
 
+@pytest.mark.slow
 def test_edits_deletions_replies_and_renames_reach_the_cache_as_a_sync_writes_them(served: Served) -> None:
     served.slack(_message())
     edit = fixture("slack/message_changed.json")
@@ -105,6 +113,7 @@ def test_edits_deletions_replies_and_renames_reach_the_cache_as_a_sync_writes_th
     assert "slack:C111:1596183880.004200" in {r for c in answer["citations"] for r in c["refs"]}
 
 
+@pytest.mark.slow
 def test_github_issue_comment_and_review_events_become_one_cached_record(served: Served) -> None:
     opened = fixture("github/issues.opened.json")
     assert served.github("issues", opened, "d-open")[0] == 200
@@ -131,6 +140,7 @@ def test_github_issue_comment_and_review_events_become_one_cached_record(served:
     assert "Codertocat/Hello-World#1" not in served.cached("gh")
 
 
+@pytest.mark.slow
 def test_jira_issue_and_comment_events_update_the_ticket(served: Served) -> None:
     assert served.jira(fixture("jira/issue.created.json"))[0] == 200
     assert served.jira(fixture("jira/issue.updated.status-changed.json"))[0] == 200
@@ -145,6 +155,7 @@ def test_jira_issue_and_comment_events_update_the_ticket(served: Served) -> None
     assert any(r.startswith("jira:INDEV-6") for r in served.refs("What is the status of INDEV-6?"))
 
 
+@pytest.mark.slow
 def test_the_run_log_says_how_many_items_each_path_brought(served: Served) -> None:
     import json
 
@@ -159,6 +170,7 @@ def test_the_run_log_says_how_many_items_each_path_brought(served: Served) -> No
     assert sync["command"] == "ingest" and sync["paths"]["sync"]["team"] >= 1
 
 
+@pytest.mark.slow
 def test_a_jira_comment_without_its_issue_finds_it_by_id_and_a_deleted_issue_leaves(served: Served) -> None:
     created = fixture("jira/issue.created.json")
     created["issue"]["id"] = "26313"  # the issue the recorded comment's URL points at

@@ -16,7 +16,7 @@ import re
 import sys
 import threading
 import unicodedata
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 K, B, AVG_LEN, TOKEN_MAX_LENGTH = 1.2, 0.75, 256.0, 40  # fastembed's BM25 defaults
+STEMS_KEPT = 200_000  # words a process keeps the stems of (a few MB)
 
 _NON_ALNUM = re.compile(r"[^\w\s]", flags=re.UNICODE)
 _NON_WORD = re.compile(r"[^\w]")
-_SPACES = re.compile(r"\s+")
 
 
 def punctuation(folder: Path) -> set[str]:
@@ -68,16 +68,26 @@ class Bm25:
         self.stemmer = SnowballStemmer("english")
         self.stopwords = {word.lower() for word in stopwords}
         self.punctuation = punctuation(folder)
+        # Each word's stem ("" for a word left out), kept for the process: most words of a text were met before.
+        self._stems: dict[str, str] = {}
+
+    def _stem(self, token: str) -> str:
+        lower = token.lower()
+        if token in self.punctuation or lower in self.stopwords or len(token) > TOKEN_MAX_LENGTH:
+            return ""
+        return str(self.stemmer.stem_word(lower) or "")
 
     def _tokens(self, text: str) -> list[str]:
-        text = _NON_ALNUM.sub(" ", text)
-        text = _SPACES.sub(" ", _NON_WORD.sub(" ", text.lower()))
+        # fastembed also collapses runs of spaces first, which `split()` does by itself.
+        text = _NON_WORD.sub(" ", _NON_ALNUM.sub(" ", text).lower())
+        stems = self._stems
+        if len(stems) > STEMS_KEPT:
+            stems.clear()
         out = []
-        for token in text.strip().split():
-            lower = token.lower()
-            if token in self.punctuation or lower in self.stopwords or len(token) > TOKEN_MAX_LENGTH:
-                continue
-            stemmed = self.stemmer.stem_word(lower)
+        for token in text.split():
+            stemmed = stems.get(token)
+            if stemmed is None:
+                stemmed = stems[token] = self._stem(token)
             if stemmed:
                 out.append(stemmed)
         return out
@@ -85,21 +95,22 @@ class Bm25:
     def token_id(self, token: str) -> int:
         return abs(self._hash(token))
 
-    def embed(self, documents: Iterable[str], batch_size: int = 256) -> Iterator[Sparse]:
+    def weights(self, documents: Iterable[str]) -> Iterator[tuple[list[int], list[float]]]:
+        """Each document's term ids and weights as lists (what `embed` puts in numpy arrays)."""
         for document in documents:
             tokens = self._tokens(document)
-            counter: defaultdict[str, int] = defaultdict(int)
-            for token in tokens:
-                counter[token] += 1
+            # The same operations, in the same order, as fastembed's: the same floats.
+            norm = K * (1 - B + B * len(tokens) / AVG_LEN)
             tf: dict[int, float] = {}
-            for token, seen in counter.items():
-                token_id = self.token_id(token)
-                tf[token_id] = seen * (K + 1)
-                tf[token_id] /= seen + K * (1 - B + B * len(tokens) / AVG_LEN)
-            if not tf:
+            for token, seen in Counter(tokens).items():
+                tf[self.token_id(token)] = seen * (K + 1) / (seen + norm)
+            yield list(tf), list(tf.values())
+
+    def embed(self, documents: Iterable[str], batch_size: int = 256) -> Iterator[Sparse]:
+        for indices, values in self.weights(documents):
+            if not indices:
                 yield Sparse(np.array([], dtype=np.int64), np.array([]))
                 continue
-            indices, values = zip(*tf.items(), strict=True)
             yield Sparse(np.array(indices), np.array(values))
 
     def query_embed(self, queries: Iterable[str]) -> Iterator[Sparse]:

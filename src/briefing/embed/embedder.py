@@ -226,7 +226,8 @@ class Embedder:
         found = {t: v for t in texts if (v := memo.get(t)) is not None}
         todo = [t for t in dict.fromkeys(texts) if t not in found]
         if todo:
-            fresh = dict(zip(todo, map(_vec, self._sparse.embed(todo)), strict=True))
+            found_now = (SparseVec(indices=i, values=v) for i, v in self._sparse.weights(todo))
+            fresh = dict(zip(todo, found_now, strict=True))
             if len(memo) + len(fresh) > SPARSE_MEMO_MAX:
                 memo.clear()
             memo.update(fresh)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from briefing.embed import SparseVec
-from briefing.errors import IndexError_, StateError
+from briefing.errors import ConfigError, IndexError_, StateError
 from briefing.index.base import Index
 from briefing.index.filter import Filter, Record
 from briefing.index.payload import (
@@ -107,6 +107,23 @@ def _qdrant(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
     return translate(flt, ClientModels(), should)
 
 
+def require_client(settings: Settings) -> None:
+    """qdrant-client is the optional `qdrant` extra: without it, one line naming the setting and the extra."""
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec("qdrant_client") is not None:
+            return
+    except ImportError:
+        pass
+    q = settings.qdrant
+    setting = f"[qdrant] url = {redact(q.url)}" if q.url else f"[qdrant] engine = '{q.engine}'"
+    raise ConfigError(
+        f"{setting} needs qdrant-client, which is not installed: pip install 'brief[qdrant]' (or leave the setting "
+        "out for the embedded engine)"
+    )
+
+
 class ClientIndex(Index):
     """qdrant-client: a Qdrant server or cluster (`[qdrant] url`), or local mode (`engine = "local"`)."""
 
@@ -124,6 +141,7 @@ class ClientIndex(Index):
 
     @classmethod
     def connect(cls, settings: Settings) -> ClientIndex:
+        require_client(settings)
         from qdrant_client import QdrantClient
 
         collection = f"brief_{settings.workspace.name}"

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar, cast
 
 from briefing.model import Person
 from briefing.question.timewindow import Span
@@ -89,10 +90,31 @@ def _normal(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def tickets(found: Found, directory: Directory | None, out: Constraints) -> None:
-    known = ticket_prefixes(directory.ticket_keys if directory else ())
-    if directory and known:
+# What the last directory read yields for every question (its people's terms, its ticket prefixes): the service
+# keeps one Directory until the files it is read from change, so the questions after the first reuse them. Keyed
+# by the object itself, held here so that its identity stays its own.
+_DERIVED: dict[str, tuple[Directory, Any]] = {}
+T = TypeVar("T")
+
+
+def _derived(name: str, directory: Directory, make: Callable[[Directory], T]) -> T:
+    held = _DERIVED.get(name)
+    if held is not None and held[0] is directory:
+        return cast(T, held[1])
+    value = make(directory)
+    _DERIVED[name] = (directory, value)
+    return value
+
+
+def _known_prefixes(directory: Directory) -> frozenset[str]:
+    known = ticket_prefixes(directory.ticket_keys)
+    if known:
         known |= {p.upper() for p in directory.projects if PROJECT_KEY.fullmatch(p)}
+    return frozenset(known)
+
+
+def tickets(found: Found, directory: Directory | None, out: Constraints) -> None:
+    known = _derived("prefixes", directory, _known_prefixes) if directory else frozenset()
     # The same rule as at index time; "PR-45" is stoplisted there and read as a pull request by _prs.
     for key, start, end in ticket_key_spans(found.text, known):
         found.claim("ticket", start, end)
@@ -230,7 +252,7 @@ def people(found: Found, directory: Directory | None, out: Constraints) -> None:
     low = text.lower()
     exact_case = text.isascii()
     named: list[tuple[int, Person]] = []
-    for term, person, how in _person_terms(directory.people):
+    for term, person, how in _derived("terms", directory, lambda d: _person_terms(d.people)):
         if exact_case and term.isascii() and term.lower() not in low:
             continue
         if how == "address" or how == "exact":
