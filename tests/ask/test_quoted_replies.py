@@ -23,6 +23,7 @@ from briefing.digest import text as digest_text
 from briefing.model import Chunk, ChunkLimits
 from briefing.textrules import own_words
 from chunkers.github import chunk_issue
+from connectors.email.mime import clean_body
 from connectors.github.client import make_client
 from connectors.github.connector import GithubConnector
 from connectors.http import HttpLayer
@@ -105,3 +106,17 @@ def test_quoted_lines_are_dropped_outside_code_and_a_briefing_line_reads_the_rep
     assert digest_text.best_sentence(reply)[0] == "It finished at 04:10 after the retry."
     assert not digest_text.is_question("> Did the nightly export finish?\nIt finished at 04:10.")
     assert digest_text.gist("> Did it finish?") == "Did it finish?"  # a message that only quotes still reads
+
+
+def test_a_mail_reply_keeps_its_own_words_only() -> None:
+    """The mail reader cuts top-posted history and keeps one quoted line above each inline answer; that line is
+    the quoted author's, so the reply's own words are its answer alone."""
+    inline = (
+        "On Mon, 2 Sep 2019, Will Deacon wrote:\n> This patch moves the lock into the driver.\n"
+        "> It also drops the old helper.\n\nWhy drop the helper? The mediatek driver still calls it.\n"
+    )
+    body = clean_body(inline)
+    assert "> It also drops the old helper." in body
+    assert own_words(body).strip() == "Why drop the helper? The mediatek driver still calls it."
+    top = "Applied to arm/mediatek, thanks.\n\nOn Mon, 2 Sep 2019, Will wrote:\n> The series adds MT8183.\n"
+    assert own_words(clean_body(top)) == "Applied to arm/mediatek, thanks."
