@@ -118,7 +118,7 @@ def issue_ref(value: str) -> tuple[str | None, int] | None:
 # read as "> "), and the mail reader's inline-review quotes; on a unit's first line, after the stamp a chunker
 # writes before the body ("[2026-06-04 09:00] ana requested changes: > ..."), which stays (group 1).
 _STAMP = r"[ \t]*\[[^\]\n]{1,40}\][^\n>]{0,160}?:"
-_QUOTED_LINE = re.compile(rf"^((?:{_STAMP})?)[ \t]*>")
+_QUOTED_LINE = re.compile(rf"^((?:{_STAMP})?)[ \t]*>(?![\d=])")  # ">100 rows", ">= 2" compare, not quote
 _STAMP_ONLY = re.compile(rf"(?:{_STAMP})?\s*")
 _FENCE = re.compile(r"^[ \t]*```")
 

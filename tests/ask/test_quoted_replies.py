@@ -102,6 +102,10 @@ def test_quoted_lines_are_dropped_outside_code_and_a_briefing_line_reads_the_rep
     code = "```\n> SELECT 1;\n```"
     assert own_words(reply).strip() == "It finished at 04:10 after the retry."
     assert own_words(code) == code
+    assert (
+        own_words(">100 rows fail after the upgrade.\nSeen on 2.1 too.")
+        == ">100 rows fail after the upgrade.\nSeen on 2.1 too."
+    )
     # A briefing reads the reply for what it says: the answer, not the question it quotes.
     assert digest_text.best_sentence(reply)[0] == "It finished at 04:10 after the retry."
     assert not digest_text.is_question("> Did the nightly export finish?\nIt finished at 04:10.")
