@@ -32,6 +32,7 @@ __all__ = [
     "heading_anchor",
     "is_ticket_prefix",
     "issue_ref",
+    "own_words",
     "refusal",
     "ticket_key",
     "ticket_key_spans",
@@ -111,6 +112,32 @@ def issue_ref(value: str) -> tuple[str | None, int] | None:
     """`value` read as one issue ref: `owner/repo#12` -> ("owner/repo", 12), `#12` -> (None, 12), else None."""
     m = ISSUE_REF.fullmatch(value.strip())
     return (m["repo"], int(m["number"])) if m else None
+
+
+# A line a reply quotes from earlier text: "> " in Markdown, Slack, GitHub and JIRA (its "{quote}" and "bq."
+# read as "> "), and the mail reader's inline-review quotes; on a unit's first line, after the stamp a chunker
+# writes before the body ("[2026-06-04 09:00] ana requested changes: > ..."), which stays (group 1).
+_STAMP = r"[ \t]*\[[^\]\n]{1,40}\][^\n>]{0,160}?:"
+_QUOTED_LINE = re.compile(rf"^((?:{_STAMP})?)[ \t]*>(?![\d=])")  # ">100 rows", ">= 2" compare, not quote
+_STAMP_ONLY = re.compile(rf"(?:{_STAMP})?\s*")
+_FENCE = re.compile(r"^[ \t]*```")
+
+
+def own_words(text: str) -> str:
+    """A reply's own words: `text` with the lines it quotes ("> ...") blanked, so that what it quotes is never
+    read as its author's; fenced code stays as written ("> prompt" in a shell session is code). A text that is
+    all quote (or flattened to one line after its quote) comes back as ""."""
+    if ">" not in text:
+        return text
+    out: list[str] = []
+    in_code = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_code = not in_code
+        m = None if in_code else _QUOTED_LINE.match(line)
+        out.append(line if m is None else m[1])
+    own = "\n".join(out).strip("\n")
+    return "" if _STAMP_ONLY.fullmatch(own) else own
 
 
 def refusal(scope: str, reason: str = "") -> str:

@@ -31,6 +31,7 @@ from briefing.ask.extractive import _GENERIC, ExtractiveAnswer, _stem, _title, c
 from briefing.ask.segment import clean, sentences
 from briefing.index import Filter
 from briefing.model import Chunk
+from briefing.textrules import own_words
 
 if TYPE_CHECKING:
     from briefing.question.kind import DocumentsAsked, RecordsAsked
@@ -77,7 +78,9 @@ def _lead(chunks: Sequence[Chunk], title: str) -> tuple[str, str, str]:
     ref, url = cited(first)
     for chunk in chunks[:4]:
         for unit in chunk.units:
-            for sent in sentences(unit.text):
+            # A reply's lines quoting earlier text are not its author's: the lead is the document's own words.
+            own = own_words(unit.text) if _conversational(chunk.source_type) else unit.text
+            for sent in sentences(own):
                 text = clean(sent, limit=LEAD_LIMIT)
                 if len(text.split()) < LEAD_MIN_WORDS or _PLACEHOLDER.match(text) or text.startswith("("):
                     continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from briefing.textrules import find_ticket_keys
+from briefing.textrules import find_ticket_keys, own_words
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -61,10 +61,16 @@ def neutral(text: str) -> str:
     return " ".join(text.split())
 
 
+def _own(text: str) -> str:
+    """A unit's own words, without the lines it quotes ("> ...") from an earlier message; a unit that only quotes
+    keeps them, so it still reads as something."""
+    return own_words(text) or text
+
+
 def sentences(text: str) -> list[str]:
-    """Sentences of one unit's text, cleaned."""
+    """Sentences of one unit's text, cleaned: its own words (`_own`)."""
     out: list[str] = []
-    for block in re.split(r"\n\s*\n|\n(?=[-*•]\s)|\n(?=#)", text):
+    for block in re.split(r"\n\s*\n|\n(?=[-*•]\s)|\n(?=#)", _own(text)):
         for sentence in _SENTENCE.split(neutral(block)):
             sentence = sentence.strip(" -*•#>").rstrip(" ,;:")
             if sentence:
@@ -91,7 +97,7 @@ def is_filler(text: str) -> bool:
 
 
 def is_question(text: str) -> bool:
-    plain = neutral(text)
+    plain = neutral(_own(text))  # a reply quoting the question it answers asks nothing
     return "?" in plain or bool(_QUESTION.search(plain))
 
 
@@ -121,7 +127,7 @@ def informativeness(sentence: str) -> float:
 
 def gist(text: str, limit: int = 150) -> str:
     """The first informative sentence of a message (the question or report a conversation opens with)."""
-    plain = _MENTION.sub("", neutral(text))
+    plain = _MENTION.sub("", neutral(_own(text)))
     # A pasted log or code block says what was pasted, not what was asked: the words around it come first.
     prose = _CODE_BLOCK.sub(" ", plain)
     found = sentences(prose) if prose.strip() else []
@@ -140,7 +146,7 @@ def gist(text: str, limit: int = 150) -> str:
 
 def best_sentence(text: str, limit: int = 220) -> tuple[str, float]:
     """The most informative sentence of a unit, and its score."""
-    found = [s for s in sentences(_MENTION.sub("", neutral(text))) if s]
+    found = [s for s in sentences(_MENTION.sub("", neutral(_own(text)))) if s]
     if not found:
         return "", 0.0
     scored = sorted(((informativeness(s), -i, s) for i, s in enumerate(found)), reverse=True)

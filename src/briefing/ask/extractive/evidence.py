@@ -11,6 +11,7 @@ from briefing import registry
 from briefing.ask.segment import clean, sentences
 from briefing.model import Chunk
 from briefing.sources import Presentation
+from briefing.textrules import own_words
 
 # The answer stage embeds each candidate sentence as `sentence_text` gives it, clipped to this many characters;
 # ingest embeds the same texts into the vector cache (`briefing.warm`), so the keys are made here only.
@@ -85,6 +86,15 @@ def unit_text(ev: Evidence) -> str:
     return ev.chunk.units[ev.unit].text if ev.chunk.units and ev.unit < len(ev.chunk.units) else ev.chunk.text
 
 
+def spoken(chunk: Chunk, text: str) -> str:
+    """What a unit of `chunk` says in its author's own words: in a conversation (a reply, comment, mail), the lines
+    it quotes from earlier messages are not its author's and are no candidates; a document's quote is its own. A
+    unit whose words are all quoted (or cannot be told from the quote) stays as it is."""
+    if not presentation(chunk).conversational:
+        return text
+    return own_words(text) or text
+
+
 def candidates(context: Sequence[Chunk], zone: ZoneInfo, whole_below: int) -> list[Evidence]:
     """Every sentence of every unit of `context`, numbered by its chunk's place (1-based)."""
     out: list[Evidence] = []
@@ -95,7 +105,7 @@ def candidates(context: Sequence[Chunk], zone: ZoneInfo, whole_below: int) -> li
         for i, unit in enumerate(chunk.units):
             at = (unit.at or chunk.start).astimezone(tz).isoformat()
             url = unit.url or chunk.url
-            pieces = sentences(unit.text, whole_below=whole_below)
+            pieces = sentences(spoken(chunk, unit.text), whole_below=whole_below)
             for j, sent in enumerate(pieces):
                 ev = Evidence(n, unit.ref, sent, unit.author, at, chunk, unit=i, url=url, piece=j)
                 ev.follow = " ".join(pieces[j + 1 : j + 1 + QUOTE_FOLLOW])

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from briefing.ask.extractive.evidence import QUOTE_LIMIT, Evidence, presentation
+from briefing.ask.extractive.evidence import QUOTE_LIMIT, Evidence, presentation, spoken
 from briefing.ask.segment import clean, sentences
 from briefing.index import Filter
 from briefing.model import Chunk
@@ -44,7 +44,7 @@ def message(ev: Evidence, ranked: Sequence[Evidence]) -> str:
     conversations (a document's paragraphs share the document's ref); what came before the quoted piece is not
     added."""
     units = ev.chunk.units
-    own = units[ev.unit].text if ev.unit < len(units) else ev.text
+    own = spoken(ev.chunk, units[ev.unit].text) if ev.unit < len(units) else ev.text
     if not presentation(ev.chunk).conversational or ev.unit != len(units) - 1:
         return own
     first: dict[int, tuple[str, bool]] = {}  # ordinal -> (its first unit's text, the chunk is that unit alone)
@@ -53,7 +53,7 @@ def message(ev: Evidence, ranked: Sequence[Evidence]) -> str:
         if other.unit != 0 or chunk is ev.chunk or chunk.doc_key != ev.chunk.doc_key or not chunk.units:
             continue
         if other.ref == ev.ref and other.author == ev.author and other.at_iso == ev.at_iso:
-            first.setdefault(chunk.ordinal, (chunk.units[0].text, len(chunk.units) == 1))
+            first.setdefault(chunk.ordinal, (spoken(chunk, chunk.units[0].text), len(chunk.units) == 1))
     text = own
     at = ev.chunk.ordinal + 1
     while at in first:
@@ -77,7 +77,7 @@ def _joined(text: str, piece: str) -> str:
 def _quote_on(ev: Evidence) -> str:
     """The quote, and when it reaches the end of its unit, the rest of its message that another chunk holds."""
     units = ev.chunk.units
-    own = units[ev.unit].text if ev.unit < len(units) else ev.text
+    own = spoken(ev.chunk, units[ev.unit].text) if ev.unit < len(units) else ev.text
     quote = ev.quote
     if not ev.message.startswith(own) or len(ev.message) <= len(own):
         return quote
@@ -140,7 +140,7 @@ def add_items(chosen: Sequence[Evidence], q_words: AbstractSet[str]) -> None:
         units = ev.chunk.units
         if ev.items or ev.unit >= len(units):
             continue
-        items = list_items(ev.message or units[ev.unit].text)
+        items = list_items(ev.message or spoken(ev.chunk, units[ev.unit].text))
         if not items:
             continue
         flat = " ".join(shown(ev).split()).lower()
