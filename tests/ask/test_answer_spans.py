@@ -171,3 +171,21 @@ def test_who_posts_is_answered_by_the_author_not_someone_the_post_mentions(answe
     )
     line = first_line(answerer, "Who posts the release announcements for the OLake components?", announcements)
     assert line.startswith("Nayan Joshi — ")
+
+
+def test_a_plain_yes_needs_the_line_to_state_what_is_asked(answerer: ExtractiveAnswerer) -> None:
+    # The line names the decision record but says nothing of it still holding: no confirmation is invented.
+    names_it = slack(
+        "slack:CPLAT::7",
+        "platform",
+        ("Lena", "ADR-0007 on connection pooling is linked from the runbook for the database team.", at(5, 10)),
+    )
+    line = first_line(answerer, "Is ADR-0007 on connection pooling still in force?", names_it)
+    assert "Yes — " not in line and "No — " not in line and "ADR-0007" in line
+    # A line that states the asked state answers it.
+    states_it = slack(
+        "slack:CPLAT::8",
+        "platform",
+        ("Lena", "ADR-0007 on connection pooling is still in force for the database team.", at(5, 10)),
+    )
+    assert "Yes — Lena" in first_line(answerer, "Is ADR-0007 on connection pooling still in force?", states_it)

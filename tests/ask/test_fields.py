@@ -208,3 +208,22 @@ def test_prs_waiting_for_review_are_the_open_unapproved_ones_as_of_now(brief: Br
     earlier = brief.ask("Which PRs are waiting for review?", now=parse_now("2026-06-11T09:00:00+00:00")).to_json()
     assert earlier["answer"].startswith("1 open pull request") and "#434" not in earlier["answer"]
     assert "#431" not in earlier["answer"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("now", "verdict", "state"),
+    [("2026-05-24T09:00:00+00:00", "No", "open"), ("2026-05-28T09:00:00+00:00", "Yes", "merged")],
+)
+def test_is_a_pr_merged_is_answered_from_its_state_before_and_after_the_merge(
+    brief: Brief, now: str, verdict: str, state: str
+) -> None:
+    answer = brief.ask("Is PR #57 merged?", now=parse_now(now)).to_json()
+    assert answer["answer"] == f"{verdict} — PR #57 is {state} [1]."
+    assert [c["refs"] for c in answer["citations"]] == [["github:kestrelpay/payout-worker#57"]]
+
+
+@pytest.mark.slow
+def test_is_a_ticket_still_open_says_no_once_it_is_done(brief: Brief) -> None:
+    answer = brief.ask("Is PLAT-101 still open?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
+    assert answer["answer"] == "No — PLAT-101 is Done [1]."

@@ -147,3 +147,25 @@ def test_the_meetings_list_marks_what_changed_after_now(tmp_path: Path) -> None:
     assert "cancelled" not in before and "Retro (changed" not in before
     after = meetings(AFTER)
     assert "Ledger design review (cancelled)" in after and "changed after" not in after
+
+
+def test_is_it_cancelled_is_answered_from_the_event_as_it_stood_at_now(tmp_path: Path) -> None:
+    (tmp_path / "team.ics").write_text(ICS, encoding="utf-8")
+    config = tmp_path / "brief.toml"
+    config.write_text('[workspace]\nname = "cal"\n\n[sources.meetings]\ntype = "ics"\npath = "team.ics"\n')
+    cli = CliRunner()
+    assert cli.invoke(app, ["--config", str(config), "ingest"]).exit_code == 0
+
+    def ask(now: datetime) -> dict[str, object]:
+        args = ["--config", str(config), "ask", "Is the ledger design review cancelled?", "--json"]
+        result = cli.invoke(app, [*args, "--now", now.isoformat()])
+        assert result.exit_code == 0, result.output
+        return dict(json.loads(result.stdout))
+
+    before = ask(BEFORE)  # the cancellation came later: not known, so not cancelled
+    assert str(before["answer"]).startswith("No (not cancelled) — Ledger design review")
+    assert "CANCELLED" not in str(before["answer"])
+    assert [c["refs"] for c in before["citations"]] == [["calendar:review@team"]]  # type: ignore[attr-defined]
+    after = ask(AFTER)
+    assert str(after["answer"]).startswith("Yes (cancelled) — Ledger design review")
+    assert [c["refs"] for c in after["citations"]] == [["calendar:review@team"]]  # type: ignore[attr-defined]

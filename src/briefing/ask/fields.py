@@ -16,6 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from briefing.ask.header import AUTHORED as _AUTHORED
+from briefing.ask.header import LABELS, UNSET, is_header, rows
+from briefing.ask.header import NAME as _NAME
 from briefing.index.payload import doc_id
 from briefing.model import Chunk, Unit
 
@@ -23,21 +26,6 @@ if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
     from briefing.view import View
 
-# The row labels each asked field is written under in a header, lower-case.
-LABELS: dict[str, tuple[str, ...]] = {
-    "assignee": ("assignee", "assignees"),
-    "reporter": ("reporter",),
-    "status": ("status", "state"),
-    "resolution": ("resolution",),
-    "fix_version": ("fix version", "fix versions", "fix version/s"),
-    "sprint": ("sprint",),
-    "labels": ("labels",),
-    "milestone": ("milestone",),
-    "priority": ("priority",),
-    "components": ("components",),
-    "organiser": ("organiser", "organizer"),
-}
-_HEADER_LABELS = frozenset(label for labels in LABELS.values() for label in labels)
 # How an answer names each field.
 NAMES = {"fix_version": "fix version", "labels": "labels", "components": "components"}
 # Review verdicts, as a review unit states them after its time stamp: "[2024-05-02 10:00] lee approved: ...".
@@ -49,14 +37,7 @@ REVIEW_FIELDS = {
 MAX_ITEMS = 3
 # Where a citation marker goes in a sentence `read_field` writes.
 MARK = "\x00"
-UNSET = {"", "none", "unassigned", "-"}
 
-# A header row: a short label of letters and spaces, a colon, the value (one " | "-separated cell of a line).
-_ROW = re.compile(r"^\s*([A-Za-z][A-Za-z /]{0,24}):\s*(.+?)\s*$")
-# The sentence a pull request's or issue's header opens with: who wrote it, when it was merged or closed, by whom.
-# A name runs to the next comma or " | " cell break: a login ("lena") or a display name ("Erik Wickstrom").
-_NAME = r"([\w.@-]+(?: [\w.@'-]+){0,3}?)(?=\s*[,|]|\s+as\s|$)"
-_AUTHORED = re.compile(r"\bauthored by " + _NAME)
 _MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 _CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 # A review verdict unit: an optional "[time]" stamp, the reviewer, the verdict.
@@ -75,17 +56,6 @@ class Item:
     label: str
     header: Unit | None
     units: tuple[Unit, ...]
-
-
-def rows(text: str) -> dict[str, str]:
-    """The `Label: value` cells of a header's text, by lower-case label (the first of each label wins)."""
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        for cell in line.split(" | "):
-            m = _ROW.match(cell)
-            if m:
-                found.setdefault(m[1].strip().lower(), m[2].strip())
-    return found
 
 
 def _label(key: str, chunk: Chunk) -> str:
@@ -111,12 +81,6 @@ def bare_title(key: str, title: str) -> str:
     """A document's title without the key it opens with ("PLAT-7: Retry" -> "Retry"), since the label says it."""
     own = doc_id(key)
     return title[len(own) :].lstrip(" :") if title.startswith(own) else title
-
-
-def is_header(text: str) -> bool:
-    """Whether a unit states an item's fields: rows under the labels of a tracker's fields ("Status: Closed"), or
-    the sentence a pull request's header opens with; a line of code or prose with a colon is neither."""
-    return bool(_HEADER_LABELS & rows(text).keys()) or bool(_AUTHORED.search(text))
 
 
 def named_items(view: View, keys: Sequence[str]) -> list[Item]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -107,7 +108,7 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
 
 
 def _fields(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View) -> Found | None:
-    from briefing.ask.fields import answer_fields
+    from briefing.ask.fields import answer_fields, named_items
 
     # "Who is assigned to PLAT-142?": the named item's own fields as of now, not the best-ranked line's writer.
     wanted = wants(state.question)
@@ -119,6 +120,14 @@ def _fields(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View
         read = answer_described(asked, state.question, answer, state.evidence, view)
         return (read[0], {"fields": list(asked), "item": read[1]}) if read is not None else None
     found = answer_fields(asked, state.question.constraints.tickets, answer, view)
+    if found is not None and asked == ("status",):
+        from briefing.ask.item_state import verdict
+
+        # "Is PR #57 merged?", "Is TIMOB-25453 still open?": Yes or No first, from the same state as of now.
+        items = named_items(view, state.question.constraints.tickets)
+        headers = [(i.header, i.label.startswith("PR ")) for i in items if i.header is not None]
+        said = verdict(state.question.text, headers)
+        found = replace(found, text=f"{said} — {found.text}") if said else found
     return (found, {"fields": list(asked)}) if found is not None else None
 
 

@@ -95,7 +95,8 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "status",
             r"\b(?:status|state)\b|\bis\s+(?:\S+\s+){1,8}?still\s+(?:open|in\s+progress)\b"
-            r"|\bis\s+(?:\S+\s+){1,3}?(?:open|closed|resolved|done)\s*\?",
+            r"|\b(?:is|was|has)\s+(?:\S+\s+){1,3}?(?:ever\s+|been\s+|already\s+)?"
+            r"(?:open|closed|resolved|done|merged)(?:\s+yet)?\s*\?",
         ),
     )
 )

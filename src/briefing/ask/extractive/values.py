@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.extractive.render import when
+from briefing.ask.item_state import asked_state, state_of
 from briefing.ask.segment import clean
 from briefing.model import Chunk
 from briefing.question.answer_type import extra_of
@@ -194,15 +195,56 @@ MESSAGE_DATE = " (the date of the message)"
 
 
 def yesno_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
-    """Yes or No: whether the sentence (on the question's words, not itself a question) denies what is asked."""
+    """Yes or No: the item's state as of now where the evidence unit states it (`item_state`); else whether the
+    sentence (on the question's words, not itself a question) denies what is asked, given only when it states the
+    asked predicate (no confirmation read off a line that merely names the item)."""
     text, _, q_words = reading(question, ev)
     asked = extra_of(question)
+    state = asked_state(question.text)
+    if state and ev.unit < len(ev.chunk.units):
+        unit = ev.chunk.units[ev.unit]
+        found = state_of(ev.chunk, unit, state)
+        # The item is the one asked about when its own text (title, description) holds most of the question's
+        # other words; the sentence itself may hold few ("This allows applications to ..." of the PR asked about).
+        topic = q_words - content_words(state)
+        own = " ".join([ev.chunk.title, *(u.text for u in ev.chunk.units if u.ref == unit.ref)])
+        own_words = content_words(re.sub(r"[_-]", " ", own))  # "application_data" says "application data"
+        if found is not None and len(topic & own_words) >= _ITEM_SHARE * len(topic):
+            return f"{'Yes' if found.holds else 'No'} ({found.says})"
     if ev.lexical < 0.3 or ASKS.search(text):
+        return ""
+    predicate = _PREDICATE.search(question.text) or _STILL.search(question.text)
+    if predicate and not states(text, predicate[1]) and not (asked["still"] and _RESOLVED.search(text)):
         return ""
     negated = negates(text, q_words) != asked["negated"]
     if asked["still"] and _RESOLVED.search(text):
         negated = not negated
     return "No" if negated else "Yes"
+
+
+# Question text: a copular or perfect polar question whose last word is a participle or a state ("Is running it
+# without a Docker socket supported?", "Was the patch accepted?", "Is it still open?"): what it asks of its subject.
+_PREDICATE = re.compile(
+    r"^\W*(?:is|are|was|were|has|have|had)\b.*?\b([a-z]+ed|open|done)(?:\s+(?:yet|already|now|today))?\s*\?\s*$",
+    re.I,
+)
+# "Is ADR-0007 still in force?", "Does the form still reject digits?": the first word after "still" (past a
+# preposition or article) is what is asked to hold still.
+_STILL = re.compile(r"\bstill\s+(?:(?:in|on|at|a|an|the|being)\s+)*([a-z]+)", re.I)
+# The share of the question's other words an item's own text must hold for its state to answer the question.
+_ITEM_SHARE = 0.5
+# Two stems this long that agree this far are one word ("cancell" / "cancel", "support" / "supports").
+_SAME_STEM = 5
+
+
+def states(text: str, predicate: str) -> bool:
+    """Whether `text` has a word of the predicate's stem ("cancelled", "cancellation" for "cancelled")."""
+    want = stem(predicate.lower())
+    for token in TOKEN.findall(text.lower()):
+        got = stem(token)
+        if got == want or (min(len(got), len(want)) >= _SAME_STEM and got[:_SAME_STEM] == want[:_SAME_STEM]):
+            return True
+    return False
 
 
 def _numbers(question: Question, text: str, q_low: str) -> list[re.Match[str]]:
