@@ -132,7 +132,7 @@ def _process_parts(
         killpoint.reached("index.upsert")
         report.index_seconds += time.perf_counter() - upsert_started
         report.embedded += len(part)
-        if settings.embedding.warm_cache:
+        if settings.embedding.warm_cache and settings.embedding.warm_at == "ingest":
             warm_round(part)
         tell()
 
