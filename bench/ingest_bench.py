@@ -191,16 +191,17 @@ class StageTimer:
 
 def stage_timer() -> StageTimer:
     """Timers around the pipeline's stages (module attributes, so the pipeline's own calls go through them)."""
-    from briefing import access, ingest, people, pipeline, summaries
+    from briefing import access, people, pipeline, summaries
     from briefing.embed import Embedder
     from briefing.index.edge import EdgeIndex
+    from briefing.ingest import chunking, processing
 
     timer = StageTimer()
     timer.wrap(pipeline, "collect", "collect")
-    timer.wrap(ingest, "normalised_parts", "normalise")
-    timer.wrap(ingest, "_chunk_one", "chunk (topic conversations)")
-    timer.wrap(ingest, "item_vectors", "message vectors")
-    timer.wrap(ingest, "iter_chunks", "chunk")
+    timer.wrap(processing, "normalised_parts", "normalise")  # where `process` looks them up
+    timer.wrap(chunking, "_chunk_one", "chunk (topic conversations)")
+    timer.wrap(chunking, "item_vectors", "message vectors")
+    timer.wrap(processing, "iter_chunks", "chunk")
     timer.wrap(people, "annotate", "people+access")
     timer.wrap(access, "assign", "people+access")
     timer.wrap(Embedder, "_load_dense", "model load")
