@@ -191,16 +191,17 @@ class StageTimer:
 
 def stage_timer() -> StageTimer:
     """Timers around the pipeline's stages (module attributes, so the pipeline's own calls go through them)."""
-    from briefing import access, ingest, people, pipeline, summaries
+    from briefing import access, people, pipeline, summaries
     from briefing.embed import Embedder
     from briefing.index.edge import EdgeIndex
+    from briefing.ingest import chunking, processing
 
     timer = StageTimer()
     timer.wrap(pipeline, "collect", "collect")
-    timer.wrap(ingest, "normalised_parts", "normalise")
-    timer.wrap(ingest, "_chunk_one", "chunk (topic conversations)")
-    timer.wrap(ingest, "item_vectors", "message vectors")
-    timer.wrap(ingest, "iter_chunks", "chunk")
+    timer.wrap(processing, "normalised_parts", "normalise")  # where `process` looks them up
+    timer.wrap(chunking, "_chunk_one", "chunk (topic conversations)")
+    timer.wrap(chunking, "item_vectors", "message vectors")
+    timer.wrap(processing, "iter_chunks", "chunk")
     timer.wrap(people, "annotate", "people+access")
     timer.wrap(access, "assign", "people+access")
     timer.wrap(Embedder, "_load_dense", "model load")
@@ -304,7 +305,7 @@ def step_fastembed(config: Path) -> dict[str, Any]:
     # What ingest warmed into the vector cache for the first questions (`briefing.warm`): the unit-list texts and
     # answer sentences of every chunk, less the topic-split texts that are the same text (one cache key).
     warm: list[str] = []
-    if settings.embedding.warm_cache:
+    if settings.embedding.warm_cache and settings.embedding.warm_at == "ingest":
         from briefing.ask.extractive import SENTENCE_MAX_CHARS
         from briefing.index import Filter
         from briefing.warm import sentence_texts, unit_list_texts
@@ -380,12 +381,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--messages", type=int, default=2000)
     parser.add_argument("--export", type=Path, default=None, help="a real Slack export folder instead of synthetic")
+    parser.add_argument("--mbox", type=Path, default=None, help="a mailbox (an email source) instead of Slack")
     parser.add_argument("--work", type=Path, default=Path("/tmp/brief-ingest-bench"))
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--rounds", type=int, default=1, help="ingest and fastembed alone, interleaved, N times")
     parser.add_argument("--skip-summaries", action="store_true", help="leave out the summaries step")
     parser.add_argument("--no-warm", action="store_true", help="[embedding] warm_cache = false (the old ingest)")
     parser.add_argument("--no-warm-sentences", action="store_true", help="[embedding] warm_sentences = false")
+    parser.add_argument("--warm-at", choices=["reader", "ingest"], default=None, help="[embedding] warm_at")
     parser.add_argument(
         "--round-chunks", type=int, default=None, help="[embedding] round_chunks (default: the settings' default)"
     )
@@ -416,20 +419,30 @@ def main() -> None:
     shutil.rmtree(ns.work, ignore_errors=True)
     ns.work.mkdir(parents=True)
     export = ns.export.resolve() if ns.export else ns.work / "export"
-    if ns.export is None:
+    if ns.export is None and ns.mbox is None:
         write_export(export, ns.messages)
     config = ns.work / "brief.toml"
+    source = (
+        f'[sources.mail]\ntype = "email"\npath = "{ns.mbox.resolve()}"\n'
+        if ns.mbox
+        else f'[sources.slack]\ntype = "slack_export"\npath = "{export}"\n'
+    )
     config.write_text(
-        f'[workspace]\nname = "bench"\n\n[sources.slack]\ntype = "slack_export"\npath = "{export}"\n'
+        f'[workspace]\nname = "bench"\n\n{source}'
         f"\n[embedding]\nwarm_cache = {'false' if ns.no_warm else 'true'}\n"
         + ("warm_sentences = false\n" if ns.no_warm_sentences else "")
+        + (f'warm_at = "{ns.warm_at}"\n' if ns.warm_at else "")
         + (f"round_chunks = {ns.round_chunks}\n" if ns.round_chunks else "")
         + (f"\n[chunking]\nslack_topic_threshold = {ns.topic_threshold}\n" if ns.topic_threshold is not None else "")
     )
     home = ns.work / "home"
     # A fresh BRIEF_HOME each round: the per-item vector cache is empty, so the ingest pays for every embedding.
     # Rounds interleave the pipeline and fastembed alone, so both see the same load.
-    result: dict[str, Any] = {"messages": None if ns.export else ns.messages, "export": str(export), "rounds": []}
+    result: dict[str, Any] = {
+        "messages": None if ns.export or ns.mbox else ns.messages,
+        "export": str(ns.mbox or export),
+        "rounds": [],
+    }
     result["load_before"] = os.getloadavg()
     for _ in range(ns.rounds):
         shutil.rmtree(home, ignore_errors=True)

@@ -91,7 +91,8 @@ def make_workspace(root: Path) -> None:
     (root / "brief.toml").write_text(
         '[workspace]\nname = "crash"\n'
         '[sources.docs]\ntype = "files"\npath = "docs"\n'
-        '[sources.chat]\ntype = "slack_export"\npath = "export"\n',
+        '[sources.chat]\ntype = "slack_export"\npath = "export"\n'
+        '[embedding]\nwarm_at = "ingest"\n',  # the warm step runs in the ingest, between its kill points
         encoding="utf-8",
     )
     for n, path in enumerate(sorted(p for p in root.rglob("*") if p.is_file())):

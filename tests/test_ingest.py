@@ -155,17 +155,21 @@ def test_an_unreadable_source_is_reported_and_the_others_are_ingested(tmp_path: 
         tmp_path,
         {"archive": {"type": "slack_export", "path": "missing-export"}, "docs": {"type": "files", "path": "docs"}},
     )
-    progress: list[tuple[str, int, int | None]] = []
     from briefing import pipeline
+    from briefing.ingest.progress import SourceProgress
 
-    summary = pipeline.run(ws.settings, ["archive", "docs"], progress=lambda *event: progress.append(event))
+    progress: list[SourceProgress] = []
+    summary = pipeline.run(ws.settings, ["archive", "docs"], progress=progress.append)
     assert [run.name for run in summary.broken] == ["archive"]
     error = summary.error()
     assert isinstance(error, SourceError)
     assert str(error).startswith("1 of 2 sources failed (the others were ingested): archive: ")
     assert "missing-export" in str(error)
     assert ws.indexed_refs() == {"file:runbook.md"}
-    assert progress[0] == ("docs", 0, None) and progress[-1] == ("docs", 1, 1)  # start, then every embedded batch
+    seen = [(p.source, p.stage) for p in progress]
+    assert seen[0] == ("archive", "collecting") and ("archive", "done") not in seen  # the broken source never ends
+    assert seen[-1] == ("docs", "done") and ("docs", "indexing") in seen
+    assert (progress[-1].items, progress[-1].embedded) == (1, 1)
 
     alone = pipeline.run(ws.settings, ["archive"]).error()
     assert isinstance(alone, SourceError) and "sources failed" not in str(alone)  # one source: its own message

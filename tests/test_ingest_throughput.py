@@ -101,7 +101,7 @@ def test_after_an_ingest_the_first_searches_and_asks_embed_only_their_questions(
     assert set(embedded_cold) & set(unit_list_texts(chunks))
     assert set(embedded_cold) & {t[:300] for t in sentence_texts(chunks, cold.embedder)}
 
-    ws = workspace(tmp_path / "warm")
+    ws = workspace(tmp_path / "warm", '[embedding]\nwarm_at = "ingest"\n')
     model_calls.clear()
     first = ws.run()
     assert not first.broken
@@ -123,7 +123,7 @@ def test_without_warm_sentences_ingest_warms_units_and_each_answer_sentence_is_e
 ) -> None:
     from briefing.warm import sentence_texts, unit_list_texts
 
-    ws = workspace(tmp_path, "[embedding]\nwarm_sentences = false\n")
+    ws = workspace(tmp_path, '[embedding]\nwarm_sentences = false\nwarm_at = "ingest"\n')
     assert not ws.run().broken
     with Index.open(ws.settings) as index:
         chunks = index.chunks(Filter())
@@ -210,15 +210,21 @@ def test_an_error_in_the_embedding_thread_fails_the_run_and_keeps_the_rounds_bef
     assert len(ws.indexed_refs()) == 64  # the round embedded before the error is kept, as it always was
 
     monkeypatch.setattr(Embedder, "dense", dense)
-    progress: list[tuple[str, int, int | None]] = []
     from briefing import pipeline
+    from briefing.ingest.progress import SourceProgress
 
-    run = pipeline.run(ws.settings, ["notes"], progress=lambda *event: progress.append(event))
+    progress: list[SourceProgress] = []
+    run = pipeline.run(ws.settings, ["notes"], progress=progress.append)
     assert not run.broken
     processed = run.sources[0].processed
     assert processed is not None and (processed.embedded, processed.unchanged) == (6, 64)
     assert len(ws.indexed_refs()) == 70
-    assert progress[0] == ("notes", 0, None) and progress[-1] == ("notes", 6, 6)
+    assert progress[0].stage == "collecting"
+    assert [(p.stage, p.embedded, p.to_embed) for p in progress if p.embedded] == [
+        ("indexing", 6, 6),  # only the round that was lost is embedded again
+        ("done", 6, 6),
+    ]
+    assert (progress[-1].items, progress[-1].chunks) == (70, 70)
 
 
 @pytest.mark.parametrize("engine", ["edge", "local"])

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from briefing.model import JSON, Document, Failure, Item, Normalised, Person, RawRecord, reader_email
 from connectors.email.headers import mbox_from_date
-from connectors.email.mime import MimeError, Parsed, data_to_raw, parse, sender_label
+from connectors.email.mime import MimeError, Parsed, data_to_raw, parse, sender_label, trim_diff
 
 _PREFIX = re.compile(
     r"^\s*(?:(?:re|fwd?|fw|aw|sv|vs|antw|wg|tr|rif|odp|enc|res)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*)+", re.IGNORECASE
@@ -288,7 +288,7 @@ def _document(thread: list[Parsed], data: dict[str, JSON], source_type: str) -> 
         for attachment in listed:
             text += f"\n[attachment {attachment['name']} ({attachment['type']})]"
             if attachment.get("text"):
-                text += "\n" + str(attachment["text"])[:4000]
+                text += "\n" + trim_diff(str(attachment["text"]))[:4000]
         metadata: JSON = {
             "message_id": m.message_id,
             "subject": m.subject,

@@ -49,9 +49,13 @@ class BriefTools:
     """The tool bodies, over one `Brief` opened on first use and shared by the server's calls."""
 
     def __init__(self, settings: Settings, brief: Brief | None = None) -> None:
+        from briefing.warm_reader import BackgroundWarm
+
         self.settings = settings
         self._brief = brief
         self._lock = threading.Lock()
+        # After an answer: the vector cache warmed in the background (`[embedding] warm_at = "reader"`).
+        self.warmer = BackgroundWarm(settings, lambda: (self.brief.index, self.brief.embedder), self._lock)
 
     @property
     def brief(self) -> Brief:
@@ -60,6 +64,7 @@ class BriefTools:
         return self._brief
 
     def close(self) -> None:
+        self.warmer.stop()
         if self._brief is not None:
             self._brief.close()
             self._brief = None
@@ -67,7 +72,9 @@ class BriefTools:
     def _run(self, body: Callable[[], T]) -> T:
         # One question at a time: the embedded index and the ONNX sessions are not shared across threads.
         with self._lock:
-            return body()
+            result = body()
+        self.warmer.after_answer()
+        return result
 
     def search(self, query: str, k: int = 10, now: str | None = None) -> dict[str, Any]:
         question, size, moment = check_question(query), _k(k), _now(now)

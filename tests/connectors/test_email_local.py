@@ -284,3 +284,41 @@ def test_unchanged_mailbox_fetches_nothing_and_missing_path_is_one_error(tmp_pat
 def test_clean_body_drops_top_posted_history() -> None:
     text = "Yes, go ahead.\n\n-----Original Message-----\nFrom: Dana\nSent: Monday\nSubject: plan\n\nShall we ship?"
     assert clean_body(text) == "Yes, go ahead."
+
+
+def _patch_text(files: int) -> str:
+    hunks = []
+    for n in range(files):
+        hunks.append(
+            f"diff --git a/drivers/ledger/part{n}.c b/drivers/ledger/part{n}.c\nindex 1111111..2222222 100644\n"
+            f"--- a/drivers/ledger/part{n}.c\n+++ b/drivers/ledger/part{n}.c\n"
+            f"@@ -10,7 +10,8 @@ static int ledger_probe_{n}(struct platform_device *pdev)\n"
+            + "".join(f" \tcontext_line_{k}();\n" for k in range(6))
+            + "-\tret = old_call();\n+\tret = new_call();\n"
+        )
+    return "Retries are now configurable.\n\nSigned-off-by: Dana Levi <dana@example.com>\n---\n" + "".join(hunks)
+
+
+def test_a_long_diff_is_indexed_as_its_files_and_changed_functions(tmp_path: Path) -> None:
+    inline = message("inline@x", "[PATCH] ledger: configurable retries", _patch_text(3))
+    attached = MIMEMultipart()
+    attached.attach(MIMEText("The patch is attached.", "plain", "utf-8"))
+    part = MIMEText(_patch_text(2), "plain", "utf-8")
+    part.add_header("Content-Disposition", "attachment", filename="0001-ledger.patch")
+    attached.attach(part)
+    attached["Subject"] = "ledger patch"
+    attached["From"] = "sam@example.com"
+    attached["Message-ID"] = "<attached@x>"
+    attached["Date"] = format_datetime(T0 + timedelta(minutes=5))
+    box = tmp_path / "list.mbox"
+    write_mbox(box, [inline, attached])
+    runner, _ = run(box)
+    docs = documents(runner)
+    text = docs["email:inline@x"].items[0].text
+    assert "Retries are now configurable." in text and "Signed-off-by: Dana Levi" in text  # the message stays
+    assert "context_line_" not in text and "new_call" not in text  # the diff's lines do not
+    assert "drivers/ledger/part0.c, drivers/ledger/part1.c, drivers/ledger/part2.c" in text
+    assert "static int ledger_probe_2(struct platform_device *pdev)" in text
+    text = docs["email:attached@x"].items[0].text
+    assert "0001-ledger.patch" in text and "context_line_" not in text
+    assert "drivers/ledger/part1.c" in text and "ledger_probe_1" in text

@@ -145,7 +145,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Ingest the bundled sample team (Slack, docs, JIRA, Confluence, GitHub, git) and answer a few questions."""
         from briefing import pipeline
-        from briefing.cli.ingest import ProgressBars, print_skipped
+        from briefing.cli.ingest import print_skipped
+        from briefing.cli.progress import ProgressDisplay
         from briefing.cli.query import print_answer
         from briefing.devserver import git_repo, serve_sample
         from briefing.registry import FetchOptions
@@ -170,7 +171,7 @@ def register(app: typer.Typer) -> None:
                     config.write_text(text + api_sources(urls, workspace, repo), encoding="utf-8")
                     settings = load_settings(config)
                     out.print(f"[bold]Ingesting the sample workspace[/] into {home} ...")
-                    with ProgressBars() as bars:
+                    with ProgressDisplay() as bars:
                         summary = pipeline.run(settings, list(settings.sources), options=FetchOptions(), progress=bars)
                 print_skipped(summary)
                 error = summary.error()

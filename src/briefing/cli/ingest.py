@@ -6,7 +6,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from briefing.cli.common import AsOpt, cli_errors, err, escape, load, out, state
@@ -45,36 +44,6 @@ def _selected(settings: Any, names: list[str]) -> list[str]:
             settings.source(name)  # raises the "unknown source" error naming the config
         chosen.extend(by_type)
     return list(dict.fromkeys(chosen))
-
-
-class ProgressBars:
-    """A transient Rich bar per source while it is indexed, fed by the pipeline's progress callback."""
-
-    def __init__(self) -> None:
-        self.bar = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
-        )
-        self.task: TaskID | None = None
-
-    def __call__(self, source: str, done: int, total: int | None) -> None:
-        if total is None:  # a source starts indexing: the previous one's bar goes
-            if self.task is not None:
-                self.bar.remove_task(self.task)
-            self.task = self.bar.add_task(f"indexing {source}", total=None)
-        elif self.task is not None:
-            self.bar.update(self.task, completed=done, total=total)
-
-    def __enter__(self) -> ProgressBars:
-        self.bar.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.bar.stop()
 
 
 def print_skipped(summary: RunSummary) -> None:
@@ -122,12 +91,13 @@ def run_ingest(settings: Any, names: list[str], *, collect_first: bool, options:
     A source that could not be read does not stop the others; its error is raised after the table is printed.
     """
     from briefing import pipeline
+    from briefing.cli.progress import ProgressDisplay
     from briefing.ops import disk
 
     if not options.dry_run:
         disk.check_free(settings.home)
     try:
-        with ProgressBars() as bars:
+        with ProgressDisplay() as bars:
             summary = pipeline.run(
                 settings, names, collect_first=collect_first, options=options, progress=bars, rebuild=rebuild
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from briefing import killpoint
@@ -34,11 +35,18 @@ def _saved_cursor(connector: Connector, name: str, saved: Any) -> Any:
         ) from None
 
 
-def collect(settings: Settings, name: str, options: FetchOptions, connector: Connector | None = None) -> CollectReport:
+def collect(
+    settings: Settings,
+    name: str,
+    options: FetchOptions,
+    connector: Connector | None = None,
+    fetched: Callable[[int], None] | None = None,
+) -> CollectReport:
     """Fetch new and changed records into the raw cache; the cursor moves only after its records are stored.
 
     Deletions are gathered over the whole run and applied at its end, after the deletion guard agreed; until then
     they are saved with each cursor (`pending_deletions`), so a crash or a refused run loses none of them.
+    `fetched` hears the number of records fetched so far after each batch.
     """
     started = time.perf_counter()
     connector = connector or make_connector(settings, name, options)
@@ -58,6 +66,8 @@ def collect(settings: Settings, name: str, options: FetchOptions, connector: Con
             killpoint.reached("collect.batch")
             report.failures.extend(batch.failures)
             report.fetched += len(batch.records)
+            if fetched is not None:
+                fetched(report.fetched)
             if options.dry_run:
                 report.deleted += len(batch.deleted)
                 continue

@@ -15,6 +15,7 @@ from briefing.index import Filter, Index, content_hash
 from briefing.ingest.chunking import iter_chunks
 from briefing.ingest.collecting import make_connector
 from briefing.ingest.embed_queue import EmbedQueue
+from briefing.ingest.progress import ProgressCallback, SourceProgress
 from briefing.ingest.records import ChunkRecords, Entry, document_digest, settings_key
 from briefing.ingest.reports import ProcessReport
 from briefing.ingest.resume import ChunkMemo, Resumed
@@ -23,7 +24,7 @@ from briefing.settings import Settings
 from briefing.store import RawStore, SourceState
 
 log = logging.getLogger(__name__)
-Progress = Callable[[str, int, int], None]
+Progress = ProgressCallback
 
 
 def normalised_parts(connector: Connector, store: RawStore) -> Iterator[Normalised]:
@@ -99,7 +100,7 @@ def _process_parts(
     config = settings.sources.get(name)
     audience = config.audience if config is not None else None
 
-    index_started = time.perf_counter()
+    begun = index_started = time.perf_counter()
     index.ensure(embedder.dim, embedder.name)
     flt = Filter(source_names=(name,))
     stored = {p.payload["chunk_id"]: p.payload for p in index.scroll(flt, fields=["chunk_id", "hash", "readers"])}
@@ -131,10 +132,9 @@ def _process_parts(
         killpoint.reached("index.upsert")
         report.index_seconds += time.perf_counter() - upsert_started
         report.embedded += len(part)
-        if settings.embedding.warm_cache:
+        if settings.embedding.warm_cache and settings.embedding.warm_at == "ingest":
             warm_round(part)
-        if progress:
-            progress(name, report.embedded, chosen[0])
+        tell()
 
     def warm_round(part: list[Chunk]) -> None:  # in the embedding thread, after the round is written
         from briefing.warm import warm
@@ -225,13 +225,31 @@ def _process_parts(
             for found in plan.kept_tickets:
                 tickets.update(found)
 
+    def tell() -> None:  # from this thread and the embedding thread: plain reads of counters, never a lock held
+        if progress:
+            progress(
+                SourceProgress(
+                    name,
+                    "indexing",
+                    items=items[0],
+                    items_total=items[1],
+                    chunks=report.chunks,
+                    to_embed=chosen[0],
+                    embedded=report.embedded,
+                    seconds=time.perf_counter() - begun,
+                )
+            )
+
     embedding = EmbedQueue()
     chosen = [0]  # chunks that changed, to embed (the progress total)
+    items = [0, 0]  # items of the documents chunked so far, of the documents read so far
     try:
         for normalised in parts:  # people come with the first part (saved by the caller)
             report.failures.extend(normalised.failures)
             report.documents += len(normalised.documents)
             documents = normalised.documents
+            items[1] += sum(len(doc.items) for doc in documents)
+            report.items = items[1]
             for first in range(0, len(documents), DOCUMENT_WINDOW):
                 window = _to_chunk(documents[first : first + DOCUMENT_WINDOW], records, existing, fresh, reuse)
                 report.rechunked += len(window)
@@ -251,6 +269,8 @@ def _process_parts(
                     fresh.pop(failure.key, None)  # a document that failed is chunked again next time
                 records.new.update(fresh)
                 fresh.clear()
+                items[0] += sum(len(doc.items) for doc in documents[first : first + DOCUMENT_WINDOW])
+                tell()
             del documents, normalised
         if todo:
             part, todo[:] = list(todo), []

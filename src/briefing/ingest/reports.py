@@ -25,6 +25,7 @@ class CollectReport:
 class ProcessReport:
     source: str
     documents: int = 0
+    items: int = 0  # the documents' items (messages, comments, sections)
     rechunked: int = 0  # documents chunked (the others had not changed since their last chunking)
     chunks: int = 0
     embedded: int = 0

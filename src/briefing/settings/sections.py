@@ -78,6 +78,10 @@ class EmbeddingSettings(_Strict):
     # With `warm_cache`, also the answer's sentences; off, an answer embeds each of its sentences the first time it
     # reads one (then cached): a first ingest embeds about half as much, the first asks pay (docs/performance.md).
     warm_sentences: bool = True
+    # When `warm_cache` runs: "reader" (a first ingest embeds only its chunks; a long-lived reader, `brief mcp`,
+    # `brief slack-bot`, `brief serve`, warms in the background after its first answer) or "ingest" (every ingest
+    # round, so that one-shot `brief ask` calls right after an ingest embed only the question).
+    warm_at: Literal["reader", "ingest"] = "reader"
     # Changed chunks per embedding round: each round is sorted by length and cut into model batches of
     # `batch_size`, then written in one upsert; a crash redoes at most the rounds not yet written. 256 pads 1.3 %
     # more model tokens than one global sort, 64 pads 6 % (bench/padding_check.py, docs/performance.md).
