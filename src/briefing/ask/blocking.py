@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from briefing.ask.fields import is_header, rows
 from briefing.ask.finished import DONE_STATUS, fix_versions, history_families
+from briefing.ask.header import is_header, rows
 from briefing.ask.segment import clean
 from briefing.index import Filter
 

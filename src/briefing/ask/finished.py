@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from briefing import registry
-from briefing.ask.fields import LABELS, is_header, rows
+from briefing.ask.header import LABELS, is_header, rows
 from briefing.ask.listing import period_words
 from briefing.ask.segment import clean
 from briefing.index import Filter

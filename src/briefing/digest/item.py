@@ -17,7 +17,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from briefing import registry
-from briefing.ask.fields import LABELS, bare_title, is_header, rows
+from briefing.ask.fields import bare_title
+from briefing.ask.header import LABELS, is_header, rows
 from briefing.digest import text as tx
 from briefing.digest.conversation import Conversation, Seen, Transition, messages
 from briefing.digest.gather import gather
