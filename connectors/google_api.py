@@ -161,15 +161,9 @@ class Transport:
 
 def require_google(source: str) -> None:
     """The Google API client is the optional `google` extra: without it, one line naming the source and the extra."""
-    import importlib.util
+    from briefing.sources import not_installed
 
-    def absent(name: str) -> bool:
-        try:
-            return importlib.util.find_spec(name) is None
-        except ImportError:
-            return True
-
-    missing = [name for name in ("googleapiclient", "google.auth", "google_auth_httplib2") if absent(name)]
+    missing = not_installed("googleapiclient", "google.auth", "google_auth_httplib2")
     if missing:
         raise ConfigError(
             f"sources.{source}: Gmail and Google Calendar sources need the Google API client, and "

@@ -257,3 +257,17 @@ def read_refs(metadata: Mapping[str, Any], where: str | Flag | None) -> list[str
         return []
     refs = [v if isinstance(v, str) else str(v.get("key") or "") for v in value if isinstance(v, str | dict)]
     return [r for r in refs if r]
+
+
+def not_installed(*modules: str) -> list[str]:
+    """The named modules of an optional extra that cannot be imported here, asked without importing them (a parent
+    package that is absent counts as absent)."""
+    import importlib.util
+
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except ImportError:
+            return True
+
+    return [name for name in modules if absent(name)]

@@ -44,15 +44,9 @@ def is_loopback(api_base: str | None) -> bool:
 
 def require_dspy(what: str) -> None:
     """DSPy and LiteLLM are the optional `llm` extra: without them, one line naming the extra (exit 8)."""
-    import importlib.util
+    from briefing.sources import not_installed
 
-    def absent(name: str) -> bool:
-        try:
-            return importlib.util.find_spec(name) is None
-        except ImportError:
-            return True
-
-    missing = [name for name in ("dspy", "litellm", "langgraph") if absent(name)]
+    missing = not_installed("dspy", "litellm", "langgraph")
     if missing:
         raise ModelError(
             f"{what} needs the LLM extra, and {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not "

@@ -109,13 +109,10 @@ def _qdrant(flt: Filter | None, should: Sequence[Filter] = ()) -> Any:
 
 def require_client(settings: Settings) -> None:
     """qdrant-client is the optional `qdrant` extra: without it, one line naming the setting and the extra."""
-    import importlib.util
+    from briefing.sources import not_installed
 
-    try:
-        if importlib.util.find_spec("qdrant_client") is not None:
-            return
-    except ImportError:
-        pass
+    if not not_installed("qdrant_client"):
+        return
     q = settings.qdrant
     setting = f"[qdrant] url = {redact(q.url)}" if q.url else f"[qdrant] engine = '{q.engine}'"
     raise ConfigError(
