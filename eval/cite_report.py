@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
-from split_report import held_out
+from split_report import held_out, read_run
 
 CLASSES = ("exact", "lead", "extra", "unretrieved")
 
@@ -85,12 +84,7 @@ def main() -> None:
     parser.add_argument("file", nargs="?", help="eval JSON (default: stdin)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    if args.file:
-        with open(args.file, encoding="utf-8") as fh:
-            data = json.load(fh)
-    else:
-        data = json.load(sys.stdin)
-    result = report(data)
+    result = report(read_run(args.file))
     if args.json:
         print(json.dumps(result, indent=1))
         return

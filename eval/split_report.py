@@ -54,17 +54,20 @@ def report(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def read_run(path: str | None) -> Any:
+    """A `brief eval --json` run from a file, or from standard input when no path is given."""
+    if path:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    return json.load(sys.stdin)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Per-split figures of a brief eval --json run.")
     parser.add_argument("file", nargs="?", help="eval JSON (default: stdin)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    if args.file:
-        with open(args.file, encoding="utf-8") as fh:
-            data = json.load(fh)
-    else:
-        data = json.load(sys.stdin)
-    result = report(data)
+    result = report(read_run(args.file))
     if args.json:
         print(json.dumps(result, indent=1))
         return
