@@ -87,3 +87,30 @@ def test_warm_at_ingest_leaves_a_reader_nothing_to_warm(
         assert tools.warmer.thread is None  # the ingest did it
     finally:
         tools.close()
+
+
+def test_brief_warm_fills_the_cache_in_the_foreground_so_one_shot_asks_embed_only_themselves(
+    tmp_path: Path, model_calls: list[tuple[str, list[str]]]
+) -> None:
+    from briefing.warm_reader import warm_now
+
+    ws = workspace(tmp_path)
+    assert not ws.run().broken
+    with Index.open(ws.settings) as index:
+        chunks = index.chunks(Filter())
+    model_calls.clear()
+    done = warm_now(ws.settings)  # what `brief warm` runs
+    assert done.errors == [] and done.chunks == len(chunks) and done.embedded > 0
+    warmed = {text for kind, texts in model_calls if kind == "dense" for text in texts}
+    assert set(unit_list_texts(chunks)) <= warmed
+    assert warm_now(ws.settings).embedded == 0  # a second run finds everything cached
+
+    tools = BriefTools(ws.settings)
+    try:
+        model_calls.clear()
+        tools.ask(QUESTIONS[1][1])
+        tools.warmer.stop()
+        asked = [texts for kind, texts in model_calls if kind == "dense" and texts]
+        assert len(asked) <= 1  # the question's own embedding, nothing of the evidence
+    finally:
+        tools.close()

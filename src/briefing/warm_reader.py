@@ -138,3 +138,20 @@ def _lowest_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     except (AttributeError, OSError):
         pass
+
+
+def warm_now(settings: Settings) -> WarmPass:
+    """One pass in the foreground over the published index (`brief warm`), whatever `warm_at` says: for workspaces
+    read by one-shot `brief ask` from cron or scripts, which never keep a reader alive to warm in the background."""
+    from contextlib import nullcontext
+
+    from briefing.service import Brief
+
+    brief = Brief(settings)
+    try:
+        warmer = BackgroundWarm(settings, lambda: (brief.index, brief.embedder), nullcontext())
+        done = WarmPass()
+        warmer._pass(done)
+        return done
+    finally:
+        brief.close()

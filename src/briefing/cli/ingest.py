@@ -1,4 +1,4 @@
-"""`brief ingest`, `brief reindex`, `brief sources`."""
+"""`brief ingest`, `brief reindex`, `brief warm`, `brief sources`."""
 
 from __future__ import annotations
 
@@ -215,6 +215,20 @@ def register(app: typer.Typer) -> None:
                 err.print(f"[yellow]note[/] the damaged index was moved to {escape(aside)}; rebuilding it")
             err.print("rebuilding the index from the raw cache (no source is contacted)")
         run_ingest(settings, names, collect_first=False, options=FetchOptions(), rebuild=full)
+
+    @app.command()
+    @cli_errors
+    def warm() -> None:
+        """Embed ahead of time the texts questions read (each message under its chunk's header, answer sentences).
+
+        For workspaces read by one-shot `brief ask`; long-lived readers (mcp, slack-bot, serve) warm by themselves.
+
+        Examples: `brief ingest && brief warm` (from cron, after each ingest); `brief warm` (after a reindex).
+        """
+        from briefing.warm_reader import warm_now
+
+        done = warm_now(load())
+        err.print(f"vector cache warmed: {done.chunks} chunks read, {done.embedded} texts embedded")
 
     @app.command()
     @cli_errors

@@ -31,6 +31,11 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("ingest", "briefing.cli.ingest", "Collect new and changed items from configured sources and index them."),
     Entry("reindex", "briefing.cli.ingest", "Re-chunk and re-embed from the raw cache, without contacting any source."),
     Entry(
+        "warm",
+        "briefing.cli.ingest",
+        "Embed ahead of time the texts questions read (each message under its chunk's header, answer sentences).",
+    ),
+    Entry(
         "sources",
         "briefing.cli.ingest",
         "What is configured, when it last synced, counts and failures (`--as`: what that person may see).",
