@@ -28,9 +28,9 @@ WRITER = textwrap.dedent(
 
     held = []
 
-    def progress(source, done, total):
-        if total is not None and done and not held:  # chunks written, not yet published
-            held.append(done)
+    def progress(report):
+        if report.stage == "indexing" and report.embedded and not held:  # chunks written, not yet published
+            held.append(report.embedded)
             print("writing", flush=True)
             sys.stdin.readline()
 
