@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from briefing.ask.finished import DONE_STATUS, fix_versions, history_families
-from briefing.ask.header import is_header, rows
+from briefing.ask.header import UNRESOLVED, is_header, rows
 from briefing.ask.segment import clean
 from briefing.index import Filter
 
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 MAX_LISTED = 15
 # A link line as the item's links section writes it: "<key> is blocked by <other key>: <summary>".
 _BLOCKED_BY = re.compile(r"\bis\s+blocked\s+by\s+([A-Za-z][\w-]*-\d+|#\d+)", re.I)
-# A resolution that means none yet.
-_UNRESOLVED = frozenset({"", "unresolved", "none", "-"})
 
 
 @dataclass(frozen=True)
@@ -63,7 +61,7 @@ def open_items(versions: Sequence[str], view: View) -> list[Open]:
         if not wanted <= fix_versions(cells):
             continue
         status = cells.get("status", "")
-        if cells.get("resolution", "").lower() not in _UNRESOLVED or DONE_STATUS.match(status):
+        if cells.get("resolution", "").lower() not in UNRESOLVED or DONE_STATUS.match(status):
             continue
         blockers = tuple(dict.fromkeys(m[1] for u in units for m in _BLOCKED_BY.finditer(u.text)))
         assignee = cells.get("assignee", "")

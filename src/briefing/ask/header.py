@@ -20,6 +20,8 @@ LABELS: dict[str, tuple[str, ...]] = {
 }
 _HEADER_LABELS = frozenset(label for labels in LABELS.values() for label in labels)
 UNSET = {"", "none", "unassigned", "-"}
+# A resolution row that means none yet.
+UNRESOLVED = frozenset({"", "unresolved", "none", "-"})
 
 # A header row: a short label of letters and spaces, a colon, the value (one " | "-separated cell of a line).
 _ROW = re.compile(r"^\s*([A-Za-z][A-Za-z /]{0,24}):\s*(.+?)\s*$")

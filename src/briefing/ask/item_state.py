@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from briefing import registry
-from briefing.ask.header import UNSET, is_header, rows
+from briefing.ask.header import UNRESOLVED, UNSET, is_header, rows
 from briefing.model import Chunk, Unit
 
 # Question text: a state asked of an item, as the word that closes a polar question ("... cancelled?", "... still
@@ -29,8 +29,6 @@ _ASKS_STATE = re.compile(
 )
 # A status that means the work is over (a tracker's or a pull request's state row).
 _DONE = re.compile(r"^\s*(?:resolved|closed|done|fixed|completed?|finished|released|shipped|verified|merged)\b", re.I)
-# A resolution row that means none yet.
-_UNRESOLVED = frozenset({"", "unresolved", "none", "-"})
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,7 @@ def header_state(header: Unit, asked: str, *, pull_request: bool) -> Stated | No
             return None
         merged = status.lower() == "merged"
         return Stated(merged, "merged" if merged else f"not merged; {says}", header)
-    done = bool(_DONE.match(status)) or cells.get("resolution", "").strip().lower() not in _UNRESOLVED
+    done = bool(_DONE.match(status)) or cells.get("resolution", "").strip().lower() not in UNRESOLVED
     if asked == "done":
         return Stated(done, says, header)
     if asked == "open":
