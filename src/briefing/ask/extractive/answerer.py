@@ -21,6 +21,7 @@ from briefing.ask.extractive.evidence import (
 )
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
+from briefing.ask.extractive.followups import shared_line
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, rerank
 from briefing.ask.extractive.refusal import (
@@ -322,9 +323,11 @@ class ExtractiveAnswerer:
             readings.append((part, scored, low, unsupported(features)))
         chosen: list[Evidence] = []
         tops: dict[int, Evidence] = {}
-        for i, (_, scored, low, _) in enumerate(readings):
+        for i, (part, scored, low, _) in enumerate(readings):
             if scored and not low:
-                first = next((e for e in scored if not redundant(e, chosen)), scored[0])
+                first = (i > 0 and shared_line(part.text, readings[0][0].text, scored, chosen)) or next(
+                    (e for e in scored if not redundant(e, chosen)), scored[0]
+                )
                 tops[i] = first
                 if not any(c.ref == first.ref and c.text == first.text for c in chosen):
                     chosen.append(first)
