@@ -325,9 +325,8 @@ class ExtractiveAnswerer:
         tops: dict[int, Evidence] = {}
         for i, (part, scored, low, _) in enumerate(readings):
             if scored and not low:
-                first = (i > 0 and shared_line(part.text, readings[0][0].text, scored, chosen)) or next(
-                    (e for e in scored if not redundant(e, chosen)), scored[0]
-                )
+                shared = shared_line(part.text, readings[0][0].text, scored, chosen) if i > 0 else None
+                first = shared or next((e for e in scored if not redundant(e, chosen)), scored[0])
                 tops[i] = first
                 if not any(c.ref == first.ref and c.text == first.text for c in chosen):
                     chosen.append(first)
