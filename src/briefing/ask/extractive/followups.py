@@ -10,7 +10,7 @@ from briefing.question.terms import GENERIC, content_words
 
 # Part text: a later part that points back at what the first part asks for ("and what options did it add?", "and
 # what got better in it?", "and who fixed them?"): the thing it asks about is named by the first part's answer.
-_REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|that|this|those|these)\b(?!\s+(?:is|was)\s+\w+ing\b)", re.I)
+_REFERS_BACK = re.compile(r"\b(?:it|its|they|them|their|that|this|those|these)\b", re.I)
 
 
 def refers_back(part: str) -> bool:
