@@ -1,5 +1,6 @@
 """A question that restates a help thread's opening question is answered by that thread's reply, not by a line of
-another conversation that happens to score higher."""
+another conversation that happens to score higher; within the thread, the earliest close reply answers the opening
+and the later ones discuss it."""
 
 from __future__ import annotations
 
@@ -62,3 +63,48 @@ def test_without_a_thread_that_asked_it_the_best_line_leads(answerer: Extractive
         [ELSEWHERE, THREAD[1]],
     )
     assert answer.text.splitlines()[0].startswith("- Nayan in #general"), answer.text
+
+
+ERRORS_ROOT = at(2, 5, 17)
+ERRORS_OPENING = (
+    "I've been reading about the officially recommended approach for handling expected errors. What does the core "
+    "team suggest?"
+)
+ERRORS = [
+    thread_part(ERRORS_ROOT.timestamp(), 0, "Dominic", ERRORS_OPENING, ("Dominic", ERRORS_OPENING, ERRORS_ROOT)),
+    thread_part(
+        ERRORS_ROOT.timestamp(),
+        1,
+        "Dominic",
+        ERRORS_OPENING,
+        (
+            "didibus",
+            "As far as I know, the core team recommends sticking to plain Java exceptions using ex-info and ex-data "
+            "with try.",
+            at(2, 5, 17, 41),
+        ),
+    ),
+    thread_part(
+        ERRORS_ROOT.timestamp(),
+        2,
+        "Dominic",
+        ERRORS_OPENING,
+        (
+            "noisesmith",
+            "my take is like didibus - if you add something other than exceptions for failure states you introduce "
+            "one more kind of failure for surrounding code to handle, and error handling gets harder",
+            at(2, 5, 18, 38),
+        ),
+    ),
+]
+
+
+def test_the_earliest_close_reply_of_the_thread_leads(answerer: ExtractiveAnswerer) -> None:
+    question = parsed(
+        "What approach to expected errors does the core team recommend, according to the discussion on error handling?"
+    )
+    answer = answerer.answer(question, ERRORS)
+    first = answer.text.splitlines()[0]
+    assert first.startswith("- didibus in #help"), answer.text
+    assert "ex-info" in first
+    assert_citations_valid(answer, ERRORS)

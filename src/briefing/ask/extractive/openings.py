@@ -39,3 +39,42 @@ def opening_reply_lead(ranked: list[Evidence]) -> None:
     )
     if reply is not None and reply.score >= best * REPLY_FLOOR:
         ranked.insert(0, ranked.pop(ranked.index(reply)))
+
+
+# In a help thread whose opening is among the evidence (within EARLY_OPENING of the best line: the question is
+# about what that thread asked), the earliest reply by someone other than the starter within EARLY_CLOSE of the best
+# line leads: it answers the opening; later replies discuss it ("my take is like @didibus ...", "i recall just
+# reading it like a book"). Chosen on the Clojurians train half (docs/answering.md, "Conversation shape").
+EARLY_OPENING = 0.5
+EARLY_CLOSE = 0.8
+
+
+def earliest_reply_lead(ranked: list[Evidence]) -> None:
+    """When the best line (`ranked`, best first) is a reply in a help thread, move that thread's earliest close
+    reply (the rule above) to the front, in place."""
+    if len(ranked) < 2:
+        return
+    top = ranked[0]
+    threads = help_threads(ranked)
+    key = top.chunk.doc_key
+    if key not in threads or top.author == threads[key]:
+        return
+    root = registry.meta(top.chunk, "thread_root")
+    opening = next((e for e in ranked if e.chunk.doc_key == key and root and e.ref.endswith(f":{root}")), None)
+    if opening is None or opening.score < top.score * EARLY_OPENING:
+        return
+    close = [
+        e
+        for e in ranked
+        if e.chunk.doc_key == key
+        and e.author
+        and e.author != threads[key]
+        and not holding(e)
+        and e.score >= top.score * EARLY_CLOSE
+        and e.at_iso
+    ]
+    if not close or not top.at_iso:
+        return
+    first = min(close, key=lambda e: e.at_iso or "")
+    if first is not top:
+        ranked.insert(0, ranked.pop(ranked.index(first)))
