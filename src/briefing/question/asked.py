@@ -145,12 +145,18 @@ def numbered_refs(question: str) -> frozenset[str]:
 
 
 _ASKS_VERSION_OF = re.compile(r"\b(?:which|what)\s+((?:[\w.-]+\s+){0,4}?)(?:version|release)s?\b", re.I)
+# Question text: "what did Sean Corfield release", "what has the team released": "release" is the verb and the words
+# before it are who released, not the product whose version is asked.
+_RELEASE_VERB = re.compile(r"(?:did|does|do|has|have|had|will|would|is|was|were|are)\s", re.I)
 
 
 def version_of(question: str) -> frozenset[str]:
-    """The words naming the product whose version is asked ("Which Debezium version ..." -> {"debezium"})."""
+    """The words naming the product whose version is asked ("Which Debezium version ..." -> {"debezium"}); none
+    when "release" is the question's verb ("What did Sean Corfield release for Boot?")."""
     m = _ASKS_VERSION_OF.search(question)
-    return frozenset(content_words(m[1]) - GENERIC) if m else frozenset()
+    if not m or _RELEASE_VERB.match(m[1]):
+        return frozenset()
+    return frozenset(content_words(m[1]) - GENERIC)
 
 
 # A commit hash as questions write it ("What does commit f8f7cf1 change?"): 7 to 40 hex digits, letters and digits.

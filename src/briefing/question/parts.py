@@ -13,11 +13,12 @@ if TYPE_CHECKING:
 
 _PART_SPLIT = re.compile(
     r"\?\s+(?=\w)|;\s*(?=\w)|,?\s+and\s+(?=(?:who|whom|what|when|where|why|how|which)\b)"
-    r"|,\s+and\s+(?=(?:did|does|do|is|was|were|are|has|have|can|will|should)\b)",
+    r"|,\s+and\s+(?=(?:did|does|do|is|was|were|are|has|have|can|could|will|would|should)\b)",
     re.I,
 )
 _QUESTION_START = re.compile(
-    r"^\W*(?:who|whom|whose|what|when|where|why|how|which|did|does|do|is|was|were|are|has|have|can|could|will|"
+    # A place or time said first ("In #jobs, which company ...") does not stop a part from asking.
+    r"^\W*(?:(?:in|on|at|during|over)\s+[#\w.-]+(?:\s+[\w.-]+){0,2},\s*)?(?:who|whom|whose|what|when|where|why|how|which|did|does|do|is|was|were|are|has|have|can|could|will|"
     r"would|should)\b",
     re.I,
 )

@@ -21,6 +21,8 @@ from briefing.ask.extractive.evidence import (
 )
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
+from briefing.ask.extractive.followups import shared_line
+from briefing.ask.extractive.openings import earliest_reply_lead, opening_reply_lead
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, rerank
 from briefing.ask.extractive.refusal import (
@@ -245,6 +247,9 @@ class ExtractiveAnswerer:
             lead = ""
         else:
             pool = in_window(evidence, window, now)
+            if replies_first:
+                opening_reply_lead(pool)
+                earliest_reply_lead(pool)
             chosen = choose(pool, broad=False, hedged=False)
             top = chosen[0]
             span = "" if payload(top) else answer_span(question, kind, top, context)
@@ -322,9 +327,10 @@ class ExtractiveAnswerer:
             readings.append((part, scored, low, unsupported(features)))
         chosen: list[Evidence] = []
         tops: dict[int, Evidence] = {}
-        for i, (_, scored, low, _) in enumerate(readings):
+        for i, (part, scored, low, _) in enumerate(readings):
             if scored and not low:
-                first = next((e for e in scored if not redundant(e, chosen)), scored[0])
+                shared = shared_line(part.text, readings[0][0].text, scored, chosen) if i > 0 else None
+                first = shared or next((e for e in scored if not redundant(e, chosen)), scored[0])
                 tops[i] = first
                 if not any(c.ref == first.ref and c.text == first.text for c in chosen):
                     chosen.append(first)

@@ -22,6 +22,7 @@ from briefing.ask.extractive.coverage import (
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.extractive.refusal import VETO_KINDS, off_topic
 from briefing.ask.extractive.scoring import Words
+from briefing.ask.extractive.selection import TYPED_LEAD_CUTOFF
 from briefing.ask.extractive.support import item_miss, pull_reference_miss, role_asked
 from briefing.ask.vocabulary import Spread
 from briefing.embed import Embedder
@@ -49,7 +50,9 @@ def question_features(
     chunk_cover = max((sum(words.weight[w] for w in q_words & cw) / words.total for cw in words.chunks), default=0.0)
     coverage = sum(words.weight[w] for w in q_words if w in words.seen) / words.total if q_words else 0.0
     top = sorted(evidence, key=lambda e: -e.score)[:5]
-    near = typed_near(question, top)
+    # A number or a date must be stated by a line close enough to lead the answer (`selection.TYPED_LEAD_CUTOFF`).
+    leading = [e for e in top if e.score >= top[0].score * TYPED_LEAD_CUTOFF] if top else []
+    near = typed_near(question, leading)
     role_miss = not role_stated(role_asked(question), top, extra_of(question)["numbers"])
     value = value_miss(question, top)
     # The answer slot: the best lines must be about the item the question names and hold the kind of reference asked.

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from briefing import registry
 from briefing.ask.extractive.evidence import Evidence, presentation, unit_text
 from briefing.ask.extractive.extractors import state_record
+from briefing.ask.extractive.subjects import subject_people
 from briefing.ask.extractive.values import ASKS
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
@@ -75,7 +77,7 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
         pulls_first(evidence)
     if asked["asks_cause"] and not asked["span_kind"] and not asked["value_kind"]:
         records_below(evidence)
-    people_first(evidence, question.people)
+    people_first(evidence, question.people, subjects=subject_people(question.text, question.people))
 
 
 def records_below(evidence: list[Evidence]) -> None:
@@ -100,8 +102,10 @@ def places_first(evidence: list[Evidence], places: Sequence[str]) -> None:
             ev.score *= PLACE_OTHER
 
 
-def people_first(evidence: list[Evidence], people: Sequence[str]) -> None:
-    """Messages by a person the question names, replies to them and mentions of them outrank the rest."""
+def people_first(evidence: list[Evidence], people: Sequence[str], subjects: AbstractSet[str] = frozenset()) -> None:
+    """Messages by a person the question names, replies to them and mentions of them outrank the rest; for a
+    person the question asks about as the one who acted (`subjects`: "What did Bozhidar plan ..."), only their own
+    messages do: "@Bozhidar didn't have time this week" is someone else's words."""
     if not people:
         return
     names = [p for p in people if p]
@@ -111,16 +115,27 @@ def people_first(evidence: list[Evidence], people: Sequence[str]) -> None:
     def by(author: str | None) -> bool:
         return bool(author) and (author.lower() in full or author.split()[0].lower() in firsts)  # type: ignore[union-attr]
 
+    # Whose mentions, and replies to whom, count: the people not asked about as the subject.
+    near = [p for p in names if p not in subjects]
+    near_names = {p.split()[0].lower() for p in near} | {p.lower() for p in near}
     authors_at: dict[tuple[int, int], str | None] = {(e.n, e.unit): e.author for e in evidence}
     for ev in evidence:
         low = ev.text.lower()
         if by(ev.author):
             ev.person = PERSON_AUTHOR
-        elif any(re.search(rf"(?<![\w]){re.escape(f)}\b", low) for f in firsts | full):  # sentence text: a mention
+        elif any(re.search(rf"(?<![\w]){re.escape(f)}\b", low) for f in near_names):  # sentence text: a mention
             ev.person = PERSON_NEAR
-        elif by(authors_at.get((ev.n, ev.unit - 1))):
+        elif near and _by_any(authors_at.get((ev.n, ev.unit - 1)), near):
             ev.person = PERSON_NEAR
         ev.score += ev.person
+
+
+def _by_any(author: str | None, people: Sequence[str]) -> bool:
+    """Whether `author` is one of `people` (full name, or the same first name)."""
+    if not author:
+        return False
+    low = author.lower()
+    return any(low == p.lower() or low.split()[0] == p.split()[0].lower() for p in people)
 
 
 def answers_inherit(evidence: list[Evidence]) -> None:

@@ -99,12 +99,19 @@ def render(
         said = "; ".join(f"{value} ({_source_day(ev)}) [{marker(ev)}]" for value, ev in differ)
         lines.append(f"Sources differ: {said}")
     quoted = {id(ev) for text, ev in head if ev is not None and _quoted_in_head(text, ev)}
+    said_once: set[tuple[str, str]] = set()
     for text, ev in head:
         if ev is None:
             lines.append(text)
         elif id(ev) in quoted:
             lines.append(f"{text} [{marker(ev)}]")
+        elif (ev.ref, ev.text) in said_once:
+            # A later part answered by the line an earlier part quotes: its value, or a pointer, not the quote again.
+            lines.append(
+                f"{text} [{marker(ev)}]" if not text.endswith(":") else f"{text} the same message [{marker(ev)}]"
+            )
         else:
+            said_once.add((ev.ref, ev.text))
             said = attribution(ev, with_time=with_time, with_year=len(years) > 1)
             joiner = " " if text.endswith(":") else " — "
             lines.append(f'{text}{joiner}{said}: "{shown(ev)}" [{marker(ev)}]')

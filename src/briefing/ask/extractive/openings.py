@@ -1,0 +1,80 @@
+"""A question that restates a help thread's opening question is answered by that thread's best reply."""
+
+from __future__ import annotations
+
+from briefing import registry
+from briefing.ask.extractive.evidence import Evidence
+from briefing.ask.extractive.ranking import help_threads, holding
+
+# The opening (the thread's first message) scores within OPENING_CLOSE of the best line: the question asks what
+# that thread asked. Its best reply by someone other than the starter, not a holding one, leads when it scores at
+# least REPLY_FLOOR of the best line: a line of another conversation that happens to score higher is not the answer
+# the thread gave. Chosen on the OLake dev set (docs/answering.md, "Conversation shape").
+OPENING_CLOSE = 0.85
+REPLY_FLOOR = 0.5
+
+
+def opening_reply_lead(ranked: list[Evidence]) -> None:
+    """Move the reply the rule above names to the front of `ranked` (sorted best first), in place."""
+    if len(ranked) < 2:
+        return
+    best = ranked[0].score
+    threads = help_threads(ranked)
+    openings = [
+        e
+        for e in ranked
+        if e.chunk.doc_key in threads
+        and (root := registry.meta(e.chunk, "thread_root"))
+        and e.ref.endswith(f":{root}")
+        and e.score >= best * OPENING_CLOSE
+    ]
+    if not openings:
+        return
+    key = openings[0].chunk.doc_key
+    if ranked[0].chunk.doc_key == key:
+        return  # the best line is of that thread already
+    starter = threads[key]
+    reply = next(
+        (e for e in ranked if e.chunk.doc_key == key and e.author and e.author != starter and not holding(e)), None
+    )
+    if reply is not None and reply.score >= best * REPLY_FLOOR:
+        ranked.insert(0, ranked.pop(ranked.index(reply)))
+
+
+# In a help thread whose opening is among the evidence (within EARLY_OPENING of the best line: the question is
+# about what that thread asked), the earliest reply by someone other than the starter within EARLY_CLOSE of the best
+# line leads: it answers the opening; later replies discuss it ("my take is like @didibus ...", "i recall just
+# reading it like a book"). Chosen on the Clojurians train half (docs/answering.md, "Conversation shape").
+EARLY_OPENING = 0.5
+EARLY_CLOSE = 0.8
+
+
+def earliest_reply_lead(ranked: list[Evidence]) -> None:
+    """When the best line (`ranked`, best first) is a reply in a help thread, move that thread's earliest close
+    reply (the rule above) to the front, in place."""
+    if len(ranked) < 2:
+        return
+    top = ranked[0]
+    threads = help_threads(ranked)
+    key = top.chunk.doc_key
+    if key not in threads or top.author == threads[key]:
+        return
+    root = registry.meta(top.chunk, "thread_root")
+    opening = next((e for e in ranked if e.chunk.doc_key == key and root and e.ref.endswith(f":{root}")), None)
+    if opening is None or opening.score < top.score * EARLY_OPENING:
+        return
+    close = [
+        e
+        for e in ranked
+        if e.chunk.doc_key == key
+        and e.author
+        and e.author != threads[key]
+        and not holding(e)
+        and e.score >= top.score * EARLY_CLOSE
+        and e.at_iso
+    ]
+    if not close or not top.at_iso:
+        return
+    first = min(close, key=lambda e: e.at_iso or "")
+    if first is not top:
+        ranked.insert(0, ranked.pop(ranked.index(first)))

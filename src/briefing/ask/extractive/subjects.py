@@ -1,0 +1,20 @@
+"""The people a question asks about as the ones who acted: "What did Bozhidar Batsov plan ...?" asks for their words."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# Question text: a wh-word, an auxiliary, then the name: the person is the subject of what is asked ("What did
+# Sean Corfield release", "Why did Ewan Harris reopen it", "What has Aiko been working on"). Not "Who replied to
+# X", "What is X's role" or "Which tickets did X resolve" (a listing read from records, not from their words).
+_SUBJECT_SLOT = r"\b(?:what|why|how|when|where)\s+(?:did|does|do|has|have|had|will|would|is|was)\s+"
+
+
+def subject_people(text: str, people: Sequence[str]) -> frozenset[str]:
+    """The names of `people` that stand as the subject of the question `text` (the rule above)."""
+    found = set()
+    for name in people:
+        if name and re.search(_SUBJECT_SLOT + re.escape(name) + r"(?!['’]s)\b", text, re.I):
+            found.add(name)
+    return frozenset(found)
