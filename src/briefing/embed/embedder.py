@@ -140,6 +140,11 @@ class Embedder:
                     self._vector_cache = diskcache.Cache(str(self.home / "vectors" / self.name.replace("/", "_")))
         return self._vector_cache
 
+    def disk_cache(self) -> Any:
+        """The on-disk vector cache (a `diskcache.Cache` under the home, one per model); other texts' derived data
+        (`briefing.ask.splits`) is kept in it under its own key prefix."""
+        return self._cache()
+
     def cached_only(self, texts: Sequence[str], *, max_chars: int = CACHE_MAX_CHARS) -> list[np.ndarray | None]:
         """What `dense_cached` has on disk for each text (None where it would have to embed); embeds nothing."""
         return self._lookup([cache_key(t, max_chars) for t in texts])

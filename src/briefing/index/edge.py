@@ -249,25 +249,41 @@ class EdgeIndex(Generations, Index):
             if offset is None:
                 return min(found, default=None)
 
-    def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
+    def _query(
+        self, using: str, vector: Any, *, limit: int, flt: Filter, fields: Sequence[str] | bool = True
+    ) -> list[tuple[dict[str, Any], float]]:
+        return self._query_many(using, [vector], limit=limit, flt=flt, fields=fields)[0]
+
+    def _query_many(
+        self, using: str, vectors: Sequence[Any], *, limit: int, flt: Filter, fields: Sequence[str] | bool = True
+    ) -> list[list[tuple[dict[str, Any], float]]]:
         import qdrant_edge as qe
 
         shard = self._shard
         if shard is None:
-            return []
-        if using == SPARSE:
-            vector = qe.SparseVector(indices=list(vector.indices), values=list(vector.values))
-        points = shard.query(
+            return [[] for _ in vectors]
+        qflt = self._filter(shard, flt)
+        params = self._search_params(using)
+        payload = list(fields) if not isinstance(fields, bool) else fields
+        requests = [
             qe.QueryRequest(
                 limit=limit,
-                query=qe.Query.Nearest(vector, using=using),
-                filter=self._filter(shard, flt),
-                with_payload=True,
+                query=qe.Query.Nearest(
+                    qe.SparseVector(indices=list(v.indices), values=list(v.values)) if using == SPARSE else v,
+                    using=using,
+                ),
+                filter=qflt,
+                with_payload=payload,
                 with_vector=False,
-                params=self._search_params(using),
+                params=params,
             )
-        )
-        return [(dict(p.payload or {}), float(p.score)) for p in points]
+            for v in vectors
+        ]
+        if len(requests) == 1:
+            found = [shard.query(requests[0])]
+        else:  # one planned pass over the segments for all of them
+            found = shard.query_batch(qe.QueryBatchRequest(queries=requests)) if requests else []
+        return [[(dict(p.payload or {}), float(p.score)) for p in points] for points in found]
 
     def _search_params(self, using: str) -> Any:
         """The HNSW search effort for dense queries (`[qdrant] hnsw_ef`); `exact` is brute force (benchmarks)."""

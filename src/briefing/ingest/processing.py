@@ -134,6 +134,8 @@ def _process_parts(
         report.embedded += len(part)
         if settings.embedding.warm_cache and settings.embedding.warm_at == "ingest":
             warm_round(part)
+        elif settings.embedding.warm_cache:
+            split_round(part)
         tell()
 
     def warm_round(part: list[Chunk]) -> None:  # in the embedding thread, after the round is written
@@ -146,6 +148,18 @@ def _process_parts(
             log.warning("%s: the vector cache was not warmed for %d chunks: %s", name, len(part), exc)
         killpoint.reached("embed.warmed")
         spent = time.perf_counter() - warm_started
+        report.warm_seconds += spent
+        report.embed_seconds += spent
+
+    def split_round(part: list[Chunk]) -> None:  # the answers' sentence splits, kept beside the vector cache
+        from briefing.warm import split
+
+        started = time.perf_counter()
+        try:
+            split(part, embedder)
+        except Exception as exc:  # splits not kept cost the first answers a split each, never the run or its data
+            log.warning("%s: the sentence splits were not kept for %d chunks: %s", name, len(part), exc)
+        spent = time.perf_counter() - started
         report.warm_seconds += spent
         report.embed_seconds += spent
 
