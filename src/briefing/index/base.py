@@ -44,7 +44,7 @@ def _any_key(chunk: Chunk, keys: Sequence[Filter]) -> bool:
     )
 
 
-def _moment_and_readers_only(flt: Filter) -> bool:
+def moment_and_readers_only(flt: Filter) -> bool:
     """`flt` restricts nothing but the moment and the readers (what a View adds to a read of everything)."""
     return all(getattr(flt, f.name) == f.default for f in fields(Filter) if f.name not in ("as_of", "readers"))
 
@@ -246,7 +246,7 @@ class Index:
         lookups, one word each). Under a filter of a moment and readers alone the engine runs them as one batch and
         reads only the fields that decide whether a hit is kept."""
         flt = self._scoped(flt) or flt
-        if not _moment_and_readers_only(flt):
+        if not moment_and_readers_only(flt):
             return [[hit.chunk.doc_key for hit in self.search_sparse(v, limit=limit, flt=flt)] for v in vectors]
         wanted = [v for v in vectors if v.indices]
         found = iter(self._query_many(SPARSE, wanted, limit=limit, flt=flt, fields=KEEP_FIELDS))

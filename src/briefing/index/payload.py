@@ -115,12 +115,11 @@ def _dt(value: str) -> datetime:
 KEEP_FIELDS = ["doc_key", "readers", "start", "written_at", "valid_until", "units[].at"]
 
 
-def kept_doc(payload: dict[str, Any], keep: Any) -> str | None:
-    """The document of a point read with `KEEP_FIELDS`, or None when `keep` (a `Filter.keep`) drops its chunk.
-    The chunk is built from those fields alone: whether a moment hides it, or all of its units, depends on
-    its times, and whom it is for on its readers; its other fields only shape the cut chunk, which is not kept."""
+def light_chunk(payload: dict[str, Any]) -> Chunk:
+    """A chunk built from a point's `KEEP_FIELDS` alone: whether a moment hides it, or all of its units, depends on
+    its times, and whom it is for on its readers; its other fields only shape a cut chunk, which is not read."""
     start = _dt(payload["start"])
-    chunk = Chunk(
+    return Chunk(
         chunk_id="",
         doc_key=payload["doc_key"],
         source_type="",
@@ -135,4 +134,9 @@ def kept_doc(payload: dict[str, Any], keep: Any) -> str | None:
         valid_until=_dt(payload["valid_until"]) if payload.get("valid_until") else None,
         readers=list(payload["readers"]) if isinstance(payload.get("readers"), list) else None,
     )
+
+
+def kept_doc(payload: dict[str, Any], keep: Any) -> str | None:
+    """The document of a point read with `KEEP_FIELDS`, or None when `keep` (a `Filter.keep`) drops its chunk."""
+    chunk = light_chunk(payload)
     return chunk.doc_key if keep(chunk) is not None else None

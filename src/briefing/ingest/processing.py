@@ -151,13 +151,13 @@ def _process_parts(
         report.warm_seconds += spent
         report.embed_seconds += spent
 
-    def split_round(part: list[Chunk]) -> None:  # the answers' sentence splits, kept beside the vector cache
-        from briefing.warm import split
+    def split_round(part: list[Chunk]) -> None:  # the units' splits and BM25 vectors, kept beside the vector cache
+        from briefing.warm import keep_derived
 
         started = time.perf_counter()
         try:
-            split(part, embedder)
-        except Exception as exc:  # splits not kept cost the first answers a split each, never the run or its data
+            keep_derived(settings, part, embedder)
+        except Exception as exc:  # what is not kept costs the first questions a split each, never the run or its data
             log.warning("%s: the sentence splits were not kept for %d chunks: %s", name, len(part), exc)
         spent = time.perf_counter() - started
         report.warm_seconds += spent
