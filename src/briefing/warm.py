@@ -8,8 +8,8 @@ calls `warm` for each round of changed chunks, in the embedding thread; the text
 own functions (`retrieve.unit_texts`, `extractive.sentence_text`) and the keys from `embed.cache_key`, so what
 ingest stores is what a question looks up. Only texts the cache lacks are embedded, one model call per model.
 `[embedding] warm_sentences = false` leaves the sentences to the answers that read them (each embedded once).
-Either way the units' sentence splits and BM25 vectors are kept (`keep_derived`), and an ingest that warms
-nothing keeps them too.
+Either way what the answers would compute from the units is kept beside the vectors: their sentence splits
+(`briefing.ask.splits`) and the unit list's BM25 vectors (`Embedder.sparse_stored`).
 """
 
 from __future__ import annotations
@@ -52,16 +52,8 @@ def sentence_texts(chunks: Sequence[Chunk], embedder: Embedder, *, keep: Embedde
     return [sentence_text(e) for e in evidence]
 
 
-def keep_derived(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> None:
-    """Keep in `embedder`'s vector cache what answers derive from these chunks' units besides vectors: the units'
-    sentence splits (`briefing.ask.splits`) and the unit list's BM25 vectors (`Embedder.sparse_stored`), so that
-    no question splits or encodes them again. An ingest that embeds nothing for the answers does this alone: a
-    unit's split costs about 0.6 ms and its BM25 vector 0.05 ms, against about 20 ms to embed it."""
-    sentence_texts(chunks, embedder, keep=embedder)
-    _keep_unit_bm25(settings, chunks, embedder)
-
-
 def _keep_unit_bm25(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> None:
+    """The unit list's BM25 vectors of these chunks, kept in the vector cache (`Embedder.sparse_stored`)."""
     retrieval = settings.retrieval
     if retrieval.unit_list and retrieval.dense and retrieval.sparse:
         embedder.sparse_stored(unit_list_texts(chunks), keep=True)

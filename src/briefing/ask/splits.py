@@ -4,8 +4,9 @@ Splitting a unit into sentences (`briefing.ask.segment`) is the answer stage's l
 first time (about 0.6 ms a unit, and pysbd's patterns compiled once per process). A split depends on the text and
 the segmenter alone, so it is kept in the on-disk vector cache under a key made of the segmenter's fingerprint (the
 segmenter's own source and pysbd's version: another segmenter never reads these splits) and the text's sha256.
-Ingest and the warm step split the units of the chunks they write (`briefing.warm`), an answer reads them and keeps
-what it had to split itself (an index built before, the quoted messages an answer puts together).
+The warm step (`briefing.warm`: in every ingest round with `warm_at = "ingest"`, in a long-lived reader's
+background pass, in `brief warm`) keeps the splits of every unit it reads; an answer reads them and keeps what it
+had to split itself (units the warm step has not read yet, the quoted messages an answer puts together).
 """
 
 from __future__ import annotations

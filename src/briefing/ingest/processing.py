@@ -134,8 +134,6 @@ def _process_parts(
         report.embedded += len(part)
         if settings.embedding.warm_cache and settings.embedding.warm_at == "ingest":
             warm_round(part)
-        elif settings.embedding.warm_cache:
-            split_round(part)
         tell()
 
     def warm_round(part: list[Chunk]) -> None:  # in the embedding thread, after the round is written
@@ -148,18 +146,6 @@ def _process_parts(
             log.warning("%s: the vector cache was not warmed for %d chunks: %s", name, len(part), exc)
         killpoint.reached("embed.warmed")
         spent = time.perf_counter() - warm_started
-        report.warm_seconds += spent
-        report.embed_seconds += spent
-
-    def split_round(part: list[Chunk]) -> None:  # the units' splits and BM25 vectors, kept beside the vector cache
-        from briefing.warm import keep_derived
-
-        started = time.perf_counter()
-        try:
-            keep_derived(settings, part, embedder)
-        except Exception as exc:  # what is not kept costs the first questions a split each, never the run or its data
-            log.warning("%s: the sentence splits were not kept for %d chunks: %s", name, len(part), exc)
-        spent = time.perf_counter() - started
         report.warm_seconds += spent
         report.embed_seconds += spent
 
