@@ -219,14 +219,36 @@ def _lead_in(piece: str) -> bool:
     return piece.rstrip().endswith((":", ",")) or bool(re.search(r"\b(?:following|these|below)\W*$", piece))
 
 
+# Texts whose pieces one process keeps (with whether the segmenter made them); past it the memo starts again.
+SENTENCES_KEPT = 65536
+_KEPT: dict[tuple[str, int], tuple[tuple[str, ...], bool]] = {}
+
+
 def sentences(text: str, *, whole_below: int = 0) -> list[str]:
-    """Evidence-sized pieces of a unit's text (see `_sentences`)."""
-    return list(_sentences(text, whole_below))
+    """Evidence-sized pieces of a unit's text (see `_sentences`), kept for the process; inside `reading(store)`
+    a split this process made before is handed to the store too (which writes each text once)."""
+    key = (text, whole_below)
+    store = _STORE.get()
+    found = _KEPT.get(key)
+    if found is None:
+        found = _sentences(text, whole_below, store)
+        if len(_KEPT) >= SENTENCES_KEPT:
+            _KEPT.clear()
+        _KEPT[key] = found
+    elif found[1] and store is not None:
+        store.put(text, found[0])
+    return list(found[0])
 
 
-@lru_cache(maxsize=65536)
-def _sentences(text: str, whole_below: int) -> tuple[str, ...]:
-    """Evidence-sized pieces of a unit's text; fragments ("moved from", "Impact:") join their successor.
+def forget() -> None:
+    """Empty this process's kept pieces (as a new process starts: tests, benchmarks)."""
+    _KEPT.clear()
+    split_sentences.cache_clear()
+
+
+def _sentences(text: str, whole_below: int, store: Splits | None) -> tuple[tuple[str, ...], bool]:
+    """Evidence-sized pieces of a unit's text; fragments ("moved from", "Impact:") join their successor; and
+    whether the segmenter made them (what `store` is read for and given).
 
     A unit of plain prose shorter than `whole_below` characters stays whole: a short message reads better, and
     cites the same ref, as one piece ("OOM-killed ... Raised the limit to 768 Mi."). A lead-in ending in ":" or
@@ -237,16 +259,15 @@ def _sentences(text: str, whole_below: int) -> tuple[str, ...]:
         joined = " ".join(parts)
         size = len(clean(joined))
         if size <= whole_below:
-            return (joined,) if size >= 12 else ()
-    store = _STORE.get()
+            return ((joined,) if size >= 12 else ()), False
     if store is not None:
         found = store.get(text)
         if found is not None:
-            return found
+            return found, True
     out = _merged([s for block in parts for s in split_sentences(block)])
     if store is not None:
         store.put(text, out)
-    return out
+    return out, True
 
 
 def _merged(pieces: list[str]) -> tuple[str, ...]:

@@ -42,13 +42,23 @@ def fingerprint() -> str | None:
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
 
 
+# Per cache folder, the keys this process read from it or wrote to it (at most this many): put again, they are
+# not written again.
+KNOWN_KEPT = 200_000
+_KNOWN: dict[str, set[str]] = {}
+
+
 class StoredSplits:
-    """The splits in one disk cache (a `diskcache.Cache`); what is put is written by `flush`, in one transaction."""
+    """The splits in one disk cache (a `diskcache.Cache`); what is put is written by `flush`, in one transaction,
+    unless this process read or wrote it there before."""
 
     def __init__(self, cache: Any, mark: str) -> None:
         self.cache = cache
         self.prefix = f"split/{mark}/"
         self.pending: dict[str, str] = {}
+        self.known = _KNOWN.setdefault(str(getattr(cache, "directory", id(cache))), set())
+        if len(self.known) >= KNOWN_KEPT:
+            self.known.clear()
 
     def key(self, text: str) -> str:
         return self.prefix + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -66,10 +76,13 @@ class StoredSplits:
             return None
         if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
             return None
+        self.known.add(self.key(text))
         return tuple(pieces)
 
     def put(self, text: str, pieces: tuple[str, ...]) -> None:
-        self.pending[self.key(text)] = json.dumps(list(pieces))  # ASCII: lone surrogates survive as escapes
+        key = self.key(text)
+        if key not in self.known:
+            self.pending[key] = json.dumps(list(pieces))  # ASCII: lone surrogates survive as escapes
 
     def flush(self) -> None:
         if not self.pending:
@@ -78,6 +91,7 @@ class StoredSplits:
             with self.cache.transact():
                 for key, value in self.pending.items():
                     self.cache.set(key, value)
+            self.known.update(self.pending)
         except Exception as exc:  # noqa: BLE001 - a split not kept costs the next reader a split, never an answer
             log.debug("sentence splits not kept: %s", exc)
         self.pending.clear()

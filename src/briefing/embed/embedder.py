@@ -246,43 +246,38 @@ class Embedder:
         return [found[t] for t in texts]
 
     def sparse_stored(self, texts: Sequence[str], *, keep: bool = False) -> list[SparseVec]:
-        """Passages' BM25 vectors (as `sparse` gives them) read from the on-disk vector cache where ingest or the
-        warm step kept them (`briefing.warm`), computed where not; with `keep`, the computed ones are kept."""
+        """Passages' BM25 vectors (as `sparse` gives them) read from the on-disk vector cache where the warm step
+        kept them (`briefing.warm`), computed where not; with `keep`, every one the cache lacks is kept there."""
+        mark = sparse_mark()
+        if mark is None:
+            return self.sparse(texts)
         memo = self._sparse_memo
         found = {t: v for t in texts if (v := memo.get(t)) is not None}
         todo = [t for t in dict.fromkeys(texts) if t not in found]
-        mark = sparse_mark() if todo else None
-        if mark is None:
-            return self.sparse(texts)
+        if not todo and not keep:
+            return [found[t] for t in texts]
         cache = self._cache()
-        keys = {t: f"bm25/{mark}/{hashlib.sha256(t.encode('utf-8', 'surrogatepass')).hexdigest()}" for t in todo}
+        keys = {t: f"bm25/{mark}/{hashlib.sha256(t.encode('utf-8', 'surrogatepass')).hexdigest()}" for t in texts}
+        read: set[str] = set()
         for text in todo:
-            try:
-                raw = cache.get(keys[text])
-            except Exception:  # noqa: BLE001 - an unreadable cache only means computing the vector
-                raw = None
-            if isinstance(raw, bytes) and len(raw) % 16 == 0:
-                half = len(raw) // 2
-                vec = SparseVec(
-                    indices=np.frombuffer(raw[:half], dtype=np.int64).tolist(),
-                    values=np.frombuffer(raw[half:], dtype=np.float64).tolist(),
-                )
+            vec = _unpacked(_get(cache, keys[text]))
+            if vec is not None:
                 found[text] = vec
+                read.add(text)
                 if len(memo) >= SPARSE_MEMO_MAX:
                     memo.clear()
                 memo[text] = vec
         missing = [t for t in todo if t not in found]
         if missing:
-            computed = self.sparse(missing)
-            found.update(zip(missing, computed, strict=True))
-            if keep:
-                try:
-                    with cache.transact():
-                        for text, vec in zip(missing, computed, strict=True):
-                            packed = np.asarray(vec.indices, dtype=np.int64).tobytes()
-                            cache.set(keys[text], packed + np.asarray(vec.values, dtype=np.float64).tobytes())
-                except Exception as exc:  # noqa: BLE001 - a vector not kept is computed again, never lost
-                    log.debug("BM25 vectors not kept: %s", exc)
+            found.update(zip(missing, self.sparse(missing), strict=True))
+        if keep:
+            absent = [t for t in dict.fromkeys(texts) if t not in read and keys[t] not in cache]
+            try:
+                with cache.transact():
+                    for text in absent:
+                        cache.set(keys[text], _packed(found[text]))
+            except Exception as exc:  # noqa: BLE001 - a vector not kept is computed again, never lost
+                log.debug("BM25 vectors not kept: %s", exc)
         return [found[t] for t in texts]
 
     def count_tokens(self, text: str) -> int:
@@ -314,6 +309,28 @@ def sparse_mark() -> str | None:
     except (OSError, ImportError, ValueError):
         return None
     return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
+
+
+def _get(cache: Any, key: str) -> Any:
+    try:
+        return cache.get(key)
+    except Exception:  # noqa: BLE001 - an unreadable cache only means computing the vector
+        return None
+
+
+def _packed(vec: SparseVec) -> bytes:
+    """A BM25 vector as bytes: its term ids (int64), then its weights (float64, the same floats)."""
+    return np.asarray(vec.indices, dtype=np.int64).tobytes() + np.asarray(vec.values, dtype=np.float64).tobytes()
+
+
+def _unpacked(raw: Any) -> SparseVec | None:
+    if not isinstance(raw, bytes) or len(raw) % 16:
+        return None
+    half = len(raw) // 2
+    return SparseVec(
+        indices=np.frombuffer(raw[:half], dtype=np.int64).tolist(),
+        values=np.frombuffer(raw[half:], dtype=np.float64).tolist(),
+    )
 
 
 def _vec(embedding: Any) -> SparseVec:
