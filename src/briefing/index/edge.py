@@ -353,11 +353,12 @@ class EdgeIndex(Generations, Index):
                 known.clear()
             for point in shard.retrieve(missing, KEEP_FIELDS, False):
                 known[str(point.id)] = light_chunk(dict(point.payload or {}))
-        if any(i not in known for row in ids for i in row):
+        points = [[known.get(i) for i in row] for row in ids]
+        if any(point is None for row in points for point in row):  # another reader started the memo again
             return super().sparse_docs(vectors, limit=limit, flt=flt)
-        rows = iter(ids)
+        rows = iter(points)
         return [
-            [known[i].doc_key for i in next(rows) if scoped.keep(known[i]) is not None] if v.indices else []
+            [c.doc_key for c in next(rows) if c is not None and scoped.keep(c) is not None] if v.indices else []
             for v in vectors
         ]
 
