@@ -44,6 +44,8 @@ class Readable(Protocol):
 
     def search_sparse(self, vector: SparseVec, *, limit: int, flt: Filter) -> list[IndexHit]: ...
 
+    def sparse_docs(self, vectors: Sequence[SparseVec], *, limit: int, flt: Filter) -> list[list[str]]: ...
+
     def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
 
 
@@ -104,6 +106,10 @@ class View:
 
     def search_sparse(self, vector: SparseVec, *, limit: int, flt: Filter | None = None) -> list[IndexHit]:
         return self.index.search_sparse(vector, limit=limit, flt=self.within(flt))
+
+    def sparse_docs(self, vectors: Sequence[SparseVec], *, limit: int, flt: Filter | None = None) -> list[list[str]]:
+        """For each vector, the documents of the hits `search_sparse` gives, in its order, without the chunks."""
+        return self.index.sparse_docs(vectors, limit=limit, flt=self.within(flt))
 
     def dense_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored dense vectors of chunks this view has already returned (ids come from its own reads)."""

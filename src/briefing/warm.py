@@ -8,6 +8,8 @@ calls `warm` for each round of changed chunks, in the embedding thread; the text
 own functions (`retrieve.unit_texts`, `extractive.sentence_text`) and the keys from `embed.cache_key`, so what
 ingest stores is what a question looks up. Only texts the cache lacks are embedded, one model call per model.
 `[embedding] warm_sentences = false` leaves the sentences to the answers that read them (each embedded once).
+Either way what the answers would compute from the units is kept beside the vectors: their sentence splits
+(`briefing.ask.splits`) and the unit list's BM25 vectors (`Embedder.sparse_stored`).
 """
 
 from __future__ import annotations
@@ -37,12 +39,24 @@ def unit_list_texts(chunks: Sequence[Chunk]) -> list[str]:
     return [text for chunk in chunks for _, text in unit_texts(chunk)]
 
 
-def sentence_texts(chunks: Sequence[Chunk], embedder: Embedder) -> list[str]:
-    """What the extractive answerer embeds for these chunks' evidence sentences (its own candidate list)."""
+def sentence_texts(chunks: Sequence[Chunk], embedder: Embedder, *, keep: Embedder | None = None) -> list[str]:
+    """What the extractive answerer embeds for these chunks' evidence sentences (its own candidate list); with
+    `keep`, the units' sentence splits are kept in its vector cache for the answers (`briefing.ask.splits`)."""
     from briefing.ask.extractive import ExtractiveAnswerer, sentence_text
+    from briefing.ask.segment import reading
+    from briefing.ask.splits import stored_splits
 
     answerer = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=1)
-    return [sentence_text(e) for e in answerer.candidates(chunks)]
+    with reading(stored_splits(keep) if keep is not None else None):
+        evidence = answerer.candidates(chunks)
+    return [sentence_text(e) for e in evidence]
+
+
+def _keep_unit_bm25(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> None:
+    """The unit list's BM25 vectors of these chunks, kept in the vector cache (`Embedder.sparse_stored`)."""
+    retrieval = settings.retrieval
+    if retrieval.unit_list and retrieval.dense and retrieval.sparse:
+        embedder.sparse_stored(unit_list_texts(chunks), keep=True)
 
 
 def warm(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> Warmed:
@@ -60,10 +74,13 @@ def warm(settings: Settings, chunks: Sequence[Chunk], embedder: Embedder) -> War
         units = unit_list_texts(chunks)
         found.texts += len(set(units))
         add(embedder, units, CACHE_MAX_CHARS)
+    _keep_unit_bm25(settings, chunks, embedder)
     second = None
-    if settings.embedding.warm_sentences:
+    if not settings.embedding.warm_sentences:
+        sentence_texts(chunks, embedder, keep=embedder)
+    else:
         scorer = embedder.for_model(settings.answer.sentence_model)
-        sentences = sentence_texts(chunks, scorer)
+        sentences = sentence_texts(chunks, scorer, keep=embedder)
         found.texts += len(set(sentences))
         add(scorer, sentences, SENTENCE_MAX_CHARS)
         second = embedder.for_model(settings.answer.rescore_model) if settings.answer.rescore_model else None

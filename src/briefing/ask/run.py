@@ -111,10 +111,14 @@ def rescorer(answer: AnswerSettings, embedder: Embedder) -> SentenceRescorer | N
 def answer(deps: AskDeps, question: str, *, now: datetime, k: int = 10) -> AskResult:
     """Run the graph for one question as of `now`: hits, answer, checked citations, timings and the trace."""
     from briefing.ask.graph import build_graph
+    from briefing.ask.segment import reading
+    from briefing.ask.splits import stored_splits
     from briefing.results import AskResult, Citation
 
     t0 = time.perf_counter()
-    final = build_graph(deps).invoke(AskState(question=Question(text=question, now=now), k=k))
+    # The answer reads its units' sentence splits from the vector cache and keeps the ones it had to make.
+    with reading(stored_splits(deps.retriever.embedder)):
+        final = build_graph(deps).invoke(AskState(question=Question(text=question, now=now), k=k))
     total = round((time.perf_counter() - t0) * 1000, 1)
     trace = dict(final["trace"])
     trace["router_steps"] = final["router_steps"]

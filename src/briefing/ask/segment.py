@@ -4,6 +4,9 @@ Sentences come from pysbd (the Golden Rules segmenter) over a masked copy of the
 inside URLs, inline code, versions, file names and decimals, and the digits of a date such as "Aug 3", are
 swapped for private-use characters of the same length, so that no rule can cut there; the pieces are then
 unmasked. A lead-in that announces a list ("a quick summary of feedbacks:", "two things,") keeps its items.
+
+Inside `reading(store)` a text that needs the segmenter is first looked up in `store` (the splits kept on disk
+beside the vector cache, `briefing.ask.splits`), and what is split is handed to it; outside, nothing is stored.
 """
 
 from __future__ import annotations
@@ -11,8 +14,11 @@ from __future__ import annotations
 import re
 import sys
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 _BLOCK_START = re.compile(r"^\s*(?:[-*•◦▪]\s+|\d{1,2}[.)]\s+|\||#{1,6}\s|>|```)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•◦▪]\s+|\(?\d{1,2}[.)]\s+|\(?[a-h][.)]\s+)")
@@ -39,9 +45,36 @@ _DIGITS = str.maketrans({str(d): chr(0xE010 + d) for d in range(10)})
 _UNMASK = str.maketrans({"\ue000": ".", "\ue001": "!", "\ue002": "?", **{chr(0xE010 + d): str(d) for d in range(10)}})
 
 
+class Splits(Protocol):
+    """Where split texts are kept between processes: `get` what was split before, `put` what was split now,
+    `flush` once a reading ends."""
+
+    def get(self, text: str) -> tuple[str, ...] | None: ...
+
+    def put(self, text: str, pieces: tuple[str, ...]) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+_STORE: ContextVar[Splits | None] = ContextVar("brief_splits", default=None)
+
+
+@contextmanager
+def reading(store: Splits | None) -> Iterator[None]:
+    """Splits inside the block read `store` first and are kept in it (flushed at the end)."""
+    token = _STORE.set(store)
+    try:
+        yield
+    finally:
+        _STORE.reset(token)
+        if store is not None:
+            store.flush()
+
+
+@lru_cache(maxsize=16384)
 def clean(text: str, limit: int = 320) -> str:
     """The sentence as shown: one line, no emoji codes or emphasis markers, no bracket numbers to mistake for a
-    citation; cut at a word boundary when long."""
+    citation; cut at a word boundary when long. (Kept per text: the answer stage cleans a sentence several times.)"""
     text = text.replace(CODE_MARK, "")
     text = _EMOJI.sub("", text).replace("**", "").replace("<br>", " ")
     text = re.sub(r"(?<!\w)\*(\S[^*]*\S|\S)\*(?!\w)", r"\1", text)
@@ -186,14 +219,36 @@ def _lead_in(piece: str) -> bool:
     return piece.rstrip().endswith((":", ",")) or bool(re.search(r"\b(?:following|these|below)\W*$", piece))
 
 
+# Texts whose pieces one process keeps (with whether the segmenter made them); past it the memo starts again.
+SENTENCES_KEPT = 65536
+_KEPT: dict[tuple[str, int], tuple[tuple[str, ...], bool]] = {}
+
+
 def sentences(text: str, *, whole_below: int = 0) -> list[str]:
-    """Evidence-sized pieces of a unit's text (see `_sentences`)."""
-    return list(_sentences(text, whole_below))
+    """Evidence-sized pieces of a unit's text (see `_sentences`), kept for the process; inside `reading(store)`
+    a split this process made before is handed to the store too (which writes each text once)."""
+    key = (text, whole_below)
+    store = _STORE.get()
+    found = _KEPT.get(key)
+    if found is None:
+        found = _sentences(text, whole_below, store)
+        if len(_KEPT) >= SENTENCES_KEPT:
+            _KEPT.clear()
+        _KEPT[key] = found
+    elif found[1] and store is not None:
+        store.put(text, found[0])
+    return list(found[0])
 
 
-@lru_cache(maxsize=65536)
-def _sentences(text: str, whole_below: int) -> tuple[str, ...]:
-    """Evidence-sized pieces of a unit's text; fragments ("moved from", "Impact:") join their successor.
+def forget() -> None:
+    """Empty this process's kept pieces (as a new process starts: tests, benchmarks)."""
+    _KEPT.clear()
+    split_sentences.cache_clear()
+
+
+def _sentences(text: str, whole_below: int, store: Splits | None) -> tuple[tuple[str, ...], bool]:
+    """Evidence-sized pieces of a unit's text; fragments ("moved from", "Impact:") join their successor; and
+    whether the segmenter made them (what `store` is read for and given).
 
     A unit of plain prose shorter than `whole_below` characters stays whole: a short message reads better, and
     cites the same ref, as one piece ("OOM-killed ... Raised the limit to 768 Mi."). A lead-in ending in ":" or
@@ -202,9 +257,21 @@ def _sentences(text: str, whole_below: int) -> tuple[str, ...]:
     parts = blocks(text)
     if whole_below and parts and not _STRUCTURED.search(text):
         joined = " ".join(parts)
-        if len(clean(joined)) <= whole_below:
-            return (joined,) if len(clean(joined)) >= 12 else ()
-    pieces = [s for block in parts for s in split_sentences(block)]
+        size = len(clean(joined))
+        if size <= whole_below:
+            return ((joined,) if size >= 12 else ()), False
+    if store is not None:
+        found = store.get(text)
+        if found is not None:
+            return found, True
+    out = _merged([s for block in parts for s in split_sentences(block)])
+    if store is not None:
+        store.put(text, out)
+    return out, True
+
+
+def _merged(pieces: list[str]) -> tuple[str, ...]:
+    """The segmenter's pieces with fragments and announced list items joined, short and image-only ones dropped."""
     merged: list[str] = []
     i = 0
     while i < len(pieces):

@@ -6,7 +6,8 @@ similarity of its closest sentences. Word overlap with the context alone cannot 
 eight context chunks may still be all over the corpus (retrieval missed it), or nowhere at all.
 
 The document frequencies are read from the sparse (BM25) index itself, one single-term query per question
-word, with the same tokeniser as retrieval, through the asker's `View` (the same as-of and reader scope).
+word (a question's words in one batch, reading only the documents of the hits), with the same tokeniser as
+retrieval, through the asker's `View` (the same as-of and reader scope).
 Nothing is written at ingest, so the vocabulary is exact after every incremental ingest, deletion and reindex,
 and old indexes work as they are. Each lookup returns at most `limit` chunks: a word is only told apart as
 absent, rare (fewer than `limit` chunks, every document known) or common; a common word's documents are not all
@@ -58,12 +59,9 @@ class Vocabulary:
         words = list(dict.fromkeys(w for w in words if w))
         if not words:
             return {}
-        out: dict[str, Spread] = {}
-        for word, vec in zip(words, self.embedder.sparse(words, query=True), strict=True):
-            if not vec.indices:
-                continue
-            hits = view.search_sparse(vec, limit=self.limit)
-            out[word] = Spread(
-                chunks=len(hits), docs=frozenset(h.chunk.doc_key for h in hits), complete=len(hits) < self.limit
-            )
-        return out
+        pairs = [(w, v) for w, v in zip(words, self.embedder.sparse(words, query=True), strict=True) if v.indices]
+        found = view.sparse_docs([v for _, v in pairs], limit=self.limit)
+        return {
+            word: Spread(chunks=len(docs), docs=frozenset(docs), complete=len(docs) < self.limit)
+            for (word, _), docs in zip(pairs, found, strict=True)
+        }

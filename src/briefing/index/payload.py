@@ -108,3 +108,35 @@ def payload_to_chunk(payload: dict[str, Any]) -> Chunk:
 def _dt(value: str) -> datetime:
     parsed = datetime.fromisoformat(value)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+# What decides whether a read keeps a chunk it matched on stored times (`Filter.keep` with a moment and readers
+# only) and which document it is in: a lookup that needs no more than that fetches only these fields.
+KEEP_FIELDS = ["doc_key", "readers", "start", "written_at", "valid_until", "units[].at"]
+
+
+def light_chunk(payload: dict[str, Any]) -> Chunk:
+    """A chunk built from a point's `KEEP_FIELDS` alone: whether a moment hides it, or all of its units, depends on
+    its times, and whom it is for on its readers; its other fields only shape a cut chunk, which is not read."""
+    start = _dt(payload["start"])
+    return Chunk(
+        chunk_id="",
+        doc_key=payload["doc_key"],
+        source_type="",
+        kind="",
+        title="",
+        text="",
+        refs=[],
+        start=start,
+        end=start,
+        units=[Unit(ref="", text="", at=_dt(u["at"]) if u.get("at") else None) for u in payload.get("units", [])],
+        written_at=_dt(payload["written_at"]) if payload.get("written_at") else None,
+        valid_until=_dt(payload["valid_until"]) if payload.get("valid_until") else None,
+        readers=list(payload["readers"]) if isinstance(payload.get("readers"), list) else None,
+    )
+
+
+def kept_doc(payload: dict[str, Any], keep: Any) -> str | None:
+    """The document of a point read with `KEEP_FIELDS`, or None when `keep` (a `Filter.keep`) drops its chunk."""
+    chunk = light_chunk(payload)
+    return chunk.doc_key if keep(chunk) is not None else None

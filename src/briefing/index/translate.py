@@ -35,20 +35,27 @@ class FilterModels:
         raise NotImplementedError
 
 
-def conditions(flt: Filter, m: FilterModels, *, first_valid_until: float | None = -math.inf) -> list[Any]:
+def conditions(
+    flt: Filter, m: FilterModels, *, first_valid_until: float | None = -math.inf, last_written: float | None = None
+) -> list[Any]:
     """`flt`'s conditions (all must hold), in one engine's models. `first_valid_until` is the earliest
     `valid_until_ts` any point of the index holds (None: no point holds one); the superseded-by-then condition is
     left out where it cannot exclude a point (a cut before it), which is the same result at a fraction of the
-    embedded engine's cost. The default always writes it."""
+    embedded engine's cost. The default always writes it. Likewise `last_written`, no earlier than every point's
+    `written_ts` (or `start_ts` without one): a cut at or after it leaves the written-by-then condition out."""
     must: list[Any] = []
     if flt.as_of is not None:
         # What was written by then (`written_ts`); chunks indexed before it existed were written at their start.
         cut = flt.as_of.timestamp()
-        must.append(
-            m.all_of(
-                should=[m.range("written_ts", lte=cut), m.all_of([m.empty("written_ts"), m.range("start_ts", lte=cut)])]
+        if last_written is None or last_written > cut:
+            must.append(
+                m.all_of(
+                    should=[
+                        m.range("written_ts", lte=cut),
+                        m.all_of([m.empty("written_ts"), m.range("start_ts", lte=cut)]),
+                    ]
+                )
             )
-        )
         # ...and not superseded by then (`valid_until`, strictly after the cut: the next float up is `> cut`).
         if first_valid_until is not None and first_valid_until <= cut:
             must.append(
@@ -78,15 +85,21 @@ def conditions(flt: Filter, m: FilterModels, *, first_valid_until: float | None 
 
 
 def translate(
-    flt: Filter | None, m: FilterModels, should: Sequence[Filter] = (), *, first_valid_until: float | None = -math.inf
+    flt: Filter | None,
+    m: FilterModels,
+    should: Sequence[Filter] = (),
+    *,
+    first_valid_until: float | None = -math.inf,
+    last_written: float | None = None,
 ) -> Any:
     """Our `Filter` (AND of fields, OR within one) in one engine's models; `should` adds an OR of filters;
-    `first_valid_until` as in `conditions`.
+    `first_valid_until` and `last_written` as in `conditions`.
 
     None when nothing is filtered (both engines then read everything).
     """
-    must = conditions(flt, m, first_valid_until=first_valid_until) if flt is not None else []
-    any_of = [m.all_of(conditions(f, m, first_valid_until=first_valid_until)) for f in should]
+    bounds = {"first_valid_until": first_valid_until, "last_written": last_written}
+    must = conditions(flt, m, **bounds) if flt is not None else []
+    any_of = [m.all_of(conditions(f, m, **bounds)) for f in should]
     if not must and not any_of:
         return None
     return m.all_of(must, any_of)

@@ -198,9 +198,16 @@ def channels(found: Found, directory: Directory | None, out: Constraints) -> Non
 
 
 def _word_matches(text: str, term: str, *, case_sensitive: bool) -> Iterator[tuple[int, int]]:
-    flags = 0 if case_sensitive else re.IGNORECASE
-    for m in re.finditer(rf"(?<![\w@#/.-]){re.escape(term)}(?![\w@-]|\.\w)", text, flags):
+    for m in _word_pattern(term, case_sensitive).finditer(text):
         yield m.start(), m.end()
+
+
+@functools.lru_cache(maxsize=16384)
+def _word_pattern(term: str, case_sensitive: bool) -> re.Pattern[str]:
+    """One term's pattern, compiled once per process: a directory of a few hundred names and channels otherwise
+    overflows `re`'s own cache of 512 and compiles most of them again on every question."""
+    flags = 0 if case_sensitive else re.IGNORECASE
+    return re.compile(rf"(?<![\w@#/.-]){re.escape(term)}(?![\w@-]|\.\w)", flags)
 
 
 def _compound(text: str, start: int) -> bool:

@@ -21,19 +21,45 @@ def stem(word: str) -> str:
     return word
 
 
-def _words(text: str) -> Iterator[str]:
+def _token_words(tok: str) -> tuple[str, ...]:
+    """What one token says: its stem, and a hyphenated word's parts' stems; nothing for a stop or question word."""
+    tok = tok.strip(".-")
+    if len(tok) < 2 or tok in STOPWORDS or tok in QUESTION_WORDS:
+        return ()
+    out = [stem(tok)]
+    if "-" in tok:  # "money-movement" also matches "money" and "movement"
+        out.extend(stem(p) for p in tok.split("-") if len(p) > 2 and p not in STOPWORDS)
+    return tuple(out)
+
+
+# Each token's words, kept for the process: the answer stage reads the content words of every candidate sentence,
+# and most of their tokens were met before (at most this many are kept; past it the memo starts again).
+TOKENS_KEPT = 200_000
+_TOKEN_WORDS: dict[str, tuple[str, ...]] = {}
+
+
+def _tokens(text: str) -> Iterator[tuple[str, ...]]:
+    memo = _TOKEN_WORDS
     for tok in TOKEN.findall(text.lower()):
-        tok = tok.strip(".-")
-        if len(tok) < 2 or tok in STOPWORDS or tok in QUESTION_WORDS:
-            continue
-        yield stem(tok)
-        if "-" in tok:  # "money-movement" also matches "money" and "movement"
-            yield from (stem(p) for p in tok.split("-") if len(p) > 2 and p not in STOPWORDS)
+        found = memo.get(tok)
+        if found is None:
+            if len(memo) >= TOKENS_KEPT:
+                memo.clear()
+            found = memo[tok] = _token_words(tok)
+        yield found
+
+
+def _words(text: str) -> Iterator[str]:
+    for found in _tokens(text):
+        yield from found
 
 
 def content_words(text: str) -> set[str]:
     """The stems of the words that say what a text is about (no stop words, no question words)."""
-    return set(_words(text))
+    out: set[str] = set()
+    for found in _tokens(text):
+        out.update(found)
+    return out
 
 
 def ordered_content_words(text: str) -> tuple[str, ...]:

@@ -35,7 +35,9 @@ def _grams(chunk: Chunk) -> set[tuple[str, ...]]:
     if unit_context(chunk):
         text = text.split("\n", 1)[-1]
     words = WORD.findall(text.lower())
-    return {tuple(words[i : i + 5]) for i in range(max(1, len(words) - 4))} if words else set()
+    if len(words) < 5:
+        return {tuple(words)} if words else set()
+    return set(zip(words, words[1:], words[2:], words[3:], words[4:], strict=False))
 
 
 def demote_near_duplicates(ranked: list[Hit], k: int) -> list[Hit]:

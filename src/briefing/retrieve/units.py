@@ -47,7 +47,7 @@ def unit_list(embedder: Embedder, settings: RetrievalSettings, query: str, vec: 
     norms[norms == 0] = 1.0
     sims = (vectors @ q) / norms
     if settings.sparse:
-        lexical = _unit_bm25(embedder.sparse([query], query=True)[0], embedder.sparse(texts))
+        lexical = _unit_bm25(embedder.sparse([query], query=True)[0], embedder.sparse_stored(texts))
         top = max(lexical) or 1.0
         sims = sims + UNIT_LEXICAL_WEIGHT * np.asarray(lexical, dtype=np.float32) / top
     scores = sims.tolist()
@@ -144,18 +144,30 @@ def threaded(kind: str) -> bool:
 def _unit_bm25(query: SparseVec, units: Sequence[SparseVec]) -> list[float]:
     """BM25 of each unit against the query, with the inverse document frequency taken over these units."""
     terms = set(query.indices)
+    # Each unit's weights of the query's terms, in the unit's order (a vector's indices are distinct).
+    matched = [[(i, v) for i, v in zip(vec.indices, vec.values, strict=True) if i in terms] for vec in units]
     df: dict[int, int] = {}
-    for vec in units:
-        for t in set(vec.indices) & terms:
+    for pairs in matched:
+        for t, _ in pairs:
             df[t] = df.get(t, 0) + 1
     n = len(units)
     idf = {t: math.log((n - d + 0.5) / (d + 0.5) + 1.0) for t, d in df.items()}
-    return [sum(v * idf[i] for i, v in zip(vec.indices, vec.values, strict=True) if i in idf) for vec in units]
+    return [sum(v * idf[i] for i, v in pairs) for pairs in matched]
 
 
 def _restates(context: str, text: str) -> bool:
-    head = " ".join(text.split())[:60].removesuffix("...")
+    head = _head(text, 60).removesuffix("...")
     return len(head) >= 20 and head[:40] in context
+
+
+def _head(text: str, size: int) -> str:
+    """`" ".join(text.split())[:size]`, normalising only as much of `text` as that needs (the spaces of a prefix,
+    normalised, are a prefix of the whole text's)."""
+    if len(text) > 4 * size:
+        head = " ".join(text[: 4 * size].split())
+        if len(head) > size:
+            return head[:size]
+    return " ".join(text.split())[:size]
 
 
 def unit_texts(chunk: Chunk) -> list[tuple[int, str]]:
