@@ -1,0 +1,76 @@
+"""Reranking by the act a question asks about: the named doer's own lines first, and the comment that announces
+the asked change of state (with its reason or successor) first in its item."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from briefing.ask.extractive.evidence import Evidence
+from briefing.ask.segment import clean
+from briefing.question.acts import change_asked, doers
+from briefing.question.model import Question
+
+# Lines by nobody the question names as the doer keep this share of their score, when a line by a doer scores within
+# DOER_REACH of the best line: "Where did raphaelrobert suggest X belongs?" is answered by raphaelrobert's comment,
+# not by the pull request's description that words X best (the same share as `ranking.PLACE_OTHER`).
+DOER_OTHER = 0.8
+DOER_REACH = 0.6
+# Comment text: the prefix before what a comment says: a "[2022-05-02 18:27] name:" stamp, JIRA "[~user]" and
+# "@user" mentions.
+_PREFIX = r"^\s*(?:\[[^\]]*\]\s*)?(?:[\w.@-]+:\s+)?(?:(?:\[~[^\]]*\]|@[\w.-]+)[,:]?\s*)*"
+# Comment text: a comment that announces the change it makes and why, by family of change ("Closing as the changes
+# have all moved elsewhere.", "Closing in favor of #617", "Reopening as this has cropped up again in 6.3.0",
+# "Reverting this in light of ...", "Resolving as won't fix: ..."), or that names the item that superseded this one.
+_ANNOUNCES = {
+    "reopen": re.compile(_PREFIX + r"re-?opening\b", re.I),
+    "revert": re.compile(_PREFIX + r"(?:reverting|rolling\s+back|backing\s+out)\b", re.I),
+    "close": re.compile(
+        _PREFIX + r"(?:closing|resolving|rejecting|declining|abandoning|withdrawing|marking\s+(?:this|it)\s+as)\b"
+        r"|\b(?:superseded\s+by|replaced\s+by|obsoleted\s+by|closing\s+(?:this\s+)?in\s+favou?r\s+of|"
+        r"closed\s+in\s+favou?r\s+of)\b",
+        re.I,
+    ),
+}
+
+
+def announces(text: str, family: str) -> bool:
+    """Whether comment text announces a change of the `family` ("close", "reopen", "revert") it makes."""
+    rule = _ANNOUNCES.get(family)
+    return bool(rule and rule.search(clean(text, limit=600)))
+
+
+def announced_change_leads(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "Why was X closed / reopened / reverted?" and "What superseded X?": a line announcing that change
+    ("Closing as ...", "Reopening as ...", "Closing in favor of #617") scores just above the best line of its item,
+    over the item's description and the records of the change, which say what happened, not why."""
+    family = change_asked(question)
+    if not family:
+        return
+    best: dict[str, float] = {}
+    for ev in evidence:
+        key = ev.chunk.doc_key
+        best[key] = max(best.get(key, 0.0), ev.score)
+    for ev in evidence:
+        if announces(ev.text, family):
+            ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)
+
+
+def doers_first(question: Question, evidence: Sequence[Evidence]) -> None:
+    """Lines by a person the question names as the doer outrank the others (`DOER_OTHER`), when one of them is
+    close to the best line (`DOER_REACH`)."""
+    names = doers(question)
+    if not names or not evidence:
+        return
+    full = {n.lower() for n in names}
+    firsts = {n.split()[0].lower() for n in names}
+
+    def by(author: str | None) -> bool:
+        return bool(author) and (author.lower() in full or author.split()[0].lower() in firsts)  # type: ignore[union-attr]
+
+    top = max(ev.score for ev in evidence)
+    if not any(by(ev.author) and ev.score >= top * DOER_REACH for ev in evidence):
+        return
+    for ev in evidence:
+        if not by(ev.author):
+            ev.score *= DOER_OTHER

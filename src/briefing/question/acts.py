@@ -1,0 +1,51 @@
+"""What a question asks about an act: the people it names as the ones who did it, the state change it asks about.
+
+Both are read from the parsed question on demand (its text and the people its constraints name), so an answer
+stage can ask them of any `Question`, also of one built before they existed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from briefing.question.model import Question
+
+# Question text: an auxiliary verb right before a named person and their verb makes that person the doer of the act
+# asked about ("What did Chris Barber change", "Why did rohan-wire close", "Where has Ana said"); "Who replied to
+# Ana" and "What did the team ask Ana" name Ana as someone else's object.
+_AUX = r"(?:did|does|do|has|have|had|will|would|could|can|should)"
+# Question text: the reason or the successor of a change of an item's state is asked ("Why was it reopened?",
+# "What was the reason for closing it?", "What superseded PR #610?", "In favour of what was it dropped?").
+_ASKS_REASON = re.compile(r"\bwhy\b|\breasons?\b|\bsupersed\w*|\breplac\w*|\bin\s+favou?r\s+of\b", re.I)
+# Question text: the change, by family: reopening; reverting; closing in any of its forms (a ticket resolved,
+# rejected, declined, abandoned, superseded, replaced, marked a duplicate or won't-fix).
+CHANGES = {
+    "reopen": re.compile(r"\bre-?open\w*", re.I),
+    "revert": re.compile(r"\b(?:revert\w*|roll(?:ed|ing)?\s+back|back(?:ed|ing)?\s+out)\b", re.I),
+    "close": re.compile(
+        r"\b(?:clos(?:e|ed|es|ing)|resolv(?:e|ed|es|ing)|reject\w*|declin\w*|abandon\w*|withdr[ae]wn?|"
+        r"supersed\w*|replac\w*|obsolet\w*|won'?t\s+fix|duplicate|drop(?:ped|ping)?|in\s+favou?r\s+of)\b",
+        re.I,
+    ),
+}
+
+
+def doers(question: Question) -> tuple[str, ...]:
+    """The people the question names as the ones who did what it asks about ("Where did raphaelrobert suggest
+    ...?" names raphaelrobert), in the question's order; none when it names people only otherwise."""
+    text = question.text
+    found = []
+    for person in question.people:
+        if person and re.search(rf"\b{_AUX}\s+{re.escape(person)}(?:'s)?\s+[a-z]", text, re.I):
+            found.append(person)
+    return tuple(found)
+
+
+def change_asked(question: Question) -> str:
+    """The family of the state change ("reopen", "revert", "close") whose reason or successor the question asks
+    for; "" when it asks for neither. A question naming two families asks about the first one it names."""
+    text = question.text
+    if not _ASKS_REASON.search(text):
+        return ""
+    at = {family: m.start() for family, rule in CHANGES.items() if (m := rule.search(text))}
+    return min(at, key=lambda family: at[family]) if at else ""

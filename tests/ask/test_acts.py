@@ -1,0 +1,123 @@
+"""Questions about an act: "Why did Rosa close her pull request?" quotes the comment that closes it and says why,
+"What superseded it?" the comment naming its successor, and "Where did Raphael suggest ...?" Raphael's own words
+before a better-worded line by someone else; on hand-built conversations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from briefing.ask.extractive import ExtractiveAnswer, ExtractiveAnswerer
+from briefing.embed import Embedder
+from briefing.question.acts import change_asked, doers
+from briefing.settings import AnswerSettings, EmbeddingSettings
+from tests.ask.chunks import LINE, at, slack
+from tests.ask.parsed import parsed
+
+PULL = slack(
+    "github:acme/wire#605::0",
+    "wire",
+    (
+        "rosa-m",
+        "Add a mime type object in front of application data. This allows applications to express the mime type "
+        "of the application data if desired.",
+        at(2, 24, 5, 10),
+    ),
+    (
+        "rosa-m",
+        'PR #605 "Add mime type object" authored by rosa-m, opened 2026-02-24, closed unmerged 2026-05-02.',
+        at(2, 24, 5, 11),
+    ),
+    ("omar", "Could the mime type live in an extension instead of the message itself?", at(3, 9, 18, 27)),
+    ("rosa-m", "Closing as the changes have all moved to the content negotiation draft.", at(5, 2, 18, 27)),
+)
+SUPERSEDED = slack(
+    "github:acme/wire#610::0",
+    "wire",
+    ("kim", "Explicitly allow deniable signature keys in the signature section.", at(3, 7, 10, 9)),
+    (
+        "kim",
+        'PR #610 "Allow deniable signature keys" authored by kim, opened 2026-03-07, closed unmerged 2026-03-11.',
+        at(3, 7, 10, 10),
+    ),
+    ("lee", "Closing in favor of #617 in light of the mailing list discussion.", at(3, 11, 17, 56)),
+)
+DIRECTED = slack(
+    "github:acme/wire#708::0",
+    "wire",
+    ("lee", "This PR implements the directed approach for key packages that was discussed in #693.", at(5, 29, 19, 5)),
+    (
+        "raphael",
+        "I think that's an excellent candidate for the extensions document, given that it's a niche feature.",
+        at(5, 30, 16, 29),
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
+    embedder = Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("acts-home"))
+    defaults = AnswerSettings()
+    yield ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=defaults.max_sentences, hedge_below=0.0)
+    embedder.close()
+
+
+def _first(answer: ExtractiveAnswer) -> tuple[str, str]:
+    first = LINE.match(answer.text.splitlines()[0])
+    assert first is not None, answer.text
+    return first["attribution"], first["text"]
+
+
+def test_why_closed_quotes_the_comment_that_closes_it_with_its_reason(answerer: ExtractiveAnswerer) -> None:
+    question = parsed(
+        "Why did rosa-m close her pull request adding a mime type object in front of application data?",
+        people=["rosa-m"],
+    )
+    answer = answerer.answer(question, [PULL])
+    assert not answer.no_answer
+    who, text = _first(answer)
+    assert who.startswith("rosa-m"), answer.text
+    assert "moved to the content negotiation draft" in text, answer.text
+
+
+def test_what_superseded_it_quotes_the_comment_naming_the_successor(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer(parsed("What superseded the pull request on deniable signature keys?"), [SUPERSEDED])
+    assert not answer.no_answer
+    who, text = _first(answer)
+    assert who.startswith("lee") and "#617" in text, answer.text
+
+
+def test_where_did_a_named_person_suggest_quotes_that_person(answerer: ExtractiveAnswerer) -> None:
+    question = parsed("Where did raphael suggest the directed key package feature belongs?", people=["raphael"])
+    answer = answerer.answer(question, [DIRECTED])
+    who, text = _first(answer)
+    assert who.startswith("raphael") and "extensions document" in text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "people", "named"),
+    [
+        ("Where did raphael suggest the feature belongs?", ["raphael"], ("raphael",)),
+        ("What did Chris Barber change to fix the signing failures?", ["Chris Barber"], ("Chris Barber",)),
+        ("Who replied to Ana about the export?", ["Ana"], ()),
+        ("What did the team ask Ana to check?", ["Ana"], ()),
+    ],
+)
+def test_the_doer_is_the_person_the_act_is_asked_of(question: str, people: list[str], named: tuple[str, ...]) -> None:
+    assert doers(parsed(question, people=people)) == named
+
+
+@pytest.mark.parametrize(
+    ("question", "family"),
+    [
+        ("Why was the export ticket reopened?", "reopen"),
+        ("Why did Ana close her pull request?", "close"),
+        ("What superseded PR #610?", "close"),
+        ("Why was the retry change reverted?", "revert"),
+        ("Who closed the export ticket?", ""),
+        ("Why is the export slow?", ""),
+    ],
+)
+def test_the_change_asked_about(question: str, family: str) -> None:
+    assert change_asked(parsed(question)) == family
