@@ -212,3 +212,11 @@ def test_what_happened_in_an_issue_last_week_tells_the_cause_and_the_close(demo,
     closed = [line for line in lines if ": closed" in line]
     assert len(closed) == 1 and "Wed 10 Jun" in closed[0], out["answer"]
     assert lines.index(cause[0]) < lines.index(closed[0]), "in time order"
+
+
+def test_a_pull_request_opened_in_the_window_is_told_by_what_its_description_says(demo, monkeypatch) -> None:
+    # The opening's record and the description share the item's ref and time; the description is what was opened.
+    out = ask(demo, monkeypatch, "What happened in PR #431 last week?")
+    opened = [line for line in _item_lines(out) if ", opened by " in line]
+    assert len(opened) == 1 and "AT TIME ZONE" in opened[0], out["answer"]
+    assert _cited(out, opened[0]) == ["github:kestrelpay/ledger-api#431"], out["answer"]
