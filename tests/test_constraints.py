@@ -530,3 +530,19 @@ def test_what_the_kind_detectors_read_rides_with_the_question() -> None:
     assert wants(parse("When's our next 1:1 with Marcus?", now=NOW)).next_meeting == "1:1 with Marcus"
     planned = wants(parse("What's planned next week?", now=NOW))
     assert planned.forward and planned.topic == ""
+
+
+@pytest.mark.parametrize(
+    ("question", "event", "by"),
+    [
+        ("Which pull requests did TWal open in June 2022?", "opened", "TWal"),
+        ("What issues has Dana Reyes filed this week?", "opened", "Dana Reyes"),
+        ("Which PRs did lee merge last month?", "merged", "lee"),
+        ("Which pull requests were merged last month?", "merged", ""),
+    ],
+)
+def test_a_records_listing_names_whose_event_it_asks_for(question: str, event: str, by: str) -> None:
+    from briefing.question.parse import parse, wants
+
+    records = wants(parse(question, now=NOW)).records
+    assert records is not None and (records.event, records.by) == (event, by)

@@ -220,3 +220,20 @@ def test_a_pull_request_opened_in_the_window_is_told_by_what_its_description_say
     opened = [line for line in _item_lines(out) if ", opened by " in line]
     assert len(opened) == 1 and "AT TIME ZONE" in opened[0], out["answer"]
     assert _cited(out, opened[0]) == ["github:kestrelpay/ledger-api#431"], out["answer"]
+
+
+# -- "which PRs did <person> open / merge in <period>?": the records by whose event it was ---------------------------
+def test_which_pull_requests_a_person_opened_in_a_month_lists_their_own_each_cited(demo, monkeypatch) -> None:
+    out = ask(demo, monkeypatch, "Which pull requests did aiko-tanaka open in June?")
+    assert out["answer"].splitlines()[0].startswith("2 pull requests opened by aiko-tanaka in June"), out["answer"]
+    # Her issue #430 is not a pull request; #434 and #437, opened that month by others, are not hers.
+    assert [ref for c in out["citations"] for ref in c["refs"]] == [
+        "github:kestrelpay/ledger-api#426",
+        "github:kestrelpay/ledger-api#431",
+    ], out["answer"]
+
+
+def test_which_pull_requests_a_person_merged_lists_those_they_merged_not_those_they_wrote(demo, monkeypatch) -> None:
+    out = ask(demo, monkeypatch, "Which PRs did sam-whitfield merge in June?")
+    refs = [ref for c in out["citations"] for ref in c["refs"]]
+    assert refs == [f"github:kestrelpay/ledger-api#{n}" for n in (426, 429, 431)], out["answer"]

@@ -19,6 +19,7 @@ from briefing.question.words import (
     ASKS_AGENDA,
     ASKS_AWAITING_REVIEW,
     ASKS_EVENTS,
+    ASKS_EVENTS_BY,
     ASKS_FINISHED,
     ASKS_LISTING,
     ASKS_NEXT,
@@ -54,6 +55,7 @@ class RecordsAsked:
     kind: str
     event: str
     pulls: bool
+    by: str = ""  # whose event it is ("which PRs did TWal open"): the author of an opening, who merged; "" anyone
 
 
 @dataclass(frozen=True)
@@ -256,9 +258,13 @@ def documents_asked(question: str) -> DocumentsAsked | None:
 
 def records_asked(question: str) -> RecordsAsked | None:
     m = ASKS_EVENTS.search(question.strip())
+    if m is not None:
+        return RecordsAsked(" ".join(m[1].split()), EVENT_OF.get(m[2].lower(), "opened"), bool(PULL.search(m[1])))
+    m = ASKS_EVENTS_BY.search(question.strip())
     if m is None:
         return None
-    return RecordsAsked(" ".join(m[1].split()), EVENT_OF.get(m[2].lower(), "opened"), bool(PULL.search(m[1])))
+    event = "merged" if m[3].lower() == "merge" else "opened"
+    return RecordsAsked(" ".join(m[1].split()), event, bool(PULL.search(m[1])), by=m["who"])
 
 
 def agenda_asked(question: str) -> str | None:
