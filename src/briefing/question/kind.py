@@ -104,8 +104,18 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# Question text: where the description of the item asked about begins ("the ticket about ...", "the bug that ...").
+_DESCRIBED = re.compile(r"\b(?:about|regarding|concerning|that|where|titled|called|named)\b", re.I)
+
+
 def _fields_of(part: str) -> list[str]:
     found = sorted((m.start(), name) for name, pattern in FIELD_ASKS if (m := pattern.search(part)))
+    # A field's word inside the item's description is what the item is about, not a field asked ("Who is working on
+    # the ticket about labels inside nested views?", "Who reported the bug that breaks the status bar?"): once a
+    # field is asked before the description begins, the words after its start ask nothing more.
+    described = _DESCRIBED.search(part)
+    if described is not None and any(at < described.start() for at, _ in found):
+        found = [(at, name) for at, name in found if at < described.start()]
     names = [name for _, name in found]
     # A specific review role ("approved", "requested changes") is asked, not reviewers in general.
     if "reviewer" in names and {"approver", "changes"} & set(names):
