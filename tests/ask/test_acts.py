@@ -54,6 +54,23 @@ DIRECTED = slack(
     ),
 )
 
+TICKET = slack(
+    "jira:PLAT-88::0",
+    "tracker",
+    (
+        "Ricardo Ramirez",
+        "Touch ID authentication fails on Android after the app resumes: the authentication dialog never returns "
+        "and the app hangs on the touch ID authentication screen.",
+        at(9, 18, 9, 0),
+    ),
+    (
+        "Gary Mathews",
+        "Fixed the authentication callback on resume; PR: https://github.com/acme/app/pull/9421",
+        at(9, 20),
+    ),
+    ("Lokesh Choudhary", "Verified the fix in SDK 6.3.0.v20170920. Closing.", at(9, 22, 14, 0)),
+)
+
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
@@ -96,6 +113,21 @@ def test_where_did_a_named_person_suggest_quotes_that_person(answerer: Extractiv
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        "Who closed the ticket about the touch ID authentication issue on Android?",
+        "Who verified the fix for the touch ID authentication issue on Android?",
+    ],
+)
+def test_who_closed_or_verified_names_who_announced_it_not_the_reporter(
+    answerer: ExtractiveAnswerer, question: str
+) -> None:
+    answer = answerer.answer(parsed(question), [TICKET])
+    assert not answer.no_answer
+    assert answer.text.startswith("Lokesh Choudhary"), answer.text
+
+
+@pytest.mark.parametrize(
     ("question", "people", "named"),
     [
         ("Where did raphael suggest the feature belongs?", ["raphael"], ("raphael",)),
@@ -115,7 +147,9 @@ def test_the_doer_is_the_person_the_act_is_asked_of(question: str, people: list[
         ("Why did Ana close her pull request?", "close"),
         ("What superseded PR #610?", "close"),
         ("Why was the retry change reverted?", "revert"),
-        ("Who closed the export ticket?", ""),
+        ("Who closed the export ticket?", "close"),
+        ("Who verified the fix for the export ticket?", "verify"),
+        ("Who is working on the closing balance report?", ""),
         ("Why is the export slow?", ""),
     ],
 )

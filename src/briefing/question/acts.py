@@ -17,10 +17,18 @@ _AUX = r"(?:did|does|do|has|have|had|will|would|could|can|should)"
 # Question text: the reason or the successor of a change of an item's state is asked ("Why was it reopened?",
 # "What was the reason for closing it?", "What superseded PR #610?", "In favour of what was it dropped?").
 _ASKS_REASON = re.compile(r"\bwhy\b|\breasons?\b|\bsupersed\w*|\breplac\w*|\bin\s+favou?r\s+of\b", re.I)
+# Question text: who made a change of an item's state ("Who closed the ticket about ...?", "Who verified the fix?"):
+# the person who announced it in a comment ("Verified the fix in 6.2.0. Closing.") did, not its reporter.
+_ASKS_WHO_CHANGED = re.compile(
+    r"^\W*who\s+(?:\w+\s+){0,2}?(?:closed|re-?opened|reverted|resolved|rejected|declined|abandoned|withdrew|"
+    r"verified)\b",
+    re.I,
+)
 # Question text: the change, by family: reopening; reverting; closing in any of its forms (a ticket resolved,
 # rejected, declined, abandoned, superseded, replaced, marked a duplicate or won't-fix).
 CHANGES = {
     "reopen": re.compile(r"\bre-?open\w*", re.I),
+    "verify": re.compile(r"\bverif(?:y|ied|ies|ying|ication)\b", re.I),
     "revert": re.compile(r"\b(?:revert\w*|roll(?:ed|ing)?\s+back|back(?:ed|ing)?\s+out)\b", re.I),
     "close": re.compile(
         r"\b(?:clos(?:e|ed|es|ing)|resolv(?:e|ed|es|ing)|reject\w*|declin\w*|abandon\w*|withdr[ae]wn?|"
@@ -42,10 +50,11 @@ def doers(question: Question) -> tuple[str, ...]:
 
 
 def change_asked(question: Question) -> str:
-    """The family of the state change ("reopen", "revert", "close") whose reason or successor the question asks
-    for; "" when it asks for neither. A question naming two families asks about the first one it names."""
+    """The family of the state change ("reopen", "verify", "revert", "close") whose reason, successor or maker the
+    question asks for; "" when it asks for none of them. A question naming two families asks about the first one
+    it names."""
     text = question.text
-    if not _ASKS_REASON.search(text):
+    if not _ASKS_REASON.search(text) and not _ASKS_WHO_CHANGED.search(text):
         return ""
     at = {family: m.start() for family, rule in CHANGES.items() if (m := rule.search(text))}
     return min(at, key=lambda family: at[family]) if at else ""

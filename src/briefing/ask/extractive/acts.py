@@ -16,14 +16,16 @@ from briefing.question.model import Question
 # not by the pull request's description that words X best (the same share as `ranking.PLACE_OTHER`).
 DOER_OTHER = 0.8
 DOER_REACH = 0.6
-# Comment text: the prefix before what a comment says: a "[2022-05-02 18:27] name:" stamp, JIRA "[~user]" and
-# "@user" mentions.
-_PREFIX = r"^\s*(?:\[[^\]]*\]\s*)?(?:[\w.@-]+:\s+)?(?:(?:\[~[^\]]*\]|@[\w.-]+)[,:]?\s*)*"
+# Comment text: where an announcement may start: after the prefix of a comment (a "[2022-05-02 18:27] name:" stamp,
+# JIRA "[~user]" and "@user" mentions) or after the end of a sentence ("Verified the fix in 6.3.0. Closing.").
+_PREFIX = r"(?:^\s*(?:\[[^\]]*\]\s*)?(?:[\w.@-]+:\s+)?(?:(?:\[~[^\]]*\]|@[\w.-]+)[,:]?\s*)*|[.!?]\s+)"
 # Comment text: a comment that announces the change it makes and why, by family of change ("Closing as the changes
 # have all moved elsewhere.", "Closing in favor of #617", "Reopening as this has cropped up again in 6.3.0",
-# "Reverting this in light of ...", "Resolving as won't fix: ..."), or that names the item that superseded this one.
+# "Verified the fix in SDK 6.2.0.", "Reverting this in light of ...", "Resolving as won't fix: ..."), or that names
+# the item that superseded this one.
 _ANNOUNCES = {
     "reopen": re.compile(_PREFIX + r"re-?opening\b", re.I),
+    "verify": re.compile(_PREFIX + r"verified\b", re.I),
     "revert": re.compile(_PREFIX + r"(?:reverting|rolling\s+back|backing\s+out)\b", re.I),
     "close": re.compile(
         _PREFIX + r"(?:closing|resolving|rejecting|declining|abandoning|withdrawing|marking\s+(?:this|it)\s+as)\b"
@@ -41,9 +43,10 @@ def announces(text: str, family: str) -> bool:
 
 
 def announced_change_leads(question: Question, evidence: Sequence[Evidence]) -> None:
-    """For "Why was X closed / reopened / reverted?" and "What superseded X?": a line announcing that change
-    ("Closing as ...", "Reopening as ...", "Closing in favor of #617") scores just above the best line of its item,
-    over the item's description and the records of the change, which say what happened, not why."""
+    """For "Why was X closed / reopened / reverted?", "What superseded X?" and "Who closed (verified) X?": a line
+    announcing that change ("Closing as ...", "Reopening as ...", "Closing in favor of #617", "Verified the fix")
+    scores just above the best line of its item, over the item's description and the records of the change, which
+    say what happened, not why or by whom."""
     family = change_asked(question)
     if not family:
         return
