@@ -127,6 +127,14 @@ def test_who_closed_or_verified_names_who_announced_it_not_the_reporter(
     assert answer.text.startswith("Lokesh Choudhary"), answer.text
 
 
+def test_which_pull_request_fixed_a_ticket_quotes_the_comment_linking_it(answerer: ExtractiveAnswerer) -> None:
+    # The description words the question best; the developer's comment links the pull request that fixed it.
+    question = parsed("Which pull request fixed the ticket about touch ID authentication failing on Android?")
+    answer = answerer.answer(question, [TICKET])
+    assert not answer.no_answer
+    assert "pull/9421" in answer.text.splitlines()[0], answer.text
+
+
 @pytest.mark.parametrize(
     ("question", "people", "named"),
     [

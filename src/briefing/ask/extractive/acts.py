@@ -1,5 +1,5 @@
-"""Reranking by the act a question asks about: the named doer's own lines first, and the comment that announces
-the asked change of state (with its reason or successor) first in its item."""
+"""Reranking by the act a question asks about: the named doer's own lines first, and in each item the comment
+that announces the asked change of state (its reason, successor or maker) or links the asked pull request first."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.segment import clean
 from briefing.question.acts import change_asked, doers
+from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 
 # Lines by nobody the question names as the doer keep this share of their score, when a line by a doer scores within
@@ -16,6 +17,8 @@ from briefing.question.model import Question
 # not by the pull request's description that words X best (the same share as `ranking.PLACE_OTHER`).
 DOER_OTHER = 0.8
 DOER_REACH = 0.6
+# Line text: a link to a pull request or a pull request named by number ("/pull/9403", "PR #57", "pull request 57").
+_LINKS_PULL = re.compile(r"/pulls?/\d+|\b(?:PR|pull\s+request)\s*#?\d+", re.I)
 # Comment text: where an announcement may start: after the prefix of a comment (a "[2022-05-02 18:27] name:" stamp,
 # JIRA "[~user]" and "@user" mentions) or after the end of a sentence ("Verified the fix in 6.3.0. Closing.").
 _PREFIX = r"(?:^\s*(?:\[[^\]]*\]\s*)?(?:[\w.@-]+:\s+)?(?:(?:\[~[^\]]*\]|@[\w.-]+)[,:]?\s*)*|[.!?]\s+)"
@@ -77,3 +80,17 @@ def doers_first(question: Question, evidence: Sequence[Evidence]) -> None:
     for ev in evidence:
         if not by(ev.author):
             ev.score *= DOER_OTHER
+
+
+def pull_links_lead(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "Which pull request fixed (added, implemented) X?": in each item, a line that links or names a pull
+    request ("PR (master): https://github.com/org/repo/pull/9403", "Fixed in PR #57") scores just above the best
+    line of its item: a ticket's description words X best, but the comment that links the fix answers which PR."""
+    if not extra_of(question)["asks_pull"]:
+        return
+    best: dict[str, float] = {}
+    for ev in evidence:
+        best[ev.chunk.doc_key] = max(best.get(ev.chunk.doc_key, 0.0), ev.score)
+    for ev in evidence:
+        if _LINKS_PULL.search(ev.text):
+            ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)

@@ -1,13 +1,18 @@
-"""Ask role questions made from a corpus's own structure and count how many name the right person.
+"""Ask questions made from a corpus's own items (who holds a role, who closed it, which PR fixed it, why it was
+reopened) and count how many answers are right.
 
 No dev case is read: each question is built from an item of the index as of `--now` (its title, its header, its
 comments), so it measures a class of questions on data nobody wrote questions for. Modes:
 - `assignee`: "Who is working on the ticket about <summary>?", right when the answer names the header's assignee;
 - `closed`, `verified`: "Who closed (verified) the ticket about <summary>?", right when the answer's first line
   names the writer of the item's last comment that announces it ("Closing ...", "Verified the fix ... Closing.");
-- `merger`, `author`: "Who merged (opened) the pull request that does <title>?", from a pull request's header.
+- `merger`, `author`: "Who merged (opened) the pull request that does <title>?", from a pull request's header;
+- `pull`: "Which pull request fixed the ticket about <summary>?", right when the answer's first line names a pull
+  request a comment of the item links (".../pull/9403");
+- `reopened`: "Why was the ticket about <summary> reopened?", right when the answer's first citation is a comment
+  of the item that opens with "Reopening".
 
-    python eval/probe_roles.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30
+    python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30
 
 Items are drawn with a fixed seed; prints one line per question (OK or BAD) and the count right.
 """
@@ -27,6 +32,9 @@ _ANNOUNCES = {
     "closed": re.compile(_LEAD + r"(?:closing|closed)\b", re.I | re.M),
     "verified": re.compile(_LEAD + r"verified\b", re.I | re.M),
 }
+_REOPENING = re.compile(_LEAD + r"re-?opening\b", re.I | re.M)
+# Comment text: a link to a pull request, by its number.
+_PULL_LINK = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
 # Header text: a pull request's opening sentence, with its author and who merged it.
 _PULL = re.compile(r'PR #\d+ "(.*)" authored by (\S+), opened \S+, merged \S+ by (\S+)')
 
@@ -37,12 +45,13 @@ def _summary(title: str) -> str:
     return re.sub(r"^[A-Za-z]+:\s*", "", summary).rstrip(".").lower()
 
 
-def _cases(view: Any, mode: str) -> dict[str, tuple[str, str]]:
-    """item key -> (question, the person a right answer names)."""
+def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
+    """item key -> (question, what a right answer holds: the person's name, a pull request number, a ref)."""
     from briefing.ask.header import is_header, rows
     from briefing.index import Filter
 
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, tuple[str, set[str]]] = {}
+    linked: dict[str, set[str]] = {}
     latest: dict[str, tuple[str, datetime | None]] = {}
     titles: dict[str, str] = {}
     for chunk in view.chunks(Filter()):
@@ -52,24 +61,47 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, str]]:
             if mode == "assignee" and own and is_header(unit.text):
                 assignee = rows(unit.text).get("assignee", "")
                 if assignee and assignee.lower() not in {"unassigned", "none", "-"} and "recorded" not in assignee:
-                    found[chunk.doc_key] = (f"Who is working on the ticket about {_summary(chunk.title)}?", assignee)
+                    asked = f"Who is working on the ticket about {_summary(chunk.title)}?"
+                    found[chunk.doc_key] = (asked, {assignee.split()[0]})
             elif mode in _ANNOUNCES and not own and unit.author and _ANNOUNCES[mode].search(unit.text):
                 before = latest.get(chunk.doc_key)
                 if before is None or (unit.at and before[1] and unit.at > before[1]):
                     latest[chunk.doc_key] = (unit.author, unit.at)
             elif mode in {"merger", "author"} and own and (m := _PULL.match(unit.text)):
                 verb, who = ("merged", m[3]) if mode == "merger" else ("opened", m[2])
-                found[chunk.doc_key] = (f"Who {verb} the pull request that does {m[1].rstrip('.').lower()}?", who)
+                asked = f"Who {verb} the pull request that does {m[1].rstrip('.').lower()}?"
+                found[chunk.doc_key] = (asked, {who})
+            elif mode == "pull" and not own and (numbers := _PULL_LINK.findall(unit.text)):
+                linked.setdefault(chunk.doc_key, set()).update(numbers)
+            elif mode == "reopened" and not own and _REOPENING.search(unit.text):
+                linked.setdefault(chunk.doc_key, set()).add(unit.ref)
     for key, (who, _) in latest.items():
-        found[key] = (f"Who {mode} the ticket about {_summary(titles[key])}?", who)
+        found[key] = (f"Who {mode} the ticket about {_summary(titles[key])}?", {who.split()[0]})
+    for key, held in linked.items():
+        if mode == "pull":
+            found[key] = (f"Which pull request fixed the ticket about {_summary(titles[key])}?", held)
+        else:
+            found[key] = (f"Why was the ticket about {_summary(titles[key])} reopened?", held)
     return found
+
+
+def _right(mode: str, expected: set[str], answer: Any) -> bool:
+    """Whether `answer` (a `Brief.ask` result) holds what a right answer to a question of `mode` holds."""
+    first = answer.answer.splitlines()[0] if answer.answer else ""
+    if mode == "reopened":
+        return bool(answer.citations) and bool(set(answer.citations[0].refs) & expected)
+    if mode == "pull":
+        return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
+    said = (first if mode in _ANNOUNCES else answer.answer).lower()
+    return any(e.lower() in said for e in expected)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
-    parser.add_argument("--mode", choices=["assignee", "closed", "verified", "merger", "author"], required=True)
+    modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened"]
+    parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
@@ -86,12 +118,12 @@ def main() -> None:
         random.Random(args.seed).shuffle(keys)  # noqa: S311 (a reproducible draw, not a secret)
         right = 0
         for key in keys[: args.n]:
-            question, who = cases[key]
-            answer = brief.ask(question, now=now, k=10).answer
-            first = answer.splitlines()[0] if answer else ""
-            ok = who.split()[0].lower() in (first if args.mode in _ANNOUNCES else answer).lower()
+            question, expected = cases[key]
+            answer = brief.ask(question, now=now, k=10)
+            ok = _right(args.mode, expected, answer)
             right += ok
-            print("OK " if ok else "BAD", key, "|", question, "| expected", who, "|", first[:160])
+            first = answer.answer.splitlines()[0] if answer.answer else ""
+            print("OK " if ok else "BAD", key, "|", question, "| expected", sorted(expected)[:3], "|", first[:160])
         print(f"{right} of {min(args.n, len(keys))} right")
 
 
