@@ -10,7 +10,9 @@ comments), so it measures a class of questions on data nobody wrote questions fo
 - `pull`: "Which pull request fixed the ticket about <summary>?", right when the answer's first line names a pull
   request a comment of the item links (".../pull/9403");
 - `reopened`: "Why was the ticket about <summary> reopened?", right when the answer's first citation is a comment
-  of the item that opens with "Reopening".
+  of the item that opens with "Reopening";
+- `status`, `fix_version`: "What is the status of the ticket about <summary>?", "Which release is the ticket about
+  <summary> fixed in?", right when the answer's first line states the header's value as of `--now`.
 
     python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30
 
@@ -33,6 +35,11 @@ _ANNOUNCES = {
     "verified": re.compile(_LEAD + r"verified\b", re.I | re.M),
 }
 _REOPENING = re.compile(_LEAD + r"re-?opening\b", re.I | re.M)
+# A header field by its row label, and the question asked of it.
+_HEADER_ASKS = {
+    "status": ("status", "What is the status of the ticket about {}?"),
+    "fix_version": ("fix version/s", "Which release is the ticket about {} fixed in?"),
+}
 # Comment text: a link to a pull request, by its number.
 _PULL_LINK = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
 # Header text: a pull request's opening sentence, with its author and who merged it.
@@ -63,6 +70,10 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 if assignee and assignee.lower() not in {"unassigned", "none", "-"} and "recorded" not in assignee:
                     asked = f"Who is working on the ticket about {_summary(chunk.title)}?"
                     found[chunk.doc_key] = (asked, {assignee.split()[0]})
+            elif mode in _HEADER_ASKS and own and is_header(unit.text):
+                value = rows(unit.text).get(_HEADER_ASKS[mode][0], "").split(",")[0].strip()
+                if value and "recorded" not in value:
+                    found[chunk.doc_key] = (_HEADER_ASKS[mode][1].format(_summary(chunk.title)), {value})
             elif mode in _ANNOUNCES and not own and unit.author and _ANNOUNCES[mode].search(unit.text):
                 before = latest.get(chunk.doc_key)
                 if before is None or (unit.at and before[1] and unit.at > before[1]):
@@ -92,7 +103,7 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
         return bool(answer.citations) and bool(set(answer.citations[0].refs) & expected)
     if mode == "pull":
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
-    said = (first if mode in _ANNOUNCES else answer.answer).lower()
+    said = (first if mode in _ANNOUNCES or mode in _HEADER_ASKS else answer.answer).lower()
     return any(e.lower() in said for e in expected)
 
 
@@ -100,7 +111,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
-    modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened"]
+    modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)

@@ -237,3 +237,21 @@ def test_which_pull_requests_a_person_merged_lists_those_they_merged_not_those_t
     out = ask(demo, monkeypatch, "Which PRs did sam-whitfield merge in June?")
     refs = [ref for c in out["citations"] for ref in c["refs"]]
     assert refs == [f"github:kestrelpay/ledger-api#{n}" for n in (426, 429, 431)], out["answer"]
+
+
+# -- "what is the status of the ticket about X?": a field of the item the question describes, as of now -------------
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("What is the status of the ticket about the p99 regression on statements after cutover?", "In Progress"),
+        ("What priority does the ticket about the migration that fails on PG15 have?", "Highest"),
+        ("Is the ticket about the request id in ledger-api logs still open?", "Yes"),
+    ],
+)
+def test_a_field_of_a_described_ticket_is_read_from_its_header_as_of_now(
+    demo, monkeypatch, question: str, first: str
+) -> None:
+    out = ask(demo, monkeypatch, question)
+    line = out["answer"].splitlines()[0]
+    assert first in line and "PLAT-1" in line, out["answer"]
+    assert [ref for c in out["citations"] for ref in c["refs"]][0].startswith("jira:PLAT-1"), out["answer"]

@@ -88,7 +88,11 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bwho\s+(?:\w+\s+){0,2}?(?:reported|filed|raised|opened|created|wrote|authored)\b|\breporter\b",
         ),
         ("organiser", r"\bwho\s+(?:\w+\s+){0,2}?(?:organi[sz]ed|organi[sz]es|scheduled)\b|\borgani[sz]er\b"),
-        ("fix_version", r"\bfix\s+versions?\b|\bwhich\s+(?:release|version)s?\s+is\s+it\s+fixed\b"),
+        (
+            "fix_version",
+            r"\bfix\s+versions?\b|\b(?:which|what)\s+(?:release|version)s?\s+(?:is|was|will)\s+(?:\S+\s+){0,24}?"
+            r"(?:be\s+)?(?:fixed|shipped)\s+in\b|\bwhich\s+(?:release|version)s?\s+is\s+it\s+fixed\b",
+        ),
         ("resolution", r"\bresolution\b"),
         ("sprint", r"\bsprints?\b"),
         ("milestone", r"\bmilestone\b"),
@@ -96,7 +100,7 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("labels", r"\blabels?\b"),
         (
             "status",
-            r"\b(?:status|state)\b|\bis\s+(?:\S+\s+){1,8}?still\s+(?:open|in\s+progress)\b"
+            r"\b(?:status|state)\b|\bis\s+(?:\S+\s+){1,20}?still\s+(?:open|in\s+progress)\b"
             r"|\b(?:is|was|has)\s+(?:\S+\s+){1,3}?(?:ever\s+|been\s+|already\s+)?"
             r"(?:open|closed|resolved|done|merged)(?:\s+yet)?\s*\?",
         ),
@@ -153,6 +157,27 @@ def described_roles(question: str, constraints: Constraints) -> tuple[str, ...]:
         return ()
     names = _fields_of(question)
     return tuple(names) if names and all(name in PERSON_FIELDS for name in names) else ()
+
+
+# The fields of an item's header a question may ask of an item it names by description ("What is the status of the
+# ticket about the login page?", "Which release is the bug that crashes on resume fixed in?"), when it says it asks
+# about an item: read as of now from the item retrieval finds, like the roles above.
+DESCRIBED_FIELDS = frozenset({"status", "resolution", "fix_version", "priority", "milestone", "sprint"})
+_NAMES_ITEM = re.compile(r"\b(?:ticket|issue|bug|pr|pull\s+request|epic|story|task|sub-?task)s?\b", re.I)
+
+
+def described_fields(question: str, constraints: Constraints) -> tuple[str, ...]:
+    """The header fields a one-part question asks of an item it describes (and says is an item: "the ticket about",
+    "the PR that"), not naming its key; empty otherwise. The field is asked before the item is named: "Which PR
+    added X, and when was it merged?" asks for an item and a date, not a status."""
+    item = _NAMES_ITEM.search(question)
+    if constraints.tickets or constraints.prs or item is None or len(question_parts(question)) > 1:
+        return ()
+    asked = [(m.start(), name) for name, pattern in FIELD_ASKS if (m := pattern.search(question))]
+    if not any(at < item.start() for at, _ in asked):
+        return ()
+    names = _fields_of(question)
+    return tuple(names) if names and all(name in DESCRIBED_FIELDS for name in names) else ()
 
 
 def finished_asked(question: str, constraints: Constraints) -> FinishedAsked | None:
@@ -300,7 +325,7 @@ def read(question: str, constraints: Constraints) -> Wants:
             topic=topic_of(question, constraints),
             forward=wants_forward(question, constraints),
         )
-    roles = described_roles(question, constraints)
+    roles = described_roles(question, constraints) or described_fields(question, constraints)
     if roles:
         return Wants(kinds=("fields", "fact"), fields=roles, described=True)
     if ASKS_AWAITING_REVIEW.search(question.strip()):
