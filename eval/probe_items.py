@@ -11,8 +11,9 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   request a comment of the item links (".../pull/9403");
 - `reopened`: "Why was the ticket about <summary> reopened?", right when the answer's first citation is a comment
   of the item that opens with "Reopening";
-- `status`, `fix_version`: "What is the status of the ticket about <summary>?", "Which release is the ticket about
-  <summary> fixed in?", right when the answer's first line states the header's value as of `--now`.
+- `status`, `fix_version`, `resolved`: "What is the status of the ticket about <summary>?", "Which release is the
+  ticket about <summary> fixed in?", "When was the ticket about <summary> resolved?", right when the answer's first
+  line states the header's value as of `--now` (its day, for `resolved`).
 
     python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 import argparse
 import random
 import re
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ _REOPENING = re.compile(_LEAD + r"re-?opening\b", re.I | re.M)
 _HEADER_ASKS = {
     "status": ("status", "What is the status of the ticket about {}?"),
     "fix_version": ("fix version/s", "Which release is the ticket about {} fixed in?"),
+    "resolved": ("resolved", "When was the ticket about {} resolved?"),
 }
 # Comment text: a link to a pull request, by its number.
 _PULL_LINK = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
@@ -72,6 +74,7 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                     found[chunk.doc_key] = (asked, {assignee.split()[0]})
             elif mode in _HEADER_ASKS and own and is_header(unit.text):
                 value = rows(unit.text).get(_HEADER_ASKS[mode][0], "").split(",")[0].strip()
+                value = value[:10] if mode == "resolved" else value
                 if value and "recorded" not in value:
                     found[chunk.doc_key] = (_HEADER_ASKS[mode][1].format(_summary(chunk.title)), {value})
             elif mode in _ANNOUNCES and not own and unit.author and _ANNOUNCES[mode].search(unit.text):
@@ -101,6 +104,12 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
     first = answer.answer.splitlines()[0] if answer.answer else ""
     if mode == "reopened":
         return bool(answer.citations) and bool(set(answer.citations[0].refs) & expected)
+    if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
+        days = [date.fromisoformat(e) for e in expected]
+        return any(e in first for e in expected) or any(f"{d.day} {d:%b}" in first for d in days)
+    if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
+        days = [date.fromisoformat(e) for e in expected]
+        return any(e in first for e in expected) or any(f"{d.day} {d:%b}" in first for d in days)
     if mode == "pull":
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
     said = (first if mode in _ANNOUNCES or mode in _HEADER_ASKS else answer.answer).lower()
@@ -112,6 +121,7 @@ def main() -> None:
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
     modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
+    modes.append("resolved")
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)

@@ -94,6 +94,12 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:be\s+)?(?:fixed|shipped)\s+in\b|\bwhich\s+(?:release|version)s?\s+is\s+it\s+fixed\b",
         ),
         ("resolution", r"\bresolution\b"),
+        # The day an item reached its end: "When was the ticket about X resolved?", "When did PR #57 get merged?".
+        (
+            "resolved",
+            r"\bwhen\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?(?:get\s+|got\s+|been\s+)?"
+            r"(?:resolved|closed|fixed|merged|resolve|close|fix|merge)\b",
+        ),
         ("sprint", r"\bsprints?\b"),
         ("milestone", r"\bmilestone\b"),
         ("priority", r"\bpriority\b"),
@@ -124,6 +130,9 @@ def _fields_of(part: str) -> list[str]:
     # A specific review role ("approved", "requested changes") is asked, not reviewers in general.
     if "reviewer" in names and {"approver", "changes"} & set(names):
         names.remove("reviewer")
+    # "When was X resolved?" asks the day, not whether it is resolved.
+    if "resolved" in names and "status" in names:
+        names.remove("status")
     return names
 
 
@@ -162,7 +171,7 @@ def described_roles(question: str, constraints: Constraints) -> tuple[str, ...]:
 # The fields of an item's header a question may ask of an item it names by description ("What is the status of the
 # ticket about the login page?", "Which release is the bug that crashes on resume fixed in?"), when it says it asks
 # about an item: read as of now from the item retrieval finds, like the roles above.
-DESCRIBED_FIELDS = frozenset({"status", "resolution", "fix_version", "priority", "milestone", "sprint"})
+DESCRIBED_FIELDS = frozenset({"status", "resolution", "resolved", "fix_version", "priority", "milestone", "sprint"})
 _NAMES_ITEM = re.compile(r"\b(?:ticket|issue|bug|pr|pull\s+request|epic|story|task|sub-?task)s?\b", re.I)
 
 
