@@ -71,6 +71,13 @@ TICKET = slack(
     ("Lokesh Choudhary", "Verified the fix in SDK 6.3.0.v20170920. Closing.", at(9, 22, 14, 0)),
 )
 
+# The same person's line in another pull request, worded closer to the question than their answer.
+ELSEWHERE = slack(
+    "github:acme/wire#703::0",
+    "wire",
+    ("raphael", "The key package could come in via a Welcome or an External Commit.", at(5, 29, 18, 19)),
+)
+
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
@@ -133,6 +140,16 @@ def test_which_pull_request_fixed_a_ticket_quotes_the_comment_linking_it(answere
     answer = answerer.answer(question, [TICKET])
     assert not answer.no_answer
     assert "pull/9421" in answer.text.splitlines()[0], answer.text
+
+
+def test_the_named_persons_line_in_the_item_asked_about_leads_their_lines_elsewhere(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    question = parsed("Where did raphael suggest the directed key package feature belongs?", people=["raphael"])
+    answer = answerer.answer(question, [DIRECTED, ELSEWHERE])
+    who, text = _first(answer)
+    assert who.startswith("raphael") and "extensions document" in text, answer.text
+    assert not any(ref in ELSEWHERE.refs for refs in answer.cited.values() for ref in refs), answer.text
 
 
 @pytest.mark.parametrize(

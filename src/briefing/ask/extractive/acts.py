@@ -64,7 +64,8 @@ def announced_change_leads(question: Question, evidence: Sequence[Evidence]) -> 
 
 def doers_first(question: Question, evidence: Sequence[Evidence]) -> None:
     """Lines by a person the question names as the doer outrank the others (`DOER_OTHER`), when one of them is
-    close to the best line (`DOER_REACH`)."""
+    close to the best line (`DOER_REACH`); their lines in other items than the one asked about (the best line's by
+    its words alone) rank with the others, when they wrote in the one asked about."""
     names = doers(question)
     if not names or not evidence:
         return
@@ -77,8 +78,11 @@ def doers_first(question: Question, evidence: Sequence[Evidence]) -> None:
     top = max(ev.score for ev in evidence)
     if not any(by(ev.author) and ev.score >= top * DOER_REACH for ev in evidence):
         return
+    # The item the question is about: the best line's, by its words alone (without the bonus for being theirs).
+    about = max(evidence, key=lambda ev: ev.score - ev.person).chunk.doc_key
+    theirs_there = any(by(ev.author) and ev.chunk.doc_key == about for ev in evidence)
     for ev in evidence:
-        if not by(ev.author):
+        if not by(ev.author) or (theirs_there and ev.chunk.doc_key != about):
             ev.score *= DOER_OTHER
 
 
