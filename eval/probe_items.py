@@ -11,6 +11,8 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   request a comment of the item links (".../pull/9403");
 - `reopened`: "Why was the ticket about <summary> reopened?", right when the answer's first citation is a comment
   of the item that opens with "Reopening";
+- `said`: "What did <author> say about the ticket about <summary>?" for a comment of 80 characters or more,
+  right when the answer's first citation is one of that author's comments on the item;
 - `status`, `fix_version`, `resolved`: "What is the status of the ticket about <summary>?", "Which release is the
   ticket about <summary> fixed in?", "When was the ticket about <summary> resolved?", right when the answer's first
   line states the header's value as of `--now` (its day, for `resolved`).
@@ -61,6 +63,7 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
 
     found: dict[str, tuple[str, set[str]]] = {}
     linked: dict[str, set[str]] = {}
+    said: dict[tuple[str, str], set[str]] = {}
     latest: dict[str, tuple[str, datetime | None]] = {}
     titles: dict[str, str] = {}
     for chunk in view.chunks(Filter()):
@@ -89,8 +92,12 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 linked.setdefault(chunk.doc_key, set()).update(numbers)
             elif mode == "reopened" and not own and _REOPENING.search(unit.text):
                 linked.setdefault(chunk.doc_key, set()).add(unit.ref)
+            elif mode == "said" and not own and unit.author and len(unit.text) >= 80 and "review:" not in unit.text:
+                said.setdefault((chunk.doc_key, unit.author), set()).add(unit.ref)
     for key, (who, _) in latest.items():
         found[key] = (f"Who {mode} the ticket about {_summary(titles[key])}?", {who.split()[0]})
+    for (key, author), refs in said.items():
+        found[f"{key}|{author}"] = (f"What did {author} say about the ticket about {_summary(titles[key])}?", refs)
     for key, held in linked.items():
         if mode == "pull":
             found[key] = (f"Which pull request fixed the ticket about {_summary(titles[key])}?", held)
@@ -102,7 +109,7 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
 def _right(mode: str, expected: set[str], answer: Any) -> bool:
     """Whether `answer` (a `Brief.ask` result) holds what a right answer to a question of `mode` holds."""
     first = answer.answer.splitlines()[0] if answer.answer else ""
-    if mode == "reopened":
+    if mode in {"reopened", "said"}:
         return bool(answer.citations) and bool(set(answer.citations[0].refs) & expected)
     if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
         days = [date.fromisoformat(e) for e in expected]
@@ -121,7 +128,7 @@ def main() -> None:
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
     modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
-    modes.append("resolved")
+    modes += ["resolved", "said"]
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
