@@ -11,6 +11,8 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   request a comment of the item links (".../pull/9403");
 - `reopened`: "Why was the ticket about <summary> reopened?", right when the answer's first citation is a comment
   of the item that opens with "Reopening";
+- `closes`: "Which issue did the pull request that does <title> close?" for an item whose description says
+  "Closes #N", right when the answer's first line names #N;
 - `said`: "What did <author> say about the ticket about <summary>?" for a comment of 80 characters or more,
   right when the answer's first citation is one of that author's comments on the item;
 - `status`, `fix_version`, `resolved`: "What is the status of the ticket about <summary>?", "Which release is the
@@ -44,6 +46,8 @@ _HEADER_ASKS = {
     "fix_version": ("fix version/s", "Which release is the ticket about {} fixed in?"),
     "resolved": ("resolved", "When was the ticket about {} resolved?"),
 }
+# Description text: the issues an item says it closes ("Closes #678", "Fixes: org/repo#12").
+_CLOSES = re.compile(r"\b(?:closes|fixes|resolves)\s*:?\s*(?:[\w-]+/[\w-]+)?#(\d+)", re.I)
 # Comment text: a link to a pull request, by its number.
 _PULL_LINK = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
 # Header text: a pull request's opening sentence, with its author and who merged it.
@@ -92,6 +96,8 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 linked.setdefault(chunk.doc_key, set()).update(numbers)
             elif mode == "reopened" and not own and _REOPENING.search(unit.text):
                 linked.setdefault(chunk.doc_key, set()).add(unit.ref)
+            elif mode == "closes" and own and (closes := _CLOSES.findall(unit.text)):
+                linked.setdefault(chunk.doc_key, set()).update(closes)
             elif mode == "said" and not own and unit.author and len(unit.text) >= 80 and "review:" not in unit.text:
                 said.setdefault((chunk.doc_key, unit.author), set()).add(unit.ref)
     for key, (who, _) in latest.items():
@@ -101,6 +107,9 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
     for key, held in linked.items():
         if mode == "pull":
             found[key] = (f"Which pull request fixed the ticket about {_summary(titles[key])}?", held)
+        elif mode == "closes":
+            title = titles[key].split(": ", 1)[-1].rstrip(".").lower()
+            found[key] = (f"Which issue did the pull request that does {title} close?", held)
         else:
             found[key] = (f"Why was the ticket about {_summary(titles[key])} reopened?", held)
     return found
@@ -117,7 +126,7 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
     if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
         days = [date.fromisoformat(e) for e in expected]
         return any(e in first for e in expected) or any(f"{d.day} {d:%b}" in first for d in days)
-    if mode == "pull":
+    if mode in {"pull", "closes"}:
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
     said = (first if mode in _ANNOUNCES or mode in _HEADER_ASKS else answer.answer).lower()
     return any(e.lower() in said for e in expected)
@@ -128,7 +137,7 @@ def main() -> None:
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
     modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
-    modes += ["resolved", "said"]
+    modes += ["resolved", "said", "closes"]
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)

@@ -78,6 +78,23 @@ ELSEWHERE = slack(
     ("raphael", "The key package could come in via a Welcome or an External Commit.", at(5, 29, 18, 19)),
 )
 
+MARKER = slack(
+    "github:acme/wire#687::0",
+    "wire",
+    (
+        "bren",
+        'PR #687 "Add a marker byte to tree hash input structs" authored by bren, opened 2026-05-21, merged '
+        "2026-05-24 by lee | state: merged",
+        at(5, 21, 10, 0),
+    ),
+    ("bren", "Closes #663, where leaf and parent hash inputs could collide.", at(5, 21, 10, 1)),
+    (
+        "bren",
+        "This adds a marker byte to the tree hash input structs, so leaf and parent inputs differ.",
+        at(5, 21, 10, 2),
+    ),
+)
+
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
@@ -150,6 +167,12 @@ def test_the_named_persons_line_in_the_item_asked_about_leads_their_lines_elsewh
     who, text = _first(answer)
     assert who.startswith("raphael") and "extensions document" in text, answer.text
     assert not any(ref in ELSEWHERE.refs for refs in answer.cited.values() for ref in refs), answer.text
+
+
+def test_which_issue_a_pull_request_closed_is_the_line_naming_it(answerer: ExtractiveAnswerer) -> None:
+    question = parsed("Which issue did the pull request that adds a marker byte to tree hash input structs close?")
+    answer = answerer.answer(question, [MARKER])
+    assert "#663" in answer.text.splitlines()[0], answer.text
 
 
 @pytest.mark.parametrize(

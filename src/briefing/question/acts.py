@@ -38,6 +38,18 @@ CHANGES = {
 }
 
 
+# Question text: the item a change closed is asked ("Which issue did the PR about X close?", "What bug does PR #57
+# fix?", "Which tickets did the retry change resolve?").
+_ASKS_CLOSED_ITEM = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?)\b.*\b(?:clos|fix|resolv|address)\w*", re.I
+)
+
+
+def asks_closed_item(question: Question) -> bool:
+    """Whether the question asks which issue (ticket, bug) a change closed, fixed or resolved."""
+    return bool(_ASKS_CLOSED_ITEM.search(question.text))
+
+
 def doers(question: Question) -> tuple[str, ...]:
     """The people the question names as the ones who did what it asks about ("Where did raphaelrobert suggest
     ...?" names raphaelrobert), in the question's order; none when it names people only otherwise."""

@@ -1,5 +1,6 @@
 """Reranking by the act a question asks about: the named doer's own lines first, and in each item the comment
-that announces the asked change of state (its reason, successor or maker) or links the asked pull request first."""
+that announces the asked change of state (its reason, successor or maker), links the asked pull request or names
+the issues a change closed first."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.segment import clean
-from briefing.question.acts import change_asked, doers
+from briefing.question.acts import asks_closed_item, change_asked, doers
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 
@@ -19,6 +20,10 @@ DOER_OTHER = 0.8
 DOER_REACH = 0.6
 # Line text: a link to a pull request or a pull request named by number ("/pull/9403", "PR #57", "pull request 57").
 _LINKS_PULL = re.compile(r"/pulls?/\d+|\b(?:PR|pull\s+request)\s*#?\d+", re.I)
+# Line text: the issues a change says it closes ("Closes #678", "Fixes: org/repo#12", "Resolves TIMOB-25206").
+_CLOSES_REF = re.compile(
+    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*(?:[\w.-]+/[\w.-]+)?(?:#\d+|\b[A-Z][A-Z0-9]+-\d+)", re.I
+)
 # Comment text: where an announcement may start: after the prefix of a comment (a "[2022-05-02 18:27] name:" stamp,
 # JIRA "[~user]" and "@user" mentions) or after the end of a sentence ("Verified the fix in 6.3.0. Closing.").
 _PREFIX = r"(?:^\s*(?:\[[^\]]*\]\s*)?(?:[\w.@-]+:\s+)?(?:(?:\[~[^\]]*\]|@[\w.-]+)[,:]?\s*)*|[.!?]\s+)"
@@ -97,4 +102,17 @@ def pull_links_lead(question: Question, evidence: Sequence[Evidence]) -> None:
         best[ev.chunk.doc_key] = max(best.get(ev.chunk.doc_key, 0.0), ev.score)
     for ev in evidence:
         if _LINKS_PULL.search(ev.text):
+            ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)
+
+
+def closed_refs_lead(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "Which issue did the PR about X close?": in each item, the line that names the issues it closes ("Closes
+    #678") scores just above the item's best line (its record, which says it was merged, not what it closed)."""
+    if not asks_closed_item(question):
+        return
+    best: dict[str, float] = {}
+    for ev in evidence:
+        best[ev.chunk.doc_key] = max(best.get(ev.chunk.doc_key, 0.0), ev.score)
+    for ev in evidence:
+        if _CLOSES_REF.search(ev.text):
             ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from briefing import registry
-from briefing.ask.extractive.acts import announced_change_leads, doers_first, pull_links_lead
+from briefing.ask.extractive.acts import announced_change_leads, closed_refs_lead, doers_first, pull_links_lead
 from briefing.ask.extractive.evidence import Evidence, presentation, unit_text
 from briefing.ask.extractive.extractors import state_record
 from briefing.ask.extractive.values import ASKS
@@ -80,6 +80,7 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
     doers_first(question, evidence)
     announced_change_leads(question, evidence)
     pull_links_lead(question, evidence)
+    closed_refs_lead(question, evidence)
 
 
 def records_below(evidence: list[Evidence]) -> None:
