@@ -530,3 +530,37 @@ def test_what_the_kind_detectors_read_rides_with_the_question() -> None:
     assert wants(parse("When's our next 1:1 with Marcus?", now=NOW)).next_meeting == "1:1 with Marcus"
     planned = wants(parse("What's planned next week?", now=NOW))
     assert planned.forward and planned.topic == ""
+
+
+@pytest.mark.parametrize(
+    ("question", "event", "by"),
+    [
+        ("Which pull requests did TWal open in June 2022?", "opened", "TWal"),
+        ("What issues has Dana Reyes filed this week?", "opened", "Dana Reyes"),
+        ("Which PRs did lee merge last month?", "merged", "lee"),
+        ("Which pull requests were merged last month?", "merged", ""),
+    ],
+)
+def test_a_records_listing_names_whose_event_it_asks_for(question: str, event: str, by: str) -> None:
+    from briefing.question.parse import parse, wants
+
+    records = wants(parse(question, now=NOW)).records
+    assert records is not None and (records.event, records.by) == (event, by)
+
+
+@pytest.mark.parametrize(
+    ("question", "fields"),
+    [
+        # A field's word in what the item is about is the item's topic, not a second field asked.
+        ("Who is working on the ticket about labels inside nested views?", ("assignee",)),
+        ("Who reported the bug that breaks the status bar?", ("reporter",)),
+        ("What is the status of PLAT-142, the ticket about the login labels?", ("status",)),
+        ("Which labels does PLAT-142 about the status bar have?", ("labels",)),
+    ],
+)
+def test_a_role_question_about_an_item_described_by_a_field_word_asks_the_role(
+    question: str, fields: tuple[str, ...]
+) -> None:
+    from briefing.question.parse import parse, wants
+
+    assert wants(parse(question, now=NOW)).fields == fields

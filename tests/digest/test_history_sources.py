@@ -212,3 +212,48 @@ def test_what_happened_in_an_issue_last_week_tells_the_cause_and_the_close(demo,
     closed = [line for line in lines if ": closed" in line]
     assert len(closed) == 1 and "Wed 10 Jun" in closed[0], out["answer"]
     assert lines.index(cause[0]) < lines.index(closed[0]), "in time order"
+
+
+def test_a_pull_request_opened_in_the_window_is_told_by_what_its_description_says(demo, monkeypatch) -> None:
+    # The opening's record and the description share the item's ref and time; the description is what was opened.
+    out = ask(demo, monkeypatch, "What happened in PR #431 last week?")
+    opened = [line for line in _item_lines(out) if ", opened by " in line]
+    assert len(opened) == 1 and "AT TIME ZONE" in opened[0], out["answer"]
+    assert _cited(out, opened[0]) == ["github:kestrelpay/ledger-api#431"], out["answer"]
+
+
+# -- "which PRs did <person> open / merge in <period>?": the records by whose event it was ---------------------------
+def test_which_pull_requests_a_person_opened_in_a_month_lists_their_own_each_cited(demo, monkeypatch) -> None:
+    out = ask(demo, monkeypatch, "Which pull requests did aiko-tanaka open in June?")
+    assert out["answer"].splitlines()[0].startswith("2 pull requests opened by aiko-tanaka in June"), out["answer"]
+    # Her issue #430 is not a pull request; #434 and #437, opened that month by others, are not hers.
+    assert [ref for c in out["citations"] for ref in c["refs"]] == [
+        "github:kestrelpay/ledger-api#426",
+        "github:kestrelpay/ledger-api#431",
+    ], out["answer"]
+
+
+def test_which_pull_requests_a_person_merged_lists_those_they_merged_not_those_they_wrote(demo, monkeypatch) -> None:
+    out = ask(demo, monkeypatch, "Which PRs did sam-whitfield merge in June?")
+    refs = [ref for c in out["citations"] for ref in c["refs"]]
+    assert refs == [f"github:kestrelpay/ledger-api#{n}" for n in (426, 429, 431)], out["answer"]
+
+
+# -- "what is the status of the ticket about X?": a field of the item the question describes, as of now -------------
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("What is the status of the ticket about the p99 regression on statements after cutover?", "In Progress"),
+        ("What priority does the ticket about the migration that fails on PG15 have?", "Highest"),
+        ("Is the ticket about the request id in ledger-api logs still open?", "Yes"),
+        ("When was the ticket about the flaky settlement batch test resolved?", "resolved on 2026-05-20"),
+        ("When was PLAT-130 resolved?", "resolved on 2026-06-03"),
+    ],
+)
+def test_a_field_of_a_described_ticket_is_read_from_its_header_as_of_now(
+    demo, monkeypatch, question: str, first: str
+) -> None:
+    out = ask(demo, monkeypatch, question)
+    line = out["answer"].splitlines()[0]
+    assert first in line and "PLAT-1" in line, out["answer"]
+    assert [ref for c in out["citations"] for ref in c["refs"]][0].startswith("jira:PLAT-1"), out["answer"]

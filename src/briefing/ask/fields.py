@@ -38,6 +38,8 @@ MAX_ITEMS = 3
 # Where a citation marker goes in a sentence `read_field` writes.
 MARK = "\x00"
 
+# A header's "Resolved:" value: its day ("2017-10-05", "2017-10-05 14:02").
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 _CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 # A review verdict unit: an optional "[time]" stamp, the reviewer, the verdict.
@@ -137,6 +139,8 @@ def read_field(item: Item, field: str) -> Read | None:
         return (f"{item.label} was opened by {authored[1]}{MARK}", [header]) if authored else None
     if field == "merger":
         return _merged(item, header)
+    if field == "resolved":
+        return _resolved(item, header)
     if value is None or value.lower() in UNSET:
         return None
     if field == "status":
@@ -155,6 +159,18 @@ def _merged(item: Item, header: Unit) -> Read | None:
     if closed and closed[1]:
         return f"{item.label} was closed without being merged on {closed[2]}{MARK}", [header]
     return None
+
+
+def _resolved(item: Item, header: Unit) -> Read | None:
+    """The day the item reached its end: a tracker's "Resolved:" row, or a pull request's merge or close."""
+    day = rows(header.text).get("resolved", "")
+    if day and day.lower() not in UNSET and _DAY.match(day):
+        return f"{item.label} was resolved on {_DAY.match(day)[0]}{MARK}", [header]  # type: ignore[index]
+    merged = _MERGED.search(header.text)
+    if merged:
+        return f"{item.label} was merged on {merged[1]}{MARK}", [header]
+    closed = _CLOSED.search(header.text)
+    return (f"{item.label} was closed on {closed[2]}{MARK}", [header]) if closed else None
 
 
 def _reviews(item: Item, field: str) -> Read | None:

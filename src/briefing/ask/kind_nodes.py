@@ -21,6 +21,7 @@ from briefing.question.parse import wants
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
+    from briefing.ask.fields import Item
     from briefing.view import View
 
 Found = tuple["ExtractiveAnswer", dict[str, Any]]
@@ -108,7 +109,7 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
 
 
 def _fields(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View) -> Found | None:
-    from briefing.ask.fields import answer_fields, named_items
+    from briefing.ask.fields import answer_fields, items_at, named_items
 
     # "Who is assigned to PLAT-142?": the named item's own fields as of now, not the best-ranked line's writer.
     wanted = wants(state.question)
@@ -118,17 +119,25 @@ def _fields(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View
 
         # "Who is doing the ticket about X?": the item retrieval found, read the same way.
         read = answer_described(asked, state.question, answer, state.evidence, view)
-        return (read[0], {"fields": list(asked), "item": read[1]}) if read is not None else None
+        if read is None:
+            return None
+        described = read[0]
+        if asked == ("status",):
+            described = _verdict(state.question.text, described, items_at(view, [read[1]]))
+        return described, {"fields": list(asked), "item": read[1]}
     found = answer_fields(asked, state.question.constraints.tickets, answer, view)
     if found is not None and asked == ("status",):
-        from briefing.ask.item_state import verdict
-
-        # "Is PR #57 merged?", "Is TIMOB-25453 still open?": Yes or No first, from the same state as of now.
-        items = named_items(view, state.question.constraints.tickets)
-        headers = [(i.header, i.label.startswith("PR ")) for i in items if i.header is not None]
-        said = verdict(state.question.text, headers)
-        found = replace(found, text=f"{said} — {found.text}") if said else found
+        found = _verdict(state.question.text, found, named_items(view, state.question.constraints.tickets))
     return (found, {"fields": list(asked)}) if found is not None else None
+
+
+def _verdict(question: str, found: ExtractiveAnswer, items: list[Item]) -> ExtractiveAnswer:
+    """ "Is PR #57 merged?", "Is the ticket about X still open?": Yes or No first, from the same state as of now."""
+    from briefing.ask.item_state import verdict
+
+    headers = [(i.header, i.label.startswith("PR ")) for i in items if i.header is not None]
+    said = verdict(question, headers)
+    return replace(found, text=f"{said} — {found.text}") if said else found
 
 
 ATTEMPTS: dict[str, Attempt] = {"outline": _outline, "meetings": _meetings, "listing": _listing, "fields": _fields}

@@ -152,6 +152,8 @@ def listed_records(
         for ev in registry.meta(chunk, "events"):
             if not isinstance(ev, dict) or ev.get("event") != asked.event or not ev.get("at"):
                 continue
+            if asked.by and not _same_person(str(ev.get("by") or ""), asked.by):
+                continue
             at = datetime.fromisoformat(str(ev["at"]))
             # A record's events are its metadata, which the view does not cut: a later merge is not one yet.
             if window[0] <= at < window[1] and at <= view.now:
@@ -163,13 +165,26 @@ def listed_records(
     return found
 
 
+def _same_person(who: str, asked: str) -> bool:
+    """Whether an event's actor is the person a question names: the same login or name, or the same first name."""
+    who, asked = who.casefold(), asked.casefold()
+    return bool(who) and (who == asked or who.split()[0] == asked.split()[0])
+
+
 def render_records(
-    records: Sequence[tuple[datetime, Sequence[Chunk]]], kind: str, event: str, period: str, answer: ExtractiveAnswer
+    records: Sequence[tuple[datetime, Sequence[Chunk]]],
+    kind: str,
+    event: str,
+    period: str,
+    answer: ExtractiveAnswer,
+    by: str = "",
 ) -> ExtractiveAnswer:
-    """Tracker records as the answer: a lead with their number, kind, event and period, then one cited line each."""
+    """Tracker records as the answer: a lead with their number, kind, event (and whose, `by`) and period, then one
+    cited line each."""
     shown = records[:MAX_LISTED]
     more = f" ({len(records) - len(shown)} more not shown)" if len(records) > len(shown) else ""
-    lines = [f"{len(records)} {kind} {event} {period}{more}, oldest first:"]
+    whose = f" by {by}" if by else ""
+    lines = [f"{len(records)} {kind} {event}{whose} {period}{more}, oldest first:"]
     refs: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, (at, chunks) in enumerate(shown, 1):
@@ -242,5 +257,6 @@ def answer_listing(
         return render(listed, documents.kind, period, answer), [cs[0].doc_key for cs in listed]
     found = listed_records(records, window, view) if records is not None else []
     if records is not None and found:
-        return render_records(found, records.kind, records.event, period, answer), [cs[0].doc_key for _, cs in found]
+        told = render_records(found, records.kind, records.event, period, answer, by=records.by)
+        return told, [cs[0].doc_key for _, cs in found]
     return None

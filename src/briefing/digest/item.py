@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 MAX_LINES = 6  # dated lines per item: its state changes first, then its key comments
 MAX_CHANGES = 3
+OPENING_WORDS = 6
 MAX_LINKED = 2
 # The header fields whose change is news, in the order a state is told ("reporter" and "organiser" never change).
 _TOLD = tuple(label for field, labels in LABELS.items() if field not in ("reporter", "organiser") for label in labels)
@@ -87,6 +88,12 @@ def _plain(unit: Unit) -> str:
         if tag:
             text = text[len(unit.author) + tag.end() :]
     return text.strip()
+
+
+def _prose(texts: list[str]) -> str:
+    """The first of an item's opening pieces that is prose (OPENING_WORDS words or more), not the branch line or
+    the closing keywords a pull request's description starts with ("cred-val -> main", "Closes #678")."""
+    return next((t for t in texts if len(tx.words(_CODE.sub(" ", t))) >= OPENING_WORDS), "")
 
 
 def salience(sentence: str) -> float:
@@ -144,7 +151,7 @@ def comments(conv: Conversation, skip: set[tuple[str, datetime]], zone_day: Line
             continue  # the item's own text from before the window is context, not news
         sentence, value = best(words)
         if opening:  # what an item reports is its first informative sentence, outside what was pasted
-            sentence = tx.gist(_CODE.sub(" ", words), 200)
+            sentence = tx.gist(_CODE.sub(" ", _prose(texts) or words), 200)
         if not sentence or value <= 0:
             continue
         if unit.author and unit.author != asker:
@@ -258,7 +265,9 @@ def item_section(
     maker = LineMaker(briefer.zone, now)
     changes, now_header = state_changes(briefer, conv, start, end, now, maker)
     skip = {(e.seen.unit.ref, e.seen.at) for e in changes}
-    skip |= {(c.ref, c.at) for c in conv.changes}
+    # A transition's own unit is told as the change, except the opening: an item opened in the window is told by
+    # what it says ("opened by lee: ..."), and its description shares the opening's ref and time.
+    skip |= {(c.ref, c.at) for c in conv.changes if c.event != "opened"}
     said = comments(conv, skip, maker)
     changes += [e for e in said if e.change]  # review verdicts
     said = [e for e in said if not e.change]

@@ -19,6 +19,7 @@ from briefing.question.words import (
     ASKS_AGENDA,
     ASKS_AWAITING_REVIEW,
     ASKS_EVENTS,
+    ASKS_EVENTS_BY,
     ASKS_FINISHED,
     ASKS_LISTING,
     ASKS_NEXT,
@@ -54,6 +55,7 @@ class RecordsAsked:
     kind: str
     event: str
     pulls: bool
+    by: str = ""  # whose event it is ("which PRs did TWal open"): the author of an opening, who merged; "" anyone
 
 
 @dataclass(frozen=True)
@@ -86,15 +88,25 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bwho\s+(?:\w+\s+){0,2}?(?:reported|filed|raised|opened|created|wrote|authored)\b|\breporter\b",
         ),
         ("organiser", r"\bwho\s+(?:\w+\s+){0,2}?(?:organi[sz]ed|organi[sz]es|scheduled)\b|\borgani[sz]er\b"),
-        ("fix_version", r"\bfix\s+versions?\b|\bwhich\s+(?:release|version)s?\s+is\s+it\s+fixed\b"),
+        (
+            "fix_version",
+            r"\bfix\s+versions?\b|\b(?:which|what)\s+(?:release|version)s?\s+(?:is|was|will)\s+(?:\S+\s+){0,24}?"
+            r"(?:be\s+)?(?:fixed|shipped)\s+in\b|\bwhich\s+(?:release|version)s?\s+is\s+it\s+fixed\b",
+        ),
         ("resolution", r"\bresolution\b"),
+        # The day an item reached its end: "When was the ticket about X resolved?", "When did PR #57 get merged?".
+        (
+            "resolved",
+            r"\bwhen\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?(?:get\s+|got\s+|been\s+)?"
+            r"(?:resolved|closed|fixed|merged|resolve|close|fix|merge)\b",
+        ),
         ("sprint", r"\bsprints?\b"),
         ("milestone", r"\bmilestone\b"),
         ("priority", r"\bpriority\b"),
         ("labels", r"\blabels?\b"),
         (
             "status",
-            r"\b(?:status|state)\b|\bis\s+(?:\S+\s+){1,8}?still\s+(?:open|in\s+progress)\b"
+            r"\b(?:status|state)\b|\bis\s+(?:\S+\s+){1,20}?still\s+(?:open|in\s+progress)\b"
             r"|\b(?:is|was|has)\s+(?:\S+\s+){1,3}?(?:ever\s+|been\s+|already\s+)?"
             r"(?:open|closed|resolved|done|merged)(?:\s+yet)?\s*\?",
         ),
@@ -102,12 +114,25 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# Question text: where the description of the item asked about begins ("the ticket about ...", "the bug that ...").
+_DESCRIBED = re.compile(r"\b(?:about|regarding|concerning|that|where|titled|called|named)\b", re.I)
+
+
 def _fields_of(part: str) -> list[str]:
     found = sorted((m.start(), name) for name, pattern in FIELD_ASKS if (m := pattern.search(part)))
+    # A field's word inside the item's description is what the item is about, not a field asked ("Who is working on
+    # the ticket about labels inside nested views?", "Who reported the bug that breaks the status bar?"): once a
+    # field is asked before the description begins, the words after its start ask nothing more.
+    described = _DESCRIBED.search(part)
+    if described is not None and any(at < described.start() for at, _ in found):
+        found = [(at, name) for at, name in found if at < described.start()]
     names = [name for _, name in found]
     # A specific review role ("approved", "requested changes") is asked, not reviewers in general.
     if "reviewer" in names and {"approver", "changes"} & set(names):
         names.remove("reviewer")
+    # "When was X resolved?" asks the day, not whether it is resolved.
+    if "resolved" in names and "status" in names:
+        names.remove("status")
     return names
 
 
@@ -141,6 +166,27 @@ def described_roles(question: str, constraints: Constraints) -> tuple[str, ...]:
         return ()
     names = _fields_of(question)
     return tuple(names) if names and all(name in PERSON_FIELDS for name in names) else ()
+
+
+# The fields of an item's header a question may ask of an item it names by description ("What is the status of the
+# ticket about the login page?", "Which release is the bug that crashes on resume fixed in?"), when it says it asks
+# about an item: read as of now from the item retrieval finds, like the roles above.
+DESCRIBED_FIELDS = frozenset({"status", "resolution", "resolved", "fix_version", "priority", "milestone", "sprint"})
+_NAMES_ITEM = re.compile(r"\b(?:ticket|issue|bug|pr|pull\s+request|epic|story|task|sub-?task)s?\b", re.I)
+
+
+def described_fields(question: str, constraints: Constraints) -> tuple[str, ...]:
+    """The header fields a one-part question asks of an item it describes (and says is an item: "the ticket about",
+    "the PR that"), not naming its key; empty otherwise. The field is asked before the item is named: "Which PR
+    added X, and when was it merged?" asks for an item and a date, not a status."""
+    item = _NAMES_ITEM.search(question)
+    if constraints.tickets or constraints.prs or item is None or len(question_parts(question)) > 1:
+        return ()
+    asked = [(m.start(), name) for name, pattern in FIELD_ASKS if (m := pattern.search(question))]
+    if not any(at < item.start() for at, _ in asked):
+        return ()
+    names = _fields_of(question)
+    return tuple(names) if names and all(name in DESCRIBED_FIELDS for name in names) else ()
 
 
 def finished_asked(question: str, constraints: Constraints) -> FinishedAsked | None:
@@ -256,9 +302,13 @@ def documents_asked(question: str) -> DocumentsAsked | None:
 
 def records_asked(question: str) -> RecordsAsked | None:
     m = ASKS_EVENTS.search(question.strip())
+    if m is not None:
+        return RecordsAsked(" ".join(m[1].split()), EVENT_OF.get(m[2].lower(), "opened"), bool(PULL.search(m[1])))
+    m = ASKS_EVENTS_BY.search(question.strip())
     if m is None:
         return None
-    return RecordsAsked(" ".join(m[1].split()), EVENT_OF.get(m[2].lower(), "opened"), bool(PULL.search(m[1])))
+    event = "merged" if m[3].lower() == "merge" else "opened"
+    return RecordsAsked(" ".join(m[1].split()), event, bool(PULL.search(m[1])), by=m["who"])
 
 
 def agenda_asked(question: str) -> str | None:
@@ -284,7 +334,7 @@ def read(question: str, constraints: Constraints) -> Wants:
             topic=topic_of(question, constraints),
             forward=wants_forward(question, constraints),
         )
-    roles = described_roles(question, constraints)
+    roles = described_roles(question, constraints) or described_fields(question, constraints)
     if roles:
         return Wants(kinds=("fields", "fact"), fields=roles, described=True)
     if ASKS_AWAITING_REVIEW.search(question.strip()):

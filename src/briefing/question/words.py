@@ -130,6 +130,14 @@ ASKS_EVENTS = re.compile(
     re.I,
 )
 EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # the rest: "opened"
+# The same asked of one person's part: "which pull requests did TWal open in June", "what issues has Dana filed this
+# week", "which PRs did lee merge last month". Closing and resolving are finishing work (ASKS_FINISHED below).
+ASKS_EVENTS_BY = re.compile(
+    r"^\W*(?:which|what)\s+((?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?))\s+"
+    r"(?:did|has|have)\s+(?P<who>[\w.@-]+(?:\s+[A-Z][\w.@-]*){0,2})\s+"
+    r"(open|merge|file|create|raise|report|submit)(?:e?d)?\b",
+    re.I,
+)
 # Work items finished in a period, by someone or by anyone: "which tickets did Dana resolve last week", "what did
 # Lee finish this week", "what was resolved yesterday", "which bugs targeted at 2.2.1 were fixed last week". The
 # verbs are the ways English says a piece of work reached its end; pull requests are left to the records listing.

@@ -1,0 +1,168 @@
+"""Ask questions made from a corpus's own items (who holds a role, who closed it, which PR fixed it, why it was
+reopened) and count how many answers are right.
+
+No dev case is read: each question is built from an item of the index as of `--now` (its title, its header, its
+comments), so it measures a class of questions on data nobody wrote questions for. Modes:
+- `assignee`: "Who is working on the ticket about <summary>?", right when the answer names the header's assignee;
+- `closed`, `verified`: "Who closed (verified) the ticket about <summary>?", right when the answer's first line
+  names the writer of the item's last comment that announces it ("Closing ...", "Verified the fix ... Closing.");
+- `merger`, `author`: "Who merged (opened) the pull request that does <title>?", from a pull request's header;
+- `pull`: "Which pull request fixed the ticket about <summary>?", right when the answer's first line names a pull
+  request a comment of the item links (".../pull/9403");
+- `reopened`: "Why was the ticket about <summary> reopened?", right when the answer's first citation is a comment
+  of the item that opens with "Reopening";
+- `closes`: "Which issue did the pull request that does <title> close?" for an item whose description says
+  "Closes #N", right when the answer's first line names #N;
+- `said`: "What did <author> say about the ticket about <summary>?" for a comment of 80 characters or more,
+  right when the answer's first citation is one of that author's comments on the item;
+- `status`, `fix_version`, `resolved`: "What is the status of the ticket about <summary>?", "Which release is the
+  ticket about <summary> fixed in?", "When was the ticket about <summary> resolved?", right when the answer's first
+  line states the header's value as of `--now` (its day, for `resolved`).
+
+    python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30
+
+Items are drawn with a fixed seed; prints one line per question (OK or BAD) and the count right.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+# Comment text: a comment that announces a close or a verification, after an optional stamp, name and mentions.
+_LEAD = r"^\s*(?:\[[^\]]*\]\s*)?(?:[\w.@-]+:\s+)?(?:(?:\[~[^\]]*\]|@[\w.-]+)[,:]?\s*)*"
+_ANNOUNCES = {
+    "closed": re.compile(_LEAD + r"(?:closing|closed)\b", re.I | re.M),
+    "verified": re.compile(_LEAD + r"verified\b", re.I | re.M),
+}
+_REOPENING = re.compile(_LEAD + r"re-?opening\b", re.I | re.M)
+# A header field by its row label, and the question asked of it.
+_HEADER_ASKS = {
+    "status": ("status", "What is the status of the ticket about {}?"),
+    "fix_version": ("fix version/s", "Which release is the ticket about {} fixed in?"),
+    "resolved": ("resolved", "When was the ticket about {} resolved?"),
+}
+# Description text: the issues an item says it closes ("Closes #678", "Fixes: org/repo#12").
+_CLOSES = re.compile(r"\b(?:closes|fixes|resolves)\s*:?\s*(?:[\w-]+/[\w-]+)?#(\d+)", re.I)
+# Comment text: a link to a pull request, by its number.
+_PULL_LINK = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
+# Header text: a pull request's opening sentence, with its author and who merged it.
+_PULL = re.compile(r'PR #\d+ "(.*)" authored by (\S+), opened \S+, merged \S+ by (\S+)')
+
+
+def _summary(title: str) -> str:
+    """A ticket title without its key and its platform tag ("TIMOB-1: iOS: X" -> "X")."""
+    summary = title.split(": ", 1)[-1] if ": " in title else title
+    return re.sub(r"^[A-Za-z]+:\s*", "", summary).rstrip(".").lower()
+
+
+def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
+    """item key -> (question, what a right answer holds: the person's name, a pull request number, a ref)."""
+    from briefing.ask.header import is_header, rows
+    from briefing.index import Filter
+
+    found: dict[str, tuple[str, set[str]]] = {}
+    linked: dict[str, set[str]] = {}
+    said: dict[tuple[str, str], set[str]] = {}
+    latest: dict[str, tuple[str, datetime | None]] = {}
+    titles: dict[str, str] = {}
+    for chunk in view.chunks(Filter()):
+        titles[chunk.doc_key] = chunk.title
+        for unit in chunk.units:
+            own = unit.ref == chunk.doc_key
+            if mode == "assignee" and own and is_header(unit.text):
+                assignee = rows(unit.text).get("assignee", "")
+                if assignee and assignee.lower() not in {"unassigned", "none", "-"} and "recorded" not in assignee:
+                    asked = f"Who is working on the ticket about {_summary(chunk.title)}?"
+                    found[chunk.doc_key] = (asked, {assignee.split()[0]})
+            elif mode in _HEADER_ASKS and own and is_header(unit.text):
+                value = rows(unit.text).get(_HEADER_ASKS[mode][0], "").split(",")[0].strip()
+                value = value[:10] if mode == "resolved" else value
+                if value and "recorded" not in value:
+                    found[chunk.doc_key] = (_HEADER_ASKS[mode][1].format(_summary(chunk.title)), {value})
+            elif mode in _ANNOUNCES and not own and unit.author and _ANNOUNCES[mode].search(unit.text):
+                before = latest.get(chunk.doc_key)
+                if before is None or (unit.at and before[1] and unit.at > before[1]):
+                    latest[chunk.doc_key] = (unit.author, unit.at)
+            elif mode in {"merger", "author"} and own and (m := _PULL.match(unit.text)):
+                verb, who = ("merged", m[3]) if mode == "merger" else ("opened", m[2])
+                asked = f"Who {verb} the pull request that does {m[1].rstrip('.').lower()}?"
+                found[chunk.doc_key] = (asked, {who})
+            elif mode == "pull" and not own and (numbers := _PULL_LINK.findall(unit.text)):
+                linked.setdefault(chunk.doc_key, set()).update(numbers)
+            elif mode == "reopened" and not own and _REOPENING.search(unit.text):
+                linked.setdefault(chunk.doc_key, set()).add(unit.ref)
+            elif mode == "closes" and own and (closes := _CLOSES.findall(unit.text)):
+                linked.setdefault(chunk.doc_key, set()).update(closes)
+            elif mode == "said" and not own and unit.author and len(unit.text) >= 80 and "review:" not in unit.text:
+                said.setdefault((chunk.doc_key, unit.author), set()).add(unit.ref)
+    for key, (who, _) in latest.items():
+        found[key] = (f"Who {mode} the ticket about {_summary(titles[key])}?", {who.split()[0]})
+    for (key, author), refs in said.items():
+        found[f"{key}|{author}"] = (f"What did {author} say about the ticket about {_summary(titles[key])}?", refs)
+    for key, held in linked.items():
+        if mode == "pull":
+            found[key] = (f"Which pull request fixed the ticket about {_summary(titles[key])}?", held)
+        elif mode == "closes":
+            title = titles[key].split(": ", 1)[-1].rstrip(".").lower()
+            found[key] = (f"Which issue did the pull request that does {title} close?", held)
+        else:
+            found[key] = (f"Why was the ticket about {_summary(titles[key])} reopened?", held)
+    return found
+
+
+def _right(mode: str, expected: set[str], answer: Any) -> bool:
+    """Whether `answer` (a `Brief.ask` result) holds what a right answer to a question of `mode` holds."""
+    first = answer.answer.splitlines()[0] if answer.answer else ""
+    if mode in {"reopened", "said"}:
+        return bool(answer.citations) and bool(set(answer.citations[0].refs) & expected)
+    if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
+        days = [date.fromisoformat(e) for e in expected]
+        return any(e in first for e in expected) or any(f"{d.day} {d:%b}" in first for d in days)
+    if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
+        days = [date.fromisoformat(e) for e in expected]
+        return any(e in first for e in expected) or any(f"{d.day} {d:%b}" in first for d in days)
+    if mode in {"pull", "closes"}:
+        return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
+    said = (first if mode in _ANNOUNCES or mode in _HEADER_ASKS else answer.answer).lower()
+    return any(e.lower() in said for e in expected)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, required=True)
+    parser.add_argument("--now", required=True)
+    modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
+    modes += ["resolved", "said", "closes"]
+    parser.add_argument("--mode", choices=modes, required=True)
+    parser.add_argument("-n", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    from briefing.ask.run import build_deps
+    from briefing.service import Brief, parse_now
+    from briefing.settings import load_settings
+
+    now = parse_now(args.now)
+    with Brief(load_settings(args.config)) as brief:
+        view = build_deps(brief).retriever.index.view(now)
+        cases = _cases(view, args.mode)
+        keys = sorted(cases)
+        random.Random(args.seed).shuffle(keys)  # noqa: S311 (a reproducible draw, not a secret)
+        right = 0
+        for key in keys[: args.n]:
+            question, expected = cases[key]
+            answer = brief.ask(question, now=now, k=10)
+            ok = _right(args.mode, expected, answer)
+            right += ok
+            first = answer.answer.splitlines()[0] if answer.answer else ""
+            print("OK " if ok else "BAD", key, "|", question, "| expected", sorted(expected)[:3], "|", first[:160])
+        print(f"{right} of {min(args.n, len(keys))} right")
+
+
+if __name__ == "__main__":
+    main()

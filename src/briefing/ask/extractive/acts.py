@@ -1,0 +1,118 @@
+"""Reranking by the act a question asks about: the named doer's own lines first, and in each item the comment
+that announces the asked change of state (its reason, successor or maker), links the asked pull request or names
+the issues a change closed first."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from briefing.ask.extractive.evidence import Evidence
+from briefing.ask.segment import clean
+from briefing.question.acts import asks_closed_item, change_asked, doers
+from briefing.question.answer_type import extra_of
+from briefing.question.model import Question
+
+# Lines by nobody the question names as the doer keep this share of their score, when a line by a doer scores within
+# DOER_REACH of the best line: "Where did raphaelrobert suggest X belongs?" is answered by raphaelrobert's comment,
+# not by the pull request's description that words X best (the same share as `ranking.PLACE_OTHER`).
+DOER_OTHER = 0.8
+DOER_REACH = 0.6
+# Line text: a link to a pull request or a pull request named by number ("/pull/9403", "PR #57", "pull request 57").
+_LINKS_PULL = re.compile(r"/pulls?/\d+|\b(?:PR|pull\s+request)\s*#?\d+", re.I)
+# Line text: the issues a change says it closes ("Closes #678", "Fixes: org/repo#12", "Resolves TIMOB-25206").
+_CLOSES_REF = re.compile(
+    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*(?:[\w.-]+/[\w.-]+)?(?:#\d+|\b[A-Z][A-Z0-9]+-\d+)", re.I
+)
+# Comment text: where an announcement may start: after the prefix of a comment (a "[2022-05-02 18:27] name:" stamp,
+# JIRA "[~user]" and "@user" mentions) or after the end of a sentence ("Verified the fix in 6.3.0. Closing.").
+_PREFIX = r"(?:^\s*(?:\[[^\]]*\]\s*)?(?:[\w.@-]+:\s+)?(?:(?:\[~[^\]]*\]|@[\w.-]+)[,:]?\s*)*|[.!?]\s+)"
+# Comment text: a comment that announces the change it makes and why, by family of change ("Closing as the changes
+# have all moved elsewhere.", "Closing in favor of #617", "Reopening as this has cropped up again in 6.3.0",
+# "Verified the fix in SDK 6.2.0.", "Reverting this in light of ...", "Resolving as won't fix: ..."), or that names
+# the item that superseded this one.
+_ANNOUNCES = {
+    "reopen": re.compile(_PREFIX + r"re-?opening\b", re.I),
+    "verify": re.compile(_PREFIX + r"verified\b", re.I),
+    "revert": re.compile(_PREFIX + r"(?:reverting|rolling\s+back|backing\s+out)\b", re.I),
+    "close": re.compile(
+        _PREFIX + r"(?:closing|resolving|rejecting|declining|abandoning|withdrawing|marking\s+(?:this|it)\s+as)\b"
+        r"|\b(?:superseded\s+by|replaced\s+by|obsoleted\s+by|closing\s+(?:this\s+)?in\s+favou?r\s+of|"
+        r"closed\s+in\s+favou?r\s+of)\b",
+        re.I,
+    ),
+}
+
+
+def announces(text: str, family: str) -> bool:
+    """Whether comment text announces a change of the `family` ("close", "reopen", "revert") it makes."""
+    rule = _ANNOUNCES.get(family)
+    return bool(rule and rule.search(clean(text, limit=600)))
+
+
+def announced_change_leads(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "Why was X closed / reopened / reverted?", "What superseded X?" and "Who closed (verified) X?": a line
+    announcing that change ("Closing as ...", "Reopening as ...", "Closing in favor of #617", "Verified the fix")
+    scores just above the best line of its item, over the item's description and the records of the change, which
+    say what happened, not why or by whom."""
+    family = change_asked(question)
+    if not family:
+        return
+    best: dict[str, float] = {}
+    for ev in evidence:
+        key = ev.chunk.doc_key
+        best[key] = max(best.get(key, 0.0), ev.score)
+    for ev in evidence:
+        if announces(ev.text, family):
+            ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)
+
+
+def doers_first(question: Question, evidence: Sequence[Evidence]) -> None:
+    """Lines by a person the question names as the doer outrank the others (`DOER_OTHER`), when one of them is
+    close to the best line (`DOER_REACH`); their lines in other items than the one asked about (the best line's by
+    its words alone) rank with the others, when they wrote in the one asked about."""
+    names = doers(question)
+    if not names or not evidence:
+        return
+    full = {n.lower() for n in names}
+    firsts = {n.split()[0].lower() for n in names}
+
+    def by(author: str | None) -> bool:
+        return bool(author) and (author.lower() in full or author.split()[0].lower() in firsts)  # type: ignore[union-attr]
+
+    top = max(ev.score for ev in evidence)
+    if not any(by(ev.author) and ev.score >= top * DOER_REACH for ev in evidence):
+        return
+    # The item the question is about: the best line's, by its words alone (without the bonus for being theirs).
+    about = max(evidence, key=lambda ev: ev.score - ev.person).chunk.doc_key
+    theirs_there = any(by(ev.author) and ev.chunk.doc_key == about for ev in evidence)
+    for ev in evidence:
+        if not by(ev.author) or (theirs_there and ev.chunk.doc_key != about):
+            ev.score *= DOER_OTHER
+
+
+def pull_links_lead(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "Which pull request fixed (added, implemented) X?": in each item, a line that links or names a pull
+    request ("PR (master): https://github.com/org/repo/pull/9403", "Fixed in PR #57") scores just above the best
+    line of its item: a ticket's description words X best, but the comment that links the fix answers which PR."""
+    if not extra_of(question)["asks_pull"]:
+        return
+    best: dict[str, float] = {}
+    for ev in evidence:
+        best[ev.chunk.doc_key] = max(best.get(ev.chunk.doc_key, 0.0), ev.score)
+    for ev in evidence:
+        if _LINKS_PULL.search(ev.text):
+            ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)
+
+
+def closed_refs_lead(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "Which issue did the PR about X close?": in each item, the line that names the issues it closes ("Closes
+    #678") scores just above the item's best line (its record, which says it was merged, not what it closed)."""
+    if not asks_closed_item(question):
+        return
+    best: dict[str, float] = {}
+    for ev in evidence:
+        best[ev.chunk.doc_key] = max(best.get(ev.chunk.doc_key, 0.0), ev.score)
+    for ev in evidence:
+        if _CLOSES_REF.search(ev.text):
+            ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)

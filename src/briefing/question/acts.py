@@ -1,0 +1,72 @@
+"""What a question asks about an act: the people it names as the ones who did it, the state change it asks about.
+
+Both are read from the parsed question on demand (its text and the people its constraints name), so an answer
+stage can ask them of any `Question`, also of one built before they existed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from briefing.question.model import Question
+
+# Question text: an auxiliary verb right before a named person and their verb makes that person the doer of the act
+# asked about ("What did Chris Barber change", "Why did rohan-wire close", "Where has Ana said"); "Who replied to
+# Ana" and "What did the team ask Ana" name Ana as someone else's object.
+_AUX = r"(?:did|does|do|has|have|had|will|would|could|can|should)"
+# Question text: the reason or the successor of a change of an item's state is asked ("Why was it reopened?",
+# "What was the reason for closing it?", "What superseded PR #610?", "In favour of what was it dropped?").
+_ASKS_REASON = re.compile(r"\bwhy\b|\breasons?\b|\bsupersed\w*|\breplac\w*|\bin\s+favou?r\s+of\b", re.I)
+# Question text: who made a change of an item's state ("Who closed the ticket about ...?", "Who verified the fix?"):
+# the person who announced it in a comment ("Verified the fix in 6.2.0. Closing.") did, not its reporter.
+_ASKS_WHO_CHANGED = re.compile(
+    r"^\W*who\s+(?:\w+\s+){0,2}?(?:closed|re-?opened|reverted|resolved|rejected|declined|abandoned|withdrew|"
+    r"verified)\b",
+    re.I,
+)
+# Question text: the change, by family: reopening; reverting; closing in any of its forms (a ticket resolved,
+# rejected, declined, abandoned, superseded, replaced, marked a duplicate or won't-fix).
+CHANGES = {
+    "reopen": re.compile(r"\bre-?open\w*", re.I),
+    "verify": re.compile(r"\bverif(?:y|ied|ies|ying|ication)\b", re.I),
+    "revert": re.compile(r"\b(?:revert\w*|roll(?:ed|ing)?\s+back|back(?:ed|ing)?\s+out)\b", re.I),
+    "close": re.compile(
+        r"\b(?:clos(?:e|ed|es|ing)|resolv(?:e|ed|es|ing)|reject\w*|declin\w*|abandon\w*|withdr[ae]wn?|"
+        r"supersed\w*|replac\w*|obsolet\w*|won'?t\s+fix|duplicate|drop(?:ped|ping)?|in\s+favou?r\s+of)\b",
+        re.I,
+    ),
+}
+
+
+# Question text: the item a change closed is asked ("Which issue did the PR about X close?", "What bug does PR #57
+# fix?", "Which tickets did the retry change resolve?").
+_ASKS_CLOSED_ITEM = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:issues?|tickets?|bugs?)\b.*\b(?:clos|fix|resolv|address)\w*", re.I
+)
+
+
+def asks_closed_item(question: Question) -> bool:
+    """Whether the question asks which issue (ticket, bug) a change closed, fixed or resolved."""
+    return bool(_ASKS_CLOSED_ITEM.search(question.text))
+
+
+def doers(question: Question) -> tuple[str, ...]:
+    """The people the question names as the ones who did what it asks about ("Where did raphaelrobert suggest
+    ...?" names raphaelrobert), in the question's order; none when it names people only otherwise."""
+    text = question.text
+    found = []
+    for person in question.people:
+        if person and re.search(rf"\b{_AUX}\s+{re.escape(person)}(?:'s)?\s+[a-z]", text, re.I):
+            found.append(person)
+    return tuple(found)
+
+
+def change_asked(question: Question) -> str:
+    """The family of the state change ("reopen", "verify", "revert", "close") whose reason, successor or maker the
+    question asks for; "" when it asks for none of them. A question naming two families asks about the first one
+    it names."""
+    text = question.text
+    if not _ASKS_REASON.search(text) and not _ASKS_WHO_CHANGED.search(text):
+        return ""
+    at = {family: m.start() for family, rule in CHANGES.items() if (m := rule.search(text))}
+    return min(at, key=lambda family: at[family]) if at else ""
