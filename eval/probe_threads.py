@@ -3,9 +3,11 @@ subject) and count how often the answer's lead cites the reply that answered it.
 
 No dev case is read. Each conversation of the index gives at most one question and the unit(s) that answer it:
 - a chat thread whose opening message asks ("How do I ...?"): its first asking sentence, answered by the reply
-  just before the asker's thanks, else the first reply by someone else (`briefing.ask.learned.examples`);
-- a ticket or an issue ("KEY-1: <summary>"): the summary put as a question ("How was <summary> resolved?"),
-  answered the same way by its comments (the first comment by someone other than the reporter);
+  just before the asker's thanks, else the first reply by someone else (`briefing.ask.learned.examples`); an
+  opening that reports a problem without asking: 'What was the answer to "<its first sentence>"?';
+- a closed ticket or issue ("KEY-1: <summary>"): the summary put as a question ("How was <summary> resolved?"),
+  answered by its maintainer's last comment (the assignee's, else the closer's; else anyone's but the reporter's)
+  that is not a close or verification notice;
 - a mail that starts a subject ("[PATCH v2 3/5] <subject>", or a question): "What was the feedback on
   <subject>?", answered by the first reply by someone else that is not just an acknowledgement (a
   "Reviewed-by:" line, "Applied, thanks") or a robot's.
@@ -47,6 +49,10 @@ _MAIL_ASKS = ("What was the feedback on {}?", "What did reviewers say about {}?"
 # Ticket text: a header's status row; a comment that only announces a close or a verification.
 _STATUS = re.compile(r"\bStatus: ", re.I)
 _NOTICE = re.compile(r"^\W*(?:closing|closed|verified|reopening|cleaning up)\b", re.I)
+# Chat text: an opening that reports a problem ("I'm facing an issue with ...", "getting an error when ...").
+_PROBLEM = re.compile(
+    r"\b(?:error|issue|problem|fail(?:s|ed|ing|ure)?|crash\w*|not working|unable|can'?t|cannot|stuck|bug)\b", re.I
+)
 ACK_WORDS = 8  # a reply with fewer words of its own than this is an acknowledgement
 MIN_WORDS = 3
 
@@ -173,6 +179,8 @@ def probes(chunks: Any, rng: random.Random) -> list[Probe]:
         question = short_question(text, _Raw(), summary=False)  # type: ignore[arg-type]
         if not question.endswith("?"):
             first = question.split(". ")[0].rstrip(".!: ")
+            if not _PROBLEM.search(first):
+                continue  # an opening that neither asks nor reports a problem ("so I've enjoyed zippers")
             question = f'What was the answer to "{first}"?'
         if len(content_words(question)) < MIN_WORDS + 1:
             continue  # "is that an uncommon use case?": asks of something said before, not on its own
