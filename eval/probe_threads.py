@@ -4,7 +4,7 @@ subject) and count how often the answer's lead cites the reply that answered it.
 No dev case is read. Each conversation of the index gives at most one question and the unit(s) that answer it:
 - a chat thread whose opening message asks ("How do I ...?"): its first asking sentence, answered by the reply
   just before the asker's thanks, else the first reply by someone else (`briefing.ask.learned.examples`); an
-  opening that reports a problem without asking: 'What was the answer to "<its first sentence>"?';
+  opening that reports a problem without asking: 'How was this resolved: "<its first sentence>"?';
 - a closed ticket or issue ("KEY-1: <summary>"): the summary put as a question ("How was <summary> resolved?"),
   answered by its maintainer's last comment (the assignee's, else the closer's; else anyone's but the reporter's)
   that is not a close or verification notice;
@@ -181,7 +181,7 @@ def probes(chunks: Any, rng: random.Random) -> list[Probe]:
             first = question.split(". ")[0].rstrip(".!: ")
             if not _PROBLEM.search(first):
                 continue  # an opening that neither asks nor reports a problem ("so I've enjoyed zippers")
-            question = f'What was the answer to "{first}"?'
+            question = f'How was this resolved: "{first}"?'
         if len(content_words(question)) < MIN_WORDS + 1:
             continue  # "is that an uncommon use case?": asks of something said before, not on its own
         reply = _resolving(units, asker, blank)
