@@ -104,3 +104,27 @@ def starter_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
     )
     if reply is not None and reply.score >= top.score * GIVE_WAY_FLOOR:
         ranked.insert(0, ranked.pop(ranked.index(reply)))
+
+
+# The same for any conversation whose opening is the item's own record (a ticket's or an issue's description, a
+# thread's first mail: its ref is the document's key): for a fix question, the best line of the item by someone other
+# than its opener leads when it scores at least GIVE_WAY_FLOOR of the opening's line.
+def opening_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
+    """When `fix` and the best line of `ranked` (best first) is of its item's opening record, move the item's best
+    line by someone else (the rule above) to the front, in place."""
+    if not fix or len(ranked) < 2:
+        return
+    top = ranked[0]
+    key = top.chunk.doc_key
+    if not top.author or top.ref != key:
+        return
+    reply = next(
+        (
+            e
+            for e in ranked
+            if e.chunk.doc_key == key and e.ref != key and e.author and e.author != top.author and not holding(e)
+        ),
+        None,
+    )
+    if reply is not None and reply.score >= top.score * GIVE_WAY_FLOOR:
+        ranked.insert(0, ranked.pop(ranked.index(reply)))
