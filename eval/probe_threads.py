@@ -88,7 +88,7 @@ def _own_words(text: str) -> int:
     return sum(len(line.split()) for line in body.splitlines() if not _NOISE_LINE.match(line))
 
 
-def _mail_probes(key: str, units: list[Any], now: datetime, rng: random.Random) -> Probe | None:
+def _mail_probe(key: str, units: list[Any], now: datetime, rng: random.Random) -> Probe | None:
     """The conversation's first mail that got a reply of substance from someone else, as a probe."""
     for i, mail in enumerate(units):
         subject = _mail_subject(mail.text)
@@ -143,7 +143,7 @@ def _ticket_probe(
     if not replies:
         return None
     topic = _SUBSYSTEMS.sub("", _SUBJECT_TAGS.sub("", summary)).strip()
-    raw = short_question(topic, _Raw(), summary=True)  # type: ignore[arg-type]
+    raw = short_question(topic, _Raw(), summary=True)
     question = raw if raw.endswith("?") else rng.choice(_TICKET_ASKS).format(raw[:1].lower() + raw[1:].rstrip(". "))
     own = frozenset({key})
     return Probe(key, question, now, frozenset({replies[-1].ref}), own, frozenset(u.ref for u in units), "ticket")
@@ -166,7 +166,7 @@ def probes(chunks: Any, rng: random.Random) -> list[Probe]:
         asked = _asked(parts)
         if asked is None:
             if any(_mail_subject(u.text) for u in units[:1]):
-                probe = _mail_probes(key, sorted(units, key=lambda u: u.at or now), now, rng)
+                probe = _mail_probe(key, sorted(units, key=lambda u: u.at or now), now, rng)
                 if probe is not None:
                     found.append(probe)
             continue
@@ -176,7 +176,7 @@ def probes(chunks: Any, rng: random.Random) -> list[Probe]:
             if probe is not None:
                 found.append(probe)
             continue
-        question = short_question(text, _Raw(), summary=False)  # type: ignore[arg-type]
+        question = short_question(text, _Raw(), summary=False)
         if not question.endswith("?"):
             first = question.split(". ")[0].rstrip(".!: ")
             if not _PROBLEM.search(first):
