@@ -22,7 +22,12 @@ from briefing.ask.extractive.evidence import (
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
 from briefing.ask.extractive.followups import shared_line
-from briefing.ask.extractive.openings import earliest_reply_lead, opening_reply_lead
+from briefing.ask.extractive.openings import (
+    earliest_reply_lead,
+    opening_gives_way,
+    opening_reply_lead,
+    starter_gives_way,
+)
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, rerank
 from briefing.ask.extractive.refusal import (
@@ -249,6 +254,8 @@ class ExtractiveAnswerer:
             pool = in_window(evidence, window, now)
             if replies_first:
                 opening_reply_lead(pool)
+                starter_gives_way(pool, fix=asked["asks_fix"])
+                opening_gives_way(pool, fix=asked["asks_fix"])
                 earliest_reply_lead(pool)
             chosen = choose(pool, broad=False, hedged=False)
             top = chosen[0]

@@ -78,3 +78,53 @@ def earliest_reply_lead(ranked: list[Evidence]) -> None:
     first = min(close, key=lambda e: e.at_iso or "")
     if first is not top:
         ranked.insert(0, ranked.pop(ranked.index(first)))
+
+
+# The best line is by the starter of its help thread and either asks (the question restated) or the question asks
+# for the fix ("How was <the problem> resolved?"): the starter's line asks or describes, it does not answer. A
+# starter's statement keeps its place for other questions ("What broke the deploy?": the report says). The thread's
+# best reply by someone else, not a holding one, leads when it scores at least GIVE_WAY_FLOOR of that line. Chosen
+# on thread probes of two Slack workspaces (eval/probe_threads.py).
+GIVE_WAY_FLOOR = 0.4
+
+
+def starter_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
+    """When the best line of `ranked` (best first) is by the starter of its help thread and asks, or `fix` (the
+    question asks for the fix), move that thread's best reply (the rule above) to the front, in place."""
+    if len(ranked) < 2:
+        return
+    top = ranked[0]
+    threads = help_threads(ranked)
+    key = top.chunk.doc_key
+    if key not in threads or top.author != threads[key] or not (fix or "?" in top.text):
+        return
+    reply = next(
+        (e for e in ranked if e.chunk.doc_key == key and e.author and e.author != threads[key] and not holding(e)),
+        None,
+    )
+    if reply is not None and reply.score >= top.score * GIVE_WAY_FLOOR:
+        ranked.insert(0, ranked.pop(ranked.index(reply)))
+
+
+# The same for any conversation whose opening is the item's own record (a ticket's or an issue's description, a
+# thread's first mail: its ref is the document's key): for a fix question, the best line of the item by someone other
+# than its opener leads when it scores at least GIVE_WAY_FLOOR of the opening's line.
+def opening_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
+    """When `fix` and the best line of `ranked` (best first) is of its item's opening record, move the item's best
+    line by someone else (the rule above) to the front, in place."""
+    if not fix or len(ranked) < 2:
+        return
+    top = ranked[0]
+    key = top.chunk.doc_key
+    if not top.author or top.ref != key:
+        return
+    reply = next(
+        (
+            e
+            for e in ranked
+            if e.chunk.doc_key == key and e.ref != key and e.author and e.author != top.author and not holding(e)
+        ),
+        None,
+    )
+    if reply is not None and reply.score >= top.score * GIVE_WAY_FLOOR:
+        ranked.insert(0, ranked.pop(ranked.index(reply)))
