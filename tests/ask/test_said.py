@@ -65,6 +65,15 @@ POSITIONED = ticket(
     ),
 )
 
+# A pull request the same reviewer approved with a bare verdict, and commented on in words.
+RETRIES = ticket(
+    "APP-30",
+    "Add retries to the export client",
+    ("kim", "Retries the export client's requests with a backoff.", at(11, 2, 9, 0)),
+    ("lee", "[2017-11-03 10:00] lee approved", at(11, 3, 10, 0)),
+    ("lee", "Stop after five tries at most, or a dead server keeps everything waiting.", at(11, 3, 9, 0)),
+)
+
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
@@ -114,6 +123,13 @@ def test_a_person_who_only_reported_the_ticket_is_quoted_from_its_description(an
     answer = answerer.answer(question, [POSITIONED, EXTENDS])
     who, text = _first(answer)
     assert who.startswith("Ana Ruiz") and "wrong position" in text, answer.text
+
+
+def test_what_a_reviewer_said_is_their_words_not_their_bare_verdict(answerer: ExtractiveAnswerer) -> None:
+    question = parsed("What did lee say about the ticket about add retries to the export client?", people=["lee"])
+    answer = answerer.answer(question, [RETRIES, EXTENDS])
+    who, text = _first(answer)
+    assert who.startswith("lee") and "five tries" in text, answer.text
 
 
 @pytest.mark.parametrize(

@@ -122,6 +122,15 @@ def closed_refs_lead(question: Question, evidence: Sequence[Evidence]) -> None:
             ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)
 
 
+# Review text: a verdict that says nothing more ("[2022-05-23 07:39] kkohbrok reviewed", "bifurcation approved",
+# "review: commented by Bren2010"): that a person reviewed, not what they said.
+_BARE_VERDICT = re.compile(
+    r"^\s*(?:\[[^\]]*\]\s*)?(?:review:\s*)?(?:[\w.@-]+\s+)?(?:approved|reviewed|requested\s+changes|commented|"
+    r"dismissed)(?:\s+by\s+[\w.@-]+)?\s*[.:]?\s*$",
+    re.I,
+)
+
+
 def _title_words(key: str, title: str) -> set[str]:
     """The words of an item's title without its key ("TIMOB-1: iOS: X" says "ios" and X's words)."""
     return content_words(title) - content_words(key.rpartition(":")[2]) - content_words(key)
@@ -147,12 +156,19 @@ def _item_asked(question: Question, described: str, evidence: Sequence[Evidence]
     return found
 
 
+def _unit_text(ev: Evidence) -> str:
+    """The whole text of the unit a line is from (the line itself when its chunk does not hold it)."""
+    units = ev.chunk.units
+    return units[ev.unit].text if 0 <= ev.unit < len(units) and units[ev.unit].ref == ev.ref else ev.text
+
+
 def said_on_item_leads(question: Question, evidence: Sequence[Evidence]) -> None:
     """For "What did <person> say about the ticket about <description>?" (or about a key): the person's comments on
     that item lead, in their own order, over the item's own record (its description and header, which say what the
     item is, not what they said about it) and over the lines of other items, which keep `DOER_OTHER`. The item is
     the one named by key, else the one whose title the question's description matches; nothing changes when the
-    question names no such item or the person wrote no comment on it."""
+    question names no such item or the person wrote no comment on it. A bare review verdict of theirs ("kkohbrok
+    reviewed") leads only when they wrote nothing else there."""
     names, described = said_on_item(question)
     if not names or not evidence:
         return
@@ -167,6 +183,9 @@ def said_on_item_leads(question: Question, evidence: Sequence[Evidence]) -> None
     comments = [ev for ev in evidence if ev.chunk.doc_key == about and ev.ref != about and theirs(ev)]
     if not about or not comments:
         return
+    # A bare review verdict of theirs says that they reviewed, not what they said: their words lead when they wrote any.
+    worded = [ev for ev in comments if not _BARE_VERDICT.match(_unit_text(ev))]
+    comments = worded or comments
     for ev in evidence:
         if ev.chunk.doc_key != about:
             ev.score *= DOER_OTHER
