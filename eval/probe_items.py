@@ -15,6 +15,11 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   "Closes #N", right when the answer's first line names #N;
 - `said`: "What did <author> say about the ticket about <summary>?" for a comment of 80 characters or more,
   right when the answer's first citation is one of that author's comments on the item;
+- `assignee2`, `merger2`, `changes2`: two-part questions with a role part, "What was reported in the ticket about
+  <summary>, and who is it assigned to?", "What does the pull request that does <title> change, and who merged it?",
+  "Who requested changes on the pull request that does <title>, and what did they ask for?", right when the role
+  part's answer line (the one that opens with "Who") names the header's assignee, the merger or a reviewer whose
+  last verdict requested changes;
 - `status`, `fix_version`, `resolved`: "What is the status of the ticket about <summary>?", "Which release is the
   ticket about <summary> fixed in?", "When was the ticket about <summary> resolved?", right when the answer's first
   line states the header's value as of `--now` (its day, for `resolved`).
@@ -52,6 +57,14 @@ _CLOSES = re.compile(r"\b(?:closes|fixes|resolves)\s*:?\s*(?:[\w-]+/[\w-]+)?#(\d
 _PULL_LINK = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
 # Header text: a pull request's opening sentence, with its author and who merged it.
 _PULL = re.compile(r'PR #\d+ "(.*)" authored by (\S+), opened \S+, merged \S+ by (\S+)')
+# Review text: a reviewer's verdict after its time stamp ("[2022-01-10 17:01] bifurcation requested changes: ...").
+_CHANGES = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([\w.@-]+)\s+requested changes\b")
+# The question each two-part mode asks, of a ticket's summary or a pull request's title.
+_TWO_PART = {
+    "assignee2": "What was reported in the ticket about {}, and who is it assigned to?",
+    "merger2": "What does the pull request that does {} change, and who merged it?",
+    "changes2": "Who requested changes on the pull request that does {}, and what did they ask for?",
+}
 
 
 def _summary(title: str) -> str:
@@ -74,10 +87,11 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
         titles[chunk.doc_key] = chunk.title
         for unit in chunk.units:
             own = unit.ref == chunk.doc_key
-            if mode == "assignee" and own and is_header(unit.text):
+            if mode in {"assignee", "assignee2"} and own and is_header(unit.text):
                 assignee = rows(unit.text).get("assignee", "")
                 if assignee and assignee.lower() not in {"unassigned", "none", "-"} and "recorded" not in assignee:
                     asked = f"Who is working on the ticket about {_summary(chunk.title)}?"
+                    asked = _TWO_PART[mode].format(_summary(chunk.title)) if mode == "assignee2" else asked
                     found[chunk.doc_key] = (asked, {assignee.split()[0]})
             elif mode in _HEADER_ASKS and own and is_header(unit.text):
                 value = rows(unit.text).get(_HEADER_ASKS[mode][0], "").split(",")[0].strip()
@@ -88,6 +102,10 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 before = latest.get(chunk.doc_key)
                 if before is None or (unit.at and before[1] and unit.at > before[1]):
                     latest[chunk.doc_key] = (unit.author, unit.at)
+            elif mode == "merger2" and own and (m := _PULL.match(unit.text)):
+                found[chunk.doc_key] = (_TWO_PART[mode].format(m[1].rstrip(".").lower()), {m[3]})
+            elif mode == "changes2" and not own and (m := _CHANGES.match(unit.text)):
+                linked.setdefault(chunk.doc_key, set()).add(m[1])
             elif mode in {"merger", "author"} and own and (m := _PULL.match(unit.text)):
                 verb, who = ("merged", m[3]) if mode == "merger" else ("opened", m[2])
                 asked = f"Who {verb} the pull request that does {m[1].rstrip('.').lower()}?"
@@ -107,6 +125,8 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
     for key, held in linked.items():
         if mode == "pull":
             found[key] = (f"Which pull request fixed the ticket about {_summary(titles[key])}?", held)
+        elif mode == "changes2":
+            found[key] = (_TWO_PART[mode].format(titles[key].split(": ", 1)[-1].rstrip(".").lower()), held)
         elif mode == "closes":
             title = titles[key].split(": ", 1)[-1].rstrip(".").lower()
             found[key] = (f"Which issue did the pull request that does {title} close?", held)
@@ -123,9 +143,9 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
     if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
         days = [date.fromisoformat(e) for e in expected]
         return any(e in first for e in expected) or any(f"{d.day} {d:%b}" in first for d in days)
-    if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
-        days = [date.fromisoformat(e) for e in expected]
-        return any(e in first for e in expected) or any(f"{d.day} {d:%b}" in first for d in days)
+    if mode in _TWO_PART:  # the role part's line: the one that opens with "Who"
+        lines = [line.lower() for line in answer.answer.splitlines() if line.startswith("Who")]
+        return any(e.lower() in line for e in expected for line in lines)
     if mode in {"pull", "closes"}:
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
     said = (first if mode in _ANNOUNCES or mode in _HEADER_ASKS else answer.answer).lower()
@@ -137,7 +157,7 @@ def main() -> None:
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
     modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
-    modes += ["resolved", "said", "closes"]
+    modes += ["resolved", "said", "closes", *_TWO_PART]
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)

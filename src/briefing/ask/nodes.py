@@ -189,8 +189,12 @@ def extractive_answer(
     deps: AskDeps, question: Question, context: Sequence[Chunk], *, searched: str
 ) -> ExtractiveAnswer:
     """The fact answer quoted from `context`: the one call into the extractive answerer, as of the question's now."""
+    from briefing.ask.role_parts import with_role_parts
+
     view = deps.retriever.index.view(question.now)
-    return deps.extractive.answer(question, context, scope=searched, view=view)
+    answer = deps.extractive.answer(question, context, scope=searched, view=view)
+    # A two-part question's role part ("..., and who is it assigned to?") is read from the item's state.
+    return with_role_parts(question, answer, context, view)
 
 
 def answer_update(

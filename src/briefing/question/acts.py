@@ -45,6 +45,34 @@ _ASKS_CLOSED_ITEM = re.compile(
 )
 
 
+# Question text: a verb of speech right after a named doer ("What did Hans say", "What has Ana written", "What did
+# Chris suggest"): the question asks for that person's words.
+_SPEECH = (
+    r"(?:say|said|write|wrote|written|comment\w*|think|thought|suggest\w*|propos\w*|mention\w*|ask\w*|repl\w*|"
+    r"answer\w*|note[ds]?|recommend\w*|explain\w*|post\w*|add|added)"
+)
+# Question text: the one item those words were about, named by its kind ("about the ticket about X", "on the PR
+# that adds Y", "in the Android bug about Z"); what follows it describes the item.
+_ON_ITEM = re.compile(
+    r"\b(?:about|on|in|under|regarding|for|to)\s+(?:the|that|this|a)?\s*(?:\w+\s+)?"
+    r"(?:ticket|issue|bug|pr|pull\s+request|merge\s+request|mr|story|task|epic)\b(?:\s+(?:about|on|that|for|where|"
+    r"which|with|called|titled|named))?",
+    re.I,
+)
+
+
+def said_on_item(question: Question) -> tuple[tuple[str, ...], str]:
+    """For "What did <person> say (write, suggest) about the ticket about <description>?": the people whose words
+    are asked and the words that describe the item ("" when the question names it by key only); no people when the
+    question asks for no one's words about one item."""
+    text = question.text
+    said = tuple(p for p in doers(question) if re.search(rf"\b{_AUX}\s+{re.escape(p)}\s+{_SPEECH}\b", text, re.I))
+    on_item = _ON_ITEM.search(text)
+    if not said or not (on_item or question.keys):
+        return (), ""
+    return said, text[on_item.end() :] if on_item else ""
+
+
 def asks_closed_item(question: Question) -> bool:
     """Whether the question asks which issue (ticket, bug) a change closed, fixed or resolved."""
     return bool(_ASKS_CLOSED_ITEM.search(question.text))

@@ -168,6 +168,15 @@ def described_roles(question: str, constraints: Constraints) -> tuple[str, ...]:
     return tuple(names) if names and all(name in PERSON_FIELDS for name in names) else ()
 
 
+def part_roles(part: str) -> tuple[str, ...]:
+    """The person roles one part of a two-part question asks of an item ("who requested changes on the X pull
+    request", "who is it assigned to"), or the header fields it asks ("what is its status"); empty when the part
+    asks anything else."""
+    names = _fields_of(part)
+    allowed = PERSON_FIELDS if _ASKS_WHO.search(part) else DESCRIBED_FIELDS
+    return tuple(names) if names and all(name in allowed for name in names) else ()
+
+
 # The fields of an item's header a question may ask of an item it names by description ("What is the status of the
 # ticket about the login page?", "Which release is the bug that crashes on resume fixed in?"), when it says it asks
 # about an item: read as of now from the item retrieval finds, like the roles above.

@@ -1,6 +1,6 @@
-"""Reranking by the act a question asks about: the named doer's own lines first, and in each item the comment
-that announces the asked change of state (its reason, successor or maker), links the asked pull request or names
-the issues a change closed first."""
+"""Reranking by the act a question asks about: the named doer's own lines first (their comments on the item asked
+about first of all), and in each item the comment that announces the asked change of state (its reason, successor
+or maker), links the asked pull request or names the issues a change closed first."""
 
 from __future__ import annotations
 
@@ -9,15 +9,19 @@ from collections.abc import Sequence
 
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.segment import clean
-from briefing.question.acts import asks_closed_item, change_asked, doers
+from briefing.question.acts import asks_closed_item, change_asked, doers, said_on_item
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
+from briefing.question.terms import content_words
 
 # Lines by nobody the question names as the doer keep this share of their score, when a line by a doer scores within
 # DOER_REACH of the best line: "Where did raphaelrobert suggest X belongs?" is answered by raphaelrobert's comment,
 # not by the pull request's description that words X best (the same share as `ranking.PLACE_OTHER`).
 DOER_OTHER = 0.8
 DOER_REACH = 0.6
+# The share of words an item's title must have in common with the question's description of it (of the words of
+# either) to be the item a "What did <person> say about the ticket about <description>?" question names.
+TITLE_MATCH = 0.4
 # Line text: a link to a pull request or a pull request named by number ("/pull/9403", "PR #57", "pull request 57").
 _LINKS_PULL = re.compile(r"/pulls?/\d+|\b(?:PR|pull\s+request)\s*#?\d+", re.I)
 # Line text: the issues a change says it closes ("Closes #678", "Fixes: org/repo#12", "Resolves TIMOB-25206").
@@ -116,3 +120,77 @@ def closed_refs_lead(question: Question, evidence: Sequence[Evidence]) -> None:
     for ev in evidence:
         if _CLOSES_REF.search(ev.text):
             ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)
+
+
+# Review text: a verdict that says nothing more ("[2022-05-23 07:39] kkohbrok reviewed", "bifurcation approved",
+# "review: commented by Bren2010"): that a person reviewed, not what they said.
+_BARE_VERDICT = re.compile(
+    r"^\s*(?:\[[^\]]*\]\s*)?(?:review:\s*)?(?:[\w.@-]+\s+)?(?:approved|reviewed|requested\s+changes|commented|"
+    r"dismissed)(?:\s+by\s+[\w.@-]+)?\s*[.:]?\s*$",
+    re.I,
+)
+
+
+def _title_words(key: str, title: str) -> set[str]:
+    """The words of an item's title without its key ("TIMOB-1: iOS: X" says "ios" and X's words)."""
+    return content_words(title) - content_words(key.rpartition(":")[2]) - content_words(key)
+
+
+def _item_asked(question: Question, described: str, evidence: Sequence[Evidence]) -> str:
+    """The item a question names: by key, else the one whose title best matches the question's description of it
+    (`TITLE_MATCH`); "" when none does."""
+    docs = {ev.chunk.doc_key: ev.chunk.title for ev in evidence}
+    for key in question.keys:
+        for doc, title in docs.items():
+            if doc == key or doc.endswith((f":{key}", f"/{key}")) or title.startswith(f"{key}:"):
+                return doc
+    words = content_words(described)
+    if not words:
+        return ""
+    best, found = TITLE_MATCH, ""
+    for doc, title in docs.items():
+        own = _title_words(doc, title)
+        share = len(own & words) / len(own | words) if own else 0.0
+        if share >= best + 1e-9 or (share >= best and not found):
+            best, found = share, doc
+    return found
+
+
+def _unit_text(ev: Evidence) -> str:
+    """The whole text of the unit a line is from (the line itself when its chunk does not hold it)."""
+    units = ev.chunk.units
+    return units[ev.unit].text if 0 <= ev.unit < len(units) and units[ev.unit].ref == ev.ref else ev.text
+
+
+def said_on_item_leads(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "What did <person> say about the ticket about <description>?" (or about a key): the person's comments on
+    that item lead, in their own order, over the item's own record (its description and header, which say what the
+    item is, not what they said about it) and over the lines of other items, which keep `DOER_OTHER`. The item is
+    the one named by key, else the one whose title the question's description matches; nothing changes when the
+    question names no such item or the person wrote no comment on it. A bare review verdict of theirs ("kkohbrok
+    reviewed") leads only when they wrote nothing else there."""
+    names, described = said_on_item(question)
+    if not names or not evidence:
+        return
+    about = _item_asked(question, described, evidence)
+    full = {n.lower() for n in names}
+    firsts = {n.split()[0].lower() for n in names}
+
+    def theirs(ev: Evidence) -> bool:
+        author = (ev.author or "").lower()
+        return bool(author) and (author in full or author.split()[0] in firsts)
+
+    comments = [ev for ev in evidence if ev.chunk.doc_key == about and ev.ref != about and theirs(ev)]
+    if not about or not comments:
+        return
+    # A bare review verdict of theirs says that they reviewed, not what they said: their words lead when they wrote any.
+    worded = [ev for ev in comments if not _BARE_VERDICT.match(_unit_text(ev))]
+    comments = worded or comments
+    for ev in evidence:
+        if ev.chunk.doc_key != about:
+            ev.score *= DOER_OTHER
+    top = max(ev.score for ev in evidence)
+    lift = top - max(ev.score for ev in comments) + 1e-6
+    if lift > 0:
+        for ev in comments:
+            ev.score += lift

@@ -7,7 +7,13 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from briefing import registry
-from briefing.ask.extractive.acts import announced_change_leads, closed_refs_lead, doers_first, pull_links_lead
+from briefing.ask.extractive.acts import (
+    announced_change_leads,
+    closed_refs_lead,
+    doers_first,
+    pull_links_lead,
+    said_on_item_leads,
+)
 from briefing.ask.extractive.evidence import Evidence, presentation, unit_text
 from briefing.ask.extractive.extractors import state_record
 from briefing.ask.extractive.subjects import subject_people
@@ -80,6 +86,7 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
         records_below(evidence)
     people_first(evidence, question.people, subjects=subject_people(question.text, question.people))
     doers_first(question, evidence)
+    said_on_item_leads(question, evidence)
     announced_change_leads(question, evidence)
     pull_links_lead(question, evidence)
     closed_refs_lead(question, evidence)
