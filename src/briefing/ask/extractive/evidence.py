@@ -8,6 +8,7 @@ from datetime import UTC
 from zoneinfo import ZoneInfo
 
 from briefing import registry
+from briefing.ask.extractive.heads import without_head
 from briefing.ask.segment import clean, sentences
 from briefing.model import Chunk
 from briefing.sources import Presentation
@@ -49,10 +50,16 @@ class Evidence:
     message: str = ""  # the unit's text with the rest of its message that other chunks hold (`quoting.message`)
 
     @property
+    def first_line(self) -> str:
+        """The first line of the unit this sentence was cut from."""
+        units = self.chunk.units
+        return units[self.unit].text.split("\n", 1)[0] if units and self.unit < len(units) else ""
+
+    @property
     def quote(self) -> str:
         """What the answer shows: the sentence, continued within its own unit while it is short ("... 1. ..."
         with the list after it, "The failure is caused by oversized footer metadata." with the cause after it)."""
-        text = self.text
+        text = without_head(self.text, self.author, self.first_line) if self.piece == 0 else self.text
         if len(text) < QUOTE_MIN and self.follow:
             text = f"{text} {self.follow}"
         return text

@@ -8,6 +8,7 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from briefing.ask.extractive.evidence import QUOTE_LIMIT, Evidence, presentation, spoken
+from briefing.ask.extractive.heads import without_head
 from briefing.ask.segment import clean, sentences
 from briefing.index import Filter
 from briefing.model import Chunk
@@ -191,7 +192,7 @@ def _whole_message(ev: Evidence) -> str:
     quoted."""
     if WHOLE_MESSAGE <= 0 or not presentation(ev.chunk).conversational:
         return ""
-    text = clean(ev.message or ev.text, limit=1 << 20)
+    text = clean(without_head(ev.message or ev.text, ev.author, ev.first_line), limit=1 << 20)
     if len(text) > WHOLE_MESSAGE or len(text) <= len(clean(ev.quote, limit=QUOTE_LIMIT)) + 1:
         return ""
     return text
