@@ -233,3 +233,27 @@ def test_bm25_reads_its_punctuation_table_and_encodes_as_fastembed_does(tmp_path
             expected = plain.query_embed(texts) if query else plain.embed(texts)
             got = embedder.sparse(texts, query=query)
             assert [(v.indices, v.values) for v in got] == [(e.indices.tolist(), e.values.tolist()) for e in expected]
+
+
+def test_texts_embedded_alone_are_kept_and_never_depend_on_their_neighbours(tmp_path: Path) -> None:
+    """A chunk cut to a question's moment is embedded on its own: its vector is the one a batch of one gives, it is
+    kept in the vector cache, and a later process (or list) reads it instead of running the model again."""
+    texts = ["ok", "The Aurora cutover moved to Friday after the rollback of PLAT-142 failed twice on staging."]
+    first = Embedder(EmbeddingSettings(), tmp_path)
+    got = first.dense_alone(texts)
+    assert got.shape == (2, BUNDLED_DIM)
+    for text, vec in zip(texts, got, strict=True):
+        assert np.array_equal(vec, first.dense([text])[0])
+    first.close()
+    again = Embedder(EmbeddingSettings(), tmp_path)
+    embedded: list[str] = []
+    real = again.dense
+
+    def counting(batch: Any, *, query: bool = False) -> np.ndarray:
+        embedded.extend(batch)
+        return real(batch, query=query)
+
+    again.dense = counting  # type: ignore[method-assign]
+    assert np.array_equal(again.dense_alone(list(reversed(texts))), got[::-1])
+    assert embedded == []
+    assert again.dense_alone([]).shape == (0, BUNDLED_DIM)

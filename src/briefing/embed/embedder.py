@@ -210,6 +210,34 @@ class Embedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.vstack([v for v in out if v is not None])
 
+    def dense_alone(self, texts: Sequence[str]) -> np.ndarray:
+        """Passage vectors of texts embedded one at a time, kept in the vector cache and the process memo.
+
+        A batch of one pads nothing, so a text's vector never depends on the texts embedded beside it and one kept
+        vector serves every later read (texts cut to a moment recur across a question's lists and questions).
+        """
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        keys = [f"one/{hashlib.sha256(t.encode('utf-8', 'surrogatepass')).hexdigest()}" for t in texts]
+        out = self._lookup(keys)
+        fresh: dict[str, np.ndarray] = {}
+        for i, key in enumerate(keys):
+            if out[i] is None:
+                vec = fresh.get(key)
+                if vec is None:
+                    vec = fresh[key] = self.dense([texts[i]])[0]
+                    self._keep(key, vec)
+                out[i] = vec
+        if fresh:
+            try:
+                cache = self._cache()
+                with cache.transact():
+                    for key, vec in fresh.items():
+                        cache.set(key, vec.astype(np.float32).tobytes())
+            except Exception as exc:  # noqa: BLE001 - a vector not kept is embedded again, never lost
+                log.debug("vectors not kept: %s", exc)
+        return np.vstack([v for v in out if v is not None])
+
     def token_order(self, texts: Sequence[str]) -> list[int]:
         """The positions of `texts` by their model tokens (up to the model's limit), shortest first: the order that
         pads the model's batches least."""

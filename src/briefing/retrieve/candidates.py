@@ -69,11 +69,14 @@ class Candidates:
         return ranked[:limit]
 
     def rescore_dense(self, query: np.ndarray, found: list[IndexHit]) -> list[IndexHit]:
-        """Cut chunks get the cosine of their visible text; the list is re-sorted by score."""
+        """Cut chunks get the cosine of their visible text; the list is re-sorted by score.
+
+        Each visible text is embedded on its own and kept (`Embedder.dense_alone`): the same cut recurs in a
+        question's person list and in later questions asked at the same moment."""
         cut = [i for i, h in enumerate(found) if h.cut]
         if not cut:
             return found
-        vectors = self.embedder.dense([found[i].chunk.text for i in cut])
+        vectors = self.embedder.dense_alone([found[i].chunk.text for i in cut])
         q = np.asarray(query, dtype=np.float32)
         out = list(found)
         for i, vec in zip(cut, vectors, strict=True):
