@@ -12,6 +12,13 @@ from briefing.model import Chunk, Unit
 LINE = re.compile(r"^(?:- |As of [^:]+: |(?P<head>[^\"]+?) — )?(?P<attribution>.+?): \"(?P<text>.+)\" \[(?P<n>\d+)\]$")
 
 
+def first_quote(answer: ExtractiveAnswer) -> tuple[str, str]:
+    """The attribution and the quoted text of an answer's first line (it must be a quoted line)."""
+    first = LINE.match(answer.text.splitlines()[0])
+    assert first is not None, answer.text
+    return first["attribution"], first["text"]
+
+
 def at(month: int, day: int, hour: int = 10, minute: int = 0) -> datetime:
     return datetime(2026, month, day, hour, minute, tzinfo=UTC)
 

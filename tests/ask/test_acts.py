@@ -8,11 +8,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from briefing.ask.extractive import ExtractiveAnswer, ExtractiveAnswerer
+from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
 from briefing.question.acts import change_asked, doers
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import LINE, at, slack
+from tests.ask.chunks import at, first_quote, slack
 from tests.ask.parsed import parsed
 
 PULL = slack(
@@ -104,12 +104,6 @@ def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAns
     embedder.close()
 
 
-def _first(answer: ExtractiveAnswer) -> tuple[str, str]:
-    first = LINE.match(answer.text.splitlines()[0])
-    assert first is not None, answer.text
-    return first["attribution"], first["text"]
-
-
 def test_why_closed_quotes_the_comment_that_closes_it_with_its_reason(answerer: ExtractiveAnswerer) -> None:
     question = parsed(
         "Why did rosa-m close her pull request adding a mime type object in front of application data?",
@@ -117,7 +111,7 @@ def test_why_closed_quotes_the_comment_that_closes_it_with_its_reason(answerer: 
     )
     answer = answerer.answer(question, [PULL])
     assert not answer.no_answer
-    who, text = _first(answer)
+    who, text = first_quote(answer)
     assert who.startswith("rosa-m"), answer.text
     assert "moved to the content negotiation draft" in text, answer.text
 
@@ -125,14 +119,14 @@ def test_why_closed_quotes_the_comment_that_closes_it_with_its_reason(answerer: 
 def test_what_superseded_it_quotes_the_comment_naming_the_successor(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer(parsed("What superseded the pull request on deniable signature keys?"), [SUPERSEDED])
     assert not answer.no_answer
-    who, text = _first(answer)
+    who, text = first_quote(answer)
     assert who.startswith("lee") and "#617" in text, answer.text
 
 
 def test_where_did_a_named_person_suggest_quotes_that_person(answerer: ExtractiveAnswerer) -> None:
     question = parsed("Where did raphael suggest the directed key package feature belongs?", people=["raphael"])
     answer = answerer.answer(question, [DIRECTED])
-    who, text = _first(answer)
+    who, text = first_quote(answer)
     assert who.startswith("raphael") and "extensions document" in text, answer.text
 
 
@@ -164,7 +158,7 @@ def test_the_named_persons_line_in_the_item_asked_about_leads_their_lines_elsewh
 ) -> None:
     question = parsed("Where did raphael suggest the directed key package feature belongs?", people=["raphael"])
     answer = answerer.answer(question, [DIRECTED, ELSEWHERE])
-    who, text = _first(answer)
+    who, text = first_quote(answer)
     assert who.startswith("raphael") and "extensions document" in text, answer.text
     assert not any(ref in ELSEWHERE.refs for refs in answer.cited.values() for ref in refs), answer.text
 

@@ -9,12 +9,12 @@ from datetime import datetime
 
 import pytest
 
-from briefing.ask.extractive import ExtractiveAnswer, ExtractiveAnswerer
+from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.question.acts import said_on_item
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import LINE, at
+from tests.ask.chunks import at, first_quote
 from tests.ask.parsed import parsed
 
 
@@ -83,12 +83,6 @@ def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAns
     embedder.close()
 
 
-def _first(answer: ExtractiveAnswer) -> tuple[str, str]:
-    first = LINE.match(answer.text.splitlines()[0])
-    assert first is not None, answer.text
-    return first["attribution"], first["text"]
-
-
 def test_what_a_person_said_about_a_ticket_is_their_comment_on_it_not_elsewhere(answerer: ExtractiveAnswerer) -> None:
     question = parsed(
         "What did Hans Knöchel say about the ticket about search bar in absolute-positioned list view extends when "
@@ -97,7 +91,7 @@ def test_what_a_person_said_about_a_ticket_is_their_comment_on_it_not_elsewhere(
     )
     answer = answerer.answer(question, [POSITIONED, EXTENDS])
     assert not answer.no_answer
-    who, text = _first(answer)
+    who, text = first_quote(answer)
     assert who.startswith("Hans Knöchel") and "APP-12" in who and "iOS 11 only" in text, answer.text
     assert answer.cited[min(answer.cited)] == ["jira:APP-12#comment-101"], answer.text
 
@@ -111,7 +105,7 @@ def test_what_the_reporter_said_about_their_ticket_is_their_comment_not_the_desc
         people=["Vijay Singh"],
     )
     answer = answerer.answer(question, [EXTENDS, POSITIONED])
-    who, text = _first(answer)
+    who, text = first_quote(answer)
     assert who.startswith("Vijay Singh") and "table view" in text, answer.text
 
 
@@ -121,14 +115,14 @@ def test_a_person_who_only_reported_the_ticket_is_quoted_from_its_description(an
         people=["Ana Ruiz"],
     )
     answer = answerer.answer(question, [POSITIONED, EXTENDS])
-    who, text = _first(answer)
+    who, text = first_quote(answer)
     assert who.startswith("Ana Ruiz") and "wrong position" in text, answer.text
 
 
 def test_what_a_reviewer_said_is_their_words_not_their_bare_verdict(answerer: ExtractiveAnswerer) -> None:
     question = parsed("What did lee say about the ticket about add retries to the export client?", people=["lee"])
     answer = answerer.answer(question, [RETRIES, EXTENDS])
-    who, text = _first(answer)
+    who, text = first_quote(answer)
     assert who.startswith("lee") and "five tries" in text, answer.text
 
 

@@ -99,26 +99,24 @@ def pull_links_lead(question: Question, evidence: Sequence[Evidence]) -> None:
     """For "Which pull request fixed (added, implemented) X?": in each item, a line that links or names a pull
     request ("PR (master): https://github.com/org/repo/pull/9403", "Fixed in PR #57") scores just above the best
     line of its item: a ticket's description words X best, but the comment that links the fix answers which PR."""
-    if not extra_of(question)["asks_pull"]:
-        return
-    best: dict[str, float] = {}
-    for ev in evidence:
-        best[ev.chunk.doc_key] = max(best.get(ev.chunk.doc_key, 0.0), ev.score)
-    for ev in evidence:
-        if _LINKS_PULL.search(ev.text):
-            ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)
+    if extra_of(question)["asks_pull"]:
+        _leads_its_item(evidence, _LINKS_PULL)
 
 
 def closed_refs_lead(question: Question, evidence: Sequence[Evidence]) -> None:
     """For "Which issue did the PR about X close?": in each item, the line that names the issues it closes ("Closes
     #678") scores just above the item's best line (its record, which says it was merged, not what it closed)."""
-    if not asks_closed_item(question):
-        return
+    if asks_closed_item(question):
+        _leads_its_item(evidence, _CLOSES_REF)
+
+
+def _leads_its_item(evidence: Sequence[Evidence], line: re.Pattern[str]) -> None:
+    """Each line that `line` finds scores just above the best line of its item (its document)."""
     best: dict[str, float] = {}
     for ev in evidence:
         best[ev.chunk.doc_key] = max(best.get(ev.chunk.doc_key, 0.0), ev.score)
     for ev in evidence:
-        if _CLOSES_REF.search(ev.text):
+        if line.search(ev.text):
             ev.score = max(ev.score, best[ev.chunk.doc_key] + 1e-6)
 
 
