@@ -26,6 +26,7 @@ from briefing.ask.extractive.openings import (
     earliest_reply_lead,
     opening_gives_way,
     opening_reply_lead,
+    restated_item_lead,
     restated_thread_lead,
     starter_gives_way,
 )
@@ -259,6 +260,7 @@ class ExtractiveAnswerer:
                 opening_gives_way(pool, fix=asked["asks_fix"])
                 earliest_reply_lead(pool)
                 restated_thread_lead(pool, q_words)
+                restated_item_lead(pool, q_words, fix=asked["asks_fix"])
             chosen = choose(pool, broad=False, hedged=False)
             top = chosen[0]
             span = "" if payload(top) else answer_span(question, kind, top, context)

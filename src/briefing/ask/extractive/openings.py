@@ -175,3 +175,38 @@ def restated_thread_lead(ranked: list[Evidence], words: Collection[str]) -> None
         if reply is not None and reply.score >= best * RESTATED_FLOOR:
             ranked.insert(0, ranked.pop(ranked.index(reply)))
         return
+
+
+# The same for an item whose opening is its own record (a ticket's or an issue's description, a thread's first mail:
+# its ref is the document's key), when the question asks for the fix: a question that restates the item's title or
+# opening (the rule above) is led by the item's best line by someone other than its opener.
+def restated_item_lead(ranked: list[Evidence], words: Collection[str], *, fix: bool) -> None:
+    """When `fix` and the question's content `words` restate the title or opening of an item of `ranked` (best
+    first), move that item's best line by someone other than its opener to the front, in place."""
+    asked = set(words)
+    if not fix or len(ranked) < 2 or len(asked) < RESTATED_WORDS:
+        return
+    best = ranked[0].score
+    for e in ranked:
+        key = e.chunk.doc_key
+        opening = next((u for u in e.chunk.units if u.ref == key and u.author), None)
+        if opening is None:
+            continue
+        said = content_words(e.chunk.title) | content_words(opening.text)
+        if len(asked & said) < max(RESTATED_WORDS, RESTATED * len(asked)):
+            continue
+        reply = next(
+            (
+                r
+                for r in ranked
+                if r.chunk.doc_key == key
+                and r.ref != key
+                and r.author
+                and r.author != opening.author
+                and not holding(r)
+            ),
+            None,
+        )
+        if reply is not None and reply.score >= best * RESTATED_FLOOR:
+            ranked.insert(0, ranked.pop(ranked.index(reply)))
+        return
