@@ -58,9 +58,12 @@ def test_the_reply_of_the_thread_the_question_restates_leads(answerer: Extractiv
 
 
 def test_without_a_thread_that_asked_it_the_best_line_leads(answerer: ExtractiveAnswerer) -> None:
+    # The same reply in a thread that opened with another question: one line among others.
+    other = "How much memory does the OLake worker need for a full load?"
+    reply = thread_part(ROOT.timestamp(), 1, "Vikas Singh", other, ("Saksham", THREAD[1].units[0].text, at(8, 4, 11)))
     answer = answerer.answer(
         parsed("Is running the OLake worker on serverless AWS containers, without a Docker socket, supported?"),
-        [ELSEWHERE, THREAD[1]],
+        [ELSEWHERE, reply],
     )
     assert answer.text.splitlines()[0].startswith("- Nayan in #general"), answer.text
 

@@ -26,6 +26,8 @@ from briefing.ask.extractive.openings import (
     earliest_reply_lead,
     opening_gives_way,
     opening_reply_lead,
+    restated_item_lead,
+    restated_thread_lead,
     starter_gives_way,
 )
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
@@ -257,6 +259,8 @@ class ExtractiveAnswerer:
                 starter_gives_way(pool, fix=asked["asks_fix"])
                 opening_gives_way(pool, fix=asked["asks_fix"])
                 earliest_reply_lead(pool)
+                restated_thread_lead(pool, q_words)
+                restated_item_lead(pool, q_words, fix=asked["asks_fix"])
             chosen = choose(pool, broad=False, hedged=False)
             top = chosen[0]
             span = "" if payload(top) else answer_span(question, kind, top, context)

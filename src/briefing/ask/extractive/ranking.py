@@ -20,6 +20,7 @@ from briefing.ask.extractive.subjects import subject_people
 from briefing.ask.extractive.values import ASKS
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
+from briefing.model import Chunk
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 
@@ -207,6 +208,12 @@ def help_threads(evidence: list[Evidence]) -> dict[str, str]:
         if ev.author and ev.author != starter:
             replied.add(chunk.doc_key)
     return {key: who for key, who in starters.items() if key in asks and key in replied}
+
+
+def opening_line(chunk: Chunk) -> str:
+    """The opening message of the thread `chunk` belongs to, as its header says it ("thread started by A: <it>")."""
+    m = _STARTER.search(chunk.text[:600]) if _threaded(chunk.kind) else None
+    return m[2] if m else ""
 
 
 def holding(ev: Evidence) -> bool:
