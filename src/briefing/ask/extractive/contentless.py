@@ -46,14 +46,16 @@ def contentless(text: str) -> bool:
     words = content_words(bare) - CHATTER
     if not words:
         return True
-    names = {w.lower() for w in _NAME.findall(bare)}
+    names = {stem(w.lower()) for w in _NAME.findall(bare)}
     said = content_words(bare) & CHATTER
     return bool(said) and len(names) <= NAMES_MAX and {w for w in words if w not in names} == set()
 
 
 def _asked_in(ev: Evidence, q_words: set[str]) -> bool:
-    """The line holds a word the question asks with ("Who gave the LGTM?", "Did anyone say thanks?")."""
-    return bool(q_words & (content_words(ev.text) | {w.lower() for w in ev.text.split()}))
+    """The question asks with a word of the line's greeting or thanks ("Who gave the LGTM?", "Did anyone say
+    thanks?"); the names and mentions the line holds do not count (the question may name the same people)."""
+    said = content_words(_MENTION.sub(" ", ev.quote)) & CHATTER
+    return bool(q_words & said) or ("+1" in ev.quote and "+1" in q_words)
 
 
 def says_nothing(ev: Evidence) -> bool:
