@@ -14,7 +14,7 @@ from briefing.embed import Embedder
 from briefing.model import ChunkLimits, Document, Item
 from briefing.settings import AnswerSettings, EmbeddingSettings
 from chunkers.email import chunk_thread
-from tests.ask.chunks import assert_citations_valid, first_line
+from tests.ask.chunks import assert_citations_valid, at, first_line, slack
 from tests.ask.parsed import parsed
 
 
@@ -124,3 +124,35 @@ def test_greetings_thanks_and_mentions_say_nothing(line: str) -> None:
 )
 def test_a_line_with_a_word_of_its_own_says_something(line: str) -> None:
     assert not contentless(line)
+
+
+CHAT = [
+    slack(
+        "slack:CHELP::0",
+        "help",
+        (
+            "Priya Nair",
+            "The Kafka connector times out after 30 seconds when the broker sits behind the VPN, any idea?",
+            at(3, 2, 9),
+        ),
+        ("Marco Rossi", "@Priya Nair", at(3, 2, 9, 4)),
+        (
+            "Marco Rossi",
+            "Raise request.timeout.ms to 120000 in the connector config; the VPN handshake alone takes 40 seconds.",
+            at(3, 2, 9, 5),
+        ),
+        ("Priya Nair", "Thanks @Marco Rossi!", at(3, 2, 9, 20)),
+    )
+]
+
+
+def test_a_bare_thanks_does_not_lead(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer(parsed("What did Marco Rossi reply to Priya Nair about the Kafka connector?"), CHAT)
+    assert "Thanks @Marco Rossi" not in first_line(answer), answer.text
+    assert "Kafka" in first_line(answer) or "request.timeout.ms" in first_line(answer), answer.text
+    assert_citations_valid(answer, CHAT)
+
+
+def test_a_thanks_still_answers_who_thanked(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer(parsed("Who thanked Marco Rossi?"), CHAT)
+    assert "Priya Nair" in first_line(answer), answer.text
