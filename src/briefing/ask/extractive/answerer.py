@@ -10,6 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from briefing.ask.extractive.contentless import contentless_gives_way
 from briefing.ask.extractive.coverage import unknown_words
 from briefing.ask.extractive.disagreement import disagreeing, with_sides
 from briefing.ask.extractive.evidence import (
@@ -69,6 +70,9 @@ if TYPE_CHECKING:
 # A part of a two-part question too weak on its own words is answered from the line that answers another part when
 # that line is among its own best lines.
 PART_SHARED = 3
+# Answer types a line that says nothing may still answer: its writer or time ("Who approved it?"), or its "LGTM"
+# (a yes/no or status question).
+WRITER_ANSWERS = frozenset({"person", "time", "yesno", "yes_no", "status"})
 # The scope line's days ("files, slack; 2026-06-08 to 2026-06-14; in #x").
 _SCOPE_WINDOW = re.compile(r"(?:^|; )(\d{4}-\d{2}-\d{2})(?: to (\d{4}-\d{2}-\d{2}))?(?=;|$)")
 
@@ -261,6 +265,9 @@ class ExtractiveAnswerer:
                 earliest_reply_lead(pool)
                 restated_thread_lead(pool, q_words)
                 restated_item_lead(pool, q_words, fix=asked["asks_fix"])
+            # A lead that says nothing of its own ("Thanks!", a mail's envelope) gives way (`WRITER_ANSWERS`).
+            if not {kind, question.answer_type} & WRITER_ANSWERS:
+                contentless_gives_way(pool, q_words)
             chosen = choose(pool, broad=False, hedged=False)
             top = chosen[0]
             span = "" if payload(top) else answer_span(question, kind, top, context)

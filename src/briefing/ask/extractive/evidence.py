@@ -8,7 +8,7 @@ from datetime import UTC
 from zoneinfo import ZoneInfo
 
 from briefing import registry
-from briefing.ask.extractive.heads import without_head
+from briefing.ask.extractive.heads import past_head, without_head
 from briefing.ask.segment import clean, sentences
 from briefing.model import Chunk
 from briefing.sources import Presentation
@@ -58,8 +58,14 @@ class Evidence:
     @property
     def quote(self) -> str:
         """What the answer shows: the sentence, continued within its own unit while it is short ("... 1. ..."
-        with the list after it, "The failure is caused by oversized footer metadata." with the cause after it)."""
+        with the list after it, "The failure is caused by oversized footer metadata." with the cause after it); a
+        sentence that is only the unit's head (a mail's stamp and envelope) shows the sentences after it instead."""
         text = without_head(self.text, self.author, self.first_line) if self.piece == 0 else self.text
+        rest = past_head(text, self.author, self.first_line)
+        if rest == "" and self.follow:
+            # A sentence that is only the unit's head: the words after it are what was said.
+            return past_head(self.follow, self.author, self.first_line) or self.follow
+        text = rest or text
         if len(text) < QUOTE_MIN and self.follow:
             text = f"{text} {self.follow}"
         return text

@@ -35,3 +35,39 @@ def without_head(text: str, author: str | None, first_line: str) -> str:
     if speaker is not None and after[speaker.end() :].strip():
         return after[speaker.end() :]
     return text
+
+
+def _head_line(author: str | None, first_line: str) -> str:
+    """The unit's first line, flattened, when it is nothing but the unit's head (a stamp, the author and an
+    envelope or a colon, no words of the message after them); else ""."""
+    line = " ".join(first_line.split())
+    if _STAMP.match(line) is None or without_head(line, author, line) != line:
+        return ""
+    return line
+
+
+def past_head(text: str, author: str | None, first_line: str) -> str | None:
+    """What of `text` (a sentence of a unit whose first line is `first_line`) comes after the unit's head, when the
+    sentence starts inside that head: "" for a sentence that is only the head or a piece of it ("[2019-09-02 15:04
+    UTC] A to B, Jason A." | "Donenfeld and 19 more | Re: [PATCH] x"), the rest for one that runs on past it
+    ("Donenfeld and 19 more | Re: [PATCH] x Hi Arnd, ..." -> "Hi Arnd, ..."); None when it does not start there."""
+    line = _head_line(author, first_line)
+    flat = " ".join(text.split())
+    if not line or not flat:
+        return None
+    if flat in line:
+        return ""
+    at = line.find(flat[:HEAD_PIECE])
+    if at < 0 or len(line) - at < HEAD_PIECE or not flat.startswith(line[at:]):
+        return None
+    return flat[len(line) - at :].strip()
+
+
+# A sentence starts inside a head when its first this many characters are in it.
+HEAD_PIECE = 16
+
+
+def head_only(text: str, author: str | None, first_line: str) -> bool:
+    """Whether `text` (a sentence of a unit whose first line is `first_line`) is nothing but the unit's head or a
+    piece of it (`past_head`)."""
+    return past_head(text, author, first_line) == ""
