@@ -13,6 +13,7 @@ from briefing.question.acts import asks_closed_item, change_asked, doers, said_o
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import content_words
+from briefing.textrules import TICKET_KEY
 
 # Lines by nobody the question names as the doer keep this share of their score, when a line by a doer scores within
 # DOER_REACH of the best line: "Where did raphaelrobert suggest X belongs?" is answered by raphaelrobert's comment,
@@ -26,7 +27,7 @@ TITLE_MATCH = 0.4
 _LINKS_PULL = re.compile(r"/pulls?/\d+|\b(?:PR|pull\s+request)\s*#?\d+", re.I)
 # Line text: the issues a change says it closes ("Closes #678", "Fixes: org/repo#12", "Resolves TIMOB-25206").
 _CLOSES_REF = re.compile(
-    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*(?:[\w.-]+/[\w.-]+)?(?:#\d+|\b[A-Z][A-Z0-9]+-\d+)", re.I
+    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*(?:[\w.-]+/[\w.-]+)?(?:#\d+|" + TICKET_KEY.pattern + ")", re.I
 )
 # Comment text: where an announcement may start: after the prefix of a comment (a "[2022-05-02 18:27] name:" stamp,
 # JIRA "[~user]" and "@user" mentions) or after the end of a sentence ("Verified the fix in 6.3.0. Closing.").
