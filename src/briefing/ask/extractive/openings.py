@@ -17,6 +17,25 @@ OPENING_CLOSE = 0.85
 REPLY_FLOOR = 0.5
 
 
+def _reply_leads(ranked: list[Evidence], key: str, opener: str | None, floor: float, *, own: bool = False) -> None:
+    """Move the best line of item `key` in `ranked` (best first) by someone other than `opener`, not a holding one,
+    to the front when it scores at least `floor`, in place; `own`: not a line of the item's own record either."""
+    reply = next(
+        (
+            e
+            for e in ranked
+            if e.chunk.doc_key == key
+            and not (own and e.ref == key)
+            and e.author
+            and e.author != opener
+            and not holding(e)
+        ),
+        None,
+    )
+    if reply is not None and reply.score >= floor:
+        ranked.insert(0, ranked.pop(ranked.index(reply)))
+
+
 def opening_reply_lead(ranked: list[Evidence]) -> None:
     """Move the reply the rule above names to the front of `ranked` (sorted best first), in place."""
     if len(ranked) < 2:
@@ -36,12 +55,7 @@ def opening_reply_lead(ranked: list[Evidence]) -> None:
     key = openings[0].chunk.doc_key
     if ranked[0].chunk.doc_key == key:
         return  # the best line is of that thread already
-    starter = threads[key]
-    reply = next(
-        (e for e in ranked if e.chunk.doc_key == key and e.author and e.author != starter and not holding(e)), None
-    )
-    if reply is not None and reply.score >= best * REPLY_FLOOR:
-        ranked.insert(0, ranked.pop(ranked.index(reply)))
+    _reply_leads(ranked, key, threads[key], best * REPLY_FLOOR)
 
 
 # In a help thread whose opening is among the evidence (within EARLY_OPENING of the best line: the question is
@@ -101,12 +115,7 @@ def starter_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
     key = top.chunk.doc_key
     if key not in threads or top.author != threads[key] or not (fix or "?" in top.text):
         return
-    reply = next(
-        (e for e in ranked if e.chunk.doc_key == key and e.author and e.author != threads[key] and not holding(e)),
-        None,
-    )
-    if reply is not None and reply.score >= top.score * GIVE_WAY_FLOOR:
-        ranked.insert(0, ranked.pop(ranked.index(reply)))
+    _reply_leads(ranked, key, threads[key], top.score * GIVE_WAY_FLOOR)
 
 
 # The same for any conversation whose opening is the item's own record (a ticket's or an issue's description, a
@@ -121,16 +130,7 @@ def opening_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
     key = top.chunk.doc_key
     if not top.author or top.ref != key:
         return
-    reply = next(
-        (
-            e
-            for e in ranked
-            if e.chunk.doc_key == key and e.ref != key and e.author and e.author != top.author and not holding(e)
-        ),
-        None,
-    )
-    if reply is not None and reply.score >= top.score * GIVE_WAY_FLOOR:
-        ranked.insert(0, ranked.pop(ranked.index(reply)))
+    _reply_leads(ranked, key, top.author, top.score * GIVE_WAY_FLOOR, own=True)
 
 
 # The question restates a help thread's opening message: at least RESTATED of its content words (and no fewer than
@@ -168,12 +168,7 @@ def restated_thread_lead(ranked: list[Evidence], words: Collection[str]) -> None
         opening = _opening_words(ranked, key)
         if len(asked & opening) < max(RESTATED_WORDS, RESTATED * len(asked)):
             continue
-        reply = next(
-            (e for e in ranked if e.chunk.doc_key == key and e.author and e.author != starter and not holding(e)),
-            None,
-        )
-        if reply is not None and reply.score >= best * RESTATED_FLOOR:
-            ranked.insert(0, ranked.pop(ranked.index(reply)))
+        _reply_leads(ranked, key, starter, best * RESTATED_FLOOR)
         return
 
 
@@ -195,18 +190,5 @@ def restated_item_lead(ranked: list[Evidence], words: Collection[str], *, fix: b
         said = content_words(e.chunk.title) | content_words(opening.text)
         if len(asked & said) < max(RESTATED_WORDS, RESTATED * len(asked)):
             continue
-        reply = next(
-            (
-                r
-                for r in ranked
-                if r.chunk.doc_key == key
-                and r.ref != key
-                and r.author
-                and r.author != opening.author
-                and not holding(r)
-            ),
-            None,
-        )
-        if reply is not None and reply.score >= best * RESTATED_FLOOR:
-            ranked.insert(0, ranked.pop(ranked.index(reply)))
+        _reply_leads(ranked, key, opening.author, best * RESTATED_FLOOR, own=True)
         return
