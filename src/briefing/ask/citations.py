@@ -161,6 +161,7 @@ def resolve(n: int, text: str, chunk: Chunk) -> dict[str, Any]:
 
 # -- the contract on the ask path: only sentences found in the evidence are printed, each with its [n] ----------
 
+# Evidence text: sentence breaks (kept, to rebuild the text) and the figures a claim must share with its source.
 _PIECES = re.compile(r"((?<=[.!?])\s+|\n+)")
 _FACT = re.compile(r"\d+(?:[.,]\d+)*")
 _STOP = frozenset(

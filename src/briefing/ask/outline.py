@@ -119,6 +119,7 @@ def document_chunks(view: View, doc_key: str) -> list[Chunk]:
     return sorted(found, key=lambda c: (c.ordinal, c.chunk_id))
 
 
+# Document text: a Markdown heading line ("## Setup"): its level and its title.
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 

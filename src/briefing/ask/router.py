@@ -191,6 +191,7 @@ def _map_args(tool: str, accepted: dict[str, Any], given: dict[str, Any]) -> tup
     return known, ignored
 
 
+# Router output: a value shaped like a credential (a prefixed key or a long opaque token), never passed on.
 _SECRETISH = re.compile(r"\b(?:sk|pk|key|token|bearer)[-_ ]?[A-Za-z0-9_\-.]{12,}|[A-Za-z0-9_\-]{32,}", re.IGNORECASE)
 
 

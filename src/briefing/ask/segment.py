@@ -20,6 +20,8 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Protocol
 
+# Evidence text: where a block starts (a bullet, a numbered item, a table row, a heading, a quote, a code fence),
+# a list item, a table or code line, a Slack emoji code (":tada:") and a citation marker the text already holds.
 _BLOCK_START = re.compile(r"^\s*(?:[-*•◦▪]\s+|\d{1,2}[.)]\s+|\||#{1,6}\s|>|```)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•◦▪]\s+|\(?\d{1,2}[.)]\s+|\(?[a-h][.)]\s+)")
 _STRUCTURED = re.compile(r"^\s*(?:\||```)", re.MULTILINE)

@@ -25,6 +25,7 @@ from briefing.model import Chunk
 from briefing.settings import Settings
 
 PROGRAM_FILE = "answer_program.json"
+# A drafted answer: its citation markers ("[2]").
 _CITE = re.compile(r"\[(\d+)\]")
 
 

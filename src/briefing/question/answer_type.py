@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from briefing.question.constraints import Constraints
     from briefing.question.model import Question
 
+# Question text: the words that say what kind of value the answer is (a number, a time, a person, a version, a
+# setting), and a yes/no question that offers no alternative ("Is X enabled?", not "Is it X or Y?").
 _ASKS_NUMBER = re.compile(
     r"\bhow\s+(?:many|much|long|big|large|fast|slow|often|bad|high|low|far)\b|\b(?:what|which)\s+(?:[\w-]+\s+)?"
     r"(?:percentage|size|number|limit|rate|latency|count|timeout|interval|factor|threshold|amount|cost|price)\b"
@@ -49,6 +51,7 @@ def answer_type(question: str, intent: str) -> str:
     return ""
 
 
+# Question text: a question word anywhere in it.
 _WH = re.compile(r"\b(?:who|whom|whose|which|what|where|how|why|when)\b", re.I)
 # "which engineer / member / person ..." asks for a person whatever follows.
 _PERSON_HEAD = re.compile(

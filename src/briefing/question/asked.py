@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from briefing.question.terms import CALENDAR, GENERIC, QUESTION_WORDS, ROLES, TOKEN, content_words
 from briefing.textrules import STOPWORDS
 
+# Question text: one name-like token (letters and digits, with inner dots, hyphens and hashes: "v0.9", "c#").
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.#-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
@@ -144,6 +145,7 @@ def numbered_refs(question: str) -> frozenset[str]:
     return frozenset(a or b for a, b in _NUMBERED_REF.findall(question))
 
 
+# Question text: "which <thing> version / release", and the words that name the thing.
 _ASKS_VERSION_OF = re.compile(r"\b(?:which|what)\s+((?:[\w.-]+\s+){0,4}?)(?:version|release)s?\b", re.I)
 # Question text: "what did Sean Corfield release", "what has the team released": "release" is the verb and the words
 # before it are who released, not the product whose version is asked.

@@ -54,6 +54,7 @@ def source_names() -> tuple[str, ...]:
     return registry.families()
 
 
+# Question text: a channel named with a hash ("#deploys") or in words ("the deploys channel", "channel deploys").
 _HASH_CHANNEL = re.compile(r"(?<![\w&/#])#([a-z0-9][a-z0-9._-]*[a-z0-9_]|[a-z])(?![\w-])", re.IGNORECASE)
 _NAMED_CHANNEL = re.compile(
     r"\b(?:the\s+)?#?(?P<a>[a-z0-9][\w.-]*)\s+channel\b|\bchannel\s+#?(?P<b>[a-z0-9][\w.-]*[\w])",

@@ -11,6 +11,8 @@ from briefing.question.terms import GENERIC, content_words
 if TYPE_CHECKING:
     from briefing.question.model import Question
 
+# Question text: where one asked part ends and the next begins (a "?", a ";", "and who / what ...", ", and did
+# ..."), and the words a part that asks starts with.
 _PART_SPLIT = re.compile(
     r"\?\s+(?=\w)|;\s*(?=\w)|,?\s+and\s+(?=(?:who|whom|what|when|where|why|how|which)\b)"
     r"|,\s+and\s+(?=(?:did|does|do|is|was|were|are|has|have|can|could|will|would|should)\b)",

@@ -17,6 +17,8 @@ from briefing.question.timewindow import Span as Span
 from briefing.question.timewindow import TimeWindow as TimeWindow
 from briefing.question.words import MONTH, ORD, WEEKDAY, YEAR
 
+# Question text around a time expression: a range word just before it ("since the"), the gap between the two ends
+# of a range ("-", "to", "and"), and a bare day number that ends a range ("1 to the 15th").
 _RANGE_PREFIX = re.compile(
     r"\b(since|after|before|until|till|up\s+to|prior\s+to|from|between)\s+(?:the\s+)?$", re.IGNORECASE
 )
