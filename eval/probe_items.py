@@ -13,8 +13,8 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   of the item that opens with "Reopening";
 - `closes`: "Which issue did the pull request that does <title> close?" for an item whose description says
   "Closes #N", right when the answer's first line names #N;
-- `said`: "What did <author> say about the ticket about <summary>?" for a comment of 80 characters or more,
-  right when the answer's first citation is one of that author's comments on the item;
+- `said`: "What did <author> say about the ticket about <summary>?" of someone with a comment of 80 characters or
+  more on it, right when the answer's first citation is one of that author's comments on the item, of any length;
 - `assignee2`, `merger2`, `changes2`: two-part questions with a role part, "What was reported in the ticket about
   <summary>, and who is it assigned to?", "What does the pull request that does <title> change, and who merged it?",
   "Who requested changes on the pull request that does <title>, and what did they ask for?", right when the role
@@ -80,7 +80,8 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
 
     found: dict[str, tuple[str, set[str]]] = {}
     linked: dict[str, set[str]] = {}
-    said: dict[tuple[str, str], set[str]] = {}
+    said: dict[tuple[str, str], set[str]] = {}  # every comment of theirs on the item answers
+    substantive: set[tuple[str, str]] = set()
     latest: dict[str, tuple[str, datetime | None]] = {}
     titles: dict[str, str] = {}
     for chunk in view.chunks(Filter()):
@@ -116,11 +117,15 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 linked.setdefault(chunk.doc_key, set()).add(unit.ref)
             elif mode == "closes" and own and (closes := _CLOSES.findall(unit.text)):
                 linked.setdefault(chunk.doc_key, set()).update(closes)
-            elif mode == "said" and not own and unit.author and len(unit.text) >= 80 and "review:" not in unit.text:
+            elif mode == "said" and not own and unit.author and "review:" not in unit.text:
                 said.setdefault((chunk.doc_key, unit.author), set()).add(unit.ref)
+                if len(unit.text) >= 80:  # asked only of someone who said something of substance
+                    substantive.add((chunk.doc_key, unit.author))
     for key, (who, _) in latest.items():
         found[key] = (f"Who {mode} the ticket about {_summary(titles[key])}?", {who.split()[0]})
     for (key, author), refs in said.items():
+        if (key, author) not in substantive:
+            continue
         found[f"{key}|{author}"] = (f"What did {author} say about the ticket about {_summary(titles[key])}?", refs)
     for key, held in linked.items():
         if mode == "pull":

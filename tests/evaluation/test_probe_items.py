@@ -1,0 +1,45 @@
+"""eval/probe_items.py: role questions made from the sample's own tickets, with the units that answer them."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import SampleIndex
+
+EVAL = Path(__file__).resolve().parents[2] / "eval"
+
+
+@pytest.fixture
+def probe_items(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.syspath_prepend(str(EVAL))
+    sys.modules.pop("probe_items", None)
+    return importlib.import_module("probe_items")
+
+
+@pytest.mark.slow
+def test_what_someone_said_is_answered_by_any_of_their_comments(probe_items: Any, use_sample: SampleIndex) -> None:
+    from briefing.index import Filter
+    from briefing.service import Brief
+    from briefing.settings import load_settings
+
+    with Brief(load_settings(use_sample.config)) as brief:
+        view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
+        cases = probe_items._cases(view, "said")
+        assert len(cases) >= 3
+        comments: dict[tuple[str, str], dict[str, int]] = {}
+        for chunk in view.chunks(Filter()):
+            for unit in chunk.units:
+                if unit.author and unit.ref != chunk.doc_key and "review:" not in unit.text:
+                    comments.setdefault((chunk.doc_key, unit.author), {})[unit.ref] = len(unit.text)
+        for key, (question, expected) in cases.items():
+            doc_key, author = key.split("|", 1)
+            assert question.startswith(f"What did {author} say about the ticket about ")
+            said = comments[(doc_key, author)]
+            assert max(said[ref] for ref in expected) >= 80  # asked of someone who said something of substance
+            assert expected == set(said)  # a short comment of theirs is as right as a long one
