@@ -70,6 +70,14 @@ def test_without_llm_the_graph_is_deterministic_and_extractive(make_deps) -> Non
     assert set(result) >= {"question", "now", "constraints", "hits", "answer", "citations", "no_answer"}
 
 
+def test_a_briefing_on_a_ticket_named_by_description_tells_that_tickets_week(make_deps) -> None:  # type: ignore[no-untyped-def]
+    question = "What happened in the ticket about migrating the ledger database to Aurora last week?"
+    result = run_ask(make_deps(), question, now=NOW, k=5)
+    assert result["trace"]["briefing"]["scope"]["tickets"] == ["PLAT-142"]
+    cited = {ref for c in result["citations"] for ref in c["refs"]}
+    assert cited == {"jira:PLAT-142#comment-10001"}  # its week: the status change, not the threads about Aurora
+
+
 @pytest.mark.parametrize("routed", [False, True])
 @pytest.mark.parametrize("question", ["when is the aurora cutover?", "what happened in #platform-eng last week?"])
 def test_the_question_is_read_once_per_ask(make_deps, monkeypatch, question: str, routed: bool) -> None:  # type: ignore[no-untyped-def]

@@ -203,3 +203,29 @@ def test_an_event_named_by_description_answers_its_organiser_by_title() -> None:
     assert parse("Who organised the platform retro?", now=datetime.fromisoformat("2026-06-15T00:00:00+00:00")).extra[
         "wants"
     ].fields == ("organiser",)
+
+
+def _briefed(index: Index, question: str, now: str, first: str) -> str | None:
+    """The item a briefing question names by description, retrieval stood in for by `first`'s chunks first."""
+    from briefing.ask.described import briefed_item
+
+    at = datetime.fromisoformat(now)
+    view = index.view(at)
+    parsed = parse(question, now=at)
+    asked = wants(parsed)
+    assert parsed.kind == "briefing" and asked.topic
+    evidence = sorted(view.chunks(Filter()), key=lambda c: (c.doc_key != first, c.chunk_id))
+    return briefed_item(parsed, asked.topic, evidence, view)
+
+
+def test_a_briefing_on_a_ticket_named_by_description_is_that_tickets_story(index: Index) -> None:
+    # AEROGEAR-42 ranks first; the question describes AEROGEAR-43, whose week it is.
+    asked = "What happened in the ticket about the user management mockups last week?"
+    assert _briefed(index, asked, "2013-07-22T09:00:00+00:00", "jira:AEROGEAR-42") == "jira:AEROGEAR-43"
+    asked = "What happened to the user management mockups ticket this week?"
+    assert _briefed(index, asked, "2013-07-19T09:00:00+00:00", "jira:AEROGEAR-43") == "jira:AEROGEAR-43"
+    # No ticket is about Kubernetes; a briefing that names no item by description is left to its topic.
+    asked = "What happened in the ticket about Kubernetes autoscaling last week?"
+    assert _briefed(index, asked, "2013-07-22T09:00:00+00:00", "jira:AEROGEAR-42") is None
+    assert _briefed(index, "What happened with user management mockups last week?", "2013-07-22T09:00:00+00:00",
+                    "jira:AEROGEAR-43") is None  # fmt: skip

@@ -18,6 +18,7 @@ from briefing.question.parse import wants
 if TYPE_CHECKING:
     from briefing.ask.nodes import AskDeps
     from briefing.digest.llm import LineWriter
+    from briefing.digest.model import Scope
 
 DEFAULT_DAYS = 7
 
@@ -29,6 +30,22 @@ def _line_writer(deps: AskDeps) -> LineWriter | None:
     from briefing.digest.llm import LineWriter
 
     return LineWriter(deps.answerer.lm)
+
+
+def _described_scope(state: AskState, deps: AskDeps, scope: Scope) -> Scope:
+    """The scope of a briefing on an item named by description ("what happened in the ticket about X last
+    week?"): that item, found as the fact path finds it, in place of the topic's words; `scope` otherwise."""
+    from dataclasses import replace
+
+    from briefing.ask.described import briefed_item
+    from briefing.index.payload import doc_id
+    from briefing.retrieve import SearchQuery
+
+    question = state.question
+    query = SearchQuery(question.text, now=question.now, constraints=question.constraints, k=state.k)
+    evidence = [hit.chunk for hit in deps.retriever.retrieve(query).hits]
+    key = briefed_item(question, scope.topic, evidence, deps.retriever.index.view(question.now))
+    return scope if key is None else replace(scope, tickets=(doc_id(key),), topic="")
 
 
 def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
@@ -60,6 +77,8 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
         topic=asked.topic,
     )
     scope = channel_scope(scope, deps.directory)
+    if not scope.tickets and scope.topic:
+        scope = _described_scope(state, deps, scope)
     settings = deps.settings
     briefer = Briefer(
         deps.retriever.index,

@@ -117,3 +117,32 @@ def answer_described(
         if fields and all(reads):
             return compose([[r for r in reads if r is not None]], answer), item.key
     return None
+
+
+# Question text: an item named by what it is about, with the definite article ("the ticket about the login page",
+# "the directed KeyPackages pull request", "the bug that crashes on resume").
+_THE_ITEM = re.compile(
+    r"\bthe\s+(?:[\w.'/-]+\s+){0,6}?(?:ticket|issue|bug|pr|pull\s+request|epic|story|task|sub-?task)\b", re.I
+)
+
+
+def briefed_item(question: Question, topic: str, evidence: Sequence[Chunk], view: View) -> str | None:
+    """The key of the item a briefing question names by description ("what happened in the ticket about X last
+    week?"), so that its window is the item's own story as when its key is named; None when the question names no
+    item that way or no best-ranked item covers what it says the item is about."""
+    if not _THE_ITEM.search(question.text):
+        return None
+    words = content_words(topic) - _ITEM_WORDS - GENERIC
+    if not words:
+        return None
+    named = set().union(*(content_words(name) for name in question.extra.get("named", ()))) & words
+    titles = {chunk.doc_key: chunk.title for chunk in evidence}
+    docs = list(dict.fromkeys(chunk.doc_key for chunk in evidence if chunk.tickets or "#" in chunk.doc_key))
+    held = Counter(chunk.doc_key for chunk in evidence)
+    best: tuple[float, str] | None = None
+    for item in items_at(view, docs[:MAX_CANDIDATES]):
+        share = covered(item, words, named, titles.get(item.key, ""))
+        dominant = held[item.key] >= DOMINANT * len(evidence)
+        if share >= (MIN_COVERED / 2 if dominant else MIN_COVERED) and (best is None or share > best[0]):
+            best = (share, item.key)
+    return None if best is None else best[1]
