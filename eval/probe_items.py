@@ -20,6 +20,8 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   "Who requested changes on the pull request that does <title>, and what did they ask for?", right when the role
   part's answer line (the one that opens with "Who") names the header's assignee, the merger or a reviewer whose
   last verdict requested changes;
+- `tagged`: "Who reviewed the patch about <subject>?" of a mail thread whose replies give review tags
+  ("Reviewed-by:", "Acked-by:"), right when the answer's first line names one of the tagged reviewers;
 - `status`, `fix_version`, `resolved`: "What is the status of the ticket about <summary>?", "Which release is the
   ticket about <summary> fixed in?", "When was the ticket about <summary> resolved?", right when the answer's first
   line states the header's value as of `--now` (its day, for `resolved`).
@@ -37,6 +39,8 @@ import re
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
+
+from probe_threads import _SUBJECT_TAGS, _SUBSYSTEMS
 
 # Comment text: a comment that announces a close or a verification, after an optional stamp, name and mentions.
 _LEAD = r"^\s*(?:\[[^\]]*\]\s*)?(?:[\w.@-]+:\s+)?(?:(?:\[~[^\]]*\]|@[\w.-]+)[,:]?\s*)*"
@@ -59,6 +63,9 @@ _PULL_LINK = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
 _PULL = re.compile(r'PR #\d+ "(.*)" authored by (\S+), opened \S+, merged \S+ by (\S+)')
 # Review text: a reviewer's verdict after its time stamp ("[2022-01-10 17:01] bifurcation requested changes: ...").
 _CHANGES = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([\w.@-]+)\s+requested changes\b")
+# Mail text: a review tag on a line of its own ("Reviewed-by: Andrew Lunn <andrew@lunn.ch>"), the name before the
+# address.
+_TAGS = re.compile(r"^[ \t]*(?:Reviewed|Acked)-by:[ \t]*([^<>\n]+?)[ \t]*<", re.I | re.M)
 # The question each two-part mode asks, of a ticket's summary or a pull request's title.
 _TWO_PART = {
     "assignee2": "What was reported in the ticket about {}, and who is it assigned to?",
@@ -82,6 +89,7 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
     linked: dict[str, set[str]] = {}
     said: dict[tuple[str, str], set[str]] = {}  # every comment of theirs on the item answers
     substantive: set[tuple[str, str]] = set()
+    tagged: dict[str, set[str]] = {}
     latest: dict[str, tuple[str, datetime | None]] = {}
     titles: dict[str, str] = {}
     for chunk in view.chunks(Filter()):
@@ -117,10 +125,16 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 linked.setdefault(chunk.doc_key, set()).add(unit.ref)
             elif mode == "closes" and own and (closes := _CLOSES.findall(unit.text)):
                 linked.setdefault(chunk.doc_key, set()).update(closes)
+            elif mode == "tagged" and not own and (tags := _TAGS.findall(unit.text)):
+                tagged.setdefault(chunk.doc_key, set()).update(name.split()[0] for name in tags if name.strip())
             elif mode == "said" and not own and unit.author and "review:" not in unit.text:
                 said.setdefault((chunk.doc_key, unit.author), set()).add(unit.ref)
                 if len(unit.text) >= 80:  # asked only of someone who said something of substance
                     substantive.add((chunk.doc_key, unit.author))
+    for key, names in tagged.items():
+        subject = _SUBSYSTEMS.sub("", _SUBJECT_TAGS.sub("", titles[key])).rstrip(".")
+        if len(subject.split()) >= 3:
+            found[key] = (f"Who reviewed the patch about {subject[0].lower() + subject[1:]}?", names)
     for key, (who, _) in latest.items():
         found[key] = (f"Who {mode} the ticket about {_summary(titles[key])}?", {who.split()[0]})
     for (key, author), refs in said.items():
@@ -153,7 +167,7 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
         return any(e.lower() in line for e in expected for line in lines)
     if mode in {"pull", "closes"}:
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
-    said = (first if mode in _ANNOUNCES or mode in _HEADER_ASKS else answer.answer).lower()
+    said = (first if mode in _ANNOUNCES or mode in _HEADER_ASKS or mode == "tagged" else answer.answer).lower()
     return any(e.lower() in said for e in expected)
 
 
@@ -162,7 +176,7 @@ def main() -> None:
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
     modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
-    modes += ["resolved", "said", "closes", *_TWO_PART]
+    modes += ["resolved", "said", "closes", "tagged", *_TWO_PART]
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -20,9 +20,11 @@ from briefing.ask.described import answer_described
 from briefing.ask.extractive import ExtractiveAnswer
 from briefing.ask.finished import answer_finished
 from briefing.index import Filter, Index
-from briefing.model import Chunk, ChunkLimits, RawRecord
+from briefing.model import Chunk, ChunkLimits, Document, RawRecord
+from briefing.model import Item as MailItem
 from briefing.question.parse import parse, wants
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings
+from chunkers.email import chunk_thread
 from chunkers.jira import chunk_issue
 from connectors.jira.normalise import issue_document, normalise_issues
 from tests.test_asof_state import _history, _item, _server_issue, _sparse, _user
@@ -229,3 +231,64 @@ def test_a_briefing_on_a_ticket_named_by_description_is_that_tickets_story(index
     assert _briefed(index, asked, "2013-07-22T09:00:00+00:00", "jira:AEROGEAR-42") is None
     assert _briefed(index, "What happened with user management mockups last week?", "2013-07-22T09:00:00+00:00",
                     "jira:AEROGEAR-43") is None  # fmt: skip
+
+
+def _mail(ref: str, author: str, day: int, subject: str, text: str) -> MailItem:
+    return MailItem(ref=ref, source_type="email", kind="message", text=text, author=author, title=subject,
+                    occurred_at=datetime(2019, 9, day, 9, tzinfo=UTC), container="linux-arm-kernel")  # fmt: skip
+
+
+PATCH = "[PATCH v2 0/2] Fix GMII2RGMII private field"
+REVIEWED = Document(
+    key="email:gmii@example.org",
+    kind="thread",
+    source_type="email",
+    title=PATCH,
+    container="linux-arm-kernel",
+    items=[
+        _mail("email:gmii@example.org", "Harini Katakam", 3, PATCH,
+              "Fix the usage of the external phy's priv field.\nReviewed-by: Michal Simek <michal@example.org>"),
+        _mail("email:lunn@example.org", "Andrew Lunn", 4, f"Re: {PATCH}",
+              "> Signed-off-by: Harini Katakam <harini@example.org>\n> Tested-by: Quoted Person <q@example.org>\n"
+              "Reviewed-by: Andrew Lunn <andrew@example.org>"),
+        _mail("email:florian@example.org", "Florian Fainelli", 5, f"Re: {PATCH}",
+              "Looks good.\n\nAcked-by: Florian Fainelli <florian@example.org>"),
+        _mail("email:davem@example.org", "David Miller", 6, f"Re: {PATCH}", "Series applied to net-next."),
+    ],
+)  # fmt: skip
+
+
+@pytest.fixture
+def mail_index(tmp_path: Path) -> Iterator[Index]:
+    settings = Settings(workspace=WorkspaceSettings(name="mail"), qdrant=QdrantSettings(path=tmp_path / "index"))
+    idx = Index.open(settings)
+    chunks = chunk_thread(REVIEWED, limits=ROOMY)
+    idx.ensure(4, "m")
+    idx.upsert(chunks, np.ones((len(chunks), 4), dtype=np.float32), [_sparse(c.text) for c in chunks], "m")
+    idx.commit()
+    yield idx
+    idx.close()
+
+
+def test_a_mail_threads_reviewers_are_read_from_its_review_tags(mail_index: Index) -> None:
+    found = _ask_role(mail_index, "Who reviewed the GMII2RGMII private field fix?", "2019-09-20T00:00:00+00:00",
+                      "email:gmii@example.org")  # fmt: skip
+    assert found is not None and not found.no_answer
+    # The tags carried by the patch and given in replies, each cited to its mail; a quoted tag and the author's
+    # sign-off are not reviews, and the maintainer who applied it gave none.
+    assert found.text == (
+        f'"{PATCH}" was reviewed by Michal Simek (Reviewed-by) [1], Andrew Lunn (Reviewed-by) [2], '
+        "Florian Fainelli (Acked-by) [3]."
+    )
+    cited = {1: ["email:gmii@example.org"], 2: ["email:lunn@example.org"], 3: ["email:florian@example.org"]}
+    assert found.cited == cited
+    acked = _ask_role(mail_index, "Who acked the GMII2RGMII private field fix?", "2019-09-20T00:00:00+00:00",
+                      "email:gmii@example.org")  # fmt: skip
+    assert acked is not None and acked.text == f'"{PATCH}" was reviewed by Florian Fainelli (Acked-by) [1].'
+    started = _ask_role(mail_index, "Who sent the patch that fixes the GMII2RGMII private field?",
+                        "2019-09-20T00:00:00+00:00", "email:gmii@example.org")  # fmt: skip
+    assert started is not None and started.text == f'"{PATCH}" was started by Harini Katakam [1].'
+    # Asked before anyone replied, only the tag the patch itself carries is there.
+    early = _ask_role(mail_index, "Who reviewed the GMII2RGMII private field fix?", "2019-09-03T12:00:00+00:00",
+                      "email:gmii@example.org")  # fmt: skip
+    assert early is not None and early.text == f'"{PATCH}" was reviewed by Michal Simek (Reviewed-by) [1].'

@@ -28,12 +28,16 @@ if TYPE_CHECKING:
 
 # How an answer names each field.
 NAMES = {"fix_version": "fix version", "labels": "labels", "components": "components"}
-# Review verdicts, as a review unit states them after its time stamp: "[2024-05-02 10:00] lee approved: ...".
+# Review verdicts, as a review unit states them after its time stamp ("[2024-05-02 10:00] lee approved: ..."), or
+# as a mail review gives them, a tag on a line of its own ("Reviewed-by: Andrew Lunn <andrew@lunn.ch>").
 REVIEW_FIELDS = {
-    "reviewer": ("approved", "requested changes", "reviewed"),
-    "approver": ("approved",),
+    "reviewer": ("approved", "requested changes", "reviewed", "Reviewed-by", "Acked-by"),
+    "approver": ("approved", "Acked-by"),
     "changes": ("requested changes",),
+    "tester": ("Tested-by",),
 }
+# How a sentence says each review role was played.
+_REVIEWED = {"tester": "was tested by"}
 MAX_ITEMS = 3
 # Where a citation marker goes in a sentence `read_field` writes.
 MARK = "\x00"
@@ -44,6 +48,9 @@ _MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 _CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 # A review verdict unit: an optional "[time]" stamp, the reviewer, the verdict.
 _VERDICT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([\w.@-]+)\s+(approved|requested changes|reviewed)\b")
+# Mail text: a review tag on a line of its own, not quoted ("Acked-by: Rob Herring <robh@kernel.org>"): the tag and
+# the name before the address.
+_TAG = re.compile(r"^[ \t]*(Reviewed-by|Acked-by|Tested-by):[ \t]*([^<>\n]*?)[ \t]*(?:<[^<>\n]*>)?[ \t]*$", re.I | re.M)
 
 
 # A sentence with a MARK per cited unit, and those units in order.
@@ -126,7 +133,7 @@ def read_field(item: Item, field: str) -> Read | None:
         return _reviews(item, field)
     header = item.header
     if header is None:
-        return None
+        return _started(item) if field == "reporter" else None
     value = _row(header, field)
     if field == "assignee" and value is not None:
         if value.lower() in UNSET:
@@ -148,6 +155,12 @@ def read_field(item: Item, field: str) -> Read | None:
     if field == "organiser":
         return f"{item.label} was organised by {value}{MARK}", [header]
     return f"The {NAMES.get(field, field)} of {item.label} is {value}{MARK}", [header]
+
+
+def _started(item: Item) -> Read | None:
+    """Who started an item that states no fields (a mail thread): the writer of its opening unit."""
+    opening = next((unit for unit in item.units if unit.ref == item.key and unit.author), None)
+    return None if opening is None else (f"{item.label} was started by {opening.author}{MARK}", [opening])
 
 
 def _merged(item: Item, header: Unit) -> Read | None:
@@ -181,11 +194,21 @@ def _reviews(item: Item, field: str) -> Read | None:
         m = _VERDICT.match(unit.text)
         if m and m[2] in wanted:
             latest[unit.author or m[1]] = (m[2], unit)
+        for tag in _TAG.finditer(unit.text):
+            verdict = _TAG_CASE.get(tag[1].lower(), tag[1])
+            who = tag[2].strip().strip("\"'") or unit.author
+            if verdict in wanted and who:
+                latest.pop(who, None)  # a name is listed once, by its latest tag
+                latest[who] = (verdict, unit)
     if not latest:
         return None
     # Every reviewer named with their last verdict, each cited by the unit that gives it.
     names = ", ".join(f"{who} ({verdict}){MARK}" for who, (verdict, _) in latest.items())
-    return f"{item.label} was reviewed by {names}", [unit for _, unit in latest.values()]
+    return f"{item.label} {_REVIEWED.get(field, 'was reviewed by')} {names}", [unit for _, unit in latest.values()]
+
+
+# The tags as the answer writes them, whatever case the mail used.
+_TAG_CASE = {tag.lower(): tag for tag in ("Reviewed-by", "Acked-by", "Tested-by")}
 
 
 def compose(found: Sequence[Sequence[Read]], answer: ExtractiveAnswer, lead: str = "") -> ExtractiveAnswer:

@@ -74,7 +74,8 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.I))
     for name, pattern in (
         ("changes", r"\bwho\s+(?:\w+\s+){0,2}?requested\s+changes\b"),
-        ("approver", r"\bwho\s+(?:\w+\s+){0,2}?approved\b|\bwhich\s+reviewers?\s+approved\b"),
+        ("approver", r"\bwho\s+(?:\w+\s+){0,2}?(?:approved|acked)\b|\bwhich\s+reviewers?\s+approved\b"),
+        ("tester", r"\bwho\s+(?:\w+\s+){0,2}?tested\b"),
         ("reviewer", r"\bwho\s+(?:\w+\s+){0,2}?(?:reviewed|reviews|is\s+reviewing)\b|\bwhich\s+reviewers?\b"),
         ("merger", r"\bwho\s+(?:\w+\s+){0,2}?merged\b|\bwho\s+merged\b|\bmerged\s+it\b"),
         (
@@ -85,7 +86,8 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "reporter",
-            r"\bwho\s+(?:\w+\s+){0,2}?(?:reported|filed|raised|opened|created|wrote|authored)\b|\breporter\b",
+            r"\bwho\s+(?:\w+\s+){0,2}?(?:reported|filed|raised|opened|created|wrote|authored|sent|posted|submitted)\b"
+            r"|\breporter\b",
         ),
         ("organiser", r"\bwho\s+(?:\w+\s+){0,2}?(?:organi[sz]ed|organi[sz]es|scheduled)\b|\borgani[sz]er\b"),
         (
@@ -152,7 +154,7 @@ def fields_asked(question: str, constraints: Constraints) -> tuple[str, ...]:
 
 # The roles a person plays in an item, which a who-question may ask of an item it names only by description ("Who
 # is doing the ticket about the login page?"): the item is the one retrieval finds (`briefing.ask.described`).
-PERSON_FIELDS = frozenset({"changes", "approver", "reviewer", "merger", "assignee", "reporter", "organiser"})
+PERSON_FIELDS = frozenset({"changes", "approver", "reviewer", "tester", "merger", "assignee", "reporter", "organiser"})
 # A question that asks for a person: "who ...", "which engineer / person ...".
 _ASKS_WHO = re.compile(r"^\W*who\b|^\W*(?:which|what)\s+(?:person|people|engineer|developer|one)\b", re.I)
 
