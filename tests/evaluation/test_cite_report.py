@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-EVAL = Path(__file__).resolve().parents[2] / "eval"
+from tests.evaluation.scripts import eval_script
+
 GOLD = "slack:CHELP:2.0"
 
 
 @pytest.fixture
 def cite_report(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.syspath_prepend(str(EVAL))
-    for name in ("cite_report", "split_report"):
-        sys.modules.pop(name, None)
-    return importlib.import_module("cite_report")
+    return eval_script(monkeypatch, "cite_report", "split_report")
 
 
 def _record(case_id: str, cited: list[str], hits: list[str] | None = None, **extra: Any) -> dict[str, Any]:

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import SampleIndex
-
-EVAL = Path(__file__).resolve().parents[2] / "eval"
+from tests.evaluation.scripts import eval_script
 
 
 @pytest.fixture
 def probe_items(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.syspath_prepend(str(EVAL))
-    sys.modules.pop("probe_items", None)
-    return importlib.import_module("probe_items")
+    return eval_script(monkeypatch, "probe_items", "probe_threads")
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,16 +12,12 @@ from typing import Any
 import pytest
 
 from briefing.evaluation.cases import load_cases
-
-EVAL = Path(__file__).resolve().parents[2] / "eval"
+from tests.evaluation.scripts import eval_script
 
 
 @pytest.fixture
 def probe_refusals(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.syspath_prepend(str(EVAL))
-    for name in ("probe_refusals", "probe_threads"):
-        sys.modules.pop(name, None)
-    return importlib.import_module("probe_refusals")
+    return eval_script(monkeypatch, "probe_refusals", "probe_threads")
 
 
 def test_a_probe_is_asked_after_its_conversation_and_before_it_began(probe_refusals: Any, tmp_path: Path) -> None:

@@ -3,26 +3,20 @@ counted; the reply that answered is the yardstick, never the asker's own message
 
 from __future__ import annotations
 
-import importlib
 import random
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from tests.conftest import SampleIndex
-
-EVAL = Path(__file__).resolve().parents[2] / "eval"
+from tests.evaluation.scripts import eval_script
 
 
 @pytest.fixture
 def probe_threads(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.syspath_prepend(str(EVAL))
-    sys.modules.pop("probe_threads", None)
-    return importlib.import_module("probe_threads")
+    return eval_script(monkeypatch, "probe_threads")
 
 
 def _answer(*cited: str, refused: bool = False) -> Any:
