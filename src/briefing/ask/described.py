@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from briefing.ask.fields import Item, bare_title, compose, items_at, read_field
+from briefing.index.payload import doc_id
 from briefing.question.kind import FIELD_ASKS
 from briefing.question.terms import GENERIC, content_words
 
@@ -137,7 +138,9 @@ def briefed_item(question: Question, topic: str, evidence: Sequence[Chunk], view
         return None
     named = set().union(*(content_words(name) for name in question.extra.get("named", ()))) & words
     titles = {chunk.doc_key: chunk.title for chunk in evidence}
-    docs = list(dict.fromkeys(chunk.doc_key for chunk in evidence if chunk.tickets or "#" in chunk.doc_key))
+    # Documents that are items themselves (a ticket, an issue, a pull request), not conversations that mention one.
+    own = [c.doc_key for c in evidence if doc_id(c.doc_key) in c.tickets or "#" in doc_id(c.doc_key)]
+    docs = list(dict.fromkeys(own))
     held = Counter(chunk.doc_key for chunk in evidence)
     best: tuple[float, str] | None = None
     for item in items_at(view, docs[:MAX_CANDIDATES]):
