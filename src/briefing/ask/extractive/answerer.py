@@ -40,6 +40,7 @@ from briefing.ask.extractive.refusal import (
     refusal_reason,
     unsupported,
 )
+from briefing.ask.extractive.releases import release_leads
 from briefing.ask.extractive.render import attribution, label, render, when
 from briefing.ask.extractive.scoring import score_sentences, word_weights
 from briefing.ask.extractive.selection import (
@@ -265,6 +266,7 @@ class ExtractiveAnswerer:
                 earliest_reply_lead(pool)
                 restated_thread_lead(pool, q_words)
                 restated_item_lead(pool, q_words, fix=asked["asks_fix"])
+            release_leads(question, pool)
             # A lead that says nothing of its own ("Thanks!", a mail's envelope) gives way (`WRITER_ANSWERS`).
             if not {kind, question.answer_type} & WRITER_ANSWERS:
                 contentless_gives_way(pool, q_words)
