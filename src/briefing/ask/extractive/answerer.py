@@ -25,6 +25,7 @@ from briefing.ask.extractive.features import question_features, with_off_topic, 
 from briefing.ask.extractive.followups import shared_line
 from briefing.ask.extractive.openings import (
     earliest_reply_lead,
+    matched_thread_lead,
     opening_gives_way,
     opening_reply_lead,
     restated_item_lead,
@@ -264,6 +265,7 @@ class ExtractiveAnswerer:
                 starter_gives_way(pool, fix=asked["asks_fix"])
                 opening_gives_way(pool, fix=asked["asks_fix"])
                 earliest_reply_lead(pool)
+                matched_thread_lead(pool)
                 restated_thread_lead(pool, q_words)
                 restated_item_lead(pool, q_words, fix=asked["asks_fix"])
             release_leads(question, pool)
