@@ -12,7 +12,10 @@ probe question (rarest over the index's own chunks, kept in the question's order
 No dev case is read. Counts are printed as `probe_threads.py` prints them (lead, cited, refused, where a wrong lead
 came from).
 
-    python eval/probe_topics.py --config C -n 60 [--seed 7] [--show]
+    python eval/probe_topics.py --config C -n 60 [--seed 7] [--ask replies|said] [--show]
+
+`--ask said` names no reply ("What was said in #datomic about ...?"): a rule that reads "replies" in the question
+is not what it measures.
 """
 
 from __future__ import annotations
@@ -37,7 +40,11 @@ TOPIC_WORDS = 4
 _LEAD_IN = ("how was this resolved", "what was done about", "what is the fix for", "what was the feedback on")
 # Question text: a word as written (letters, digits, inner dots and hyphens: "pr-str", "java.lang.invoke").
 _TOKEN = re.compile(r"[\w][\w.-]*")
-_ASKS = "What did the replies in {place} say about {topic}?"
+# How the topic is asked: about the replies (`replies`), or about what was said, naming no reply (`said`).
+ASKS = {
+    "replies": "What did the replies in {place} say about {topic}?",
+    "said": "What was said in {place} about {topic}?",
+}
 
 
 def _rarity(chunks: list[Any]) -> Counter[str]:
@@ -50,7 +57,7 @@ def _rarity(chunks: list[Any]) -> Counter[str]:
     return found
 
 
-def topic_question(probe: Probe, place: str, spread: Counter[str]) -> str | None:
+def topic_question(probe: Probe, place: str, spread: Counter[str], ask: str = "replies") -> str | None:
     """The probe's question in its TOPIC_WORDS rarest content words (as written, rarity by stem) and its place, or
     None with too few words."""
     from briefing.question.terms import content_words, stem
@@ -71,10 +78,10 @@ def topic_question(probe: Probe, place: str, spread: Counter[str]) -> str | None
         return None
     keep = set(sorted(words, key=lambda w: (spread[words[w]], w))[:TOPIC_WORDS])
     topic = " ".join(w for w in words if w in keep)
-    return _ASKS.format(place=place, topic=topic)
+    return ASKS[ask].format(place=place, topic=topic)
 
 
-def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
+def run(brief: Any, n: int, seed: int, *, ask: str = "replies", show: bool = False) -> Counter[str]:
     """Ask `n` topic probes of `brief`'s index through `brief.ask`, print one line each, and return the counts."""
     from briefing.index import Filter
 
@@ -89,7 +96,7 @@ def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
     for probe in drawn:
         container = places.get(probe.key.split("#")[0], "") or ""
         place = f"#{container}" if probe.shape == "thread" else container or "the thread"
-        question = topic_question(probe, place, spread)
+        question = topic_question(probe, place, spread, ask)
         if question is None:
             continue
         probe = replace(probe, question=question)
@@ -111,6 +118,7 @@ def main() -> None:
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("-n", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--ask", choices=sorted(ASKS), default="replies", help="the question's template")
     parser.add_argument("--show", action="store_true", help="print each answer's first line")
     args = parser.parse_args()
 
@@ -118,7 +126,7 @@ def main() -> None:
     from briefing.settings import load_settings
 
     with Brief(load_settings(args.config)) as brief:
-        print(summary(run(brief, args.n, args.seed, show=args.show)))
+        print(summary(run(brief, args.n, args.seed, ask=args.ask, show=args.show)))
 
 
 if __name__ == "__main__":

@@ -42,3 +42,9 @@ def test_the_templated_lead_in_is_not_a_topic(probe_topics: Any) -> None:
     asked = probe_topics.topic_question(probe, "#help", Counter())
     assert asked is not None and "resolved" not in asked, asked
     assert probe_topics.topic_question(_probe(probe_topics, "Any idea why?"), "#help", Counter()) is None
+
+
+def test_the_said_template_names_no_reply(probe_topics: Any) -> None:
+    probe = _probe(probe_topics, "How do I stream large query results from Postgres?")
+    asked = probe_topics.topic_question(probe, "#help", Counter(), "said")
+    assert asked is not None and asked.startswith("What was said in #help about ") and "repl" not in asked, asked
