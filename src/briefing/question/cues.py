@@ -24,7 +24,8 @@ _ASKS_ABOUT_REPORT = re.compile(
 # setting had to be raised", "What came of ...") is answered by a reply, never by the report it replies to.
 _ASKS_FIX = re.compile(
     r"\b(?:why|fix(?:es|ed)?|solution|solved?|workaround|recommend\w*|suggest\w*|advi[cs]\w*|resolv\w*|"
-    r"caus(?:e|ed|es|ing)|reason|turned\s+out|had\s+to|came\s+of|clears?|cure[ds]?|remed\w*)\b",
+    r"caus(?:e|ed|es|ing)|reason|turned\s+out|had\s+to|came\s+of|clears?|cure[ds]?|remed\w*|"
+    r"answers|answered|replies|replied|responses|responded)\b",
     re.I,
 )
 

@@ -25,6 +25,7 @@ from briefing.ask.extractive.features import question_features, with_off_topic, 
 from briefing.ask.extractive.followups import shared_line
 from briefing.ask.extractive.openings import (
     earliest_reply_lead,
+    matched_thread_lead,
     opening_gives_way,
     opening_reply_lead,
     restated_item_lead,
@@ -40,6 +41,7 @@ from briefing.ask.extractive.refusal import (
     refusal_reason,
     unsupported,
 )
+from briefing.ask.extractive.releases import release_leads
 from briefing.ask.extractive.render import attribution, label, render, when
 from briefing.ask.extractive.scoring import score_sentences, word_weights
 from briefing.ask.extractive.selection import (
@@ -263,8 +265,10 @@ class ExtractiveAnswerer:
                 starter_gives_way(pool, fix=asked["asks_fix"])
                 opening_gives_way(pool, fix=asked["asks_fix"])
                 earliest_reply_lead(pool)
+                matched_thread_lead(pool)
                 restated_thread_lead(pool, q_words)
                 restated_item_lead(pool, q_words, fix=asked["asks_fix"])
+            release_leads(question, pool)
             # A lead that says nothing of its own ("Thanks!", a mail's envelope) gives way (`WRITER_ANSWERS`).
             if not {kind, question.answer_type} & WRITER_ANSWERS:
                 contentless_gives_way(pool, q_words)

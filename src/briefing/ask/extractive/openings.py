@@ -7,6 +7,7 @@ from collections.abc import Collection
 from briefing import registry
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.extractive.ranking import help_threads, holding, opening_line
+from briefing.ask.extractive.scoring import DENSE_WEIGHT, LEXICAL_WEIGHT
 from briefing.question.terms import content_words
 
 # The opening (the thread's first message) scores within OPENING_CLOSE of the best line: the question asks what
@@ -192,3 +193,41 @@ def restated_item_lead(ranked: list[Evidence], words: Collection[str], *, fix: b
             continue
         _reply_leads(ranked, key, opening.author, best * RESTATED_FLOOR, own=True)
         return
+
+
+# The question is about a help thread when that thread's opening is the line that matches it best on its own words
+# and meaning (`own_match`: dense and lexical, before the discounts for asking and for the starter's lines, and
+# before the bonuses of rank and answer type): a channel message or another thread ranks higher only because the
+# opening, which asks, was discounted. The thread's best reply by someone other than its starter, not a holding
+# one, leads when it scores at least MATCHED_FLOOR of the best line. Chosen on topic probes of the Clojurians
+# Slack (`eval/probe_topics.py`).
+MATCHED_FLOOR = 0.25
+
+
+def _opens(e: Evidence, threads: Collection[str]) -> bool:
+    """Whether `e` is the opening message of one of the help `threads` (doc keys)."""
+    root = registry.meta(e.chunk, "thread_root")
+    return e.chunk.doc_key in threads and bool(root) and e.ref.endswith(f":{root}")
+
+
+def own_match(e: Evidence) -> float:
+    """How well a line matches the question on its own: its dense and lexical scores, weighted as in scoring."""
+    return DENSE_WEIGHT * e.dense + LEXICAL_WEIGHT * e.lexical
+
+
+def matched_thread_lead(ranked: list[Evidence]) -> None:
+    """When the opening of a help thread of `ranked` (best first) matches the question best on its own
+    (`own_match`) and the best line is of another conversation, move that thread's best reply (the rule above) to
+    the front, in place."""
+    if len(ranked) < 2:
+        return
+    threads = help_threads(ranked)
+    best = max(own_match(e) for e in ranked)
+    # A line that quotes the opening word for word elsewhere ties with it; the opening counts as the best.
+    opening = next((e for e in ranked if own_match(e) >= best and _opens(e, threads)), None)
+    if opening is None:
+        return
+    key = opening.chunk.doc_key
+    if ranked[0].chunk.doc_key == key:
+        return
+    _reply_leads(ranked, key, threads[key], ranked[0].score * MATCHED_FLOOR)
