@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections import Counter
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-EVAL = Path(__file__).resolve().parents[2] / "eval"
+from tests.evaluation.scripts import eval_script
 
 
 @pytest.fixture
 def probe_topics(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.syspath_prepend(str(EVAL))
-    for name in ("probe_topics", "probe_threads"):
-        sys.modules.pop(name, None)
-    return importlib.import_module("probe_topics")
+    return eval_script(monkeypatch, "probe_topics", "probe_threads")
 
 
 def _probe(module: Any, question: str) -> Any:
