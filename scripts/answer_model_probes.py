@@ -45,7 +45,7 @@ def _spied(answer: Callable[..., Any]) -> tuple[Callable[..., Any], list[Any]]:
 
 def _asked(brief: Any, tz: str, embedder: Any, out: Corpus, asks: Iterator[tuple[str, Any, Any, str]]) -> None:
     """Ask each (question, now, gold, id) through `brief` and featurise what the answer stage was handed; `gold` is
-    a set of refs, or a function of a unit's (ref, text) telling whether it answers."""
+    a set of refs, or a function of a context chunk and one of its units telling whether the unit answers."""
     from briefing.ask.extractive import ExtractiveAnswerer
 
     original = ExtractiveAnswerer.answer
@@ -58,7 +58,7 @@ def _asked(brief: Any, tz: str, embedder: Any, out: Corpus, asks: Iterator[tuple
             if not seen or not seen[0][1]:
                 continue
             question, context, given = seen[0]
-            refs = gold if not callable(gold) else {u.ref for c in context for u in c.units if gold(u.ref, u.text)}
+            refs = gold if not callable(gold) else {u.ref for c in context for u in c.units if gold(c, u)}
             if not refs:
                 continue  # the answering unit was not retrieved: nothing to rank
             _featurise_one(out, question, context, frozenset(refs), embedder, tz, given=given)
@@ -83,8 +83,9 @@ def _item_asks(view: Any, n: int, seed: int) -> list[tuple[str, Any, Any, str]]:
                 words = [f"/pull/{e}" if mode == "pull" else e for e in expected]
                 pattern = re.compile("|".join(re.escape(w) for w in words), re.I)
 
-                def gold(ref: str, said: str, item: str = item, pattern: re.Pattern[str] = pattern) -> bool:
-                    return ref != item and ref.startswith(item) and bool(pattern.search(said))
+                def gold(chunk: Any, unit: Any, item: str = item, pattern: re.Pattern[str] = pattern) -> bool:
+                    """A comment of the item (not its header) that says the expected name or link."""
+                    return chunk.doc_key == item and unit.ref != item and bool(pattern.search(unit.text))
 
             found.append((text, mode, gold, f"item:{mode}:{key}"))
     random.Random(seed).shuffle(found)  # noqa: S311 - a reproducible draw

@@ -292,3 +292,40 @@ def test_trees_pointing_outside_their_nodes_are_refused_naming_the_file(trees: A
     bad.write_text(json.dumps(data))
     with pytest.raises(ModelError, match="bad.json.*outside the trees"):
         load_model(bad, hashlib.sha256(bad.read_bytes()).hexdigest())
+
+
+def test_item_probes_label_the_comment_that_answers_and_only_of_their_own_item() -> None:
+    """`answer_model_probes._item_asks`: "which pull request fixed the ticket about X?" is answered by the comment
+    of that ticket linking the pull request, not by the ticket's header nor by another ticket naming it too."""
+    spec = importlib.util.spec_from_file_location("answer_model_probes", ROOT / "scripts" / "answer_model_probes.py")
+    assert spec is not None and spec.loader is not None
+    _script()  # the probes module imports the training script's Corpus by name
+    probes = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probes)
+    at = datetime(2026, 3, 2, 9, tzinfo=UTC)
+
+    def ticket(key: str, summary: str, comments: list[tuple[str, str]]) -> Chunk:
+        units = [Unit(ref=key, text=f"Status: Closed | Assignee: Ana Lima\n{summary}", author="Eli Cohen", at=at)]
+        units += [Unit(ref=f"{key}#c{i}", text=t, author=a, at=at) for i, (a, t) in enumerate(comments, 1)]
+        return Chunk(chunk_id=f"{key}::0", doc_key=key, source_type="jira", kind="ticket", title=f"{key}: {summary}",
+                     text="\n".join(u.text for u in units), refs=[u.ref for u in units], start=at, end=at,
+                     authors=sorted({u.author or "" for u in units}), container="PLAT", units=units)  # fmt: skip
+
+    link = "Fixed by https://github.com/acme/app/pull/9403, merged today."
+    chunks = [
+        ticket("jira:PLAT-1", "Export fails on large ledgers", [("Ana Lima", "Looking into it."), ("Ana Lima", link)]),
+        ticket("jira:PLAT-2", "Import hangs", [("Ben Okafor", "Same cause as PLAT-1, see pull/9403 there.")]),
+    ]
+
+    class View:
+        def chunks(self, _filter: Any = None) -> list[Chunk]:
+            return chunks
+
+    asks = {ident: (text, gold) for text, _, gold, ident in probes._item_asks(View(), 50, 7)}
+    text, gold = asks["item:pull:jira:PLAT-1"]
+    assert text == "Which pull request fixed the ticket about export fails on large ledgers?"
+    labelled = [u.ref for c in chunks for u in c.units if gold(c, u)]
+    assert labelled == ["jira:PLAT-1#c2"]
+    # A ticket whose key starts with the same characters is another ticket.
+    other = ticket("jira:PLAT-10", "Other", [("Ana Lima", link)])
+    assert not any(gold(other, u) for u in other.units)

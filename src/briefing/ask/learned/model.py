@@ -16,7 +16,7 @@ from briefing.errors import BriefError
 
 # The model shipped with brief (trained by scripts/train_answer_model.py) and the sha256 of its bytes.
 SHIPPED = Path(__file__).with_name("answer_model.json")
-SHIPPED_SHA256 = "ed5262efa225926c8ec98562dd77ceaa8b9bae104c95148dd241a16003a85503"
+SHIPPED_SHA256 = "fdacc9fbc8803228d5e0c664e6bd03ced6fb3a0d97436330650bb5be6f434a10"
 
 
 class ModelError(BriefError):
