@@ -94,11 +94,16 @@ def rescorer_from(spec: str, embedder: Any) -> Any:
 
 
 def replay(
-    config: Path, saved_path: Path, cases_out: Path | None, only: str | None, rescore: str | None = None
+    config: Path,
+    saved_path: Path,
+    cases_out: Path | None,
+    only: str | None,
+    rescore: str | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Replay the saved contexts; `rescore` is one rescorer spec (`rescorer_from`) or several joined by ",", each
     replayed in turn in one process (the e5 question vectors are shared), each to its own `cases_out` file
-    (`NAME-SPEC.json` when there are several)."""
+    (`NAME-SPEC.json` when there are several). `overrides` are settings as `brief eval --set` gives them."""
     from briefing.ask.nodes import AskDeps, extractive_node
     from briefing.ask.run import build_deps
     from briefing.evaluation.metrics import case_scores
@@ -109,7 +114,7 @@ def replay(
     specs: list[str | None] = list(rescore.split(",")) if rescore else [None]
     summaries: dict[str, Any] = {}
     queries: dict[str, Any] = {}
-    with Brief(load_settings(config)) as brief:
+    with Brief(load_settings(config, overrides)) as brief:
         full = build_deps(brief)
         deps = AskDeps(
             settings=full.settings,
@@ -309,6 +314,7 @@ def main() -> None:
     r.add_argument("--cases-out", type=Path)
     r.add_argument("--only")
     r.add_argument("--rescore", help="MODE:WEIGHT:TOP_N[:CITE_MARGIN]: the answer's best lines read by e5 too")
+    r.add_argument("--set", action="append", default=[], help="section.key=value, as brief eval --set")
     k = sub.add_parser("classify")
     k.add_argument("--saved", type=Path, required=True)
     k.add_argument("--cases", type=Path, required=True)
@@ -323,7 +329,10 @@ def main() -> None:
     elif args.cmd == "collect":
         collect(args.config, args.cases, args.out)
     else:
-        print(json.dumps(replay(args.config, args.saved, args.cases_out, args.only, args.rescore), indent=1))
+        from briefing.cli.evaluate import parse_sets
+
+        found = replay(args.config, args.saved, args.cases_out, args.only, args.rescore, parse_sets(args.set))
+        print(json.dumps(found, indent=1))
 
 
 if __name__ == "__main__":

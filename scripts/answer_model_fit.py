@@ -24,6 +24,10 @@ import numpy as np
 
 THRESHOLDS = np.round(np.arange(0.05, 0.96, 0.025), 3)
 BLENDS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+LEARNERS = {
+    "linear": "scikit-learn LogisticRegression: pairwise ranker (C=1) with Platt scaling; refusal (C=1)",
+    "trees": "scikit-learn HistGradientBoostingClassifier ranker (answer_model_trees.PARAMS); logistic refusal (C=1)",
+}
 
 
 def group_of(name: str) -> str:
@@ -116,7 +120,7 @@ def fit_ranker(train: list[Any], *, seed: int, real_weight: float, pairs: int = 
     return Linear(SENTENCE_FEATURES, scaler.mean_, scaler.scale_, a * weights, b)
 
 
-def fit_pair(train: list[Any], *, seed: int, real_weight: float) -> tuple[Any, Any, int, int]:
+def fit_pair(train: list[Any], *, seed: int, real_weight: float, learner: str = "linear") -> tuple[Any, Any, int, int]:
     """The ranker and the refusal model fitted on `train` (as `Linear`s), and how many pairs and questions they
     read."""
     from sklearn.linear_model import LogisticRegression
@@ -125,7 +129,12 @@ def fit_pair(train: list[Any], *, seed: int, real_weight: float) -> tuple[Any, A
     from briefing.ask.learned.features import REFUSAL_FEATURES
     from briefing.ask.learned.model import Linear
 
-    ranker = fit_ranker(train, seed=seed, real_weight=real_weight)
+    if learner == "trees":
+        from answer_model_trees import fit_trees
+
+        ranker = fit_trees(train, seed=seed, real_weight=real_weight)
+    else:
+        ranker = fit_ranker(train, seed=seed, real_weight=real_weight)
     used = [c for c in train if c.rows]
     rx = np.vstack([refusal_rows(c, ranker) for c in used])
     ry = np.concatenate([np.asarray(c.answerable, dtype=bool) for c in used])
@@ -172,7 +181,9 @@ def order_quality(corpus: Any, scores: list[np.ndarray]) -> float:
     return float(np.mean(found)) if found else 0.0
 
 
-def inner_choices(train: list[Any], *, seed: int, real_weight: float) -> tuple[float, float, dict[str, Any]]:
+def inner_choices(
+    train: list[Any], *, seed: int, real_weight: float, learner: str = "linear"
+) -> tuple[float, float, dict[str, Any]]:
     """The refusal threshold and the blend, each chosen on the real cases of every training group as predicted
     by a model fitted without that group: the threshold of best mean balanced accuracy, the blend of best mean
     `order_quality`. (0.5, 1.0) when fewer than two groups hold real cases."""
@@ -184,7 +195,7 @@ def inner_choices(train: list[Any], *, seed: int, real_weight: float) -> tuple[f
         real = [c for c in train if group_of(c.name) == g and c.real and c.rows]
         if not rest or not real:
             continue
-        ranker, refusal, _, _ = fit_pair(rest, seed=seed, real_weight=real_weight)
+        ranker, refusal, _, _ = fit_pair(rest, seed=seed, real_weight=real_weight, learner=learner)
         for c in real:
             probabilities = [ranker.probability(r) for r in c.rows]
             for b in BLENDS:
@@ -212,15 +223,15 @@ def inner_choices(train: list[Any], *, seed: int, real_weight: float) -> tuple[f
 
 
 def fit(
-    train: list[Any], held: list[Any], *, seed: int, limit: int, real_weight: float = 5.0
+    train: list[Any], held: list[Any], *, seed: int, limit: int, real_weight: float = 5.0, learner: str = "linear"
 ) -> tuple[Any, dict[str, Any]]:
     """The ranker and the refusal model fitted on `train`, and every corpus's metrics beside the rules'."""
     from sklearn.metrics import roc_auc_score
 
     from briefing.ask.learned.model import AnswerModel
 
-    ranker, refusal, n_pairs, questions = fit_pair(train, seed=seed, real_weight=real_weight)
-    threshold, blend, inner = inner_choices(train, seed=seed, real_weight=real_weight)
+    ranker, refusal, n_pairs, questions = fit_pair(train, seed=seed, real_weight=real_weight, learner=learner)
+    threshold, blend, inner = inner_choices(train, seed=seed, real_weight=real_weight, learner=learner)
     report: dict[str, Any] = {}
     for c in [*train, *held]:
         if not c.rows:
@@ -256,7 +267,7 @@ def fit(
             "pairs": n_pairs,
             "questions": questions,
             "chosen_without_each_group": inner,
-            "learner": "scikit-learn LogisticRegression: pairwise ranker (C=1) with Platt scaling; refusal (C=1)",
+            "learner": LEARNERS[learner],
             "metrics": report,
         },
     )

@@ -7,8 +7,9 @@ code (`briefing.ask.extractive.scoring`, under the index's embedding model) and 
 reranking rules' scores among the features. `--cases CONFIG:HOME:CASES[:NAME]` adds a dev set's cases, asked
 through the production path (gold refs label the sentences, `no_answer` the refusal); `--half NAME` keeps only its
 train half (ids ending in an odd digit). Features are cached per corpus under `--cache`. The fit
-(`answer_model_fit.py` beside this script) writes one JSON file with its sha256 beside it (`<out>.sha256`) and
-prints each corpus's ranking MRR of the resolving unit and refusal AUC / balanced accuracy beside the rules'.
+(`answer_model_fit.py` beside this script; `--learner trees` fits boosted trees, `answer_model_trees.py`) writes
+one JSON file with its sha256 beside it (`<out>.sha256`) and prints each corpus's ranking MRR of the resolving unit
+and refusal AUC / balanced accuracy beside the rules'.
 
     python scripts/train_answer_model.py --train olk.toml:olk-home:olake --train mls.toml:mls-home:mls \
         --cases olk.toml:olk-home:eval/olake_dev.jsonl:dev_olake --half dev_mls ... \
@@ -36,7 +37,7 @@ from answer_model_fit import fit, write  # noqa: E402 - the script's own sibling
 
 __all__ = ["Corpus", "featurise", "featurise_cases", "featurise_chunks", "fit", "held_out_id", "main", "write"]
 
-FORMAT = 5  # bump when the cached features change
+FORMAT = 6  # bump when the cached features change
 
 
 @dataclass
@@ -212,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--half", action="append", default=[], help="NAME of a --cases set to read the train half of")
     ap.add_argument("--real-weight", type=float, default=5.0, help="a dev case's weight against a structure one")
     ap.add_argument("--long", action="store_true", help="keep the structure's questions whole (not reshaped)")
+    ap.add_argument("--learner", choices=("linear", "trees"), default="linear", help="the ranker's model")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--limit", type=int, default=1500, help="answerable examples per corpus (as many refusals)")
     ap.add_argument("--cache", type=Path, default=None, help="folder for the featurised corpora")
@@ -223,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
         cases = featurise_cases(spec, cache=args.cache)
         train.append(cases.only([not held_out_id(i) for i in cases.ids]) if cases.name in args.half else cases)
     held = [featurise(s, seed=args.seed, limit=args.limit, cache=args.cache, short=short) for s in args.holdout]
-    model, report = fit(train, held, seed=args.seed, limit=args.limit, real_weight=args.real_weight)
+    model, report = fit(
+        train, held, seed=args.seed, limit=args.limit, real_weight=args.real_weight, learner=args.learner
+    )
     model.provenance["train_half_only"] = sorted(args.half)
     model.provenance["questions_reshaped"] = short
     digest = write(model, args.out)

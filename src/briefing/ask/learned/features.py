@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -38,7 +39,13 @@ SENTENCE_FEATURES = (
     "rules",
     "rules_gap",
     "rules_rr",
+    "q_value",
+    "q_how",
+    "q_latest",
 )
+# `q_*` are the question's own shape, the same on every sentence of it, so trees can read a sentence's features
+# differently by what is asked: a value (a number, version, time, setting or person), how or why something was
+# done or fixed, or the latest state.
 # `rules*` are the hand-set scorer's and reranking rules' own reading of the sentence (its score, its distance to
 # the best, the reciprocal of its rank): the model re-scores the rules' order and learns where to depart from it.
 # The source's shape enters as `section` (a sectioned document) and through the conversation roles (root, reply,
@@ -51,6 +58,17 @@ REFUSAL_FEATURES = (
     "rules_conf",
 )
 _DECADE = math.log1p(3650.0)
+# Question text: asks how or why something happened or was fixed ("how was X resolved?", "what is the fix for").
+_ASKS_HOW = re.compile(r"\b(?:how|why|fix\w*|solv\w*|resol\w*|workaround|work around|cause\w*)\b", re.I)
+
+
+def question_shape(question: Question) -> tuple[float, float, float]:
+    """The q_* features: whether `question` asks for a value, how or why, or the latest state."""
+    return (
+        float(bool(question.answer_type)),
+        float(bool(_ASKS_HOW.search(question.text))),
+        float(question.intent == "latest"),
+    )
 
 
 def _root(chunk: Chunk) -> int:
@@ -85,6 +103,7 @@ def sentence_matrix(
     best_dense = max(e.dense for e in evidence)
     best_lexical = max(e.lexical for e in evidence)
     roots: dict[int, int] = {}
+    shape = question_shape(question)
     rows = []
     for i, ev in enumerate(evidence):
         chunk = ev.chunk
@@ -123,6 +142,7 @@ def sentence_matrix(
                 rules[i],
                 rules[i] - best_rules,
                 ranks[i],
+                *shape,
             )
         )
     return np.asarray(rows, dtype=float)
