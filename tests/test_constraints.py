@@ -493,6 +493,10 @@ def test_a_fully_read_range_has_no_note() -> None:
         ("What happened in #platform-eng last week?", ("briefing",)),
         ("What's planned this week?", ("briefing",)),
         ("What was announced in #releases last week?", ("briefing",)),
+        ("What's new in #releases this week?", ("briefing",)),
+        # "What new <thing> ..." asks for a thing, not for everything new in the window.
+        ("What new version of Relay came out this week?", ("fact",)),
+        ("What new features shipped last week?", ("fact",)),
         ("What are the main problems users hit with payouts?", ("summary", "fact")),
         ("Summarize the discussions about the Aurora cutover", ("summary", "outline", "fact")),
         ("Summarize the Relay 3.0 release notes.", ("outline", "fact")),

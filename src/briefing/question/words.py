@@ -74,8 +74,12 @@ ABOUT_PERSON = re.compile(
 )
 
 # -- briefings and summaries (`briefing.question.kind`) -------------------------------------------------------------
+# "What's new" asks for a briefing; "what new version came out" asks for a thing: "new" without "is" before it
+# asks for one only when nothing but a place, a person or a period follows.
 BRIEFING = re.compile(
-    r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|new|going\s+on|been\s+going\s+on)\b|"
+    r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|going\s+on|been\s+going\s+on)\b|"
+    r"\bwhat(?:'s|\s+is|\s+has\s+been)\s+new\b|"
+    r"\bwhat\s+new\b(?=\s*(?:[?.!,]|$|(?:in|with|on|about|for|at|since|this|last|today|yesterday|from|over)\b))|"
     r"\bwhat\s+went\s+on\b|\bany\s+(?:updates?|news|changes)\b|^\W*(?:updates?|news)\b|\brecap\b|"
     r"\bcatch\s+me\s+up\b|\bbrief\s+me\b|\bdigest\b|"
     r"\bsummar(?:y|ise|ize)\s+(?:of\s+)?(?:what\s+happened\s+)?(?:in\s+\S+\s+)?(?:the\s+)?"
