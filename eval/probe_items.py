@@ -11,6 +11,12 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   request a comment of the item links (".../pull/9403");
 - `reopened`: "Why was the ticket about <summary> reopened?", right when the answer's first citation is a comment
   of the item that opens with "Reopening";
+- `cause`, `fixed`: "Why did the problem in the ticket about <summary> happen?" or "What caused the problem in the
+  ticket about <summary>?" (by turns), "What fixed the problem in the ticket about <summary>?", of a ticket or issue
+  (not a pull request) with a comment that states a cause ("caused by", "due to", "the problem is", "this happens
+  because") or a change that fixed it ("fixed by", "the fix is", "PR: <link>", "I changed ...", "removing X
+  resolved it") in a sentence that neither asks nor denies; right when the answer's first citation is such a
+  comment of the item. The questions copy no word of those comments;
 - `closes`: "Which issue did the pull request that does <title> close?" for an item whose description says
   "Closes #N", right when the answer's first line names #N;
 - `said`: "What did <author> say about the ticket about <summary>?" of someone with a comment of 80 characters or
@@ -49,6 +55,34 @@ _ANNOUNCES = {
     "verified": re.compile(_LEAD + r"verified\b", re.I | re.M),
 }
 _REOPENING = re.compile(_LEAD + r"re-?opening\b", re.I | re.M)
+# Comment sentence: one that states what caused the problem ("Caused by TIMOB-20037", "this happens because ...",
+# "the problem is that ...", "due to the new API").
+_STATES_CAUSE = re.compile(
+    r"\b(?:caused\s+by|due\s+to|root\s+cause|the\s+(?:problem|issue|cause|reason|culprit|bug)\s+(?:here\s+)?(?:is|was)\b"
+    r"|(?:this|it|that)\s+(?:happens|happened|occurs|occurred|fails|failed|crashes|crashed)\s+because"
+    r"|(?:this|that|it)(?:'s|\s+is|\s+was)\s+because|turn(?:s|ed)\s+out)",
+    re.I,
+)
+# Comment sentence: one that states the change that fixed it ("fixed by ...", "the fix is ...", "PR: <link>", "I
+# changed ...", "removing X resolved it").
+_STATES_FIX = re.compile(
+    r"\b(?:fixed\s+(?:by|with|via)|the\s+fix\s+(?:here\s+)?(?:is|was)\b|PRs?\s*(?:\([^)]*\))?\s*:\s*\S*/pull/\d+"
+    r"|I(?:'ve|\s+have)?\s+(?:changed|removed|added|updated|enabled|disabled|replaced|reverted|moved|fixed)\b"
+    r"|(?:resolved|fixed|solved|fixes|resolves|solves)\s+(?:it|this|the\s+(?:issue|problem|crash))\b)",
+    re.I,
+)
+# Sentence text: one that asks or denies ("didn't resolve the problem", "maybe caused by ...?") states nothing.
+_NOT_STATED = re.compile(r"\?|\b(?:not|no|never|n't|maybe|perhaps|might|possibly|whether)\b|n't\b", re.I)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_STATED = {"cause": _STATES_CAUSE, "fixed": _STATES_FIX}
+
+
+def states(text: str, mode: str) -> bool:
+    """Whether comment `text` holds a sentence that states a cause (`mode` "cause") or a fix ("fixed")."""
+    rule = _STATED[mode]
+    return any(rule.search(s) and not _NOT_STATED.search(s) for s in _SENTENCES.split(text))
+
+
 # A header field by its row label, and the question asked of it.
 _HEADER_ASKS = {
     "status": ("status", "What is the status of the ticket about {}?"),
@@ -80,8 +114,22 @@ def _summary(title: str) -> str:
     return re.sub(r"^[A-Za-z]+:\s*", "", summary).rstrip(".").lower()
 
 
+def _asked(mode: str, key: str, title: str) -> str:
+    """The cause or fix question asked of an item (a ticket, a GitHub issue, a mail thread)."""
+    if key.startswith(("github:", "jira:")):
+        item = f"the {'issue' if key.startswith('github:') else 'ticket'} about {_summary(title)}"
+    else:  # a mail thread, by its subject without its tags
+        subject = _SUBSYSTEMS.sub("", _SUBJECT_TAGS.sub("", title)).rstrip(".")
+        item = f"the thread about {subject[:1].lower() + subject[1:]}"
+    if mode == "fixed":
+        return f"What fixed the problem in {item}?"
+    odd = sum(map(ord, key)) % 2  # by turns, the same for an item every run
+    return f"Why did the problem in {item} happen?" if odd else f"What caused the problem in {item}?"
+
+
 def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
     """item key -> (question, what a right answer holds: the person's name, a pull request number, a ref)."""
+    from briefing import registry
     from briefing.ask.header import is_header, rows
     from briefing.index import Filter
 
@@ -123,6 +171,9 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 linked.setdefault(chunk.doc_key, set()).update(numbers)
             elif mode == "reopened" and not own and _REOPENING.search(unit.text):
                 linked.setdefault(chunk.doc_key, set()).add(unit.ref)
+            elif mode in _STATED and not own and unit.author and states(unit.text, mode):
+                if not registry.meta(chunk, "pull_request"):
+                    linked.setdefault(chunk.doc_key, set()).add(unit.ref)
             elif mode == "closes" and own and (closes := _CLOSES.findall(unit.text)):
                 linked.setdefault(chunk.doc_key, set()).update(closes)
             elif mode == "tagged" and not own and (tags := _TAGS.findall(unit.text)):
@@ -146,6 +197,8 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
             found[key] = (f"Which pull request fixed the ticket about {_summary(titles[key])}?", held)
         elif mode == "changes2":
             found[key] = (_TWO_PART[mode].format(titles[key].split(": ", 1)[-1].rstrip(".").lower()), held)
+        elif mode in _STATED:
+            found[key] = (_asked(mode, key, titles[key]), held)
         elif mode == "closes":
             title = titles[key].split(": ", 1)[-1].rstrip(".").lower()
             found[key] = (f"Which issue did the pull request that does {title} close?", held)
@@ -157,7 +210,7 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
 def _right(mode: str, expected: set[str], answer: Any) -> bool:
     """Whether `answer` (a `Brief.ask` result) holds what a right answer to a question of `mode` holds."""
     first = answer.answer.splitlines()[0] if answer.answer else ""
-    if mode in {"reopened", "said"}:
+    if mode in {"reopened", "said", *_STATED}:
         return bool(answer.citations) and bool(set(answer.citations[0].refs) & expected)
     if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
         days = [date.fromisoformat(e) for e in expected]
@@ -176,7 +229,7 @@ def main() -> None:
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
     modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
-    modes += ["resolved", "said", "closes", "tagged", *_TWO_PART]
+    modes += ["resolved", "said", "closes", "tagged", *_STATED, *_TWO_PART]
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
@@ -192,15 +245,16 @@ def main() -> None:
         cases = _cases(view, args.mode)
         keys = sorted(cases)
         random.Random(args.seed).shuffle(keys)  # noqa: S311 (a reproducible draw, not a secret)
-        right = 0
+        right = items = 0
         for key in keys[: args.n]:
             question, expected = cases[key]
             answer = brief.ask(question, now=now, k=10)
             ok = _right(args.mode, expected, answer)
             right += ok
+            items += bool(answer.citations) and any(r.startswith(key.split("|")[0]) for r in answer.citations[0].refs)
             first = answer.answer.splitlines()[0] if answer.answer else ""
             print("OK " if ok else "BAD", key, "|", question, "| expected", sorted(expected)[:3], "|", first[:160])
-        print(f"{right} of {min(args.n, len(keys))} right")
+        print(f"{right} of {min(args.n, len(keys))} right ({items} led by a line of the item asked about)")
 
 
 if __name__ == "__main__":

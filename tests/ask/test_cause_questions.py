@@ -1,5 +1,7 @@
 """A cause question about a state change is answered by the line that gives the reason, not by the line that
-records the change: "Why was the export ticket reopened?" quotes the comment saying why, on hand-built chunks."""
+records the change: "Why was the export ticket reopened?" quotes the comment saying why; "Why did X crash?" the
+comment that states the cause, not the report or a reproduction of it; "What did P change to resolve X?" the comment
+that states the change, not the one that says what did not resolve it; on hand-built chunks."""
 
 from __future__ import annotations
 
@@ -8,10 +10,12 @@ from collections.abc import Iterator
 import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
+from briefing.ask.extractive.acts import stated_cause_leads
 from briefing.embed import Embedder
+from briefing.model import Chunk, Unit
 from briefing.question.answer_type import extra_of
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import LINE, at, slack
+from tests.ask.chunks import LINE, assert_citations_valid, at, first_quote, slack
 from tests.ask.parsed import parsed
 
 TICKET = slack(
@@ -55,8 +59,108 @@ def test_a_status_question_still_reads_the_state_change(answerer: ExtractiveAnsw
         ("What was the root cause of the payout outage?", True),
         ("Which tickets did Lena resolve last week?", False),
         ("Which pull request fixed the footer bug?", False),
+        ("What caused the payout outage?", True),
+        ("What is causing the export timeouts?", True),
+        ("Which change caused the footer regression?", False),
     ],
 )
 def test_only_a_why_question_is_a_cause_question(question: str, cause: bool) -> None:
     # Which ticket was resolved, which PR fixed it: the record of the change is the answer there.
     assert extra_of(parsed(question))["asks_cause"] is cause
+
+
+def _ticket(key: str, title: str, *units: tuple[str, str, str]) -> Chunk:
+    """A ticket as a tracker's connector gives it: its description (the unit whose ref is the ticket's key), then
+    its comments, an hour apart."""
+    made = [
+        Unit(f"jira:{key}{ref}", text, author, at(8, 29 + i // 3, 9 + i % 3))
+        for i, (ref, author, text) in enumerate(units)
+    ]
+    return Chunk(
+        chunk_id=f"jira:{key}::0",
+        doc_key=f"jira:{key}",
+        source_type="jira",
+        kind="jira_issue",
+        title=f"{key}: {title}",
+        text="\n".join(f"{u.author}: {u.text}" for u in made),
+        refs=[u.ref for u in made],
+        start=made[0].at or at(1, 1),
+        end=made[-1].at or at(1, 1),
+        authors=sorted({u.author for u in made if u.author}),
+        container=key.split("-")[0],
+        units=made,
+    )
+
+
+CRASH = _ticket(
+    "APP-206",
+    "Android: apps using the barcode module crash with SDK 6.2.0",
+    ("", "Ewan Harris", "Apps using the barcode module crash on Android with SDK 6.2.0; the same code works in 6.1.2."),
+    (
+        "#comment-1",
+        "Michael Gangolf",
+        "I can reproduce it: the barcode module crashes on Android with SDK 6.2.0 and works with SDK 6.1.2.",
+    ),
+    ("#comment-2", "Hans Knoechel", "Caused by APP-20037, which removed getAppCurrentActivity from the core."),
+    ("#comment-3", "Gary Mathews", "master: https://github.com/acme/app/pull/9371"),
+)
+SIGNING = _ticket(
+    "APP-318",
+    "iOS: Cannot build for devices with 6.2.0",
+    ("", "Eric Wieber", "Device builds fail with 'No profile for team' code signing errors after updating to 6.2.0."),
+    (
+        "#comment-1",
+        "Chris Barber",
+        "In my tests, removing the team setting didn't resolve the code signing failures for device builds.",
+    ),
+    (
+        "#comment-2",
+        "Chris Barber",
+        "I have enabled code signing for device builds and added validation of the provisioning profile's certs.",
+    ),
+)
+
+
+def test_why_did_it_crash_quotes_the_comment_stating_the_cause(answerer: ExtractiveAnswerer) -> None:
+    # The description and the reproduction say what happened, in the question's words; the cause is stated once.
+    answer = answerer.answer(
+        parsed("Why did apps using the barcode module crash on Android with SDK 6.2.0 when 6.1.2 worked?"), [CRASH]
+    )
+    who, text = first_quote(answer)
+    assert who.startswith("Hans Knoechel"), answer.text
+    assert "APP-20037" in text
+    assert_citations_valid(answer, [CRASH])
+
+
+def test_what_caused_it_is_asked_the_same_way(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer(parsed("What caused the barcode module crash on Android with SDK 6.2.0?"), [CRASH])
+    assert first_quote(answer)[0].startswith("Hans Knoechel"), answer.text
+
+
+def test_what_did_they_change_quotes_the_change_not_what_did_not_work(answerer: ExtractiveAnswerer) -> None:
+    question = parsed("What did Chris Barber change to resolve the code signing failures for device builds?")
+    answer = answerer.answer(question, [SIGNING])
+    who, text = first_quote(answer)
+    assert who.startswith("Chris Barber"), answer.text
+    assert text.startswith("I have enabled code signing"), answer.text
+
+
+def test_what_the_ticket_reports_is_still_the_report(answerer: ExtractiveAnswerer) -> None:
+    # Not a cause or fix question: the statement of the cause does not lead it.
+    answer = answerer.answer(parsed("What was reported about the barcode module on Android?"), [CRASH])
+    assert not first_quote(answer)[0].startswith("Hans Knoechel"), answer.text
+
+
+def test_a_later_part_does_not_ask_for_the_fix_its_first_part_asked(answerer: ExtractiveAnswerer) -> None:
+    # "..., and what does it now require?" is scored with the first part's topic words ("fixed" among them), but it
+    # asks what the change requires, not what fixed the failures: a comment stating the fix does not lead it.
+    question = parsed("What fixed the code signing failures, and what does it now require?")
+    second = extra_of(question)["part_readings"][1].as_scored(question)
+    assert "fixed" in second.text
+    for asked, lifted in ((question, True), (second, False)):
+        evidence = answerer.candidates([SIGNING])
+        for ev in evidence:
+            ev.score = 0.2 if ev.text.startswith("I have enabled") else 0.5
+        stated_cause_leads(asked, evidence)
+        change = next(ev for ev in evidence if ev.text.startswith("I have enabled"))
+        assert (change.score > 0.5) is lifted

@@ -37,3 +37,26 @@ def test_what_someone_said_is_answered_by_any_of_their_comments(probe_items: Any
             said = comments[(doc_key, author)]
             assert max(said[ref] for ref in expected) >= 80  # asked of someone who said something of substance
             assert expected == set(said)  # a short comment of theirs is as right as a long one
+
+
+@pytest.mark.parametrize(
+    ("comment", "cause", "fix"),
+    [
+        ("[~eharris] Caused by TIMOB-20037, so reopening it.", True, False),
+        ("Maybe we removed an API that module developers used, causing this issue.", False, False),
+        ("In my tests, removing the team setting didn't resolve the problem.", False, False),
+        ("Thanks. As a resolution, I have enabled code signing for device builds.", False, True),
+        ("PR (master): https://github.com/acme/app/pull/9577", False, True),
+        ("Is this fixed by the new build?", False, False),
+    ],
+)
+def test_a_cause_or_fix_is_a_stated_one(probe_items: Any, comment: str, cause: bool, fix: bool) -> None:
+    # The cause and fixed probes ask of items whose comments state one; a question, a doubt or a denial does not.
+    assert probe_items.states(comment, "cause") is cause
+    assert probe_items.states(comment, "fixed") is fix
+
+
+def test_cause_questions_copy_no_word_of_the_comment(probe_items: Any) -> None:
+    asked = probe_items._asked("fixed", "jira:APP-206", "APP-206: Android: barcode module crashes with 6.2.0")
+    assert asked == "What fixed the problem in the ticket about barcode module crashes with 6.2.0?"
+    assert "issue about" in probe_items._asked("cause", "github:acme/wire#12", "Remove the AppAck proposal")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from briefing import registry
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.segment import clean
 from briefing.question.acts import asks_closed_item, change_asked, doers, said_on_item
@@ -109,6 +110,74 @@ def closed_refs_lead(question: Question, evidence: Sequence[Evidence]) -> None:
     #678") scores just above the item's best line (its record, which says it was merged, not what it closed)."""
     if asks_closed_item(question):
         _leads_its_item(evidence, _CLOSES_REF)
+
+
+# Sentence text: one that states what caused a problem ("Caused by TIMOB-20037", "The problem is that the cert is not
+# tied to the profile", "This happens because ...", "It turns out the title is set twice", "due to the new API").
+_STATES_CAUSE = re.compile(
+    r"\b(?:caused\s+by|due\s+to|root\s+cause|the\s+(?:problem|issue|cause|reason|culprit|bug)\s+(?:here\s+)?"
+    r"(?:is|was)\b|(?:this|it|that)\s+(?:happens|happened|occurs|occurred|fails|failed|crashes|crashed)\s+because|"
+    r"(?:this|that|it)(?:'s|\s+is|\s+was)\s+because|turn(?:s|ed)\s+out)",
+    re.I,
+)
+# Sentence text: one that states the change that fixed it ("Fixed by moving ...", "The fix is to ...", "PR:
+# https://.../pull/9577", "I have enabled code signing ...", "Removing the flag resolved it").
+_STATES_FIX = re.compile(
+    r"\b(?:fixed\s+(?:by|with|via)|the\s+fix\s+(?:here\s+)?(?:is|was)\b|PRs?\s*(?:\([^)]*\))?\s*:\s*\S*/pulls?/\d+|"
+    r"I(?:'ve|\s+have)?\s+(?:changed|removed|added|updated|enabled|disabled|replaced|reverted|moved|fixed)\b|"
+    r"(?:resolved|fixed|solved|fixes|resolves|solves)\s+(?:it|this|the\s+(?:issue|problem|crash))\b)",
+    re.I,
+)
+# Sentence text: one that asks, doubts or denies ("removing it didn't resolve the problem", "Maybe it's due to ...?")
+# states no cause and no fix.
+_UNSTATED = re.compile(r"\?|\b(?:not|no|never|maybe|perhaps|might|possibly|whether)\b|n['’]t\b", re.I)
+# Question text: asks what fixed or resolved a problem ("What fixed ...?", "What did Chris change to resolve ...?",
+# "How was the crash solved?").
+_ASKS_REMEDY = re.compile(r"\b(?:fix(?:es|ed)?|resolv\w*|solv\w*|remed\w*|cure[ds]?)\b", re.I)
+# Question text: the words that make it ask why ("why", "reason", "cause", "rationale").
+_ASKS_CAUSE_OWN = re.compile(r"\b(?:why|reasons?|caus\w*|rationale)\b", re.I)
+# Question text: the first part's topic words a later part of a two-part question is scored with, in brackets at
+# its end.
+_TOPIC_ADDED = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def _opening(ev: Evidence) -> bool:
+    """Whether a line is of its item's opening: the report (a ticket's description, an issue's or a thread's first
+    message)."""
+    root = registry.meta(ev.chunk, "thread_root")
+    return ev.ref == ev.chunk.doc_key or bool(root and ev.ref.endswith(f":{root}"))
+
+
+def stated_cause_leads(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "Why did X crash?" / "What caused X?": in each item, the lines of a reply that state a cause ("Caused by
+    TIMOB-20037", "the problem is ...") lead the item, in their own order; for "What fixed X?" / "What did P change to
+    resolve X?", those that state the change that fixed it ("Fixed by ...", "PR: <link>", "I have enabled ...").
+    The report, a reproduction and a line that says what did not work describe the problem, not its cause or fix."""
+    asked = extra_of(question)
+    if asked["asks_pull"] or asks_closed_item(question):
+        return  # which PR, which issue: the rules for those answer
+    # A later part of a two-part question is scored with the first part's topic words in brackets ("what does it
+    # require (branching bug fixed)"): they say what the part is about, not what it asks.
+    own = _TOPIC_ADDED.sub("", question.text)
+    if asked["asks_cause"] and _ASKS_CAUSE_OWN.search(own):
+        rule = _STATES_CAUSE
+    elif asked["asks_fix"] and _ASKS_REMEDY.search(own):
+        rule = _STATES_FIX
+    else:
+        return
+    best: dict[str, float] = {}
+    stating: dict[str, list[Evidence]] = {}
+    for ev in evidence:
+        key = ev.chunk.doc_key
+        best[key] = max(best.get(key, 0.0), ev.score)
+        text = clean(ev.text, limit=600)
+        if not _opening(ev) and rule.search(text) and not _UNSTATED.search(text):
+            stating.setdefault(key, []).append(ev)
+    for key, lines in stating.items():
+        lift = best[key] - max(ev.score for ev in lines) + 1e-6
+        if lift > 0:
+            for ev in lines:
+                ev.score += lift
 
 
 def _leads_its_item(evidence: Sequence[Evidence], line: re.Pattern[str]) -> None:

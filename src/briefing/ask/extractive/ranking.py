@@ -13,6 +13,7 @@ from briefing.ask.extractive.acts import (
     doers_first,
     pull_links_lead,
     said_on_item_leads,
+    stated_cause_leads,
 )
 from briefing.ask.extractive.evidence import Evidence, presentation, unit_text
 from briefing.ask.extractive.extractors import state_record
@@ -88,6 +89,8 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
     people_first(evidence, question.people, subjects=subject_people(question.text, question.people))
     doers_first(question, evidence)
     said_on_item_leads(question, evidence)
+    # A comment stating the cause leads its item; one announcing the asked change ("Reopening as ...") leads it still.
+    stated_cause_leads(question, evidence)
     announced_change_leads(question, evidence)
     pull_links_lead(question, evidence)
     closed_refs_lead(question, evidence)
