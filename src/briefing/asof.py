@@ -21,7 +21,12 @@ def visible(chunk: Chunk, now: datetime) -> Chunk | None:
         return None
     if chunk.valid_until is not None and chunk.valid_until <= now:
         return None
-    hidden = [u.at is not None and u.at > now for u in chunk.units]
+    return cut(chunk, [u.at is not None and u.at > now for u in chunk.units])
+
+
+def cut(chunk: Chunk, hidden: list[bool]) -> Chunk | None:
+    """`chunk` without the units marked `hidden` (one flag per unit), its text, refs, end, authors and ticket
+    mentions re-derived from what remains; None when nothing remains."""
     if not any(hidden):
         return chunk
     kept = [u for u, h in zip(chunk.units, hidden, strict=True) if not h]

@@ -152,6 +152,7 @@ def _with_router_hits(found: list[Hit], state: AskState, deps: AskDeps) -> tuple
 
 def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.retrieve import SearchQuery
+    from briefing.retrieve.context import answer_context
 
     question = state.question
     query = SearchQuery(question.text, now=question.now, constraints=question.constraints, k=state.k)
@@ -164,6 +165,8 @@ def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     fetched = [h.chunk for h in strongest if h.chunk.chunk_id in fetched_ids][: max(1, limit - 3)]
     rest = [h.chunk for h in strongest if h.chunk.chunk_id not in fetched_ids]
     evidence = (fetched + rest)[:limit]
+    # The best single messages and the opening of the best thread follow, when the strongest chunks left them out.
+    evidence = answer_context(retrieval.candidates, evidence)
     candidates = list(retrieval.candidates) + [h for h in state.hits if h not in retrieval.candidates]
     return {
         "hits": hits,

@@ -34,6 +34,8 @@ class Hit:
     # Rank among the candidates by their best unit's cosine (the unit list), and that cosine.
     unit_rank: int | None = None
     unit_score: float | None = None
+    # The position in `chunk.units` of that best unit.
+    unit_pos: int | None = None
     boosts: dict[str, float] = field(default_factory=dict)
     origin: str = "search"
     # Cut to `now` (units written later removed) and re-scored on the remaining text.

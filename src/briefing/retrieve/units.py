@@ -31,12 +31,10 @@ def unit_list(embedder: Embedder, settings: RetrievalSettings, query: str, vec: 
     vectors ingest computed for topic splits are mostly there already).
     """
     texts: list[str] = []
-    owner: list[int] = []
     places: list[tuple[int, int]] = []
     for i, hit in enumerate(hits):
         for pos, text in unit_texts(hit.chunk):
             texts.append(text)
-            owner.append(i)
             places.append((i, pos))
     if not texts:
         return
@@ -54,8 +52,10 @@ def unit_list(embedder: Embedder, settings: RetrievalSettings, query: str, vec: 
     if ANSWER_CREDIT:
         scores = _credit_answers(hits, places, scores)
     best: dict[int, float] = {}
-    for i, sim in zip(owner, scores, strict=True):
-        best[i] = max(best.get(i, -1.0), sim)
+    for (i, pos), sim in zip(places, scores, strict=True):
+        if i not in best or sim > best[i]:
+            best[i] = sim
+            hits[i].unit_pos = pos
     k = settings.rrf_k
     for rank, (i, sim) in enumerate(sorted(best.items(), key=lambda t: -t[1]), 1):
         hits[i].unit_rank = rank
@@ -113,7 +113,7 @@ def within_document(ranked: list[Hit]) -> list[Hit]:
         if hit.unit_score is not None:
             places.setdefault(hit.chunk.doc_key, []).append(pos)
         context = unit_context(hit.chunk)
-        if threaded(hit.chunk.kind) or (context and any(_restates(context, u.text) for u in hit.chunk.units)):
+        if threaded(hit.chunk.kind) or (context and any(restates(context, u.text) for u in hit.chunk.units)):
             threads.add(hit.chunk.doc_key)
     out = list(ranked)
     for doc, positions in places.items():
@@ -155,7 +155,8 @@ def _unit_bm25(query: SparseVec, units: Sequence[SparseVec]) -> list[float]:
     return [sum(v * idf[i] for i, v in pairs) for pairs in matched]
 
 
-def _restates(context: str, text: str) -> bool:
+def restates(context: str, text: str) -> bool:
+    """`context` (a chunk's header) holds the opening words of `text` (a unit): the header stands for that unit."""
     head = _head(text, 60).removesuffix("...")
     return len(head) >= 20 and head[:40] in context
 
@@ -179,7 +180,7 @@ def unit_texts(chunk: Chunk) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for pos, unit in enumerate(chunk.units):
         # A thread's root is in every chunk's header already: the header alone stands for it.
-        if unit.text.strip() and not (context and _restates(context, unit.text)):
+        if unit.text.strip() and not (context and restates(context, unit.text)):
             out.append((pos, f"{context}\n{unit.text}" if context else unit.text))
     return out
 
