@@ -2,16 +2,13 @@
 
 - The maintainer's "fixed in 2.4.1", later in the same channel than the release it fixes, reaches the answer when
   its chunk ranks low as a whole: "in which version was it fixed?" is answered 2.4.1, not quoted from the release.
-- With `OPENING_FROM` on (off by default), a job post that opens a thread reaches the answer when only the
-  thread's replies were among the strongest chunks: "which company was hiring?" quotes the post that names it.
-- Each added chunk is cut to the one message that earned its place; a thread that opens with a question or a
-  problem report adds no opening (its header stands for it, and its replies answer).
+- Each added chunk is cut to the one message that earned its place, and only a conversation of the strongest
+  chunks adds its best messages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -127,7 +124,6 @@ def _ask(deps: AskDeps, question: str) -> tuple[list[Chunk], str]:
 
 
 FIXED = "Sam Ortiz's lintkit 2.4.0 broke a user's build; in which version did he say the reported problem was fixed?"
-HIRING = "In #jobs, which textile company in Leeds was hiring?"
 
 
 @pytest.mark.slow
@@ -147,24 +143,6 @@ def test_without_the_best_units_the_fix_is_not_in_the_context(deps: AskDeps, mon
     assert not any("2.4.1" in c.text for c in context)
 
 
-@pytest.mark.slow
-def test_a_job_post_opening_the_thread_names_the_company(deps: AskDeps, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Off by default (measured on the dev sets it moved only the case it was written for): turned on here.
-    monkeypatch.setattr(context_module, "OPENING_FROM", 1)
-    context, answer = _ask(deps, HIRING)
-    assert context[0].chunk_id != "slack:CJOBS/500.1::0"
-    assert "Quillon are hiring" in answer
-    assert [c.chunk_id for c in context if POST in c.text] == ["slack:CJOBS/500.1::0"]
-
-
-@pytest.mark.slow
-def test_without_the_opening_the_company_is_not_quoted(deps: AskDeps, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(context_module, "OPENING_FROM", 0)
-    context, answer = _ask(deps, HIRING)
-    assert POST not in [u.text for c in context for u in c.units]
-    assert "Quillon are hiring" not in answer
-
-
 def _hit(chunk: Chunk, unit_rank: int | None = None, unit_pos: int | None = None) -> Hit:
     return Hit(chunk=chunk, unit_rank=unit_rank, unit_pos=unit_pos)
 
@@ -177,22 +155,3 @@ def test_only_the_conversations_of_the_best_chunks_add_their_best_units() -> Non
     # The fix continues the release's channel; the job post, though ranked second, is another conversation.
     assert [c.chunk_id for c in added] == ["slack:CTOOL::3"]
     assert added[0].refs == [fix.units[0].ref]
-
-
-def test_a_thread_whose_header_is_no_opening_brings_no_opening(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(context_module, "OPENING_FROM", 1)
-    found = {c.chunk_id: c for c in chunks()}
-    reply, opening = found["slack:CJOBS/500.1::2"], found["slack:CJOBS/500.1::0"]
-    assert [c.chunk_id for c in answer_context([_hit(opening)], [reply])] == [reply.chunk_id, opening.chunk_id]
-    # A mail thread's chunks are headed by the subject line, not by the opening's words.
-    subject = replace(reply, text="Re: roles in Leeds\n" + reply.text.split("\n", 1)[1])
-    assert answer_context([_hit(opening)], [subject]) == [subject]
-
-
-def test_an_opening_that_asks_is_not_added(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(context_module, "OPENING_FROM", 1)
-    found = {c.chunk_id: c for c in chunks()}
-    reply, opening = found["slack:CJOBS/500.1::2"], found["slack:CJOBS/500.1::0"]
-    asks = "Quillon are hiring - we're a textile startup in Leeds. Is anyone here interested?"
-    question = replace(opening, units=[replace(opening.units[0], text=asks)])
-    assert answer_context([_hit(question)], [reply]) == [reply]
