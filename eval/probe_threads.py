@@ -222,17 +222,22 @@ def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
     drawn = probes(view.chunks(Filter()), random.Random(seed))[:n]  # noqa: S311 (a reproducible draw)
     counts: Counter[str] = Counter()
     for probe in drawn:
-        answer = brief.ask(probe.question, now=probe.now, k=10)
-        verdict = judge(probe, answer)
-        counts[verdict] += 1
-        counts["asked"] += 1
-        where = ""
-        if verdict in {"CITED", "MISS"}:
-            where = led_by(probe, answer)
-            counts[f"led by {where}"] += 1
-        first = answer.answer.splitlines()[0] if answer.answer else ""
-        print(f"{verdict:7} {probe.key} | {probe.question} | {where} | {first[:140] if show else ''}")
+        ask_and_count(brief, probe, counts, show=show)
     return counts
+
+
+def ask_and_count(brief: Any, probe: Probe, counts: Counter[str], *, show: bool = False) -> None:
+    """Ask `probe` through `brief.ask`, add its verdict (and where a wrong lead came from) to `counts`, print a line."""
+    answer = brief.ask(probe.question, now=probe.now, k=10)
+    verdict = judge(probe, answer)
+    counts[verdict] += 1
+    counts["asked"] += 1
+    where = ""
+    if verdict in {"CITED", "MISS"}:
+        where = led_by(probe, answer)
+        counts[f"led by {where}"] += 1
+    first = answer.answer.splitlines()[0] if answer.answer else ""
+    print(f"{verdict:7} {probe.key} | {probe.question} | {where} | {first[:140] if show else ''}")
 
 
 def summary(counts: Counter[str]) -> str:

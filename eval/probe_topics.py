@@ -32,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from probe_threads import Probe, judge, led_by, probes, summary  # noqa: E402
+from probe_threads import Probe, ask_and_count, probes, summary  # noqa: E402
 
 # How many of the probe question's content words the topic question keeps.
 TOPIC_WORDS = 4
@@ -99,17 +99,7 @@ def run(brief: Any, n: int, seed: int, *, ask: str = "replies", show: bool = Fal
         question = topic_question(probe, place, spread, ask)
         if question is None:
             continue
-        probe = replace(probe, question=question)
-        answer = brief.ask(probe.question, now=probe.now, k=10)
-        verdict = judge(probe, answer)
-        counts[verdict] += 1
-        counts["asked"] += 1
-        where = ""
-        if verdict in {"CITED", "MISS"}:
-            where = led_by(probe, answer)
-            counts[f"led by {where}"] += 1
-        first = answer.answer.splitlines()[0] if answer.answer else ""
-        print(f"{verdict:7} {probe.key} | {probe.question} | {where} | {first[:140] if show else ''}")
+        ask_and_count(brief, replace(probe, question=question), counts, show=show)
     return counts
 
 

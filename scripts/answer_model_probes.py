@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "eval"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_answer_model import FORMAT, Corpus, _featurise_one  # noqa: E402
+from train_answer_model import FORMAT, Corpus, _featurise_one, keep  # noqa: E402
 
 # Probe modes of eval/probe_items.py whose answer is a comment of the item: the comment's ref, or the words it
 # holds (a closer's or verifier's name, a pull request's number).
@@ -119,10 +119,7 @@ def featurise_probes(spec: str, *, n: int, seed: int, cache: Path | None, items:
             now = max((c.end for c in view.chunks(Filter())), default=datetime.now(UTC))
             asks = asks[: n - min(len(extra), n // 2)] + [(t, now, g, i) for t, _, g, i in extra]
         _asked(brief, tz, embedder, out, iter(asks[:n]))
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        with cached.open("wb") as sink:
-            pickle.dump(out, sink)
+    keep(out, cached)
     return out
 
 
@@ -167,8 +164,5 @@ def featurise_saved(spec: str, *, cache: Path | None) -> Corpus:
                 out.ids.extend([case.id] * (len(out.rows) - len(out.ids)))
     finally:
         setattr(ExtractiveAnswerer, "answer", original)  # noqa: B010
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        with cached.open("wb") as sink:
-            pickle.dump(out, sink)
+    keep(out, cached)
     return out

@@ -87,10 +87,7 @@ def featurise(spec: str, *, seed: int, limit: int, cache: Path | None, short: bo
     chunks = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks()
     tz = settings.workspace.timezone
     out = featurise_chunks(chunks, embedder, name=name, timezone=tz, seed=seed, limit=limit, short=short)
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        with cached.open("wb") as sink:
-            pickle.dump(out, sink)
+    keep(out, cached)
     return out
 
 
@@ -136,11 +133,16 @@ def featurise_cases(spec: str, *, cache: Path | None) -> Corpus:
                 out.ids.extend([case.id] * (len(out.rows) - len(out.ids)))
     finally:
         setattr(ExtractiveAnswerer, "answer", original)  # noqa: B010
+    keep(out, cached)
+    return out
+
+
+def keep(out: Corpus, cached: Path | None) -> None:
+    """Write a featurised corpus to its cache file (none when `cached` is None)."""
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         with cached.open("wb") as sink:
             pickle.dump(out, sink)
-    return out
 
 
 def _featurise_one(
