@@ -2,11 +2,11 @@
 
 The context is the strongest chunks as ranked (`[answer] max_context_chunks`). Units are added after them (the hit
 list does not change), each cut to the one unit that earns its place, so that its chunk's other messages do not
-compete with those already there, and marked `ADDED_TO_CONTEXT`, so that the answer stage's rank prior stays that
-of the strongest chunks: a candidate whose best unit ranks among the unit list's first UNIT_CONTEXT, in the
-conversation (thread or channel log) of one of the first UNIT_CONTEXT_FROM context chunks. The message that
-answers ("fixed in `2.1.1`") shares the question's rarest words and little else, so it ranks high by its own text
-and low by its chunk's.
+compete with those already there, and marked `ADDED_TO_CONTEXT`, so that the answer stage's rank prior and word
+rarities stay those of the strongest chunks: a candidate whose best unit ranks among the unit list's first
+UNIT_CONTEXT, in the conversation (thread or channel log) of one of the first UNIT_CONTEXT_FROM context chunks. The
+message that answers ("fixed in `2.1.1`") shares the question's rarest words and little else, so it ranks high by
+its own text and low by its chunk's.
 """
 
 from __future__ import annotations

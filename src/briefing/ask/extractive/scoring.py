@@ -41,27 +41,28 @@ class Words:
     seen: set[str]  # every content word of the context
 
 
+def strongest(context: Sequence[Chunk]) -> int:
+    """How many chunks lead the context before those added after the strongest (`ADDED_TO_CONTEXT`)."""
+    return next((i for i, c in enumerate(context) if c.metadata.get(ADDED_TO_CONTEXT)), len(context))
+
+
 def word_weights(question: Question, context: Sequence[Chunk]) -> Words:
     """Rarity over the context itself: a word every chunk shares ("ledger") says little about which one answers;
     paraphrase-prone question words weigh less when they are missing."""
     asked = extra_of(question)
     q_words = set(asked["words"])  # a set that iterates as the question's own
-    n_chunks = max(len(context), 1)
+    strong = strongest(context)  # chunks added after the strongest do not change what is rare among them
+    n_chunks = max(strong, 1)
     chunk_words = [content_words(c.text) | content_words(c.title) for c in context]
     weight: dict[str, float] = {}
     for w in q_words:
-        df = sum(1 for words in chunk_words if w in words)
+        df = sum(1 for words in chunk_words[:strong] if w in words)
         weight[w] = math.log(1 + (n_chunks + 1) / (df + 0.5)) * (0.35 if w in GENERIC else 1.0)
         if w in asked["commits"]:
             weight[w] *= COMMIT_WEIGHT
     total = sum(weight.values()) or 1.0
     seen = set().union(*chunk_words) if chunk_words else set()
     return Words(q_words, weight, total, chunk_words, seen)
-
-
-def strongest(context: Sequence[Chunk]) -> int:
-    """How many chunks lead the context before those added after the strongest (`ADDED_TO_CONTEXT`)."""
-    return next((i for i, c in enumerate(context) if c.metadata.get(ADDED_TO_CONTEXT)), len(context))
 
 
 def prior(n: int, n_chunks: int) -> float:
