@@ -4,6 +4,7 @@
   its chunk ranks low as a whole: "in which version was it fixed?" is answered 2.4.1, not quoted from the release.
 - Each added chunk is cut to the one message that earned its place, and only a conversation of the strongest
   chunks adds its best messages.
+- An added message does not reweigh the strongest chunks: their lines score as they did without it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 
 import briefing.retrieve.context as context_module
 from briefing.ask.extractive import ExtractiveAnswerer
+from briefing.ask.extractive.scoring import strongest
 from briefing.ask.nodes import AskDeps, extractive_node, retrieve_node
 from briefing.ask.state import AskState
 from briefing.embed import Embedder
@@ -155,3 +157,30 @@ def test_only_the_conversations_of_the_best_chunks_add_their_best_units() -> Non
     # The fix continues the release's channel; the job post, though ranked second, is another conversation.
     assert [c.chunk_id for c in added] == ["slack:CTOOL::3"]
     assert added[0].refs == [fix.units[0].ref]
+
+
+def test_added_messages_are_marked_after_the_strongest_chunks() -> None:
+    found = {c.chunk_id: c for c in chunks()}
+    release, fix = found["slack:CTOOL::0"], found["slack:CTOOL::3"]
+    context = answer_context([_hit(fix, 1, 0)], [release])
+    assert strongest(context) == 1
+    assert strongest([release, fix]) == 2  # a context nothing was added to is all strongest
+
+
+@pytest.mark.slow
+def test_an_added_message_leaves_the_strongest_chunks_lines_scored_as_they_were(deps: AskDeps) -> None:
+    found = {c.chunk_id: c for c in chunks()}
+    strong = [found["slack:CTOOL::0"], found["slack:CTOOL::1"], found["slack:CTOOL::2"]]
+    question = parse(FIXED, now=NOW, timezone="UTC", directory=DIRECTORY)
+    context = answer_context([_hit(found["slack:CTOOL::3"], 1, 0)], strong)
+    assert len(context) == 4
+
+    def scores(chunks: list[Chunk]) -> dict[str, float]:
+        evidence = deps.extractive.candidates(chunks)
+        deps.extractive.score(question, evidence, chunks)
+        return {e.text: e.score for e in evidence if e.n <= len(strong)}
+
+    alone, added = scores(strong), scores(context)
+    # The release, the look into it and the meetup keep their order and their scores: the added fix competes with
+    # them by its own text, as the strongest chunks' last, without pushing the others' rank prior down.
+    assert added == pytest.approx(alone)

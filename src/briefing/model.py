@@ -22,6 +22,9 @@ JSON = dict[str, Any]
 # readers is seen by the workspace owner only (fail closed).
 EVERYONE = "everyone"  # anyone who uses this workspace (a public repository)
 MEMBERS = "members"  # every member the source lists (a Slack workspace's users, for a public channel)
+# The metadata key that marks a chunk the answer's context added after its strongest chunks
+# (`briefing.retrieve.context`): the answer stage reads its rank order from the strongest chunks alone.
+ADDED_TO_CONTEXT = "added_to_context"
 
 
 def reader_id(native_id: str) -> str:

@@ -2,18 +2,20 @@
 
 The context is the strongest chunks as ranked (`[answer] max_context_chunks`). Units are added after them (the hit
 list does not change), each cut to the one unit that earns its place, so that its chunk's other messages do not
-compete with those already there: a candidate whose best unit ranks among the unit list's first UNIT_CONTEXT, in
-the conversation (thread or channel log) of one of the first UNIT_CONTEXT_FROM context chunks. The message that
-answers ("fixed in `2.1.1`") shares the question's rarest words and little else, so it ranks high by its own text
-and low by its chunk's.
+compete with those already there, and marked `ADDED_TO_CONTEXT`, so that the answer stage's rank prior and word
+rarities stay those of the strongest chunks: a candidate whose best unit ranks among the unit list's first
+UNIT_CONTEXT, in the conversation (thread or channel log) of one of the first UNIT_CONTEXT_FROM context chunks. The
+message that answers ("fixed in `2.1.1`") shares the question's rarest words and little else, so it ranks high by
+its own text and low by its chunk's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from briefing.asof import cut
-from briefing.model import Chunk
+from briefing.model import ADDED_TO_CONTEXT, Chunk
 from briefing.retrieve.model import Hit
 
 UNIT_CONTEXT = 2
@@ -30,6 +32,11 @@ def _only(chunk: Chunk, pos: int) -> Chunk:
     return cut(chunk, [n != pos for n in range(len(chunk.units))]) or chunk
 
 
+def _added(chunk: Chunk) -> Chunk:
+    """`chunk` marked as added after the strongest chunks."""
+    return replace(chunk, metadata={**chunk.metadata, ADDED_TO_CONTEXT: True})
+
+
 def best_units(candidates: Sequence[Hit], taken: Sequence[Chunk], n: int) -> list[Chunk]:
     """The best units of the unit list's `n` best candidates whose chunks are not in `taken`, in a conversation of
     `taken`'s first chunks; a near repeat of a better hit is not one (it says what that hit says)."""
@@ -39,7 +46,7 @@ def best_units(candidates: Sequence[Hit], taken: Sequence[Chunk], n: int) -> lis
         (h for h in candidates if h.unit_rank is not None and h.unit_rank <= n), key=lambda h: h.unit_rank or 0
     )
     return [
-        _only(h.chunk, h.unit_pos) if h.unit_pos is not None else h.chunk
+        _added(_only(h.chunk, h.unit_pos) if h.unit_pos is not None else h.chunk)
         for h in best
         if h.chunk.chunk_id not in have and h.duplicate_of is None and h.chunk.doc_key in near
     ]

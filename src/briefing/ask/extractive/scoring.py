@@ -12,7 +12,7 @@ import numpy as np
 from briefing.ask.extractive.evidence import SENTENCE_MAX_CHARS, Evidence, sentence_text
 from briefing.ask.extractive.values import typed
 from briefing.embed import Embedder
-from briefing.model import Chunk
+from briefing.model import ADDED_TO_CONTEXT, Chunk
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import GENERIC, content_words
@@ -41,16 +41,22 @@ class Words:
     seen: set[str]  # every content word of the context
 
 
+def strongest(context: Sequence[Chunk]) -> int:
+    """How many chunks lead the context before those added after the strongest (`ADDED_TO_CONTEXT`)."""
+    return next((i for i, c in enumerate(context) if c.metadata.get(ADDED_TO_CONTEXT)), len(context))
+
+
 def word_weights(question: Question, context: Sequence[Chunk]) -> Words:
     """Rarity over the context itself: a word every chunk shares ("ledger") says little about which one answers;
     paraphrase-prone question words weigh less when they are missing."""
     asked = extra_of(question)
     q_words = set(asked["words"])  # a set that iterates as the question's own
-    n_chunks = max(len(context), 1)
+    strong = strongest(context)  # chunks added after the strongest do not change what is rare among them
+    n_chunks = max(strong, 1)
     chunk_words = [content_words(c.text) | content_words(c.title) for c in context]
     weight: dict[str, float] = {}
     for w in q_words:
-        df = sum(1 for words in chunk_words if w in words)
+        df = sum(1 for words in chunk_words[:strong] if w in words)
         weight[w] = math.log(1 + (n_chunks + 1) / (df + 0.5)) * (0.35 if w in GENERIC else 1.0)
         if w in asked["commits"]:
             weight[w] *= COMMIT_WEIGHT
@@ -60,7 +66,9 @@ def word_weights(question: Question, context: Sequence[Chunk]) -> Words:
 
 
 def prior(n: int, n_chunks: int) -> float:
-    return 1.0 - (n - 1) / max(n_chunks, 1)
+    """The retriever's rank as evidence: 1 for the first of the `n_chunks` strongest chunks down to 1/n_chunks for
+    the last; a chunk added after them ranks as the last (adding one leaves the others' priors as they were)."""
+    return 1.0 - (min(n, max(n_chunks, 1)) - 1) / max(n_chunks, 1)
 
 
 def score_sentences(
@@ -75,7 +83,7 @@ def score_sentences(
 ) -> np.ndarray | None:
     """Score every sentence in place; returns the vectors of the `pool` best by words (None when none was
     embedded), which the vocabulary features compare the question's unknown words with."""
-    n_chunks = max(len(context), 1)
+    n_chunks = max(strongest(context), 1)
     q_words = words.question
     names = {a.split()[0] for c in context for a in c.authors if a}
     for ev in evidence:
