@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "eval"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_answer_model import FORMAT, Corpus, _featurise_one, keep  # noqa: E402
+from train_answer_model import FORMAT, Corpus, _featurise_one, keep, kept  # noqa: E402
 
 # Probe modes of eval/probe_items.py whose answer is a comment of the item: the comment's ref, or the words it
 # holds (a closer's or verifier's name, a pull request's number).
@@ -96,9 +96,8 @@ def featurise_probes(spec: str, *, n: int, seed: int, cache: Path | None, items:
     """Up to `n` probes of one `CONFIG:HOME:NAME` corpus (threads first, then items when `items`), featurised."""
     config, home, name = spec.split(":")
     cached = cache / f"probes-{name}-s{seed}-n{n}-v{FORMAT}.pkl" if cache else None
-    if cached is not None and cached.exists():
-        with cached.open("rb") as fh:
-            return pickle.load(fh)  # type: ignore[no-any-return]  # noqa: S301 - our own cache file
+    if (done := kept(cached)) is not None:
+        return done
     os.environ["BRIEF_HOME"] = home
     from probe_threads import probes
 
@@ -128,9 +127,8 @@ def featurise_saved(spec: str, *, cache: Path | None) -> Corpus:
     answer node and featurised: gold refs label the sentences, `no_answer` the refusal; every case keeps its id."""
     config, home, saved_path, name = spec.split(":")
     cached = cache / f"saved-{name}-v{FORMAT}.pkl" if cache else None
-    if cached is not None and cached.exists():
-        with cached.open("rb") as fh:
-            return pickle.load(fh)  # type: ignore[no-any-return]  # noqa: S301 - our own cache file
+    if (done := kept(cached)) is not None:
+        return done
     os.environ["BRIEF_HOME"] = home
     from briefing.ask.extractive import ExtractiveAnswerer
     from briefing.ask.nodes import AskDeps, extractive_node

@@ -74,9 +74,8 @@ def featurise(spec: str, *, seed: int, limit: int, cache: Path | None, short: bo
     name = label[0] if label else Path(home).parent.name or Path(home).name
     shape = "short" if short else "long"
     cached = cache / f"{name}-s{seed}-n{limit}-{shape}-v{FORMAT}.pkl" if cache else None
-    if cached is not None and cached.exists():
-        with cached.open("rb") as fh:
-            return pickle.load(fh)  # type: ignore[no-any-return]  # noqa: S301 - our own cache file
+    if (done := kept(cached)) is not None:
+        return done
     os.environ["BRIEF_HOME"] = home
     from briefing.service import Brief
     from briefing.settings import load_settings
@@ -98,9 +97,8 @@ def featurise_cases(spec: str, *, cache: Path | None) -> Corpus:
     config, home, cases_path, *label = spec.split(":")
     name = label[0] if label else Path(cases_path).stem
     cached = cache / f"cases-{name}-v{FORMAT}.pkl" if cache else None
-    if cached is not None and cached.exists():
-        with cached.open("rb") as fh:
-            return pickle.load(fh)  # type: ignore[no-any-return]  # noqa: S301 - our own cache file
+    if (done := kept(cached)) is not None:
+        return done
     os.environ["BRIEF_HOME"] = home
     from briefing.ask.extractive import ExtractiveAnswerer
     from briefing.evaluation.cases import load_cases
@@ -135,6 +133,14 @@ def featurise_cases(spec: str, *, cache: Path | None) -> Corpus:
         setattr(ExtractiveAnswerer, "answer", original)  # noqa: B010
     keep(out, cached)
     return out
+
+
+def kept(cached: Path | None) -> Corpus | None:
+    """A featurised corpus read back from its cache file; None when there is none."""
+    if cached is None or not cached.exists():
+        return None
+    with cached.open("rb") as fh:
+        return pickle.load(fh)  # type: ignore[no-any-return]  # noqa: S301 - our own cache file
 
 
 def keep(out: Corpus, cached: Path | None) -> None:
