@@ -520,6 +520,22 @@ def test_the_answer_kinds_a_question_may_take_in_order(question: str, kinds: tup
     assert parsed.kind == kinds[0] == kind_of(question, parsed.constraints)
 
 
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("What happened in the releases channel this week?", ""),  # "channel" says where, not what about
+        ("What happened with the team last week?", ""),
+        ("What happened with the Aurora cutover last week?", "aurora cutover"),
+    ],
+)
+def test_a_briefing_topic_leaves_out_the_words_that_only_say_where(question: str, topic: str) -> None:
+    from briefing.question.parse import parse, wants
+
+    parsed = parse(question, now=NOW, directory=Directory(channels=["platform-eng", "releases"]))
+    assert parsed.kind == "briefing"
+    assert wants(parsed).topic == topic
+
+
 def test_what_the_kind_detectors_read_rides_with_the_question() -> None:
     from briefing.question.parse import parse, wants
 

@@ -35,6 +35,7 @@ from briefing.question.words import (
     PLAN_WORDS,
     PLANNED,
     PULL,
+    SCOPE_WORDS,
     WEEK_OF,
 )
 
@@ -266,7 +267,8 @@ def topic_of(question: str, constraints: Constraints) -> str:
     residual = residual_query(question, constraints)
     if PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
         residual = " ".join(PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
-    return residual
+    # Words that only say where ("the releases channel", "our team") are the scope, not what it is about.
+    return " ".join(word for word in residual.split() if word not in SCOPE_WORDS)
 
 
 def wants_forward(question: str, constraints: Constraints | None) -> bool:
