@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "eval"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_answer_model import FORMAT, Corpus, _featurise_one, keep, kept  # noqa: E402
+from train_answer_model import FORMAT, Corpus, _featurise_one, featurise_seen, keep, kept  # noqa: E402
 
 # Probe modes of eval/probe_items.py whose answer is a comment of the item: the comment's ref, or the words it
 # holds (a closer's or verifier's name, a pull request's number).
@@ -156,10 +156,7 @@ def featurise_saved(spec: str, *, cache: Path | None) -> Corpus:
                 extractive_node(item["state"], deps)
                 if not seen or not seen[0][1]:
                     continue
-                question, context, given = seen[0]
-                gold = frozenset(() if case.no_answer else case.gold_refs)
-                _featurise_one(out, question, context, gold, embedder, settings.workspace.timezone, given=given)
-                out.ids.extend([case.id] * (len(out.rows) - len(out.ids)))
+                featurise_seen(out, seen[0], case, embedder, settings.workspace.timezone)
     finally:
         setattr(ExtractiveAnswerer, "answer", original)  # noqa: B010
     keep(out, cached)

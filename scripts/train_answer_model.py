@@ -124,15 +124,20 @@ def featurise_cases(spec: str, *, cache: Path | None) -> Corpus:
                 brief.ask(case.question, now=parse_now(case.now), k=10)
                 if not seen or not seen[0][1]:
                     continue
-                question, context, given = seen[0]
-                gold = frozenset(() if case.no_answer else case.gold_refs)
-                # The question-level features as the answer stage computed them (with the workspace's vocabulary).
-                _featurise_one(out, question, context, gold, embedder, settings.workspace.timezone, given=given)
-                out.ids.extend([case.id] * (len(out.rows) - len(out.ids)))
+                featurise_seen(out, seen[0], case, embedder, settings.workspace.timezone)
     finally:
         setattr(ExtractiveAnswerer, "answer", original)  # noqa: B010
     keep(out, cached)
     return out
+
+
+def featurise_seen(out: Corpus, seen: Any, case: Any, embedder: Any, timezone: str) -> None:
+    """One dev case's answer, as the answer stage scored it (`seen`: its question, context and the question-level
+    features it computed with the workspace's vocabulary), featurised into `out` under the case's id."""
+    question, context, given = seen
+    gold = frozenset(() if case.no_answer else case.gold_refs)
+    _featurise_one(out, question, context, gold, embedder, timezone, given=given)
+    out.ids.extend([case.id] * (len(out.rows) - len(out.ids)))
 
 
 def kept(cached: Path | None) -> Corpus | None:

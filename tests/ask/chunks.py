@@ -81,6 +81,24 @@ POSTMORTEM = doc(
 CONTEXT = [INCIDENT, POSTMORTEM]
 
 
+def ticket_chunk(key: str, title: str, made: list[Unit], container: str) -> Chunk:
+    """A tracker's ticket as one chunk of its units (the description first, its ref the ticket's key)."""
+    return Chunk(
+        chunk_id=f"jira:{key}::0",
+        doc_key=f"jira:{key}",
+        source_type="jira",
+        kind="jira_issue",
+        title=f"{key}: {title}",
+        text="\n".join(f"{u.author}: {u.text}" for u in made),
+        refs=[u.ref for u in made],
+        start=made[0].at or at(1, 1),
+        end=made[-1].at or at(1, 1),
+        authors=sorted({u.author for u in made if u.author}),
+        container=container,
+        units=made,
+    )
+
+
 def lines(answer: ExtractiveAnswer) -> list[re.Match[str]]:
     """Every quoted line (a lead such as "In time order:" is skipped)."""
     body = [line for line in answer.text.splitlines() if not line.endswith(":")]

@@ -15,7 +15,7 @@ from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.question.answer_type import extra_of
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import LINE, assert_citations_valid, at, first_quote, slack
+from tests.ask.chunks import LINE, assert_citations_valid, at, first_quote, slack, ticket_chunk
 from tests.ask.parsed import parsed
 
 TICKET = slack(
@@ -76,20 +76,7 @@ def _ticket(key: str, title: str, *units: tuple[str, str, str]) -> Chunk:
         Unit(f"jira:{key}{ref}", text, author, at(8, 29 + i // 3, 9 + i % 3))
         for i, (ref, author, text) in enumerate(units)
     ]
-    return Chunk(
-        chunk_id=f"jira:{key}::0",
-        doc_key=f"jira:{key}",
-        source_type="jira",
-        kind="jira_issue",
-        title=f"{key}: {title}",
-        text="\n".join(f"{u.author}: {u.text}" for u in made),
-        refs=[u.ref for u in made],
-        start=made[0].at or at(1, 1),
-        end=made[-1].at or at(1, 1),
-        authors=sorted({u.author for u in made if u.author}),
-        container=key.split("-")[0],
-        units=made,
-    )
+    return ticket_chunk(key, title, made, key.split("-")[0])
 
 
 CRASH = _ticket(

@@ -14,7 +14,7 @@ from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.question.acts import said_on_item
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import at, first_quote
+from tests.ask.chunks import at, first_quote, ticket_chunk
 from tests.ask.parsed import parsed
 
 
@@ -25,20 +25,7 @@ def ticket(key: str, title: str, *units: tuple[str, str, datetime]) -> Chunk:
         Unit(ref=doc_key if i == 0 else f"{doc_key}#comment-{100 + i}", text=text, author=who, at=when)
         for i, (who, text, when) in enumerate(units)
     ]
-    return Chunk(
-        chunk_id=f"{doc_key}::0",
-        doc_key=doc_key,
-        source_type="jira",
-        kind="jira_issue",
-        title=f"{key}: {title}",
-        text="\n".join(f"{u.author}: {u.text}" for u in made),
-        refs=[u.ref for u in made],
-        start=made[0].at or at(1, 1),
-        end=made[-1].at or at(1, 1),
-        authors=sorted({u.author for u in made if u.author}),
-        container="APP",
-        units=made,
-    )
+    return ticket_chunk(key, title, made, "APP")
 
 
 EXTENDS = ticket(
