@@ -78,6 +78,24 @@ def test_a_briefing_on_a_ticket_named_by_description_tells_that_tickets_week(mak
     assert cited == {"jira:PLAT-142#comment-10001"}  # its week: the status change, not the threads about Aurora
 
 
+def test_a_briefing_on_a_topic_named_in_other_words_tells_the_closest_conversations(make_deps) -> None:  # type: ignore[no-untyped-def]
+    # No conversation of last week holds most of "aurora switchover rollback plan"; the two about Aurora are the
+    # briefing, said as such, not every conversation of the week (the PgBouncer pull request).
+    result = run_ask(make_deps(), "What happened with the Aurora switchover and rollback plan last week?", now=NOW, k=5)
+    assert result["answer"].startswith('Nothing names all of "aurora switchover rollback plan"; the 2 conversations')
+    cited = {
+        ref.split(":")[0] + ":" + ref.split(":")[1].split("#")[0] for c in result["citations"] for ref in c["refs"]
+    }
+    assert cited == {"slack:C01PLAT", "jira:PLAT-142"}
+
+
+def test_a_briefing_on_a_topic_no_source_of_the_window_names_tells_the_whole_window(make_deps) -> None:  # type: ignore[no-untyped-def]
+    result = run_ask(make_deps(), "What happened with the espresso machine last week?", now=NOW, k=5)
+    assert result["answer"].startswith('Nothing mentions "espresso machine"; everything in the window instead.')
+    cited = {ref for c in result["citations"] for ref in c["refs"]}
+    assert "github:acme/ledger#45" in cited
+
+
 @pytest.mark.parametrize("routed", [False, True])
 @pytest.mark.parametrize("question", ["when is the aurora cutover?", "what happened in #platform-eng last week?"])
 def test_the_question_is_read_once_per_ask(make_deps, monkeypatch, question: str, routed: bool) -> None:  # type: ignore[no-untyped-def]

@@ -8,7 +8,8 @@ is an answer (with what was searched), not a refusal.
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from briefing.ask.state import AskState
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from briefing.digest.model import Scope
 
 DEFAULT_DAYS = 7
+# A briefing whose topic no conversation of the window names in full (most of its words) covers the conversations
+# of the first CLOSEST retrieved chunks that hold a word of it, not every conversation of the window.
+CLOSEST = 5
 
 
 def _line_writer(deps: AskDeps) -> LineWriter | None:
@@ -32,24 +36,45 @@ def _line_writer(deps: AskDeps) -> LineWriter | None:
     return LineWriter(deps.answerer.lm)
 
 
-def _described_scope(state: AskState, deps: AskDeps, scope: Scope) -> Scope:
-    """The scope of a briefing on an item named by description ("what happened in the ticket about X last
-    week?"): that item, found as the fact path finds it, in place of the topic's words; `scope` otherwise."""
-    from dataclasses import replace
-
-    from briefing.ask.described import briefed_item
-    from briefing.index.payload import doc_id
+def _retrieved(state: AskState, deps: AskDeps, window: tuple[datetime, datetime] | None = None) -> list[Chunk]:
+    """The chunks the fact path retrieves for the question; only those inside `window` (a hard filter) when given."""
+    from briefing.question.timewindow import TimeWindow
     from briefing.retrieve import SearchQuery
 
     question = state.question
-    query = SearchQuery(question.text, now=question.now, constraints=question.constraints, k=state.k)
-    evidence = [hit.chunk for hit in deps.retriever.retrieve(query).hits]
+    constraints = question.constraints
+    if window is not None:
+        bounded = TimeWindow(window[0], window[1], None, "the briefing's window")
+        constraints = replace(constraints, time=bounded, hard={*constraints.hard, "time"})
+    query = SearchQuery(question.text, now=question.now, constraints=constraints, k=state.k)
+    return [hit.chunk for hit in deps.retriever.retrieve(query).hits]
+
+
+def _described_scope(state: AskState, deps: AskDeps, scope: Scope) -> Scope:
+    """The scope of a briefing on an item named by description ("what happened in the ticket about X last
+    week?"): that item, found as the fact path finds it, in place of the topic's words; `scope` otherwise."""
+    from briefing.ask.described import briefed_item
+    from briefing.index.payload import doc_id
+
+    question = state.question
+    evidence = _retrieved(state, deps)
     key = briefed_item(question, scope.topic, evidence, deps.retriever.index.view(question.now))
     return scope if key is None else replace(scope, tickets=(doc_id(key),), topic="")
 
 
+def _closest(state: AskState, deps: AskDeps, topic: str, window: tuple[datetime, datetime]) -> list[Chunk]:
+    """The window's chunks the fact path ranks first for the question that hold a word of its topic, CLOSEST at
+    most: what a briefing on a topic no conversation names in full is about."""
+    from briefing.digest.conversation import topic_terms
+
+    terms = topic_terms(topic)
+    held = [c for c in _retrieved(state, deps, window) if terms & topic_terms(f"{c.title} {c.text}")]
+    return held[:CLOSEST]
+
+
 def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.digest import render
+    from briefing.digest.conversation import among
     from briefing.digest.engine import Briefer
     from briefing.digest.item import answer_text as item_text
     from briefing.digest.item import item_digest
@@ -96,20 +121,24 @@ def briefing_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     digest = story or briefer.digest(start, end, now=now, scope=scope, searched=searched, forward=forward)
     note = ""
     if digest.empty and scope.topic:
-        # The topic is what is left of the question after its constraints; when it matches nothing, the window's
-        # activity is still the answer, said as such.
+        # The topic is what is left of the question after its constraints. When no conversation names it in full,
+        # the conversations closest to it are the answer, said as such; with none, the window's activity is.
         broad = Scope(scope.sources, scope.containers, scope.people, scope.tickets)
-        wider = briefer.digest(
-            start,
-            end,
-            now=now,
-            scope=broad,
-            searched=briefer.describe(start, end if forward else min(end, now), broad, shown, deps.source_types),
-            forward=forward,
-        )
-        if not wider.empty:
-            note = f'Nothing mentions "{scope.topic}"; everything in the window instead.\n'
+        searched = briefer.describe(start, end if forward else min(end, now), broad, shown, deps.source_types)
+        nearest = [] if forward else _closest(state, deps, scope.topic, (start, min(end, now)))
+        keep = among(nearest) if nearest else None
+        wider = briefer.digest(start, end, now=now, scope=broad, searched=searched, forward=forward, keep=keep)
+        if not wider.empty and keep is not None:
+            n = wider.conversations
+            closest = "the conversation" if n == 1 else f"the {n} conversations"
+            note = f'Nothing names all of "{scope.topic}"; {closest} closest to it instead.\n'
             digest = wider
+        else:
+            if keep is not None:
+                wider = briefer.digest(start, end, now=now, scope=broad, searched=searched, forward=forward)
+            if not wider.empty:
+                note = f'Nothing mentions "{scope.topic}"; everything in the window instead.\n'
+                digest = wider
     digest.places = shown
     answer = note + (item_text(digest) if story is not None else render.answer_text(digest))
     citations = [c.to_json() for c in digest.citations()]

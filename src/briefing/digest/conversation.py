@@ -8,7 +8,7 @@ messages (`briefing.digest.gather`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -108,6 +108,24 @@ class Conversation:
 
     def text(self) -> str:
         return "\n".join([self.title, *(s.unit.text for s in (*self.earlier, *self.units))])
+
+
+def among(chunks: Iterable[Chunk]) -> Callable[[Conversation], bool]:
+    """Whether a conversation is one of these chunks' own: a document's (a thread, a ticket, a page) by its key, a
+    stream's burst by a message it shares with them (a channel's top-level messages are one document of many
+    conversations, so its key would bring them all)."""
+    docs: set[str] = set()
+    units: set[tuple[str, str]] = set()
+    for chunk in chunks:
+        docs.add(chunk.doc_key)
+        units.update((chunk.doc_key, u.ref) for u in chunk.units)
+
+    def holds(conv: Conversation) -> bool:
+        if conv.stream:
+            return any((conv.doc_key, s.unit.ref) in units for s in conv.units)
+        return conv.doc_key in docs
+
+    return holds
 
 
 def kind_of(name: str) -> DocumentKind | None:

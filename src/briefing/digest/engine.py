@@ -81,10 +81,14 @@ class Briefer:
         searched: str = "",
         max_lines: int | None = None,
         forward: bool = False,
+        keep: Callable[[Conversation], bool] | None = None,
     ) -> Digest:
+        """The window's conversations in `scope` (only those `keep` holds, when given), ranked and written."""
         t0 = time.perf_counter()
         writes = LineMaker(self.zone, now)
         convs = self.conversations(start, end, now, scope, forward=forward)
+        if keep is not None:
+            convs = [c for c in convs if keep(c)]
         if not forward:
             end = min(end, now)
         t1 = time.perf_counter()
