@@ -508,6 +508,8 @@ def test_a_fully_read_range_has_no_note() -> None:
         ("Which PRs were merged in the first week of June?", ("listing", "fact")),
         ("Which blog posts came out?", ("fact",)),  # no period: nothing to list by date
         ("Who owns PLAT-142?", ("fields", "fact")),  # a named ticket's field: read from its header
+        ("Who's assigned to PLAT-142?", ("fields", "fact")),
+        ("Who\u2019s reviewing PR #57?", ("fields", "fact")),
         # An item named by what it is about: the item retrieval finds, if its text covers the words, else a fact.
         ("Who owns the payout retry work?", ("fields", "fact")),
     ],
@@ -526,6 +528,11 @@ def test_the_answer_kinds_a_question_may_take_in_order(question: str, kinds: tup
         ("What happened in the releases channel this week?", ""),  # "channel" says where, not what about
         ("What happened with the team last week?", ""),
         ("What happened with the Aurora cutover last week?", "aurora cutover"),
+        # The opening's question word and auxiliaries are not what it is about.
+        ("What has been going on with the Aurora cutover this week?", "aurora cutover"),
+        ("What has happened with the load test since Monday?", "load test"),
+        ("What's been happening with the load test this week?", "load test"),
+        ("What\u2019s been happening with the load test this week?", "load test"),  # a phone's apostrophe
     ],
 )
 def test_a_briefing_topic_leaves_out_the_words_that_only_say_where(question: str, topic: str) -> None:

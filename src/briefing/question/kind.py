@@ -24,6 +24,7 @@ from briefing.question.words import (
     ASKS_LISTING,
     ASKS_NEXT,
     ASKS_OPEN_FOR,
+    AUXILIARIES,
     BRIEFING,
     BROAD,
     EVENT_OF,
@@ -70,14 +71,15 @@ class FinishedAsked:
 
 
 # What a question about one named ticket or pull request asks of its fields (`briefing.ask.fields`), each
-# pattern a way English asks for that field or role; read only when the question names a key or PR number.
+# pattern a way English asks for that field or role; read only when the question names a key or PR number. "who"
+# also reads as the contraction "who's" ("Who's assigned to PLAT-142?", "Who's reviewed #57?").
 FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.I))
+    (name, re.compile(pattern.replace(r"\bwho\s+", r"\bwho(?:'s)?\s+"), re.I))
     for name, pattern in (
         ("changes", r"\bwho\s+(?:\w+\s+){0,2}?requested\s+changes\b"),
         ("approver", r"\bwho\s+(?:\w+\s+){0,2}?(?:approved|acked)\b|\bwhich\s+reviewers?\s+approved\b"),
         ("tester", r"\bwho\s+(?:\w+\s+){0,2}?tested\b"),
-        ("reviewer", r"\bwho\s+(?:\w+\s+){0,2}?(?:reviewed|reviews|is\s+reviewing)\b|\bwhich\s+reviewers?\b"),
+        ("reviewer", r"\bwho\s+(?:\w+\s+){0,2}?(?:reviewed|reviews|is\s+reviewing|reviewing)\b|\bwhich\s+reviewers?\b"),
         ("merger", r"\bwho\s+(?:\w+\s+){0,2}?merged\b|\bwho\s+merged\b|\bmerged\s+it\b"),
         (
             "assignee",
@@ -268,7 +270,7 @@ def topic_of(question: str, constraints: Constraints) -> str:
     if PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
         residual = " ".join(PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
     # Words that only say where ("the releases channel", "our team") are the scope, not what it is about.
-    return " ".join(word for word in residual.split() if word not in SCOPE_WORDS)
+    return " ".join(word for word in residual.split() if word not in SCOPE_WORDS and word not in AUXILIARIES)
 
 
 def wants_forward(question: str, constraints: Constraints | None) -> bool:

@@ -9,10 +9,18 @@ from briefing.question.constraints import Constraints, Directory, extract
 from briefing.question.kind import Wants
 from briefing.question.model import Question
 
+# Typographic apostrophes and quotation marks, and the plain ones they stand for.
+_PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def plain(text: str) -> str:
+    """`text` with typographic quotes (a phone's or Slack's "what’s") as the plain ones every rule is written with."""
+    return text.translate(_PLAIN_QUOTES)
+
 
 def kind_of(text: str, constraints: Constraints) -> str:
     """The answer kind the graph routes on (see `briefing.question.model.KINDS`)."""
-    return kind.read(text, constraints).kinds[0]
+    return kind.read(plain(text), constraints).kinds[0]
 
 
 def wants(question: Question) -> Wants:
@@ -29,13 +37,16 @@ def parse(
     week_start: str = "monday",
     directory: Directory | None = None,
 ) -> Question:
-    """`text` read once: constraints (time resolved against `now`), intent, answer kind and answer shape."""
+    """`text` read once (its quotes `plain`): constraints (time resolved against `now`), intent, answer kind and
+    answer shape."""
+    text = plain(text)
     constraints = extract(text, now=now, timezone=timezone, week_start=week_start, directory=directory)
     return from_constraints(text, now, constraints)
 
 
 def from_constraints(text: str, now: datetime, constraints: Constraints) -> Question:
     """A `Question` over constraints already extracted (or routed by the LLM router)."""
+    text = plain(text)
     fields = answer_type.read(text, constraints)
     found = kind.read(text, constraints)
     extra = {**fields.pop("extra", {}), "wants": found}

@@ -37,6 +37,9 @@ PERIOD_VERB = re.compile(
 SCOPE_WORDS = frozenset(
     "in on at the a during over across from within by our we channel channels team there any anything else".split()
 )
+# The question word and auxiliary verbs a briefing question's opening leaves behind ("What has been going on with
+# X", "What's been happening with X"): never its topic.
+AUXILIARIES = frozenset("what what's whats has have had been is are was were do does did 's".split())
 # The words of the opening itself ("What did ... work on", "What has been announced").
 OPENING_WORDS = frozenset(
     "what was were got has have had been did do done doing work worked working ship shipped post posted announced "
@@ -77,7 +80,7 @@ ABOUT_PERSON = re.compile(
 # "What's new" asks for a briefing; "what new version came out" asks for a thing: "new" without "is" before it
 # asks for one only when nothing but a place, a person or a period follows.
 BRIEFING = re.compile(
-    r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|going\s+on|been\s+going\s+on)\b|"
+    r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|going\s+on|been\s+(?:going\s+on|happening))\b|"
     r"\bwhat(?:'s|\s+is|\s+has\s+been)\s+new\b|"
     r"\bwhat\s+new\b(?=\s*(?:[?.!,]|$|(?:in|with|on|about|for|at|since|this|last|today|yesterday|from|over)\b))|"
     r"\bwhat\s+went\s+on\b|\bany\s+(?:updates?|news|changes)\b|^\W*(?:updates?|news)\b|\brecap\b|"
