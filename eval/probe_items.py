@@ -32,7 +32,10 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   ticket about <summary> fixed in?", "When was the ticket about <summary> resolved?", right when the answer's first
   line states the header's value as of `--now` (its day, for `resolved`).
 
-    python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30
+    python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30 [--typed]
+
+`--typed` asks each question as a phone or Slack writes it: "Who is" and "What is" contracted ("Who's", "What's")
+and every apostrophe typographic ("’").
 
 Items are drawn with a fixed seed; prints one line per question (OK or BAD) and the count right.
 """
@@ -224,6 +227,15 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
     return any(e.lower() in said for e in expected)
 
 
+# Question text: "Who is" / "What is" at the start, which people type contracted.
+_CONTRACTED = re.compile(r"^(Who|What) is\b")
+
+
+def typed(question: str) -> str:
+    """`question` as a phone or Slack writes it: "Who is" as "Who’s", every apostrophe typographic."""
+    return _CONTRACTED.sub(r"\1's", question).replace("'", "\u2019")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
@@ -233,6 +245,7 @@ def main() -> None:
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--typed", action="store_true", help="contracted, with typographic apostrophes")
     args = parser.parse_args()
 
     from briefing.ask.run import build_deps
@@ -248,6 +261,7 @@ def main() -> None:
         right = items = 0
         for key in keys[: args.n]:
             question, expected = cases[key]
+            question = typed(question) if args.typed else question
             answer = brief.ask(question, now=now, k=10)
             ok = _right(args.mode, expected, answer)
             right += ok

@@ -60,3 +60,10 @@ def test_cause_questions_copy_no_word_of_the_comment(probe_items: Any) -> None:
     asked = probe_items._asked("fixed", "jira:APP-206", "APP-206: Android: barcode module crashes with 6.2.0")
     assert asked == "What fixed the problem in the ticket about barcode module crashes with 6.2.0?"
     assert "issue about" in probe_items._asked("cause", "github:acme/wire#12", "Remove the AppAck proposal")
+
+
+def test_a_typed_question_is_contracted_with_typographic_apostrophes(probe_items: Any) -> None:
+    assert probe_items.typed("Who is working on the ticket about the 'login' page?") == (
+        "Who\u2019s working on the ticket about the \u2019login\u2019 page?"
+    )
+    assert probe_items.typed("Which release is it fixed in?") == "Which release is it fixed in?"
