@@ -509,6 +509,9 @@ def test_a_fully_read_range_has_no_note() -> None:
         ("Which blog posts came out?", ("fact",)),  # no period: nothing to list by date
         ("Who owns PLAT-142?", ("fields", "fact")),  # a named ticket's field: read from its header
         ("Who's assigned to PLAT-142?", ("fields", "fact")),
+        ("whos assigned to PLAT-142", ("fields", "fact")),  # chat leaves the apostrophe out
+        ("whats new in #releases this week", ("briefing",)),
+        ("Anything new in #releases this week?", ("briefing",)),
         ("Who\u2019s reviewing PR #57?", ("fields", "fact")),
         # An item named by what it is about: the item retrieval finds, if its text covers the words, else a fact.
         ("Who owns the payout retry work?", ("fields", "fact")),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from briefing.question import answer_type, kind
@@ -13,9 +14,14 @@ from briefing.question.model import Question
 _PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
+# Question text: "whats" and "whos", as chat writes "what's" and "who's" without the apostrophe.
+_BARE_CONTRACTION = re.compile(r"\b(what|who)s\b", re.I)
+
+
 def plain(text: str) -> str:
-    """`text` with typographic quotes (a phone's or Slack's "what’s") as the plain ones every rule is written with."""
-    return text.translate(_PLAIN_QUOTES)
+    """`text` with typographic quotes (a phone's or Slack's "what’s") as the plain ones every rule is written with,
+    and "whats" / "whos" with their apostrophe."""
+    return _BARE_CONTRACTION.sub(r"\1's", text.translate(_PLAIN_QUOTES))
 
 
 def kind_of(text: str, constraints: Constraints) -> str:

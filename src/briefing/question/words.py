@@ -83,7 +83,7 @@ BRIEFING = re.compile(
     r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|going\s+on|been\s+(?:going\s+on|happening))\b|"
     r"\bwhat(?:'s|\s+is|\s+has\s+been)\s+new\b|"
     r"\bwhat\s+new\b(?=\s*(?:[?.!,]|$|(?:in|with|on|about|for|at|since|this|last|today|yesterday|from|over)\b))|"
-    r"\bwhat\s+went\s+on\b|\bany\s+(?:updates?|news|changes)\b|^\W*(?:updates?|news)\b|\brecap\b|"
+    r"\bwhat\s+went\s+on\b|\bany\s+(?:updates?|news|changes)\b|\banything\s+new\b|^\W*(?:updates?|news)\b|\brecap\b|"
     r"\bcatch\s+me\s+up\b|\bbrief\s+me\b|\bdigest\b|"
     r"\bsummar(?:y|ise|ize)\s+(?:of\s+)?(?:what\s+happened\s+)?(?:in\s+\S+\s+)?(?:the\s+)?"
     r"(?:last|this|past|previous|yesterday|today)\b",
