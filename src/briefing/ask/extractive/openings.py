@@ -19,31 +19,9 @@ OPENING_CLOSE = 0.85
 REPLY_FLOOR = 0.5
 
 
-# An opening the context only added after the strongest chunks (`ADDED_TO_CONTEXT`: it was not retrieved on its own
-# merit, it is there because its thread was) tells who asked and what; it does not make a reply that holds none of
-# the question's words the answer ("you will get the op type as d" over the release that answers the question).
-def _opening(e: Evidence) -> bool:
-    """Whether `e` is a line of its conversation's opening message (a thread's root, an item's own record)."""
-    root = registry.meta(e.chunk, "thread_root")
-    return (bool(root) and e.ref.endswith(f":{root}")) or e.ref == e.chunk.doc_key
-
-
-def only_added_opening(ranked: list[Evidence], key: str) -> bool:
-    """Whether the opening of conversation `key` is among `ranked` only in chunks the context added."""
-    lines = [e for e in ranked if e.chunk.doc_key == key and _opening(e)]
-    return bool(lines) and all(e.chunk.metadata.get(ADDED_TO_CONTEXT) for e in lines)
-
-
-def may_lead(e: Evidence, ranked: list[Evidence]) -> bool:
-    """Whether a reply may be moved to the front for its conversation's opening: it holds a question word, or the
-    opening was retrieved on its own merit (the rule above)."""
-    return e.lexical > 0 or not only_added_opening(ranked, e.chunk.doc_key)
-
-
 def _reply_leads(ranked: list[Evidence], key: str, opener: str | None, floor: float, *, own: bool = False) -> None:
     """Move the best line of item `key` in `ranked` (best first) by someone other than `opener`, not a holding one,
     to the front when it scores at least `floor`, in place; `own`: not a line of the item's own record either."""
-    worded = only_added_opening(ranked, key)
     reply = next(
         (
             e
@@ -53,7 +31,6 @@ def _reply_leads(ranked: list[Evidence], key: str, opener: str | None, floor: fl
             and e.author
             and e.author != opener
             and not holding(e)
-            and (e.lexical > 0 or not worded)
         ),
         None,
     )
@@ -91,6 +68,17 @@ EARLY_OPENING = 0.5
 EARLY_CLOSE = 0.8
 
 
+# An opening the context only added after the strongest chunks (`ADDED_TO_CONTEXT`: it is there because its thread
+# was retrieved, not by its own words) and that does not restate the question (it scores below OPENING_CLOSE of the
+# best line) tells who asked and what; it does not make a reply that holds none of the question's words the answer
+# ("you will get the op type as d" over the release that answers the question). An added opening that restates the
+# question is what the question asks, and the rules above answer it by its thread's reply, in the reply's own words.
+def may_lead(e: Evidence, opening: Evidence, top: Evidence) -> bool:
+    """Whether reply `e` may be moved to the front for the thread's `opening` when `top` is the best line."""
+    restates = opening.score >= top.score * OPENING_CLOSE
+    return e.lexical > 0 or restates or not opening.chunk.metadata.get(ADDED_TO_CONTEXT)
+
+
 def earliest_reply_lead(ranked: list[Evidence]) -> None:
     """When the best line (`ranked`, best first) is a reply in a help thread, move that thread's earliest close
     reply (the rule above) to the front, in place."""
@@ -114,7 +102,7 @@ def earliest_reply_lead(ranked: list[Evidence]) -> None:
         and not holding(e)
         and e.score >= top.score * EARLY_CLOSE
         and e.at_iso
-        and may_lead(e, ranked)
+        and may_lead(e, opening, top)
     ]
     if not close or not top.at_iso:
         return
