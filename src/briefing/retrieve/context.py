@@ -9,8 +9,8 @@ message that answers ("fixed in `2.1.1`") shares the question's rarest words and
 its own text and low by its chunk's. Then the opening message of the thread that the first OPENING_FROM context
 chunks continue, when their header restates it: a thread's later chunks carry only the opening's first sentence,
 and what it asked or offered in its later words is in its own chunk. An added opening gives the answer stage the
-thread's structure (who asked, what was asked); it does not promote a reply that holds none of the question's
-words (`ask/extractive/openings.py`).
+thread's structure (who asked, what was asked); unless it restates the question, it does not promote a reply
+that holds none of the question's words (`ask/extractive/openings.py`).
 """
 
 from __future__ import annotations
