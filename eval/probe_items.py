@@ -28,6 +28,9 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   last verdict requested changes;
 - `tagged`: "Who reviewed the patch about <subject>?" of a mail thread whose replies give review tags
   ("Reviewed-by:", "Acked-by:"), right when the answer's first line names one of the tagged reviewers;
+- `replied`: "Who commented on the ticket (issue) about <summary>?", "Who replied to the thread about <subject>?"
+  of an item with replies from two people or more other than its opener (a role several hold at once), right when
+  the answer's first line names one of them; the count line adds how many first lines read "Sources differ";
 - `status`, `fix_version`, `resolved`: "What is the status of the ticket about <summary>?", "Which release is the
   ticket about <summary> fixed in?", "When was the ticket about <summary> resolved?", right when the answer's first
   line states the header's value as of `--now` (its day, for `resolved`).
@@ -130,6 +133,14 @@ def _asked(mode: str, key: str, title: str) -> str:
     return f"Why did the problem in {item} happen?" if odd else f"What caused the problem in {item}?"
 
 
+def _replied(key: str, title: str) -> str:
+    """Who replied to an item: a ticket's or an issue's commenters, a mail thread's repliers."""
+    if key.startswith(("github:", "jira:")):
+        return f"Who commented on the {'issue' if key.startswith('github:') else 'ticket'} about {_summary(title)}?"
+    subject = _SUBSYSTEMS.sub("", _SUBJECT_TAGS.sub("", title)).rstrip(".")
+    return f"Who replied to the thread about {subject[:1].lower() + subject[1:]}?"
+
+
 def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
     """item key -> (question, what a right answer holds: the person's name, a pull request number, a ref)."""
     from briefing import registry
@@ -143,10 +154,13 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
     tagged: dict[str, set[str]] = {}
     latest: dict[str, tuple[str, datetime | None]] = {}
     titles: dict[str, str] = {}
+    openers: dict[str, str] = {}
     for chunk in view.chunks(Filter()):
         titles[chunk.doc_key] = chunk.title
         for unit in chunk.units:
             own = unit.ref == chunk.doc_key
+            if own and unit.author:
+                openers[chunk.doc_key] = unit.author
             if mode in {"assignee", "assignee2"} and own and is_header(unit.text):
                 assignee = rows(unit.text).get("assignee", "")
                 if assignee and assignee.lower() not in {"unassigned", "none", "-"} and "recorded" not in assignee:
@@ -181,13 +195,17 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 linked.setdefault(chunk.doc_key, set()).update(closes)
             elif mode == "tagged" and not own and (tags := _TAGS.findall(unit.text)):
                 tagged.setdefault(chunk.doc_key, set()).update(name.split()[0] for name in tags if name.strip())
+            elif mode == "replied" and not own and unit.author and unit.author != openers.get(chunk.doc_key):
+                tagged.setdefault(chunk.doc_key, set()).add(unit.author.split()[0])
             elif mode == "said" and not own and unit.author and "review:" not in unit.text:
                 said.setdefault((chunk.doc_key, unit.author), set()).add(unit.ref)
                 if len(unit.text) >= 80:  # asked only of someone who said something of substance
                     substantive.add((chunk.doc_key, unit.author))
     for key, names in tagged.items():
         subject = _SUBSYSTEMS.sub("", _SUBJECT_TAGS.sub("", titles[key])).rstrip(".")
-        if len(subject.split()) >= 3:
+        if mode == "replied" and len(names) >= 2 and len(subject.split()) >= 3:
+            found[key] = (_replied(key, titles[key]), names)
+        elif mode == "tagged" and len(subject.split()) >= 3:
             found[key] = (f"Who reviewed the patch about {subject[0].lower() + subject[1:]}?", names)
     for key, (who, _) in latest.items():
         found[key] = (f"Who {mode} the ticket about {_summary(titles[key])}?", {who.split()[0]})
@@ -223,7 +241,8 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
         return any(e.lower() in line for e in expected for line in lines)
     if mode in {"pull", "closes"}:
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
-    said = (first if mode in _ANNOUNCES or mode in _HEADER_ASKS or mode == "tagged" else answer.answer).lower()
+    said = first if mode in _ANNOUNCES or mode in _HEADER_ASKS or mode in {"tagged", "replied"} else answer.answer
+    said = said.lower()
     return any(e.lower() in said for e in expected)
 
 
@@ -241,7 +260,7 @@ def main() -> None:
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
     modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
-    modes += ["resolved", "said", "closes", "tagged", *_STATED, *_TWO_PART]
+    modes += ["resolved", "said", "closes", "tagged", "replied", *_STATED, *_TWO_PART]
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
@@ -258,7 +277,7 @@ def main() -> None:
         cases = _cases(view, args.mode)
         keys = sorted(cases)
         random.Random(args.seed).shuffle(keys)  # noqa: S311 (a reproducible draw, not a secret)
-        right = items = 0
+        right = items = differ = 0
         for key in keys[: args.n]:
             question, expected = cases[key]
             question = typed(question) if args.typed else question
@@ -267,8 +286,10 @@ def main() -> None:
             right += ok
             items += bool(answer.citations) and any(r.startswith(key.split("|")[0]) for r in answer.citations[0].refs)
             first = answer.answer.splitlines()[0] if answer.answer else ""
+            differ += first.startswith("Sources differ")
             print("OK " if ok else "BAD", key, "|", question, "| expected", sorted(expected)[:3], "|", first[:160])
-        print(f"{right} of {min(args.n, len(keys))} right ({items} led by a line of the item asked about)")
+        asked = min(args.n, len(keys))
+        print(f"{right} of {asked} right ({items} led by a line of the item asked about, {differ} sources differ)")
 
 
 if __name__ == "__main__":

@@ -2,14 +2,17 @@
 
 - The maintainer's "fixed in 2.4.1", later in the same channel than the release it fixes, reaches the answer when
   its chunk ranks low as a whole: "in which version was it fixed?" is answered 2.4.1, not quoted from the release.
+- A job post that opens the thread reaches the answer when only the thread's replies were among the strongest
+  chunks: "which company was hiring?" quotes the post that names it; the opening is marked as added.
 - Each added chunk is cut to the one message that earned its place, and only a conversation of the strongest
-  chunks adds its best messages.
+  chunks adds its best messages; a thread whose header does not restate the opening (a mail's subject) adds none.
 - An added message does not reweigh the strongest chunks: their lines score as they did without it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,7 +25,7 @@ from briefing.ask.nodes import AskDeps, extractive_node, retrieve_node
 from briefing.ask.state import AskState
 from briefing.embed import Embedder
 from briefing.index import Index
-from briefing.model import Chunk, Unit
+from briefing.model import ADDED_TO_CONTEXT, Chunk, Unit
 from briefing.question.constraints import Directory
 from briefing.question.parse import parse
 from briefing.retrieve import Hit, Retriever
@@ -126,6 +129,7 @@ def _ask(deps: AskDeps, question: str) -> tuple[list[Chunk], str]:
 
 
 FIXED = "Sam Ortiz's lintkit 2.4.0 broke a user's build; in which version did he say the reported problem was fixed?"
+HIRING = "In #jobs, which textile company in Leeds was hiring?"
 
 
 @pytest.mark.slow
@@ -143,6 +147,24 @@ def test_without_the_best_units_the_fix_is_not_in_the_context(deps: AskDeps, mon
     context, answer = _ask(deps, FIXED)
     assert "2.4.1" not in answer
     assert not any("2.4.1" in c.text for c in context)
+
+
+@pytest.mark.slow
+def test_a_job_post_opening_the_thread_names_the_company(deps: AskDeps) -> None:
+    context, answer = _ask(deps, HIRING)
+    assert context[0].chunk_id != "slack:CJOBS/500.1::0"
+    assert "Quillon are hiring" in answer
+    opening = [c for c in context if POST in c.text]
+    assert [c.chunk_id for c in opening] == ["slack:CJOBS/500.1::0"]
+    assert opening[0].metadata.get(ADDED_TO_CONTEXT)
+
+
+@pytest.mark.slow
+def test_without_the_opening_the_company_is_not_quoted(deps: AskDeps, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(context_module, "OPENING_FROM", 0)
+    context, answer = _ask(deps, HIRING)
+    assert POST not in [u.text for c in context for u in c.units]
+    assert "Quillon are hiring" not in answer
 
 
 def _hit(chunk: Chunk, unit_rank: int | None = None, unit_pos: int | None = None) -> Hit:
@@ -184,3 +206,12 @@ def test_an_added_message_leaves_the_strongest_chunks_lines_scored_as_they_were(
     # The release, the look into it and the meetup keep their order and their scores: the added fix competes with
     # them by its own text, as the strongest chunks' last, without pushing the others' rank prior down.
     assert added == pytest.approx(alone)
+
+
+def test_a_thread_whose_header_is_no_opening_brings_no_opening() -> None:
+    found = {c.chunk_id: c for c in chunks()}
+    reply, opening = found["slack:CJOBS/500.1::2"], found["slack:CJOBS/500.1::0"]
+    assert [c.chunk_id for c in answer_context([_hit(opening)], [reply])] == [reply.chunk_id, opening.chunk_id]
+    # A mail thread's chunks are headed by the subject line, not by the opening's words.
+    subject = replace(reply, text="Re: roles in Leeds\n" + reply.text.split("\n", 1)[1])
+    assert answer_context([_hit(opening)], [subject]) == [subject]

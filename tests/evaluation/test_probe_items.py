@@ -1,4 +1,5 @@
-"""eval/probe_items.py: role questions made from the sample's own tickets, with the units that answer them."""
+"""eval/probe_items.py: role questions made from the sample's own tickets, with the units that answer them; who replied
+is asked of items with two repliers or more."""
 
 from __future__ import annotations
 
@@ -67,3 +68,30 @@ def test_a_typed_question_is_contracted_with_typographic_apostrophes(probe_items
         "Who\u2019s working on the ticket about the \u2019login\u2019 page?"
     )
     assert probe_items.typed("Which release is it fixed in?") == "Which release is it fixed in?"
+
+
+@pytest.mark.slow
+def test_who_replied_is_asked_of_items_with_two_repliers_besides_the_opener(
+    probe_items: Any, use_sample: SampleIndex
+) -> None:
+    from briefing.index import Filter
+    from briefing.service import Brief
+    from briefing.settings import load_settings
+
+    with Brief(load_settings(use_sample.config)) as brief:
+        view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
+        cases = probe_items._cases(view, "replied")
+        assert cases
+        units = [(c.doc_key, u) for c in view.chunks(Filter()) for u in c.units]
+        openers = {key: u.author for key, u in units if u.ref == key}
+        for key, (question, expected) in cases.items():
+            assert question.startswith(("Who commented on the ", "Who replied to the thread about "))
+            repliers = {u.author.split()[0] for k, u in units if k == key and u.author and u.author != openers.get(k)}
+            assert len(expected) >= 2 and expected <= repliers
+
+
+def test_who_replied_is_asked_as_a_role_several_hold(probe_items: Any) -> None:
+    asked = probe_items._replied("jira:APP-206", "APP-206: Android: barcode module crashes with 6.2.0")
+    assert asked == "Who commented on the ticket about barcode module crashes with 6.2.0?"
+    mail = probe_items._replied("email:1@x", "[PATCH v2] net: fix the ring size")
+    assert mail.startswith("Who replied to the thread about ")

@@ -110,6 +110,7 @@ class Extra(TypedDict):
     asks_bytes: bool  # "how much memory / disk"
     asks_frequency: bool  # "how often"
     asks_poster: bool  # "who posted / announced ...": the author answers it
+    role_holders: str  # "many": the asked role has several holders at once (reviewers); "one" (an assignee); ""
     about_asking: bool  # asks what was asked ("What did Ana ask?")
     asks_report: bool  # asks what was reported, not how it was fixed
     asks_fix: bool  # asks for the cause, the fix or the advice
@@ -154,6 +155,7 @@ def _fields(text: str, intent: str, people: Sequence[str]) -> dict[str, Any]:
         "asks_bytes": shape.asks_bytes(text),
         "asks_frequency": shape.asks_frequency(text),
         "asks_poster": cues.asks_poster(text),
+        "role_holders": asked.role_holders(text, kind),
         "about_asking": cues.asks_about_asking(text),
         "asks_report": cues.asks_report(text),
         "asks_fix": cues.asks_fix(text),

@@ -136,6 +136,37 @@ def asked_role(question: str) -> str:
     )
 
 
+# How many people hold the role a person question asks about at once. Several review, approve, test, attend, take
+# part in or reply to the same thing ("Who reviewed the retry PR?": two reviewers are both the answer); one owns,
+# is assigned, leads, reports or merges it at a time ("Who is assigned to the login ticket?": two names stated at
+# different times are a change, or a disagreement). Question text: the role as a verb or a noun; the first one the
+# question names is the one asked.
+_MANY_HOLDERS = re.compile(
+    r"\b(?:review(?:ed|s|ing|ers?)?|approv(?:ed|es|ing|ers?|als?)|ack(?:ed|s)|test(?:ed|ers?)|"
+    r"requested\s+changes|sign(?:ed)?\s+off|attend(?:ed|s|ing|ees?)|participa(?:nts?|ted|ting|tes)|"
+    r"took\s+part|take\s+part|replied|replies|responded|commented|chimed\s+in|involved)\b",
+    re.I,
+)
+# Question text: a role one person holds at a time, as a verb or a noun ("assigned", "owner", "led", "reporter").
+_ONE_HOLDER = re.compile(
+    r"\b(?:assign(?:ed|ees?)|own(?:s|ed|ers?)|responsible|in\s+charge|lead(?:s|ing)?|led|reported|reporter|"
+    r"filed|opened|created|merged|mergers?|maintain(?:s|ed|ers?))\b",
+    re.I,
+)
+
+
+def role_holders(question: str, answer_type: str) -> str:
+    """ "many" when a person question asks for a role several people hold at once (reviewers, approvers, testers,
+    attendees, participants, those who replied), "one" for a role one person holds at a time (owner, assignee,
+    lead, reporter, merger, maintainer), "" when it asks for no role or not for a person."""
+    if answer_type != "person":
+        return ""
+    many, one = _MANY_HOLDERS.search(question), _ONE_HOLDER.search(question)
+    if many and (one is None or many.start() < one.start()):
+        return "many"
+    return "one" if one else ""
+
+
 # "Who clicked merge on PR #1136?": the issue or PR numbers a question names.
 _NUMBERED_REF = re.compile(r"#(\d+)|\b(?:PR|pull\s+request|issue)\s+#?(\d+)", re.I)
 

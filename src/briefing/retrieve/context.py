@@ -1,4 +1,4 @@
-"""What joins the answer stage's context after the strongest chunks: the best single messages they left out.
+"""What joins the answer stage's context after the strongest chunks: the best single messages and thread openings.
 
 The context is the strongest chunks as ranked (`[answer] max_context_chunks`). Units are added after them (the hit
 list does not change), each cut to the one unit that earns its place, so that its chunk's other messages do not
@@ -6,7 +6,11 @@ compete with those already there, and marked `ADDED_TO_CONTEXT`, so that the ans
 rarities stay those of the strongest chunks: a candidate whose best unit ranks among the unit list's first
 UNIT_CONTEXT, in the conversation (thread or channel log) of one of the first UNIT_CONTEXT_FROM context chunks. The
 message that answers ("fixed in `2.1.1`") shares the question's rarest words and little else, so it ranks high by
-its own text and low by its chunk's.
+its own text and low by its chunk's. Then the opening message of the thread that the first OPENING_FROM context
+chunks continue, when their header restates it: a thread's later chunks carry only the opening's first sentence,
+and what it asked or offered in its later words is in its own chunk. An added opening gives the answer stage the
+thread's structure (who asked, what was asked); unless it restates the question, it does not promote a reply
+that holds none of the question's words (`ask/extractive/openings.py`).
 """
 
 from __future__ import annotations
@@ -17,14 +21,17 @@ from dataclasses import replace
 from briefing.asof import cut
 from briefing.model import ADDED_TO_CONTEXT, Chunk
 from briefing.retrieve.model import Hit
+from briefing.retrieve.units import restates, threaded, unit_context
 
 UNIT_CONTEXT = 2
 UNIT_CONTEXT_FROM = 3
+OPENING_FROM = 1
 
 
 def answer_context(candidates: Sequence[Hit], strongest: Sequence[Chunk]) -> list[Chunk]:
-    """`strongest` followed by the best units it lacks (each cut to that unit)."""
-    return [*strongest, *best_units(candidates, strongest, UNIT_CONTEXT)]
+    """`strongest` followed by the best units and the thread opening it lacks (each cut to that unit)."""
+    out = [*strongest, *best_units(candidates, strongest, UNIT_CONTEXT)]
+    return [*out, *(_added(c) for c in thread_openings(candidates, out, OPENING_FROM))]
 
 
 def _only(chunk: Chunk, pos: int) -> Chunk:
@@ -50,3 +57,20 @@ def best_units(candidates: Sequence[Hit], taken: Sequence[Chunk], n: int) -> lis
         for h in best
         if h.chunk.chunk_id not in have and h.duplicate_of is None and h.chunk.doc_key in near
     ]
+
+
+def thread_openings(candidates: Sequence[Hit], taken: Sequence[Chunk], top: int) -> list[Chunk]:
+    """The opening messages of the threads that `taken`'s first `top` chunks continue, when the opening's chunk is
+    a candidate and not in `taken`, and the continuing chunk's header restates the opening (not a mail's subject)."""
+    have = {c.chunk_id for c in taken}
+    later = {c.doc_key: unit_context(c) for c in reversed(taken[:top]) if c.ordinal > 0 and threaded(c.kind)}
+    out: list[Chunk] = []
+    for hit in candidates:
+        opening = hit.chunk
+        header = later.get(opening.doc_key)
+        if opening.ordinal != 0 or not header or opening.chunk_id in have or not opening.units:
+            continue
+        if restates(header, opening.units[0].text):
+            out.append(_only(opening, 0))
+            have.add(opening.chunk_id)
+    return out

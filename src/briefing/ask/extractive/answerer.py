@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 from briefing.ask.extractive.contentless import contentless_gives_way
 from briefing.ask.extractive.coverage import unknown_words
-from briefing.ask.extractive.disagreement import disagreeing, with_sides
+from briefing.ask.extractive.disagreement import disagreeing, holders_asked, with_sides
 from briefing.ask.extractive.evidence import (
     SENTENCE_MAX_CHARS,
     Evidence,
@@ -288,7 +288,7 @@ class ExtractiveAnswerer:
         add_neighbours(chosen, evidence, q_words)
         add_items(chosen, q_words)
         read_on(chosen, context, self._reads(view))
-        lines, cited, urls = render(chosen, head, differ)
+        lines, cited, urls = render(chosen, head, differ, holders=bool(differ) and holders_asked(question, kind))
         text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
             text=text,

@@ -1,4 +1,5 @@
-"""Sources that disagree: the best lines about the asked subject that state different values, newest first."""
+"""Sources that disagree: the best lines about the asked subject that state different values, newest first; or,
+for a role several people hold at once, its holders."""
 
 from __future__ import annotations
 
@@ -86,7 +87,8 @@ def disagreeing(
 ) -> list[tuple[str, Evidence]]:
     """The values the best lines state for what is asked, newest first, each with its line, when lines close to
     `top` in score and about the same subject state different ones (at most DIFFER_SIDES); empty when they agree,
-    when the value is not one sources can differ on, or when only one line states it."""
+    when the value is not one sources can differ on, or when only one line states it. For a role with several
+    holders (`holders_asked`) the values are its holders, best line first."""
     extractor = extractor_kind(question, kind)
     if extractor not in DIFFER_KINDS:
         return []
@@ -114,7 +116,16 @@ def disagreeing(
             seen.add(normalised(extractor, other))
     if len(sides) < 2:
         return []
+    if holders_asked(question, kind):
+        return sides  # each holder is an answer: best line first
     return sorted(sides, key=lambda side: side[1].at_iso or "", reverse=True)
+
+
+def holders_asked(question: Question, kind: str) -> bool:
+    """Whether the question asks for the people of a role several hold at once (reviewers, approvers, testers,
+    attendees, participants, those who replied; `briefing.question.asked.role_holders`): two lines naming two
+    reviewers are two answers, not sources that differ; two owners or assignees stay a disagreement (or a change)."""
+    return extractor_kind(question, kind) == "person" and extra_of(question).get("role_holders") == "many"
 
 
 def with_sides(chosen: list[Evidence], sides: Sequence[tuple[str, Evidence]]) -> list[Evidence]:

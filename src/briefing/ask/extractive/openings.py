@@ -8,6 +8,7 @@ from briefing import registry
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.extractive.ranking import help_threads, holding, opening_line
 from briefing.ask.extractive.scoring import DENSE_WEIGHT, LEXICAL_WEIGHT
+from briefing.model import ADDED_TO_CONTEXT
 from briefing.question.terms import content_words
 
 # The opening (the thread's first message) scores within OPENING_CLOSE of the best line: the question asks what
@@ -67,6 +68,17 @@ EARLY_OPENING = 0.5
 EARLY_CLOSE = 0.8
 
 
+# An opening the context only added after the strongest chunks (`ADDED_TO_CONTEXT`: it is there because its thread
+# was retrieved, not by its own words) and that does not restate the question (it scores below OPENING_CLOSE of the
+# best line) tells who asked and what; it does not make a reply that holds none of the question's words the answer
+# ("you will get the op type as d" over the release that answers the question). An added opening that restates the
+# question is what the question asks, and the rules above answer it by its thread's reply, in the reply's own words.
+def may_lead(e: Evidence, opening: Evidence, top: Evidence) -> bool:
+    """Whether reply `e` may be moved to the front for the thread's `opening` when `top` is the best line."""
+    restates = opening.score >= top.score * OPENING_CLOSE
+    return e.lexical > 0 or restates or not opening.chunk.metadata.get(ADDED_TO_CONTEXT)
+
+
 def earliest_reply_lead(ranked: list[Evidence]) -> None:
     """When the best line (`ranked`, best first) is a reply in a help thread, move that thread's earliest close
     reply (the rule above) to the front, in place."""
@@ -90,6 +102,7 @@ def earliest_reply_lead(ranked: list[Evidence]) -> None:
         and not holding(e)
         and e.score >= top.score * EARLY_CLOSE
         and e.at_iso
+        and may_lead(e, opening, top)
     ]
     if not close or not top.at_iso:
         return

@@ -71,10 +71,13 @@ def render(
     chosen: list[Evidence],
     head: Sequence[tuple[str, Evidence | None]] = (),
     differ: Sequence[tuple[str, Evidence]] = (),
+    *,
+    holders: bool = False,
 ) -> tuple[list[str], dict[int, list[str]], dict[int, str]]:
     """Answer lines first (`head`: the value or a part's answer, each cited; or, when the best sources disagree on
-    the value, `differ`: each value with its source's label and day and its citation, newest first), then one
-    quoted line per piece.
+    the value, `differ`: each value with its source's label and day and its citation, newest first; with `holders`,
+    `differ` holds the several holders of the asked role, named as one answer, each cited), then one quoted line
+    per piece.
 
     Markers number the quoted units themselves (a message, a comment, a section), in order of appearance, so
     that each `[n]` opens exactly the unit it quotes.
@@ -95,7 +98,10 @@ def render(
             urls[numbers[key]] = ev.url
         return numbers[key]
 
-    if differ:
+    if differ and holders:
+        named = [f"{value} [{marker(ev)}]" for value, ev in differ]
+        lines.append(", ".join(named[:-1]) + f" and {named[-1]}")
+    elif differ:
         said = "; ".join(f"{value} ({_source_day(ev)}) [{marker(ev)}]" for value, ev in differ)
         lines.append(f"Sources differ: {said}")
     quoted = {id(ev) for text, ev in head if ev is not None and _quoted_in_head(text, ev)}
