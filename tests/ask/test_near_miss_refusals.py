@@ -9,13 +9,15 @@ answered once a line states what is asked.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 
 import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
+from briefing.model import Chunk, Unit
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import at, doc, slack
+from tests.ask.chunks import at, doc, slack, ticket_chunk
 from tests.ask.parsed import parsed
 
 PR_708 = doc(
@@ -211,3 +213,66 @@ def test_only_the_part_without_support_is_refused(answerer: ExtractiveAnswerer) 
     first, second = answer.text.splitlines()[:2]
     assert "ProofCredential alternative to Certificate" in first
     assert second.endswith("the sources do not say.")
+
+
+def _ticket(key: str, title: str, *comments: tuple[str, str, datetime]) -> Chunk:
+    made = [Unit(ref=f"jira:{key}#{n}", text=t, author=a, at=w) for n, (a, t, w) in enumerate(comments)]
+    return ticket_chunk(key, title, made, "MOB")
+
+
+EMOJI_TICKET = _ticket(
+    "MOB-510",
+    "iOS: disable the emoji keyboard in text areas",
+    ("hans", "A text area in a table view row should be able to hide the emoji keyboard.", at(9, 1)),
+    ("hans", "Fixed by adding a keyboardType property that disables the emoji keyboard for the text area.", at(9, 2)),
+)
+SCROLL_TICKET = _ticket(
+    "MOB-533",
+    "iOS: a text area scrolls the table view when it gets focus",
+    ("ankur", "Focusing a text area inside a table view row scrolls the whole table view to the top.", at(9, 8)),
+    (
+        "gary",
+        "Fixed in 6.3.0: the table view no longer scrolls to the top when a text area in a row gets focus; it "
+        "keeps its offset.",
+        at(9, 12),
+    ),
+)
+# A channel's stream of posts: the report of the problem is a post of its own, not the chunk's first message.
+MOBILE_CHANNEL = slack(
+    "slack:CMOBILE::1",
+    "mobile",
+    ("priya", "Release 6.3.0 branch is cut, QA starts tomorrow.", at(9, 10, 9)),
+    (
+        "gary",
+        "The table view scrolling to the top when a text area gets focus is resolved: the row keeps its offset now.",
+        at(9, 12, 15),
+    ),
+)
+
+
+def test_a_fix_question_is_not_answered_from_a_ticket_about_another_problem(answerer: ExtractiveAnswerer) -> None:
+    # Before the scrolling ticket exists, the only ticket about text areas in table views is about the emoji
+    # keyboard: its "Fixed by ..." line shares the words but fixes another problem.
+    question = parsed("How was the table view scrolling to the top when a text area gets focus resolved?")
+    refused = answerer.answer(question, [EMOJI_TICKET], scope="jira")
+    assert refused.no_answer
+    assert "about a different problem" in refused.text
+    assert "keyboardType" not in refused.text
+    answered = answerer.answer(question, [EMOJI_TICKET, SCROLL_TICKET], scope="jira")
+    assert not answered.no_answer
+    assert "Fixed in 6.3.0" in answered.text
+    assert "keyboardType" not in answered.text
+
+
+def test_a_fix_posted_in_a_channel_is_held_to_its_own_post(answerer: ExtractiveAnswerer) -> None:
+    # The channel chunk opens with another post: the post that answers is its own subject.
+    question = parsed("How was the table view scrolling to the top when a text area gets focus resolved?")
+    answer = answerer.answer(question, [EMOJI_TICKET, MOBILE_CHANNEL], scope="slack")
+    assert not answer.no_answer
+    assert "keeps its offset" in answer.text
+
+
+def test_a_question_about_a_persons_fixes_is_not_held_to_one_problem(answerer: ExtractiveAnswerer) -> None:
+    question = parsed("Which tickets did hans fix in September?", people=["hans"])
+    answer = answerer.answer(question, [EMOJI_TICKET], scope="jira")
+    assert "subject_miss" not in answer.features

@@ -10,6 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from briefing.ask.extractive.aboutness import subject_miss, subject_similarity
 from briefing.ask.extractive.contentless import contentless_gives_way
 from briefing.ask.extractive.coverage import unknown_words
 from briefing.ask.extractive.disagreement import disagreeing, holders_asked, with_sides
@@ -163,11 +164,21 @@ class ExtractiveAnswerer:
             # inside it) with its general features.
             probabilities = learned.rank(self.model, question, evidence, window)
         features = question_features(question, evidence, context, words, window)
+        features.update(self._subject(question, evidence))
         if self.model is not None:
             features.update(learned.best_two(probabilities))
         if reads is not None:
             features.update(workspace_features(question, context, words, vectors, spread, self.embedder, reads))
         return with_off_topic(features)
+
+    def _subject(self, question: Question, evidence: Sequence[Evidence]) -> dict[str, float]:
+        """For a fix question: how close the lead line's conversation subject is to it, and whether it is about
+        another problem (`aboutness.subject_miss`, a cap). A two-part question is checked part by part (`_parts`):
+        the whole of it names two subjects, and a cap on the whole would let no other part through."""
+        if not extra_of(question)["asks_fix"] or question.people or len(question.parts) > 1:
+            return {}
+        similarity = subject_similarity(question, evidence, self.embedder)
+        return {"lead_subject": similarity, "subject_miss": 1.0 if subject_miss(question, similarity) else 0.0}
 
     def answer(
         self, question: Question, context: Sequence[Chunk], *, scope: str = "", view: View | None = None

@@ -73,8 +73,9 @@ def off_topic(features: dict[str, float]) -> bool:
     )
 
 
-# The features that cap the confidence whatever the linear score.
-CAPS = ("typed_miss", "off_topic", "head_miss")
+# The features that cap the confidence whatever the linear score (`subject_miss`: a fix question whose lead line
+# is in a conversation about another problem, `aboutness`).
+CAPS = ("typed_miss", "off_topic", "head_miss", "subject_miss")
 
 
 def confidence(features: dict[str, float]) -> float:
@@ -106,6 +107,8 @@ def refusal_reason(question: Question, features: dict[str, float], unknown: Sequ
         return _veto_reason(question, features)
     if unknown:
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
+    if features.get("subject_miss"):
+        return "the closest sources are about a different problem"
     return ""
 
 
