@@ -32,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from probe_threads import Probe, ask_and_count, probes, summary  # noqa: E402
+from probe_threads import _MAIL_ASKS, _TICKET_ASKS, Probe, ask_and_count, probes, summary  # noqa: E402
 
 # How many of the probe question's content words the topic question keeps.
 TOPIC_WORDS = 4
@@ -57,12 +57,22 @@ def _rarity(chunks: list[Any]) -> Counter[str]:
     return found
 
 
+def _slot(question: str) -> str:
+    """What a templated ticket or mail probe question asks about ("How was <it> resolved?" -> <it>): the template's
+    own words ("resolved", "reviewers say") are not the conversation's topic."""
+    for template in (*_TICKET_ASKS, *_MAIL_ASKS):
+        head, _, tail = template.partition("{}")
+        if question.startswith(head) and question.endswith(tail) and len(question) > len(head) + len(tail):
+            return question[len(head) : len(question) - len(tail)]
+    return question
+
+
 def topic_question(probe: Probe, place: str, spread: Counter[str], ask: str = "replies") -> str | None:
     """The probe's question in its TOPIC_WORDS rarest content words (as written, rarity by stem) and its place, or
     None with too few words."""
     from briefing.question.terms import content_words, stem
 
-    text = probe.question
+    text = _slot(probe.question)
     low = text.lower()
     for lead in _LEAD_IN:
         if low.startswith(lead):

@@ -42,3 +42,13 @@ def test_the_said_template_names_no_reply(probe_topics: Any) -> None:
     probe = _probe(probe_topics, "How do I stream large query results from Postgres?")
     asked = probe_topics.topic_question(probe, "#help", Counter(), "said")
     assert asked is not None and asked.startswith("What was said in #help about ") and "repl" not in asked, asked
+
+
+def test_a_templated_ticket_or_mail_probe_keeps_only_what_it_asks_about(probe_topics: Any) -> None:
+    spread = Counter({"scroll": 2, "textarea": 3, "tableview": 4, "inside": 50})
+    ticket = _probe(probe_topics, "How was textarea scroll inside tableview resolved?")
+    asked = probe_topics.topic_question(ticket, "TIMOB", spread, "said")
+    assert asked == "What was said in TIMOB about textarea scroll inside tableview?"
+    mail = _probe(probe_topics, "What did reviewers say about fix scroll inside tableview?")
+    asked = probe_topics.topic_question(mail, "the list", spread, "said")
+    assert asked is not None and "reviewers" not in asked and "say" not in asked.split(), asked
