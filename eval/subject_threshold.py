@@ -10,10 +10,13 @@ dev question of the other corpora (the mailing list never among them) that the c
 "probe gain" is the probe near misses it refuses there minus the probe answers it loses. Prints, per corpus left out,
 the threshold and its counts there; a dev set's held-out half (ids ending in an even digit) is counted apart.
 `--table` prints, per threshold and set, the unanswerable questions newly refused and the answerable ones lost.
+`--classes` names the question classes the cap would refuse (`cues.aboutness_class`: fix, outcome, howto, feedback;
+a cache from before the classes counts its `lead_subject` rows as fix); the chosen threshold is one for them all.
+The answerer measures only the classes `[answer] aboutness` names: collect the caches with all of them named there.
 
     python eval/calibrate_refusal.py --set C:H:eval/jira_timob_dev.jsonl:timob --set C:H:probes.jsonl:probe_timob \
         ... --features feats.json
-    python eval/subject_threshold.py feats.json [more.json ...]
+    python eval/subject_threshold.py feats.json [more.json ...] [--classes fix,outcome,feedback]
 """
 
 from __future__ import annotations
@@ -42,6 +45,20 @@ def uncapped(row: dict[str, Any]) -> float:
     return confidence({**row, "subject_miss": 0.0}) if row.get("subject_miss") else float(row["confidence"])
 
 
+CLASSES = ("fix", "outcome", "howto", "feedback")
+
+
+def question_class(row: dict[str, Any]) -> str:
+    """The row's aboutness class: its `subject_<class>` flag, or fix for a `lead_subject` without one (a cache from
+    before the classes, when only fix questions were measured); "" for a row without `lead_subject`."""
+    if "lead_subject" not in row:
+        return ""
+    flags = [
+        k.removeprefix("subject_") for k, v in row.items() if k.startswith("subject_") and k != "subject_miss" and v
+    ]
+    return flags[0] if flags else "fix"
+
+
 def held_half(case_id: str) -> bool:
     return case_id[-1:].isdigit() and int(case_id[-1]) % 2 == 0
 
@@ -67,8 +84,11 @@ def main() -> None:
     parser.add_argument("features", type=Path, nargs="+", help="feature caches of eval/calibrate_refusal.py")
     parser.add_argument("--below", type=float, default=0.4, help="the refusal threshold (`[answer] min_evidence`)")
     parser.add_argument("--table", action="store_true", help="also print every set's counts at every threshold")
+    parser.add_argument("--classes", default="fix", help="comma-separated question classes the cap refuses")
     args = parser.parse_args()
+    chosen = set(args.classes.split(","))
     rows = [r for f in args.features for r in json.loads(f.read_text(encoding="utf-8")) if "confidence" in r]
+    rows = [{k: v for k, v in r.items() if k != "lead_subject"} if question_class(r) not in chosen else r for r in rows]
     for r in rows:
         r["base"] = uncapped(r)
         r["corpus"] = corpus(r["set"])

@@ -46,3 +46,28 @@ def test_the_threshold_stops_below_the_first_answerable_dev_question_of_the_othe
     assert "threshold 0.4 " in timob
     assert "probe near misses refused +2" in timob
     assert "dev answerable lost 1 (held-out half 1)" in timob
+
+
+def test_only_the_named_classes_count_and_a_class_of_one_corpus_takes_the_others_threshold(
+    subject_threshold: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        _row("olake", "o001", False, 0.41),  # a fix question: every fold stops below 0.425
+        # An outcome question answerable at 0.3: it stops the folds that fit on TIMOB only when outcome is named.
+        {**_row("timob", "t001", False, 0.3), "subject_outcome": 1.0},
+        # The mailing list's feedback questions: no other corpus has one, so the fix questions choose the threshold.
+        {**_row("probe_mail", "pb001", True, 0.2), "subject_feedback": 1.0},
+        {**_row("probe_mail", "pa001", False, 0.39), "subject_feedback": 1.0},
+    ]
+    path = tmp_path / "features.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+
+    def mail_line(classes: str) -> str:
+        monkeypatch.setattr("sys.argv", ["subject_threshold.py", str(path), "--classes", classes])
+        subject_threshold.main()
+        return next(line for line in capsys.readouterr().out.splitlines() if line.startswith("mail"))
+
+    assert "threshold 0.4 " in mail_line("fix,feedback")
+    assert "probe near misses refused +1, probe answers lost 1" in mail_line("fix,feedback")
+    assert "probe near misses refused +0" in mail_line("fix")
+    assert "threshold 0.3 " in mail_line("fix,outcome,feedback")

@@ -73,6 +73,7 @@ def build_deps(brief: Workspace, on_token: Callable[[str], None] | None = None) 
             rescorer=rescorer(settings.answer, brief.embedder),
             model=answer_model(settings),
             learned_refusal=settings.answer.refusal == "learned",
+            aboutness=tuple(settings.answer.aboutness),
         ),
         router=router,
         answerer=answerer,

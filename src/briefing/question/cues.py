@@ -40,6 +40,44 @@ def asks_fix(question: str) -> bool:
     return bool(_ASKS_FIX.search(question))
 
 
+# "What was done about X?", "How was X handled?", "What happened with X?": what came of one problem, answered in
+# the conversation about it (a fix question without a fix word).
+_ASKS_OUTCOME = re.compile(
+    r"\bwhat\s+(?:was|were|has\s+been|had\s+been|is\s+being|got)\s+done\s+(?:about|with|for|to)\b|"
+    r"\bhow\s+(?:was|were|is|are|has|have|had)\b.*\b(?:handled|addressed|dealt\s+with|tackled|sorted(?:\s+out)?)\b|"
+    r"\bwhat\s+(?:ever\s+)?(?:happened|has\s+happened)\s+(?:with|to)\b",
+    re.I,
+)
+# "How do I X?", "How can X be done?", "How to X?": advice on one task.
+_ASKS_HOWTO = re.compile(
+    r"\bhow\s+(?:do|does|can|could|should|would|might)\s+(?:i|we|you|one|someone|people|users?)\b|"
+    r"\bhow\s+(?:can|could|should|would|might|is|are)\b.*\bbe\s+(?:done|\w+ed)\b|\bhow\s+to\b",
+    re.I,
+)
+# "What was the feedback on X?", "What did reviewers say about X?": the replies to one proposal (a patch, a PR).
+_ASKS_FEEDBACK = re.compile(
+    r"\b(?:feedback|reception|review\s+comments?|reaction)\s+(?:on|to|for|of)\b|"
+    r"\bwhat\s+did\s+(?:the\s+)?(?:reviewers?|maintainers?|people|others|folks|the\s+list)\s+"
+    r"(?:say|think|comment|reply|respond)\b",
+    re.I,
+)
+
+
+def aboutness_class(question: str) -> str:
+    """The kind of question answered only inside the conversation about its subject: "fix" (the cause, the fix or
+    the advice), "outcome" (what was done about it), "howto" (how to do it), "feedback" (what reviewers said about a
+    proposal); "" for any other question."""
+    if _ASKS_FIX.search(question):  # first, so that "What did reviewers say about <Fix ...>?" stays a fix question
+        return "fix"
+    if _ASKS_FEEDBACK.search(question):
+        return "feedback"
+    if _ASKS_OUTCOME.search(question):
+        return "outcome"
+    if _ASKS_HOWTO.search(question):
+        return "howto"
+    return ""
+
+
 # "Which PR / pull request added X?" is answered by a pull request.
 _ASKS_PULL = re.compile(r"\bwhich\s+(?:\w+\s+)?(?:prs?|pull\s+requests?)\b", re.I)
 

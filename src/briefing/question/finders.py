@@ -14,7 +14,15 @@ from briefing.model import Person
 from briefing.question.timewindow import Span
 from briefing.question.values import Constraints, Directory
 from briefing.question.words import COMMON_WORD_NAMES, FUNCTION_WORDS
-from briefing.textrules import ISSUE_REF, ISSUE_URL, NAMED_ISSUE_REF, PROJECT_KEY, ticket_key_spans, ticket_prefixes
+from briefing.textrules import (
+    ISSUE_REF,
+    ISSUE_URL,
+    NAMED_ISSUE_REF,
+    PROJECT_KEY,
+    STOPWORDS,
+    ticket_key_spans,
+    ticket_prefixes,
+)
 
 _WORDS_CACHE: dict[int, list[tuple[re.Pattern[str], tuple[str, ...], bool]]] = {}
 
@@ -266,7 +274,9 @@ def people(found: Found, directory: Directory | None, out: Constraints) -> None:
         if how == "address" or how == "exact":
             matches = [(m.start(), m.end()) for m in re.finditer(re.escape(term), text, re.IGNORECASE)]
         else:
-            common = term.lower() in COMMON_WORD_NAMES
+            # A name that is also a common word ("Will", or "To" from a mail header read as a sender's name) names
+            # the person only as written, and not as a sentence's first word.
+            common = term.lower() in COMMON_WORD_NAMES or term.lower() in STOPWORDS
             matches = [
                 (s, e)
                 for s, e in _word_matches(text, term, case_sensitive=common)

@@ -196,6 +196,9 @@ class RetrievalSettings(_Strict):
     boost_recency: float = 0.0
 
 
+AboutnessClass = Literal["fix", "outcome", "howto", "feedback"]
+
+
 class AnswerSettings(_Strict):
     # Refuse below this calibrated probability that the context answers the question (docs/answering.md).
     min_evidence: float = 0.4
@@ -218,6 +221,11 @@ class AnswerSettings(_Strict):
     refusal: Literal["rules", "learned"] = "rules"
     # A model file of your own for "learned" (its sha256 in `<file>.sha256` beside it); unset: the shipped model.
     ranker_model: str | None = None
+    # Which classes of question are refused when the conversation their best line sits in is about something else
+    # (briefing.ask.extractive.aboutness, docs/answering.md "Refusal"): "fix" (the cause, the fix, the advice),
+    # "outcome" ("What was done about X?"), "howto" ("How do I X?"), "feedback" ("What did reviewers say about X?").
+    # Measured: only "fix" held on the corpora that did not choose the threshold.
+    aboutness: list[AboutnessClass] = Field(default_factory=lambda: list[AboutnessClass](["fix"]))
 
 
 class LLMSettings(_Strict):

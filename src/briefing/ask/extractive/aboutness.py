@@ -11,7 +11,7 @@ from briefing.ask.extractive.evidence import Evidence, presentation, unit_text
 from briefing.embed import Embedder
 from briefing.errors import BriefError
 from briefing.model import Chunk
-from briefing.question.answer_type import extra_of
+from briefing.question.cues import aboutness_class
 from briefing.question.model import Question
 
 # "What is the fix for X?", "How was X resolved?", "Why does X happen?" is answered inside the conversation whose
@@ -24,6 +24,9 @@ from briefing.question.model import Question
 # largest threshold at which no answerable dev question of the corpora fitted on is refused; 0.425 already refuses
 # some, so one step below it (docs/answering.md, "Refusal").
 SUBJECT_BELOW = 0.375
+# The classes of question (`cues.aboutness_class`) capped by default; `[answer] aboutness` names others too. Only fix
+# questions held on the corpora that did not choose the threshold (docs/answering.md, "Refusal").
+CAPPED = ("fix",)
 # The title and opening message are read up to this many characters (the model reads fewer tokens anyway).
 SUBJECT_MAX_CHARS = 600
 
@@ -62,8 +65,14 @@ def subject_similarity(question: Question, evidence: Sequence[Evidence], embedde
     return float(np.max(vectors @ q_vec / np.where(norms > 0, norms, 1.0)))
 
 
-def subject_miss(question: Question, similarity: float) -> bool:
-    """A fix question (the cause, the fix or the advice for a problem) whose lead line's conversation is about
-    another problem (`SUBJECT_BELOW`). Not a question that names a person: "Which tickets did Gary fix last
-    week?" asks for a person's records, not about one problem."""
-    return bool(extra_of(question)["asks_fix"]) and not question.people and similarity < SUBJECT_BELOW
+def subject_class(question: Question) -> str:
+    """The aboutness class of a one-part question that names no person ("" otherwise): "Which tickets did Gary fix
+    last week?" asks for a person's records, not about one problem."""
+    if question.people or len(question.parts) > 1:
+        return ""
+    return aboutness_class(question.text)
+
+
+def subject_miss(similarity: float) -> bool:
+    """Whether the lead line's conversation is about another problem than the question (`SUBJECT_BELOW`)."""
+    return similarity < SUBJECT_BELOW

@@ -10,7 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from briefing.ask.extractive.aboutness import subject_miss, subject_similarity
+from briefing.ask.extractive.aboutness import CAPPED, subject_class, subject_miss, subject_similarity
 from briefing.ask.extractive.contentless import contentless_gives_way
 from briefing.ask.extractive.coverage import unknown_words
 from briefing.ask.extractive.disagreement import disagreeing, holders_asked, with_sides
@@ -108,6 +108,7 @@ class ExtractiveAnswerer:
         rescorer: SentenceRescorer | None = None,
         model: AnswerModel | None = None,
         learned_refusal: bool = True,
+        aboutness: Sequence[str] = CAPPED,
     ) -> None:
         # `[answer] ranker = "learned"`: the trained ranker and refusal model replace the hand-set sentence weights,
         # the reranking rules and the fitted confidence (`briefing.ask.learned`); None: the rules.
@@ -122,6 +123,7 @@ class ExtractiveAnswerer:
         self.max_sentences = max_sentences
         self.hedge_below = hedge_below
         self.whole_below = whole_below
+        self.aboutness = frozenset(aboutness)  # the question classes the subject cap refuses (`aboutness`)
 
     def candidates(self, context: Sequence[Chunk]) -> list[Evidence]:
         return candidates(context, self.zone, self.whole_below)
@@ -172,13 +174,15 @@ class ExtractiveAnswerer:
         return with_off_topic(features)
 
     def _subject(self, question: Question, evidence: Sequence[Evidence]) -> dict[str, float]:
-        """For a fix question: how close the lead line's conversation subject is to it, and whether it is about
-        another problem (`aboutness.subject_miss`, a cap). A two-part question is checked part by part (`_parts`):
-        the whole of it names two subjects, and a cap on the whole would let no other part through."""
-        if not extra_of(question)["asks_fix"] or question.people or len(question.parts) > 1:
+        """For a question of a class the answerer caps (`aboutness.subject_class`, `[answer] aboutness`): how close
+        the lead line's conversation subject is to it, its class (`subject_<class>`), and whether it is about
+        another problem (`subject_miss`, a cap). A two-part question is checked part by part (`_parts`): the whole
+        of it names two subjects, and a cap on the whole would let no other part through."""
+        found = subject_class(question)
+        if found not in self.aboutness:
             return {}
         similarity = subject_similarity(question, evidence, self.embedder)
-        return {"lead_subject": similarity, "subject_miss": 1.0 if subject_miss(question, similarity) else 0.0}
+        return {"lead_subject": similarity, "subject_" + found: 1.0, "subject_miss": float(subject_miss(similarity))}
 
     def answer(
         self, question: Question, context: Sequence[Chunk], *, scope: str = "", view: View | None = None
