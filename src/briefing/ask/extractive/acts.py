@@ -135,15 +135,15 @@ _STATES_FIX = re.compile(
 _UNSTATED = re.compile(r"\?|\b(?:not|no|never|maybe|perhaps|might|possibly|whether)\b|n['’]t\b", re.I)
 
 
-def states_fix(text: str) -> bool:
-    """Whether text states the change that fixed a problem ("Fixed by ...", "The fix is ...", "PR: <link>")."""
-    return bool(_STATES_FIX.search(clean(text, limit=600)))
+def names_remedy(text: str) -> bool:
+    """Whether text words a cause or a fix ("It turns out ...", "Fixed by ...", "PR: <link>"), asked or not."""
+    said = clean(text, limit=600)
+    return bool(_STATES_CAUSE.search(said) or _STATES_FIX.search(said))
 
 
 def states_remedy(text: str) -> bool:
     """Whether a sentence states a cause or a fix ("Caused by ...", "Fixed by ...") and neither asks nor denies."""
-    said = clean(text, limit=600)
-    return bool(_STATES_CAUSE.search(said) or _STATES_FIX.search(said)) and not _UNSTATED.search(said)
+    return names_remedy(text) and not _UNSTATED.search(clean(text, limit=600))
 
 
 # Question text: asks what fixed or resolved a problem ("What fixed ...?", "What did Chris change to resolve ...?",

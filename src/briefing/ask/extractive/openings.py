@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from briefing import registry
-from briefing.ask.extractive.acts import announces, states_fix, states_remedy
+from briefing.ask.extractive.acts import announces, names_remedy, states_remedy
 from briefing.ask.extractive.evidence import Evidence, unit_text
 from briefing.ask.extractive.ranking import help_threads, holding, opening_line
 from briefing.ask.extractive.scoring import DENSE_WEIGHT, LEXICAL_WEIGHT
@@ -139,9 +139,9 @@ def starter_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
 # ("Still seeing it on the nightly run"), says what was reported, not what was done; a reporter who found the cause
 # or made the fix ("Fixed by #624", "I have updated the tools") answers. The item's best line by someone other than
 # the reporter leads when it scores at least ITEM_FLOOR of the lead line; not a holding reply, nor a notice that it
-# was closed or verified that states no change ("Closing.", "Verified the fix in 6.3.0. Closing."): those tell that
+# was closed or verified that words no cause or fix ("Closing.", "Verified the fix in 6.3.0. Closing."): those tell that
 # something was done, not what. Chosen leaving one corpus out (docs/answering.md).
-ITEM_FLOOR = 0.4
+ITEM_FLOOR = 0.1
 
 
 def reporter_of(ranked: list[Evidence], key: str) -> str | None:
@@ -157,9 +157,9 @@ def reporter_of(ranked: list[Evidence], key: str) -> str | None:
 
 def bare_notice(e: Evidence) -> bool:
     """Whether a line's message announces that its item was closed or verified ("Closing.", "Verified the fix in
-    6.3.0.") and states no change that fixed it."""
+    6.3.0.") and words no cause and no fix ("It turns out ... Resolving this as not our bug" gives the cause)."""
     text = unit_text(e)
-    return (announces(text, "close") or announces(text, "verify")) and not states_fix(text)
+    return (announces(text, "close") or announces(text, "verify")) and not names_remedy(text)
 
 
 def opening_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
