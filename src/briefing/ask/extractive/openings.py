@@ -135,12 +135,14 @@ def starter_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
 
 # The same for an item whose opening is its own record (a ticket's or an issue's description and header, a thread's
 # first mail: its ref is the document's key): for a fix question ("How was X resolved?", "What was done about X?"),
-# a line of the record, or of a later comment by the record's author (the reporter) that states no cause and no fix
-# ("Still seeing it on the nightly run"), says what was reported, not what was done; a reporter who found the cause
-# or made the fix ("Fixed by #624", "I have updated the tools") answers. The item's best line by someone other than
-# the reporter leads when it scores at least ITEM_FLOOR of the lead line; not a holding reply, nor a notice that it
-# was closed or verified that words no cause or fix ("Closing.", "Verified the fix in 6.3.0. Closing."): those tell that
-# something was done, not what. Chosen leaving one corpus out (docs/answering.md).
+# a line of the record says what was reported, not what was done; so does, for a question that asks what was done
+# (not why, and naming nobody: "Why did Ana close it?" is answered by her own "Closing as ..."), a later comment by
+# the record's author (the reporter) that states no cause and no fix ("Still seeing it on the nightly run"); a
+# reporter who found the cause or made the fix ("Fixed by #624", "I have updated the tools") answers. The item's
+# best line by someone other than the reporter leads when it scores at least ITEM_FLOOR of the lead line; not a
+# holding reply, nor a notice that it was closed or verified that words no cause or fix ("Closing.", "Verified the
+# fix in 6.3.0. Closing."): those tell that something was done, not what. Chosen leaving one corpus out
+# (docs/answering.md).
 ITEM_FLOOR = 0.1
 
 
@@ -162,15 +164,17 @@ def bare_notice(e: Evidence) -> bool:
     return (announces(text, "close") or announces(text, "verify")) and not names_remedy(text)
 
 
-def opening_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
-    """When `fix` and the best line of `ranked` (best first) is of its item's record or by the record's author, move
-    the item's best line by someone else (the rule above) to the front, in place."""
+def opening_gives_way(ranked: list[Evidence], *, fix: bool, remedy: bool = False) -> None:
+    """When `fix` and the best line of `ranked` (best first) is of its item's record, or `remedy` (the question asks
+    what was done, not why, and names nobody) and it is the record author's, move the item's best line by someone
+    else (the rule above) to the front, in place."""
     if not fix or len(ranked) < 2:
         return
     top = ranked[0]
     key = top.chunk.doc_key
     reporter = reporter_of(ranked, key)
-    if not reporter or not (top.ref == key or (top.author == reporter and not states_remedy(top.text))):
+    reports = top.ref == key or (remedy and top.author == reporter and not states_remedy(top.text))
+    if not reporter or not reports:
         return
     reply = next(
         (
