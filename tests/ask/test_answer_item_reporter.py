@@ -101,3 +101,46 @@ def test_what_was_reported_is_still_the_description(answerer: ExtractiveAnswerer
 def test_a_how_question_is_not_a_status_question() -> None:
     assert "fields" not in wants(parsed("How was the export bug resolved?")).kinds
     assert "fields" in wants(parsed("Was the export bug resolved?")).kinds
+
+
+PSK_KEY = "github:acme/ledger#578"
+PSK_TITLE = "Uniqueness of PSK proposals within a commit"
+PSK = [
+    Chunk(
+        chunk_id=f"{PSK_KEY}::0",
+        doc_key=PSK_KEY,
+        source_type="github",
+        kind="issue",
+        title=f"acme/ledger#578: {PSK_TITLE}",
+        text="",
+        refs=[PSK_KEY, f"{PSK_KEY}/comment-1"],
+        start=at(2, 4, 9),
+        end=at(2, 7, 20),
+        authors=["sam", "tomleavy"],
+        container="acme/ledger",
+        units=[
+            Unit(
+                PSK_KEY, f'Issue #578 "{PSK_TITLE}" authored by tomleavy, opened 2026-02-04 | state: closed', "tomleavy"
+            ),
+            Unit(
+                PSK_KEY,
+                "Should multiple PSK proposals within a commit be able to reference the same PSK id?",
+                "tomleavy",
+                at(2, 4, 9),
+            ),
+            Unit(
+                f"{PSK_KEY}/comment-1",
+                "[2026-02-07 20:39] sam: I agree, duplicates are an error. Committer MUST NOT include duplicate PSK "
+                "proposals; receivers MUST reject a commit with duplicates. @tomleavy - Please send a PR!",
+                "sam",
+                at(2, 7, 20),
+            ),
+        ],
+    )
+]
+
+
+def test_a_reply_that_decides_and_asks_for_a_pull_request_is_not_a_holding_reply(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer(parsed(f"How was {PSK_TITLE.lower()} resolved?"), PSK)
+    assert first_line(answer).startswith("- sam"), answer.text
+    assert "duplicates are an error" in first_line(answer)
