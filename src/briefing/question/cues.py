@@ -21,10 +21,11 @@ _ASKS_ABOUT_REPORT = re.compile(
     r"\b(?:raised|reported|reporting|complain(?:ed|s|ing|ts?)?|ran\s+into|run\s+into|brought\s+up|flagged)\b", re.I
 )
 # A question that asks for the cause, the fix or the advice ("Why did ...", "What was recommended ...", "which
-# setting had to be raised", "What came of ...") is answered by a reply, never by the report it replies to.
+# setting had to be raised", "What came of ...", "What was done about ...") is answered by a reply, never by the
+# report it replies to.
 _ASKS_FIX = re.compile(
     r"\b(?:why|fix(?:es|ed)?|solution|solved?|workaround|recommend\w*|suggest\w*|advi[cs]\w*|resolv\w*|"
-    r"caus(?:e|ed|es|ing)|reason|turned\s+out|had\s+to|came\s+of|clears?|cure[ds]?|remed\w*|"
+    r"caus(?:e|ed|es|ing)|reason|turned\s+out|had\s+to|came\s+of|done\s+about|clears?|cure[ds]?|remed\w*|"
     r"answers|answered|replies|replied|responses|responded)\b",
     re.I,
 )

@@ -123,6 +123,11 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 _DESCRIBED = re.compile(r"\b(?:about|regarding|concerning|that|where|titled|called|named)\b", re.I)
 
 
+# Question text: a how-question ("How was the crash resolved?" asks how, not whether); the status or state named.
+_ASKS_HOW = re.compile(r"^\W*how\b", re.I)
+_NAMES_STATE = re.compile(r"\b(?:status|state)\b", re.I)
+
+
 def _fields_of(part: str) -> list[str]:
     found = sorted((m.start(), name) for name, pattern in FIELD_ASKS if (m := pattern.search(part)))
     # A field's word inside the item's description is what the item is about, not a field asked ("Who is working on
@@ -135,8 +140,8 @@ def _fields_of(part: str) -> list[str]:
     # A specific review role ("approved", "requested changes") is asked, not reviewers in general.
     if "reviewer" in names and {"approver", "changes"} & set(names):
         names.remove("reviewer")
-    # "When was X resolved?" asks the day, not whether it is resolved.
-    if "resolved" in names and "status" in names:
+    # "When was X resolved?" asks the day, not whether it is resolved; "How was X resolved?" asks how.
+    if "status" in names and ("resolved" in names or (_ASKS_HOW.match(part) and not _NAMES_STATE.search(part))):
         names.remove("status")
     return names
 

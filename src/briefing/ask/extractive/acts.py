@@ -128,9 +128,24 @@ _STATES_FIX = re.compile(
     r"(?:resolved|fixed|solved|fixes|resolves|solves)\s+(?:it|this|the\s+(?:issue|problem|crash))\b)",
     re.I,
 )
+
+
 # Sentence text: one that asks, doubts or denies ("removing it didn't resolve the problem", "Maybe it's due to ...?")
 # states no cause and no fix.
 _UNSTATED = re.compile(r"\?|\b(?:not|no|never|maybe|perhaps|might|possibly|whether)\b|n['’]t\b", re.I)
+
+
+def names_remedy(text: str) -> bool:
+    """Whether text words a cause or a fix ("It turns out ...", "Fixed by ...", "PR: <link>"), asked or not."""
+    said = clean(text, limit=600)
+    return bool(_STATES_CAUSE.search(said) or _STATES_FIX.search(said))
+
+
+def states_remedy(text: str) -> bool:
+    """Whether a sentence states a cause or a fix ("Caused by ...", "Fixed by ...") and neither asks nor denies."""
+    return names_remedy(text) and not _UNSTATED.search(clean(text, limit=600))
+
+
 # Question text: asks what fixed or resolved a problem ("What fixed ...?", "What did Chris change to resolve ...?",
 # "How was the crash solved?").
 _ASKS_REMEDY = re.compile(r"\b(?:fix(?:es|ed)?|resolv\w*|solv\w*|remed\w*|cure[ds]?)\b", re.I)

@@ -278,7 +278,8 @@ class ExtractiveAnswerer:
             if replies_first:
                 opening_reply_lead(pool)
                 starter_gives_way(pool, fix=asked["asks_fix"])
-                opening_gives_way(pool, fix=asked["asks_fix"])
+                remedy = asked["asks_fix"] and not asked["asks_cause"] and not question.people
+                opening_gives_way(pool, fix=asked["asks_fix"], remedy=remedy)
                 earliest_reply_lead(pool)
                 matched_thread_lead(pool)
                 restated_thread_lead(pool, q_words)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from briefing import registry
-from briefing.ask.extractive.evidence import Evidence
+from briefing.ask.extractive.acts import announces, names_remedy, states_remedy
+from briefing.ask.extractive.evidence import Evidence, unit_text
 from briefing.ask.extractive.ranking import help_threads, holding, opening_line
 from briefing.ask.extractive.scoring import DENSE_WEIGHT, LEXICAL_WEIGHT
 from briefing.model import ADDED_TO_CONTEXT
@@ -132,19 +133,64 @@ def starter_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
     _reply_leads(ranked, key, threads[key], top.score * GIVE_WAY_FLOOR)
 
 
-# The same for any conversation whose opening is the item's own record (a ticket's or an issue's description, a
-# thread's first mail: its ref is the document's key): for a fix question, the best line of the item by someone other
-# than its opener leads when it scores at least GIVE_WAY_FLOOR of the opening's line.
-def opening_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
-    """When `fix` and the best line of `ranked` (best first) is of its item's opening record, move the item's best
-    line by someone else (the rule above) to the front, in place."""
+# The same for an item whose opening is its own record (a ticket's or an issue's description and header, a thread's
+# first mail: its ref is the document's key): for a fix question ("How was X resolved?", "What was done about X?"),
+# a line of the record says what was reported, not what was done; so does, for a question that asks what was done
+# (not why, and naming nobody: "Why did Ana close it?" is answered by her own "Closing as ..."), a later comment by
+# the record's author (the reporter) that states no cause and no fix ("Still seeing it on the nightly run"); a
+# reporter who found the cause or made the fix ("Fixed by #624", "I have updated the tools") answers. The item's
+# best line by someone other than the reporter leads when it scores at least ITEM_FLOOR of the lead line; not a
+# holding reply, nor a notice that it was closed or verified that words no cause or fix ("Closing.", "Verified the
+# fix in 6.3.0. Closing."): those tell that something was done, not what. Chosen leaving one corpus out
+# (docs/answering.md).
+ITEM_FLOOR = 0.1
+
+
+def reporter_of(ranked: list[Evidence], key: str) -> str | None:
+    """The author of item `key`'s own record (its unit whose ref is the key), from the chunks of `ranked`."""
+    for e in ranked:
+        if e.chunk.doc_key != key:
+            continue
+        record = next((u for u in e.chunk.units if u.ref == key and u.author), None)
+        if record is not None:
+            return record.author
+    return None
+
+
+def bare_notice(e: Evidence) -> bool:
+    """Whether a line's message announces that its item was closed or verified ("Closing.", "Verified the fix in
+    6.3.0.") and words no cause and no fix ("It turns out ... Resolving this as not our bug" gives the cause)."""
+    text = unit_text(e)
+    return (announces(text, "close") or announces(text, "verify")) and not names_remedy(text)
+
+
+def opening_gives_way(ranked: list[Evidence], *, fix: bool, remedy: bool = False) -> None:
+    """When `fix` and the best line of `ranked` (best first) is of its item's record, or `remedy` (the question asks
+    what was done, not why, and names nobody) and it is the record author's, move the item's best line by someone
+    else (the rule above) to the front, in place."""
     if not fix or len(ranked) < 2:
         return
     top = ranked[0]
     key = top.chunk.doc_key
-    if not top.author or top.ref != key:
+    reporter = reporter_of(ranked, key)
+    reports = top.ref == key or (remedy and top.author == reporter and not states_remedy(top.text))
+    if not reporter or not reports:
         return
-    _reply_leads(ranked, key, top.author, top.score * GIVE_WAY_FLOOR, own=True)
+    reply = next(
+        (
+            e
+            for e in ranked
+            if e.chunk.doc_key == key
+            and e.ref != key
+            and e.author
+            and e.author != reporter
+            and not holding(e)
+            and not bare_notice(e)
+        ),
+        None,
+    )
+    if reply is not None and reply.score >= top.score * ITEM_FLOOR:
+        ranked.insert(0, ranked.pop(ranked.index(reply)))
 
 
 # The question restates a help thread's opening message: at least RESTATED of its content words (and no fewer than

@@ -60,13 +60,15 @@ _HOLDING_REPLY = re.compile(
     re.I,
 )
 # Message text: what makes a reply a holding one at selection: a promise to look or a request for more. Thanks for
-# a report alone is not enough ("thanks for reporting this! It's working now" states the outcome).
+# a report alone is not enough ("thanks for reporting this! It's working now" states the outcome); nor is asking for
+# the change itself ("duplicates are an error; receivers MUST reject them. Please send a PR!" states the decision).
 _PROMISE = re.compile(
     r"\b(?:(?:we|i)(?:'ll| will| are| am|'re|'m)?\s+(?:check|look|get back|debug|investigat|pick|try)\w*|"
     r"get back to you|(?:can|could) you (?:please |pls |kindly )?(?:share|send|provide|confirm|check|post|try)|"
     r"please share|looking into|picked up this|on it\b|"
     r"(?:can|could|would) you\b[^.?!\n]{0,60}?\b(?:share|send|upload|attach|download)\b[^.?!\n]{0,40}?"
-    r"\b(?:logs?|screenshots?|recording|payload|config|output|details)\b|please (?:send|upload|attach|download)\b)",
+    r"\b(?:logs?|screenshots?|recording|payload|config|output|details)\b|please (?:send|upload|attach|download)\b"
+    r"(?!\s+(?:a\s+|the\s+|your\s+|in\s+a\s+)?(?:PRs?|pull\s+requests?|patch(?:es)?|fix(?:es)?)\b))",
     re.I,
 )
 # Message text: a line that names a pull request ("Merged payout-worker PR #57: ...", a /pull/57 link).
