@@ -97,7 +97,7 @@ def test_by_default_only_fix_questions_are_held_to_their_subject(embedder: Embed
     ("question", "expected"),
     [
         ("How was the export job failing with 401 resolved?", "fix"),
-        ("What was done about the leaked API key?", "outcome"),
+        ("What was done about the leaked API key?", "fix"),  # asks for what fixed it: a fix question
         ("How was the outage on Tuesday handled?", "outcome"),
         ("What happened with the staging migration?", "outcome"),
         ("How do I rotate the API key?", "howto"),

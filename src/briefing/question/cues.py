@@ -41,8 +41,8 @@ def asks_fix(question: str) -> bool:
     return bool(_ASKS_FIX.search(question))
 
 
-# "What was done about X?", "How was X handled?", "What happened with X?": what came of one problem, answered in
-# the conversation about it (a fix question without a fix word).
+# "How was X handled?", "What happened with X?" (and "What was done about X?", which `_ASKS_FIX` reads first):
+# what came of one problem, answered in the conversation about it (a fix question without a fix word).
 _ASKS_OUTCOME = re.compile(
     r"\bwhat\s+(?:was|were|has\s+been|had\s+been|is\s+being|got)\s+done\s+(?:about|with|for|to)\b|"
     r"\bhow\s+(?:was|were|is|are|has|have|had)\b.*\b(?:handled|addressed|dealt\s+with|tackled|sorted(?:\s+out)?)\b|"
