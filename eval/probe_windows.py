@@ -37,6 +37,8 @@ from probe_topics import _rarity, topic_words  # noqa: E402
 
 FORMS = ("yesterday", "this week", "last week", "on")
 ASK = "What did the team say about {topic} {when}?"
+Range = tuple[datetime, datetime]
+Times = dict[str, list[datetime]]  # a ref's units' times
 
 
 @dataclass(frozen=True)
@@ -94,21 +96,31 @@ def window_of(question: str, now: datetime, zone: str, week_start: str) -> tuple
     return (window.start, window.end) if window is not None else None
 
 
-def judge(answer: Any, window: tuple[datetime, datetime], times: dict[str, datetime], held: bool, probe: Probe) -> str:
-    """The verdict on one answer, added to by `count`."""
+def inside(ref: str, window: Range, times: Times) -> bool | None:
+    """Whether a cited ref was stated in the window: one of its units (a ticket's header is dated by its last
+    update, its description by its creation) was; None for an undated ref."""
+    if ref not in times:
+        return None
+    return any(window[0] <= at < window[1] for at in times[ref])
+
+
+def judge(
+    answer: Any, window: tuple[datetime, datetime], times: dict[str, list[datetime]], held: bool, probe: Probe
+) -> str:
+    """The verdict on one answer: REFUSED; for a held window IN or OUT (the first citation), "+reply" when the
+    answering reply is cited; for a near miss SAID ("Nothing from ..."), WINDOW-ONLY or PRESENTED."""
     cited = [r for c in answer.citations for r in c.refs[:1]]
-    dated = [times[r] for r in cited if r in times]
-    inside = [window[0] <= at < window[1] for at in dated]
+    marks = [inside(r, window, times) for r in cited]
+    dated = [m for m in marks if m is not None]
     said = answer.answer.startswith("Nothing from") or "holds nothing" in answer.answer
     if answer.no_answer or not cited:
         return "REFUSED"
     if held:
-        first = bool(inside[:1]) and inside[0] and cited[0] in times
         answered = any(set(c.refs) & probe.answering for c in answer.citations)
-        return ("IN" if first else "OUT") + ("+reply" if answered else "")
+        return ("IN" if marks[0] else "OUT") + ("+reply" if answered else "")
     if said:
         return "SAID"
-    return "WINDOW-ONLY" if all(inside) else "PRESENTED"
+    return "WINDOW-ONLY" if all(dated) else "PRESENTED"
 
 
 def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
@@ -120,13 +132,15 @@ def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
     view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
     chunks = list(view.chunks(Filter()))
     spread = _rarity(chunks)
-    times = {u.ref: u.at for c in chunks for u in c.units if u.at is not None}
+    times: Times = {}
+    for unit in (u for c in chunks for u in c.units if u.at is not None):
+        times.setdefault(unit.ref, []).append(unit.at)
     counts: Counter[str] = Counter()
     drawn = probes(chunks, random.Random(seed))[:n]  # noqa: S311 (a reproducible draw)
     for i, probe in enumerate(drawn):
         topic = topic_words(probe, spread)
-        reply = [times[r] for r in probe.answering if r in times]
-        ats = [times[r] for r in probe.thread_refs if r in times]
+        reply = [min(times[r]) for r in probe.answering if r in times]
+        ats = [at for r in probe.thread_refs for at in times.get(r, [])]
         if topic is None or not reply or not ats:
             continue
         day, last = reply[0].astimezone(zone).date(), max(ats).astimezone(zone).date()
@@ -140,9 +154,9 @@ def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
             counts[f"{part} {verdict}"] += 1
             counts[f"{part} asked"] += 1
             if asked.held:
-                dated = [times[r] for c in answer.citations for r in c.refs[:1] if r in times]
-                counts["held cited"] += len(dated)
-                counts["held cited inside"] += sum(window[0] <= at < window[1] for at in dated)
+                marks = [inside(r, window, times) for c in answer.citations for r in c.refs[:1]]
+                counts["held cited"] += sum(m is not None for m in marks)
+                counts["held cited inside"] += sum(bool(m) for m in marks)
             first = answer.answer.splitlines()[0] if answer.answer else ""
             print(f"{part} {verdict:11} {probe.key} | {asked.question} | {first[:140] if show else ''}")
     return counts
