@@ -231,7 +231,7 @@ class AnswerSettings(_Strict):
     windowed: bool = True
     # ... an asked window's best line that shares no question word answers when it scores within this share of
     # the best line of any time.
-    window_close: float = Field(default=0.8, ge=0.0, le=1.0)
+    window_close: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
 class LLMSettings(_Strict):

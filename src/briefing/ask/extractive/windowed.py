@@ -12,7 +12,7 @@ from briefing.ask.extractive.render import when
 
 # An asked window's best line that shares no question word still answers (the incident thread of "what went wrong
 # yesterday?" says "5xx" and "pool", not "wrong") when it scores within this share of the best line of any time.
-INSIDE_CLOSE = 0.8
+INSIDE_CLOSE = 0.5
 # The scope line's days ("files, slack; 2026-06-08 to 2026-06-14; in #x").
 _SCOPE_WINDOW = re.compile(r"(?:^|; )(\d{4}-\d{2}-\d{2})(?: to (\d{4}-\d{2}-\d{2}))?(?=;|$)")
 
