@@ -230,7 +230,7 @@ class AnswerSettings(_Strict):
     # too, and an answer from other days says so: "Nothing from yesterday; the closest, from ..." (docs/answering.md).
     windowed: bool = True
     # ... an asked window's best line that shares no question word answers when it scores within this share of
-    # the best line of any time.
+    # the best line of any time (0: only a window line that holds a question word answers).
     window_close: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
