@@ -74,6 +74,8 @@ def build_deps(brief: Workspace, on_token: Callable[[str], None] | None = None) 
             model=answer_model(settings),
             learned_refusal=settings.answer.refusal == "learned",
             aboutness=tuple(settings.answer.aboutness),
+            windowed=settings.answer.windowed,
+            inside_close=settings.answer.window_close,
         ),
         router=router,
         answerer=answerer,

@@ -226,6 +226,12 @@ class AnswerSettings(_Strict):
     # "outcome" ("What was done about X?"), "howto" ("How do I X?"), "feedback" ("What did reviewers say about X?").
     # Measured: only "fix" held on the corpora that did not choose the threshold.
     aboutness: list[AboutnessClass] = Field(default_factory=lambda: list[AboutnessClass](["fix"]))
+    # A question that names a past time ("yesterday", "last week") is answered from that time's lines, a timeline
+    # too, and an answer from other days says so: "Nothing from yesterday; the closest, from ..." (docs/answering.md).
+    windowed: bool = True
+    # ... an asked window's best line that shares no question word answers when it scores within this share of
+    # the best line of any time (0: only a window line that holds a question word answers).
+    window_close: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
 class LLMSettings(_Strict):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -48,7 +47,6 @@ from briefing.ask.extractive.scoring import score_sentences, word_weights
 from briefing.ask.extractive.selection import (
     LATEST_WITH_VALUE,
     LEAD_KINDS,
-    in_window,
     latest,
     payload,
     redundant,
@@ -56,6 +54,7 @@ from briefing.ask.extractive.selection import (
     select,
     typed_lead,
 )
+from briefing.ask.extractive.windowed import INSIDE_CLOSE, in_window, outside_lead, window_from_scope
 from briefing.ask.learned import apply as learned
 from briefing.ask.learned.model import AnswerModel
 from briefing.ask.vocabulary import Spread, Vocabulary
@@ -76,19 +75,6 @@ PART_SHARED = 3
 # Answer types a line that says nothing may still answer: its writer or time ("Who approved it?"), or its "LGTM"
 # (a yes/no or status question).
 WRITER_ANSWERS = frozenset({"person", "time", "yesno", "yes_no", "status"})
-# The scope line's days ("files, slack; 2026-06-08 to 2026-06-14; in #x").
-_SCOPE_WINDOW = re.compile(r"(?:^|; )(\d{4}-\d{2}-\d{2})(?: to (\d{4}-\d{2}-\d{2}))?(?=;|$)")
-
-
-def _window_from_scope(scope: str) -> tuple[datetime, datetime] | None:
-    """The days the search covered, from the scope line, last day included; used when the question has no
-    time window of its own."""
-    m = _SCOPE_WINDOW.search(scope)
-    if not m:
-        return None
-    start = datetime.fromisoformat(m[1]).replace(tzinfo=UTC)
-    last = datetime.fromisoformat(m[2] or m[1]).replace(tzinfo=UTC)
-    return start, max(last, start) + timedelta(days=1)
 
 
 class ExtractiveAnswerer:
@@ -109,6 +95,8 @@ class ExtractiveAnswerer:
         model: AnswerModel | None = None,
         learned_refusal: bool = True,
         aboutness: Sequence[str] = CAPPED,
+        windowed: bool = True,
+        inside_close: float = INSIDE_CLOSE,
     ) -> None:
         # `[answer] ranker = "learned"`: the trained ranker and refusal model replace the hand-set sentence weights,
         # the reranking rules and the fitted confidence (`briefing.ask.learned`); None: the rules.
@@ -124,6 +112,8 @@ class ExtractiveAnswerer:
         self.hedge_below = hedge_below
         self.whole_below = whole_below
         self.aboutness = frozenset(aboutness)  # the question classes the subject cap refuses (`aboutness`)
+        self.windowed = windowed  # a timeline and a hedged answer are drawn from the asked window too
+        self.inside_close = inside_close  # an asked window's line with no question word answers this close to the best
 
     def candidates(self, context: Sequence[Chunk]) -> list[Evidence]:
         return candidates(context, self.zone, self.whole_below)
@@ -196,7 +186,7 @@ class ExtractiveAnswerer:
         now = question.now
         evidence = self.candidates(context)
         time = question.window
-        window = (time.start, time.end) if time is not None else _window_from_scope(scope)
+        window = (time.start, time.end) if time is not None else window_from_scope(scope)
         spread = self.question_spread(question, view) if evidence else {}
         features = self.score(question, evidence, context, window=window, spread=spread, view=view) if evidence else {}
         evidence.sort(key=lambda e: (-e.score, e.n))
@@ -248,14 +238,17 @@ class ExtractiveAnswerer:
         )
         head: list[tuple[str, Evidence | None]] = []
         differ: list[tuple[str, Evidence]] = []
+        # A question that names a past time is answered from then (`windowed.in_window`), a timeline too.
+        pool, outside = in_window(evidence, window, now, close=self.inside_close)
+        wide = pool if self.windowed else evidence
         if split is not None:
             chosen, head = split
             lead = ""
         elif hedged:
-            chosen = choose(evidence, broad=broad, hedged=hedged)
+            chosen = choose(wide, broad=broad, hedged=hedged)
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
-            chosen = choose(evidence, broad=True, hedged=False)
+            chosen = choose(wide, broad=True, hedged=False)
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
         elif newest_asked:
@@ -274,7 +267,6 @@ class ExtractiveAnswerer:
                 chosen = chosen[:LATEST_WITH_VALUE]
             lead = ""
         else:
-            pool = in_window(evidence, window, now)
             if replies_first:
                 opening_reply_lead(pool)
                 starter_gives_way(pool, fix=asked["asks_fix"])
@@ -301,6 +293,9 @@ class ExtractiveAnswerer:
             elif span:
                 head = [(span, top)]
             lead = ""
+        if outside and self.windowed and time is not None and split is None and not newest_asked:
+            # Lines from another time are not presented as the asked window's.
+            lead = outside_lead(chosen, time.label, (time.start, time.end)) or lead
         add_neighbours(chosen, evidence, q_words)
         add_items(chosen, q_words)
         read_on(chosen, context, self._reads(view))

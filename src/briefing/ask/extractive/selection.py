@@ -1,4 +1,4 @@
-"""Which ranked lines the answer quotes: the best, the runner-ups that add evidence, the newest, the asked time's."""
+"""Which ranked lines the answer quotes: the best, the runner-ups that add evidence, the newest."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from briefing.ask.extractive.coverage import mentions_window
 from briefing.ask.extractive.evidence import Evidence, presentation
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.quoting import shown
@@ -179,25 +178,6 @@ def latest(ranked: list[Evidence], kind: str, now: datetime | None = None) -> li
         if not redundant(ev, chosen):
             chosen.append(ev)
     return chosen
-
-
-def _inside(ev: Evidence, window: tuple[datetime, datetime]) -> bool:
-    """Stated inside the window, or naming one of its days ("I'm on leave 8-12 June", said on 5 June)."""
-    if ev.at_iso and window[0] <= datetime.fromisoformat(ev.at_iso) < window[1]:
-        return True
-    return mentions_window(ev.text, window)
-
-
-def in_window(ranked: list[Evidence], window: tuple[datetime, datetime] | None, now: datetime | None) -> list[Evidence]:
-    """A fact question that names a past time ("two days ago", "the week of 8 June") is answered from that time:
-    the lines stated in it or naming its days, when one of them shares a question word; else every line. The score
-    only favours the window (`scoring.WINDOW_BONUS`), so a better-worded line from another week could still lead
-    and fill the runner-up slots. A window that has not begun at `now` ("next quarter") asks about plans stated
-    before it, so it restricts nothing."""
-    if window is None or now is None or window[0] > now:
-        return ranked
-    inside = [e for e in ranked if _inside(e, window)]
-    return inside if any(e.lexical > 0 for e in inside) else ranked
 
 
 def typed_lead(
