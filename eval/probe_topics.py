@@ -70,6 +70,13 @@ def _slot(question: str) -> str:
 def topic_question(probe: Probe, place: str, spread: Counter[str], ask: str = "replies") -> str | None:
     """The probe's question in its TOPIC_WORDS rarest content words (as written, rarity by stem) and its place, or
     None with too few words."""
+    topic = topic_words(probe, spread)
+    return None if topic is None else ASKS[ask].format(place=place, topic=topic)
+
+
+def topic_words(probe: Probe, spread: Counter[str]) -> str | None:
+    """The TOPIC_WORDS rarest content words of the probe's question (as written, in its order), or None with too
+    few words."""
     from briefing.question.terms import content_words, stem
 
     text = _slot(probe.question)
@@ -87,8 +94,7 @@ def topic_question(probe: Probe, place: str, spread: Counter[str], ask: str = "r
     if len(words) < TOPIC_WORDS:
         return None
     keep = set(sorted(words, key=lambda w: (spread[words[w]], w))[:TOPIC_WORDS])
-    topic = " ".join(w for w in words if w in keep)
-    return ASKS[ask].format(place=place, topic=topic)
+    return " ".join(w for w in words if w in keep)
 
 
 def run(brief: Any, n: int, seed: int, *, ask: str = "replies", show: bool = False) -> Counter[str]:

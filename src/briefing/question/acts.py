@@ -66,11 +66,33 @@ def said_on_item(question: Question) -> tuple[tuple[str, ...], str]:
     are asked and the words that describe the item ("" when the question names it by key only); no people when the
     question asks for no one's words about one item."""
     text = question.text
-    said = tuple(p for p in doers(question) if re.search(rf"\b{_AUX}\s+{re.escape(p)}\s+{_SPEECH}\b", text, re.I))
+    said = tuple(
+        p for p in doers(question) if re.search(rf"\b{_AUX}\s+{re.escape(p.strip())}\s+{_SPEECH}\b", text, re.I)
+    )
     on_item = _ON_ITEM.search(text)
     if not said or not (on_item or question.keys):
         return (), ""
     return said, text[on_item.end() :] if on_item else ""
+
+
+# Question text: a verb of speech aimed at someone ("reply to Matt Berg", "answer Ana", "tell Hans", "ask Ewan"):
+# that person is the one addressed, not the one whose words are asked.
+_TO = r"(?:repl\w*|respon\w*|answer\w*|sa(?:y|id)|wr(?:ite|ote|itten)|tell|told|ask\w*|suggest\w*|recommend\w*)"
+
+
+def addressees(question: Question) -> tuple[str, ...]:
+    """For "What did <doer> reply (say, write) to <person> about X?" or "What did <doer> tell <person>?": the people
+    addressed, in the question's order; none when the question names no doer. Their own lines ask or report what
+    the doer's words answer."""
+    named = doers(question)
+    if not named:
+        return ()
+    text = question.text
+    return tuple(
+        p
+        for p in question.people
+        if p and p not in named and re.search(rf"\b{_TO}\s+(?:to\s+)?{re.escape(p.strip())}\b", text, re.I)
+    )
 
 
 def asks_closed_item(question: Question) -> bool:
@@ -84,7 +106,7 @@ def doers(question: Question) -> tuple[str, ...]:
     text = question.text
     found = []
     for person in question.people:
-        if person and re.search(rf"\b{_AUX}\s+{re.escape(person)}(?:'s)?\s+[a-z]", text, re.I):
+        if person.strip() and re.search(rf"\b{_AUX}\s+{re.escape(person.strip())}(?:'s)?\s+[a-z]", text, re.I):
             found.append(person)
     return tuple(found)
 

@@ -15,6 +15,6 @@ def subject_people(text: str, people: Sequence[str]) -> frozenset[str]:
     """The names of `people` that stand as the subject of the question `text` (the rule above)."""
     found = set()
     for name in people:
-        if name and re.search(_SUBJECT_SLOT + re.escape(name) + r"(?!['’]s)\b", text, re.I):
+        if name.strip() and re.search(_SUBJECT_SLOT + re.escape(name.strip()) + r"(?!['’]s)\b", text, re.I):
             found.add(name)
     return frozenset(found)
