@@ -5,12 +5,12 @@ or maker), links the asked pull request or names the issues a change closed firs
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from briefing import registry
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.segment import clean
-from briefing.question.acts import asks_closed_item, change_asked, doers, said_on_item
+from briefing.question.acts import addressees, asks_closed_item, change_asked, doers, said_on_item
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import content_words
@@ -268,7 +268,43 @@ def said_on_item_leads(question: Question, evidence: Sequence[Evidence]) -> None
         return
     # A bare review verdict of theirs says that they reviewed, not what they said: their words lead when they wrote any.
     worded = [ev for ev in comments if not _BARE_VERDICT.match(_unit_text(ev))]
-    comments = worded or comments
+    _lead(evidence, about, worded or comments)
+
+
+def _named(names: Sequence[str]) -> Callable[[Evidence], bool]:
+    """Whether a line is by one of `names` (the full name, or the same first name)."""
+    full = {n.strip().lower() for n in names if n.strip()}
+    firsts = {n.split()[0].lower() for n in names if n.split()}
+
+    def by(ev: Evidence) -> bool:
+        author = (ev.author or "").strip().lower()
+        return bool(author) and (author in full or author.split()[0] in firsts)
+
+    return by
+
+
+def reply_to_addressee_leads(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "What did <doer> reply (say, write) to <person> about X?": the conversation asked about is the one of the
+    best line by the person addressed; the doer's lines there lead, in their own order, over the addressee's report
+    (what the doer answered, which words X best) and over other conversations' lines, which keep `DOER_OTHER`.
+    Nothing changes when the addressee or the doer wrote nothing in the context."""
+    addressed = addressees(question)
+    if not addressed or not evidence:
+        return
+    by_addressee, by_doer = _named(addressed), _named(doers(question))
+    theirs = [ev for ev in evidence if by_addressee(ev)]
+    if not theirs:
+        return
+    about = max(theirs, key=lambda ev: ev.score).chunk.doc_key
+    replies = [ev for ev in evidence if ev.chunk.doc_key == about and by_doer(ev) and not by_addressee(ev)]
+    if replies:
+        _lead(evidence, about, replies)
+
+
+def _lead(evidence: Sequence[Evidence], about: str, lines: Sequence[Evidence]) -> None:
+    """`lines` (of the item `about`) score just above the best line, in their own order; other items' lines keep
+    `DOER_OTHER`."""
+    comments = list(lines)
     for ev in evidence:
         if ev.chunk.doc_key != about:
             ev.score *= DOER_OTHER

@@ -12,6 +12,7 @@ from briefing.ask.extractive.acts import (
     closed_refs_lead,
     doers_first,
     pull_links_lead,
+    reply_to_addressee_leads,
     said_on_item_leads,
     stated_cause_leads,
 )
@@ -97,6 +98,7 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
     )
     doers_first(question, evidence)
     said_on_item_leads(question, evidence)
+    reply_to_addressee_leads(question, evidence)
     # A comment stating the cause leads its item; one announcing the asked change ("Reopening as ...") leads it still.
     stated_cause_leads(question, evidence)
     announced_change_leads(question, evidence)
