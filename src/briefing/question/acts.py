@@ -61,13 +61,25 @@ _ON_ITEM = re.compile(
 )
 
 
+def written(question: Question, person: str) -> tuple[str, ...]:
+    """The ways the question writes `person`: their name, and the handle or first name it used for them
+    ("What did hknoechel say" names "Hans Knöchel" as "hknoechel"), longest first."""
+    forms = {person.strip(), *(form.strip() for name, form in question.constraints.person_forms if name == person)}
+    return tuple(sorted((f for f in forms if f), key=lambda f: (-len(f), f)))
+
+
+def _as_written(question: Question, person: str) -> str:
+    """A pattern matching any way the question writes `person`."""
+    return "(?:" + "|".join(re.escape(f) for f in written(question, person)) + ")"
+
+
 def said_on_item(question: Question) -> tuple[tuple[str, ...], str]:
     """For "What did <person> say (write, suggest) about the ticket about <description>?": the people whose words
     are asked and the words that describe the item ("" when the question names it by key only); no people when the
     question asks for no one's words about one item."""
     text = question.text
     said = tuple(
-        p for p in doers(question) if re.search(rf"\b{_AUX}\s+{re.escape(p.strip())}\s+{_SPEECH}\b", text, re.I)
+        p for p in doers(question) if re.search(rf"\b{_AUX}\s+{_as_written(question, p)}\s+{_SPEECH}\b", text, re.I)
     )
     on_item = _ON_ITEM.search(text)
     if not said or not (on_item or question.keys):
@@ -91,7 +103,7 @@ def addressees(question: Question) -> tuple[str, ...]:
     return tuple(
         p
         for p in question.people
-        if p and p not in named and re.search(rf"\b{_TO}\s+(?:to\s+)?{re.escape(p.strip())}\b", text, re.I)
+        if p and p not in named and re.search(rf"\b{_TO}\s+(?:to\s+)?{_as_written(question, p)}\b", text, re.I)
     )
 
 
@@ -106,7 +118,7 @@ def doers(question: Question) -> tuple[str, ...]:
     text = question.text
     found = []
     for person in question.people:
-        if person.strip() and re.search(rf"\b{_AUX}\s+{re.escape(person.strip())}(?:'s)?\s+[a-z]", text, re.I):
+        if person.strip() and re.search(rf"\b{_AUX}\s+{_as_written(question, person)}(?:'s)?\s+[a-z]", text, re.I):
             found.append(person)
     return tuple(found)
 

@@ -23,7 +23,7 @@ from briefing.ask.extractive.values import ASKS
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
 from briefing.model import Chunk
-from briefing.question.acts import addressees
+from briefing.question.acts import addressees, written
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 
@@ -93,7 +93,7 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
     people_first(
         evidence,
         question.people,
-        subjects=subject_people(question.text, question.people),
+        subjects=subject_people(question.text, question.people, {p: written(question, p) for p in question.people}),
         addressed=frozenset(addressees(question)),
     )
     doers_first(question, evidence)
