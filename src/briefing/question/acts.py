@@ -64,7 +64,8 @@ _ON_ITEM = re.compile(
 def written(question: Question, person: str) -> tuple[str, ...]:
     """The ways the question writes `person`: their name, and the handle or first name it used for them
     ("What did hknoechel say" names "Hans Knöchel" as "hknoechel"), longest first."""
-    forms = {person.strip(), *(form.strip() for name, form in question.constraints.person_forms if name == person)}
+    pairs = getattr(question.constraints, "person_forms", ())  # none in a question read before they were kept
+    forms = {person.strip(), *(form.strip() for name, form in pairs if name == person)}
     return tuple(sorted((f for f in forms if f), key=lambda f: (-len(f), f)))
 
 

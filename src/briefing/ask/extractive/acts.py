@@ -89,9 +89,12 @@ def doers_first(question: Question, evidence: Sequence[Evidence]) -> None:
     top = max(ev.score for ev in evidence)
     if not any(by(ev.author) and ev.score >= top * DOER_REACH for ev in evidence):
         return
-    # The item the question is about: the best line's, by its words alone (without the bonus for being theirs).
-    about = max(evidence, key=lambda ev: ev.score - ev.person).chunk.doc_key
-    theirs_there = any(by(ev.author) and ev.chunk.doc_key == about for ev in evidence)
+    # The item the question is about: the best line's, by its words alone (without the bonus for being theirs),
+    # when that line is someone else's (the item's description); a best line of their own names no item: their
+    # lines then rank by their words, wherever they are.
+    best = max(evidence, key=lambda ev: ev.score - ev.person)
+    about = best.chunk.doc_key
+    theirs_there = not by(best.author) and any(by(ev.author) and ev.chunk.doc_key == about for ev in evidence)
     for ev in evidence:
         if not by(ev.author) or (theirs_there and ev.chunk.doc_key != about):
             ev.score *= DOER_OTHER
