@@ -1,6 +1,7 @@
 """What one person said in a conversation: "What did <replier> say about X?" quotes that replier, not the starter or
 another replier; "What did <replier> reply to <starter> about X?" quotes the replier, not the starter's own report;
-and a person who wrote nothing about X is not quoted as if another person's words were theirs."""
+a person named by handle or first name ("alexmiller", "Alex") is the same person; and a person who wrote nothing
+about X is not quoted as if another person's words were theirs."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
-from briefing.question.acts import addressees
+from briefing.model import Person
+from briefing.question.acts import addressees, doers, written
+from briefing.question.parse import parse
+from briefing.question.values import Directory
 from briefing.settings import AnswerSettings, EmbeddingSettings
 from tests.ask.chunks import at, first_quote, slack
-from tests.ask.parsed import parsed
+from tests.ask.parsed import LATER, parsed
 
 PEOPLE = ["Ana Lima", "Sean Corfield", "Alex Miller", "Dana Levi"]
 THREAD = slack(
@@ -108,3 +112,37 @@ def test_a_reply_to_someone_quotes_the_reply_not_their_report(answerer: Extracti
 )
 def test_the_person_addressed_is_not_the_doer(question: str, addressed: tuple[str, ...]) -> None:
     assert addressees(parsed(question, people=PEOPLE)) == addressed
+
+
+# The people directory as the sources give it: a display name and the handles each person goes by.
+DIRECTORY = Directory(
+    people=[
+        Person("U1", "Ana Lima", ("alima",), ()),
+        Person("U2", "Sean Corfield", ("seancorfield",), ()),
+        Person("U3", "Alex Miller", ("alexmiller",), ()),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did alexmiller say about the deps alias classpath in #tools?",
+        "What did Alex suggest for the CI classpath?",
+        "What did alexmiller reply to alima about the stale deps alias classpath on CI builds?",
+    ],
+)
+def test_a_person_named_by_handle_or_first_name_is_quoted(answerer: ExtractiveAnswerer, question: str) -> None:
+    asked = parse(question, now=LATER, directory=DIRECTORY)
+    assert doers(asked) == ("Alex Miller",), asked.people
+    answer = answerer.answer(asked, [THREAD, REPORT])
+    attribution, text = first_quote(answer)
+    assert attribution.startswith("Alex Miller") and ".cpcache" in text, answer.text
+
+
+def test_the_question_keeps_how_it_wrote_each_person() -> None:
+    asked = parse("What did seancorfield reply to Ana about the classpath?", now=LATER, directory=DIRECTORY)
+    assert asked.people == ("Sean Corfield", "Ana Lima")
+    assert written(asked, "Sean Corfield") == ("Sean Corfield", "seancorfield")
+    assert written(asked, "Ana Lima") == ("Ana Lima", "Ana")
+    assert addressees(asked) == ("Ana Lima",)
