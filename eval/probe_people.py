@@ -80,13 +80,13 @@ def person_probes(
     """One person question per conversation of `probes` whose answering reply is of substance and by a named
     author other than the starter, in the seeded order of `probes`."""
     units = {u.ref: u for c in chunks for u in c.units}
-    places = {}
+    places: dict[str, str] = {}
     for chunk in chunks:
         places.setdefault(chunk.doc_key, chunk.container)
     authors = {(u.author or "").strip() for u in units.values()} - {""}
     firsts = Counter(a.split()[0].lower() for a in authors if " " in a)
     spread = _rarity(chunks)
-    found = []
+    found: list[PersonProbe] = []
     for probe in probes(chunks, rng):
         made = _person_probe(probe, units, places, spread, rng, form, directory, firsts)
         if made is not None:
