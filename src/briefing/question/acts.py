@@ -74,14 +74,20 @@ def _as_written(question: Question, person: str) -> str:
     return "(?:" + "|".join(re.escape(f) for f in written(question, person)) + ")"
 
 
+def speakers(question: Question) -> tuple[str, ...]:
+    """The doers whose words the question asks for ("What did Hans say / suggest / reply ..."), in its order."""
+    text = question.text
+    return tuple(
+        p for p in doers(question) if re.search(rf"\b{_AUX}\s+{_as_written(question, p)}\s+{_SPEECH}\b", text, re.I)
+    )
+
+
 def said_on_item(question: Question) -> tuple[tuple[str, ...], str]:
     """For "What did <person> say (write, suggest) about the ticket about <description>?": the people whose words
     are asked and the words that describe the item ("" when the question names it by key only); no people when the
     question asks for no one's words about one item."""
     text = question.text
-    said = tuple(
-        p for p in doers(question) if re.search(rf"\b{_AUX}\s+{_as_written(question, p)}\s+{_SPEECH}\b", text, re.I)
-    )
+    said = speakers(question)
     on_item = _ON_ITEM.search(text)
     if not said or not (on_item or question.keys):
         return (), ""

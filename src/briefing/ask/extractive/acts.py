@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from briefing import registry
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.segment import clean
-from briefing.question.acts import addressees, asks_closed_item, change_asked, doers, said_on_item
+from briefing.question.acts import addressees, asks_closed_item, change_asked, doers, said_on_item, speakers, written
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import content_words
@@ -316,3 +316,16 @@ def _lead(evidence: Sequence[Evidence], about: str, lines: Sequence[Evidence]) -
     if lift > 0:
         for ev in comments:
             ev.score += lift
+
+
+def unsaid_lead(question: Question, shown: Sequence[Evidence]) -> str:
+    """For "What did <person> say (suggest, reply) about X?" answered with no line of theirs: a lead that says so
+    ("None of these lines is by Dana Levi; the closest evidence:"), so that another person's words are not read as
+    theirs; "" when a shown line is theirs or the question asks for no one's words."""
+    said = speakers(question)
+    if not said or not shown:
+        return ""
+    by = _named([form for person in said for form in written(question, person)])
+    if any(by(ev) for ev in shown):
+        return ""
+    return f"None of these lines is by {' or '.join(p.strip() for p in said)}; the closest evidence:"
