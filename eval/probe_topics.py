@@ -75,7 +75,8 @@ def topic_question(probe: Probe, place: str, spread: Counter[str], ask: str = "r
 
 
 def topic_words(probe: Probe, spread: Counter[str]) -> str | None:
-    """The probe question's TOPIC_WORDS rarest content words, in its order, or None with too few words."""
+    """The TOPIC_WORDS rarest content words of the probe's question (as written, in its order), or None with too
+    few words."""
     from briefing.question.terms import content_words, stem
 
     text = _slot(probe.question)

@@ -61,16 +61,57 @@ _ON_ITEM = re.compile(
 )
 
 
+def written(question: Question, person: str) -> tuple[str, ...]:
+    """The ways the question writes `person`: their name, and the handle or first name it used for them
+    ("What did hknoechel say" names "Hans Knöchel" as "hknoechel"), longest first."""
+    pairs = getattr(question.constraints, "person_forms", ())  # none in a question read before they were kept
+    forms = {person.strip(), *(form.strip() for name, form in pairs if name == person)}
+    return tuple(sorted((f for f in forms if f), key=lambda f: (-len(f), f)))
+
+
+def _as_written(question: Question, person: str) -> str:
+    """A pattern matching any way the question writes `person`."""
+    return "(?:" + "|".join(re.escape(f) for f in written(question, person)) + ")"
+
+
+def speakers(question: Question) -> tuple[str, ...]:
+    """The doers whose words the question asks for ("What did Hans say / suggest / reply ..."), in its order."""
+    text = question.text
+    return tuple(
+        p for p in doers(question) if re.search(rf"\b{_AUX}\s+{_as_written(question, p)}\s+{_SPEECH}\b", text, re.I)
+    )
+
+
 def said_on_item(question: Question) -> tuple[tuple[str, ...], str]:
     """For "What did <person> say (write, suggest) about the ticket about <description>?": the people whose words
     are asked and the words that describe the item ("" when the question names it by key only); no people when the
     question asks for no one's words about one item."""
     text = question.text
-    said = tuple(p for p in doers(question) if re.search(rf"\b{_AUX}\s+{re.escape(p)}\s+{_SPEECH}\b", text, re.I))
+    said = speakers(question)
     on_item = _ON_ITEM.search(text)
     if not said or not (on_item or question.keys):
         return (), ""
     return said, text[on_item.end() :] if on_item else ""
+
+
+# Question text: a verb of speech aimed at someone ("reply to Matt Berg", "answer Ana", "tell Hans", "ask Ewan"):
+# that person is the one addressed, not the one whose words are asked.
+_TO = r"(?:repl\w*|respon\w*|answer\w*|sa(?:y|id)|wr(?:ite|ote|itten)|tell|told|ask\w*|suggest\w*|recommend\w*)"
+
+
+def addressees(question: Question) -> tuple[str, ...]:
+    """For "What did <doer> reply (say, write) to <person> about X?" or "What did <doer> tell <person>?": the people
+    addressed, in the question's order; none when the question names no doer. Their own lines ask or report what
+    the doer's words answer."""
+    named = doers(question)
+    if not named:
+        return ()
+    text = question.text
+    return tuple(
+        p
+        for p in question.people
+        if p and p not in named and re.search(rf"\b{_TO}\s+(?:to\s+)?{_as_written(question, p)}\b", text, re.I)
+    )
 
 
 def asks_closed_item(question: Question) -> bool:
@@ -84,7 +125,7 @@ def doers(question: Question) -> tuple[str, ...]:
     text = question.text
     found = []
     for person in question.people:
-        if person and re.search(rf"\b{_AUX}\s+{re.escape(person)}(?:'s)?\s+[a-z]", text, re.I):
+        if person.strip() and re.search(rf"\b{_AUX}\s+{_as_written(question, person)}(?:'s)?\s+[a-z]", text, re.I):
             found.append(person)
     return tuple(found)
 

@@ -286,6 +286,8 @@ def people(found: Found, directory: Directory | None, out: Constraints) -> None:
             if found.free(start, end):
                 found.claim("person", start, end)
                 named.append((start, person))
+                if (person.name, text[start:end]) not in out.person_forms:
+                    out.person_forms.append((person.name, text[start:end]))
     ordered = [person for _, person in sorted(named, key=lambda t: t[0])]
     _add(out.people, *(person.name for person in ordered))
     _add(out.person_ids, *(person.id for person in ordered if person.id))

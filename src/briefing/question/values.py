@@ -35,6 +35,8 @@ class Constraints:
     people: list[str] = field(default_factory=list)
     # The people directory's ids of `people` (briefing.people), matched against chunks' author and mention ids.
     person_ids: list[str] = field(default_factory=list)
+    # (name, as written): how the question wrote each person it names ("hknoechel", "Hans" for "Hans Knöchel").
+    person_forms: list[tuple[str, str]] = field(default_factory=list)
     channels: list[str] = field(default_factory=list)
     projects: list[str] = field(default_factory=list)
     tickets: list[str] = field(default_factory=list)
@@ -57,6 +59,7 @@ class Constraints:
             "sources": list(self.sources),
             "people": list(self.people),
             "person_ids": list(self.person_ids),
+            "person_forms": [list(pair) for pair in self.person_forms],
             "channels": list(self.channels),
             "projects": list(self.projects),
             "tickets": list(self.tickets),
@@ -86,6 +89,7 @@ class Constraints:
             sources=list(data.get("sources", [])),
             people=list(data.get("people", [])),
             person_ids=list(data.get("person_ids", [])),
+            person_forms=[(str(name), str(form)) for name, form in data.get("person_forms", [])],
             channels=list(data.get("channels", [])),
             projects=list(data.get("projects", [])),
             tickets=list(data.get("tickets", [])),

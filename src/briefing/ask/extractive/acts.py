@@ -5,12 +5,12 @@ or maker), links the asked pull request or names the issues a change closed firs
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from briefing import registry
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.segment import clean
-from briefing.question.acts import asks_closed_item, change_asked, doers, said_on_item
+from briefing.question.acts import addressees, asks_closed_item, change_asked, doers, said_on_item, speakers, written
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import content_words
@@ -89,9 +89,12 @@ def doers_first(question: Question, evidence: Sequence[Evidence]) -> None:
     top = max(ev.score for ev in evidence)
     if not any(by(ev.author) and ev.score >= top * DOER_REACH for ev in evidence):
         return
-    # The item the question is about: the best line's, by its words alone (without the bonus for being theirs).
-    about = max(evidence, key=lambda ev: ev.score - ev.person).chunk.doc_key
-    theirs_there = any(by(ev.author) and ev.chunk.doc_key == about for ev in evidence)
+    # The item the question is about: the best line's, by its words alone (without the bonus for being theirs),
+    # when that line is someone else's (the item's description); a best line of their own names no item: their
+    # lines then rank by their words, wherever they are.
+    best = max(evidence, key=lambda ev: ev.score - ev.person)
+    about = best.chunk.doc_key
+    theirs_there = not by(best.author) and any(by(ev.author) and ev.chunk.doc_key == about for ev in evidence)
     for ev in evidence:
         if not by(ev.author) or (theirs_there and ev.chunk.doc_key != about):
             ev.score *= DOER_OTHER
@@ -268,7 +271,43 @@ def said_on_item_leads(question: Question, evidence: Sequence[Evidence]) -> None
         return
     # A bare review verdict of theirs says that they reviewed, not what they said: their words lead when they wrote any.
     worded = [ev for ev in comments if not _BARE_VERDICT.match(_unit_text(ev))]
-    comments = worded or comments
+    _lead(evidence, about, worded or comments)
+
+
+def _named(names: Sequence[str]) -> Callable[[Evidence], bool]:
+    """Whether a line is by one of `names` (the full name, or the same first name)."""
+    full = {n.strip().lower() for n in names if n.strip()}
+    firsts = {n.split()[0].lower() for n in names if n.split()}
+
+    def by(ev: Evidence) -> bool:
+        author = (ev.author or "").strip().lower()
+        return bool(author) and (author in full or author.split()[0] in firsts)
+
+    return by
+
+
+def reply_to_addressee_leads(question: Question, evidence: Sequence[Evidence]) -> None:
+    """For "What did <doer> reply (say, write) to <person> about X?": the conversation asked about is the one of the
+    best line by the person addressed; the doer's lines there lead, in their own order, over the addressee's report
+    (what the doer answered, which words X best) and over other conversations' lines, which keep `DOER_OTHER`.
+    Nothing changes when the addressee or the doer wrote nothing in the context."""
+    addressed = addressees(question)
+    if not addressed or not evidence:
+        return
+    by_addressee, by_doer = _named(addressed), _named(doers(question))
+    theirs = [ev for ev in evidence if by_addressee(ev)]
+    if not theirs:
+        return
+    about = max(theirs, key=lambda ev: ev.score).chunk.doc_key
+    replies = [ev for ev in evidence if ev.chunk.doc_key == about and by_doer(ev) and not by_addressee(ev)]
+    if replies:
+        _lead(evidence, about, replies)
+
+
+def _lead(evidence: Sequence[Evidence], about: str, lines: Sequence[Evidence]) -> None:
+    """`lines` (of the item `about`) score just above the best line, in their own order; other items' lines keep
+    `DOER_OTHER`."""
+    comments = list(lines)
     for ev in evidence:
         if ev.chunk.doc_key != about:
             ev.score *= DOER_OTHER
@@ -277,3 +316,16 @@ def said_on_item_leads(question: Question, evidence: Sequence[Evidence]) -> None
     if lift > 0:
         for ev in comments:
             ev.score += lift
+
+
+def unsaid_lead(question: Question, shown: Sequence[Evidence]) -> str:
+    """For "What did <person> say (suggest, reply) about X?" answered with no line of theirs: a lead that says so
+    ("None of these lines is by Dana Levi; the closest evidence:"), so that another person's words are not read as
+    theirs; "" when a shown line is theirs or the question asks for no one's words."""
+    said = speakers(question)
+    if not said or not shown:
+        return ""
+    by = _named([form for person in said for form in written(question, person)])
+    if any(by(ev) for ev in shown):
+        return ""
+    return f"None of these lines is by {' or '.join(p.strip() for p in said)}; the closest evidence:"

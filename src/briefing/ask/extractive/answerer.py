@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from briefing.ask.extractive.aboutness import CAPPED, subject_class, subject_miss, subject_similarity
+from briefing.ask.extractive.acts import unsaid_lead
 from briefing.ask.extractive.contentless import contentless_gives_way
 from briefing.ask.extractive.coverage import unknown_words
 from briefing.ask.extractive.disagreement import disagreeing, holders_asked, with_sides
@@ -300,6 +301,8 @@ class ExtractiveAnswerer:
         add_items(chosen, q_words)
         read_on(chosen, context, self._reads(view))
         lines, cited, urls = render(chosen, head, differ, holders=bool(differ) and holders_asked(question, kind))
+        if split is None and not lead:
+            lead = unsaid_lead(question, chosen)
         text = "\n".join(([lead] if lead else []) + lines)
         return ExtractiveAnswer(
             text=text,

@@ -12,6 +12,7 @@ from briefing.ask.extractive.acts import (
     closed_refs_lead,
     doers_first,
     pull_links_lead,
+    reply_to_addressee_leads,
     said_on_item_leads,
     stated_cause_leads,
 )
@@ -22,6 +23,7 @@ from briefing.ask.extractive.values import ASKS
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
 from briefing.model import Chunk
+from briefing.question.acts import addressees, written
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 
@@ -88,9 +90,15 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
         pulls_first(evidence)
     if asked["asks_cause"] and not asked["span_kind"] and not asked["value_kind"]:
         records_below(evidence)
-    people_first(evidence, question.people, subjects=subject_people(question.text, question.people))
+    people_first(
+        evidence,
+        question.people,
+        subjects=subject_people(question.text, question.people, {p: written(question, p) for p in question.people}),
+        addressed=frozenset(addressees(question)),
+    )
     doers_first(question, evidence)
     said_on_item_leads(question, evidence)
+    reply_to_addressee_leads(question, evidence)
     # A comment stating the cause leads its item; one announcing the asked change ("Reopening as ...") leads it still.
     stated_cause_leads(question, evidence)
     announced_change_leads(question, evidence)
@@ -120,13 +128,20 @@ def places_first(evidence: list[Evidence], places: Sequence[str]) -> None:
             ev.score *= PLACE_OTHER
 
 
-def people_first(evidence: list[Evidence], people: Sequence[str], subjects: AbstractSet[str] = frozenset()) -> None:
+def people_first(
+    evidence: list[Evidence],
+    people: Sequence[str],
+    subjects: AbstractSet[str] = frozenset(),
+    addressed: AbstractSet[str] = frozenset(),
+) -> None:
     """Messages by a person the question names, replies to them and mentions of them outrank the rest; for a
     person the question asks about as the one who acted (`subjects`: "What did Bozhidar plan ..."), only their own
-    messages do: "@Bozhidar didn't have time this week" is someone else's words."""
+    messages do: "@Bozhidar didn't have time this week" is someone else's words; for a person the doer's words were
+    aimed at (`addressed`: "What did Hans reply to Matt about X?"), only replies to them and mentions of them do:
+    Matt's own report is what Hans answered, not the answer."""
     if not people:
         return
-    names = [p for p in people if p]
+    names = [p for p in people if p and p not in addressed]
     firsts = {p.split()[0].lower() for p in names}
     full = {p.lower() for p in names}
 
@@ -134,13 +149,15 @@ def people_first(evidence: list[Evidence], people: Sequence[str], subjects: Abst
         return bool(author) and (author.lower() in full or author.split()[0].lower() in firsts)  # type: ignore[union-attr]
 
     # Whose mentions, and replies to whom, count: the people not asked about as the subject.
-    near = [p for p in names if p not in subjects]
+    near = [p for p in (*names, *addressed) if p not in subjects]
     near_names = {p.split()[0].lower() for p in near} | {p.lower() for p in near}
     authors_at: dict[tuple[int, int], str | None] = {(e.n, e.unit): e.author for e in evidence}
     for ev in evidence:
         low = ev.text.lower()
         if by(ev.author):
             ev.person = PERSON_AUTHOR
+        elif addressed and _by_any(ev.author, sorted(addressed)):
+            pass  # the addressee's own words: neither theirs to answer with nor a reply to them
         elif any(re.search(rf"(?<![\w]){re.escape(f)}\b", low) for f in near_names):  # sentence text: a mention
             ev.person = PERSON_NEAR
         elif near and _by_any(authors_at.get((ev.n, ev.unit - 1)), near):
