@@ -13,7 +13,6 @@ citations that are the conversation's own, how many it cites, and whether the fa
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from dataclasses import replace
@@ -23,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from probe_threads import Probe, probes  # noqa: E402
+from probe_threads import Probe, print_with_brief, probe_args, probes  # noqa: E402
 from probe_topics import _rarity, topic_question  # noqa: E402
 
 ASK = "What happened in {place} about {topic} over the past week?"
@@ -104,19 +103,14 @@ def summary(rows: list[dict[str, float]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("-n", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--foreign", type=int, default=0, help="topic words replaced by other conversations' words")
-    parser.add_argument("--show", action="store_true", help="print each answer's first line")
-    args = parser.parse_args()
-
-    from briefing.service import Brief
-    from briefing.settings import load_settings
-
-    with Brief(load_settings(args.config)) as brief:
-        print(summary(run(brief, args.n, args.seed, foreign=args.foreign, show=args.show)))
+    args = probe_args(
+        __doc__,
+        40,
+        ("--foreign", {"type": int, "default": 0, "help": "topic words replaced by other conversations' words"}),
+    )
+    print_with_brief(
+        args.config, lambda brief: summary(run(brief, args.n, args.seed, foreign=args.foreign, show=args.show))
+    )
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ it is one of their lines elsewhere; CITED when a later citation is one of their 
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from collections import Counter
@@ -31,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from probe_threads import ACK_WORDS, Probe, probes  # noqa: E402
+from probe_threads import ACK_WORDS, Probe, print_with_brief, probe_args, probes  # noqa: E402
 from probe_topics import _rarity, topic_words  # noqa: E402
 
 # How a person's words are asked, by verb; `reply` names the one they replied to when the starter has a name.
@@ -169,19 +168,10 @@ def summary(counts: Counter[str]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("-n", type=int, default=60)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--name", choices=NAME_FORMS, default="full", help="how the question names the person")
-    parser.add_argument("--show", action="store_true", help="print each answer's first line")
-    args = parser.parse_args()
-
-    from briefing.service import Brief
-    from briefing.settings import load_settings
-
-    with Brief(load_settings(args.config)) as brief:
-        print(summary(run(brief, args.n, args.seed, form=args.name, show=args.show)))
+    args = probe_args(
+        __doc__, 60, ("--name", {"choices": NAME_FORMS, "default": "full", "help": "how the question names the person"})
+    )
+    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, form=args.name, show=args.show)))
 
 
 if __name__ == "__main__":

@@ -249,19 +249,31 @@ def summary(counts: Counter[str]) -> str:
     return ", ".join(parts)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+def probe_args(doc: str | None, n: int, *extra: tuple[str, dict[str, Any]]) -> argparse.Namespace:
+    """The command line every probe script reads: --config, -n (default `n`), --seed, --show, and its `extra`
+    options as (flag, keyword arguments of `add_argument`)."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("-n", type=int, default=40)
+    parser.add_argument("-n", type=int, default=n)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--show", action="store_true", help="print each answer's first line")
-    args = parser.parse_args()
+    for flag, options in extra:
+        parser.add_argument(flag, **options)
+    return parser.parse_args()
 
+
+def print_with_brief(config: Path, ask: Any) -> None:
+    """Open the workspace of `config` and print what `ask(brief)` returns."""
     from briefing.service import Brief
     from briefing.settings import load_settings
 
-    with Brief(load_settings(args.config)) as brief:
-        print(summary(run(brief, args.n, args.seed, show=args.show)))
+    with Brief(load_settings(config)) as brief:
+        print(ask(brief))
+
+
+def main() -> None:
+    args = probe_args(__doc__, 40)
+    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, show=args.show)))
 
 
 if __name__ == "__main__":

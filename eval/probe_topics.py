@@ -20,7 +20,6 @@ is not what it measures.
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import sys
@@ -32,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from probe_threads import _MAIL_ASKS, _TICKET_ASKS, Probe, ask_and_count, probes, summary  # noqa: E402
+from probe_threads import _MAIL_ASKS, _TICKET_ASKS, Probe, ask_and_count, print_with_brief, probe_args, probes, summary  # noqa: E402
 
 # How many of the probe question's content words the topic question keeps.
 TOPIC_WORDS = 4
@@ -120,19 +119,10 @@ def run(brief: Any, n: int, seed: int, *, ask: str = "replies", show: bool = Fal
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("-n", type=int, default=60)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--ask", choices=sorted(ASKS), default="replies", help="the question's template")
-    parser.add_argument("--show", action="store_true", help="print each answer's first line")
-    args = parser.parse_args()
-
-    from briefing.service import Brief
-    from briefing.settings import load_settings
-
-    with Brief(load_settings(args.config)) as brief:
-        print(summary(run(brief, args.n, args.seed, ask=args.ask, show=args.show)))
+    args = probe_args(
+        __doc__, 60, ("--ask", {"choices": sorted(ASKS), "default": "replies", "help": "the question's template"})
+    )
+    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, ask=args.ask, show=args.show)))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ No dev case is read. Printed per question: the window, the verdict and the answe
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from collections import Counter
@@ -32,7 +31,7 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from probe_threads import Probe, probes  # noqa: E402
+from probe_threads import Probe, print_with_brief, probe_args, probes  # noqa: E402
 from probe_topics import _rarity, topic_words  # noqa: E402
 
 FORMS = ("yesterday", "this week", "last week", "on")
@@ -178,18 +177,8 @@ def summary(counts: Counter[str]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("-n", type=int, default=60)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--show", action="store_true", help="print each answer's first line")
-    args = parser.parse_args()
-
-    from briefing.service import Brief
-    from briefing.settings import load_settings
-
-    with Brief(load_settings(args.config)) as brief:
-        print(summary(run(brief, args.n, args.seed, show=args.show)))
+    args = probe_args(__doc__, 60)
+    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, show=args.show)))
 
 
 if __name__ == "__main__":
