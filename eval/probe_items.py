@@ -37,6 +37,7 @@ comments), so it measures a class of questions on data nobody wrote questions fo
 
     python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30 [--typed]
 
+`--which` asks "Who <did>" as "Which people <did>" ("Which people reviewed the patch about <subject>?").
 `--typed` asks each question as a phone or Slack writes it: "Who is" and "What is" contracted ("Who's", "What's")
 and every apostrophe typographic ("’").
 
@@ -236,8 +237,8 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
     if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
         days = [date.fromisoformat(e) for e in expected]
         return any(e in first for e in expected) or any(f"{d.day} {d:%b}" in first for d in days)
-    if mode in _TWO_PART:  # the role part's line: the one that opens with "Who"
-        lines = [line.lower() for line in answer.answer.splitlines() if line.startswith("Who")]
+    if mode in _TWO_PART:  # the role part's line: the one that opens with "Who" (or "Which people", `--which`)
+        lines = [line.lower() for line in answer.answer.splitlines() if line.startswith(("Who", "Which people"))]
         return any(e.lower() in line for e in expected for line in lines)
     if mode in {"pull", "closes"}:
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
@@ -248,6 +249,15 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
 
 # Question text: "Who is" / "What is" at the start, which people type contracted.
 _CONTRACTED = re.compile(r"^(Who|What) is\b")
+
+
+# Question text: "who" before a verb in the past tense ("Who reviewed", "and who merged it").
+_WHO_DID = re.compile(r"\b([Ww])ho (?=\w+ed\b)")
+
+
+def which_people(question: str) -> str:
+    """`question` asking for the role's holders by a people noun: "Who reviewed X?" as "Which people reviewed X?"."""
+    return _WHO_DID.sub(lambda m: ("Which" if m[1] == "W" else "which") + " people ", question)
 
 
 def typed(question: str) -> str:
@@ -265,6 +275,7 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--typed", action="store_true", help="contracted, with typographic apostrophes")
+    parser.add_argument("--which", action="store_true", help='"Who reviewed" asked as "Which people reviewed"')
     args = parser.parse_args()
 
     from briefing.ask.run import build_deps
@@ -281,6 +292,7 @@ def main() -> None:
         for key in keys[: args.n]:
             question, expected = cases[key]
             question = typed(question) if args.typed else question
+            question = which_people(question) if args.which else question
             answer = brief.ask(question, now=now, k=10)
             ok = _right(args.mode, expected, answer)
             right += ok

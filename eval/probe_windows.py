@@ -15,7 +15,10 @@ No dev case is read. Printed per question: the window, the verdict and the answe
 - near miss: how many said the window holds nothing ("Nothing from ..." or a refusal), how many cited only lines
   of the window, and how many presented lines from other days as the window's (the failure).
 
-    python eval/probe_windows.py --config C -n 60 [--seed 7] [--show]
+    python eval/probe_windows.py --config C -n 60 [--seed 7] [--show] [--ask said|latest|parts]
+
+`--ask latest` words the question as the newest state ("What was the latest on <topic> <when>?"), `--ask parts` as
+two parts ("What did the team say about <topic> <when>, and who answered?").
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ from probe_topics import _rarity, topic_words  # noqa: E402
 
 FORMS = ("yesterday", "this week", "last week", "on")
 ASK = "What did the team say about {topic} {when}?"
+ASKS = {
+    "said": ASK,
+    "latest": "What was the latest on {topic} {when}?",
+    "parts": "What did the team say about {topic} {when}, and who answered?",
+}
 Range = tuple[datetime, datetime]
 Times = dict[str, list[datetime]]  # a ref's units' times
 
@@ -57,9 +65,12 @@ def _day_words(day: date) -> str:
     return f"on {day.day} {day.strftime('%B')} {day.year}"
 
 
-def asks(probe: Probe, form: str, day: date, last: date, topic: str, zone: tzinfo) -> tuple[Asked, Asked]:
+def asks(
+    probe: Probe, form: str, day: date, last: date, topic: str, zone: tzinfo, ask: str = ASK
+) -> tuple[Asked, Asked]:
     """The held question (worded as `form` when that is true at or after the probe's moment, else "on <day>") and
-    its near miss, for a conversation whose answering reply is on `day` and whose last message is on `last`."""
+    its near miss, for a conversation whose answering reply is on `day` and whose last message is on `last`; `ask`
+    is the question's wording (`ASKS`)."""
     earliest = probe.now.astimezone(zone).date()
     monday = day - timedelta(days=day.weekday())
     if form == "yesterday" and last == day:
@@ -79,12 +90,12 @@ def asks(probe: Probe, form: str, day: date, last: date, topic: str, zone: tzinf
     if form == "on":
         gap = last + timedelta(days=1)
         return (
-            Asked(ASK.format(topic=topic, when=_day_words(day)), now, True),
+            Asked(ask.format(topic=topic, when=_day_words(day)), now, True),
             Asked(
-                ASK.format(topic=topic, when=_day_words(gap)), max(miss, _noon(gap + timedelta(days=1), zone)), False
+                ask.format(topic=topic, when=_day_words(gap)), max(miss, _noon(gap + timedelta(days=1), zone)), False
             ),
         )
-    return Asked(ASK.format(topic=topic, when=form), now, True), Asked(ASK.format(topic=topic, when=form), miss, False)
+    return Asked(ask.format(topic=topic, when=form), now, True), Asked(ask.format(topic=topic, when=form), miss, False)
 
 
 def window_of(question: str, now: datetime, zone: str, week_start: str) -> tuple[datetime, datetime] | None:
@@ -122,8 +133,9 @@ def judge(
     return "WINDOW-ONLY" if all(dated) else "PRESENTED"
 
 
-def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
-    """Ask `n` conversations' held and near-miss questions of `brief`'s index; print a line each; return counts."""
+def run(brief: Any, n: int, seed: int, *, show: bool = False, ask: str = ASK) -> Counter[str]:
+    """Ask `n` conversations' held and near-miss questions of `brief`'s index, worded as `ask`; print a line each;
+    return counts."""
     from briefing.index import Filter
 
     settings = brief.settings.workspace
@@ -143,7 +155,7 @@ def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
         if topic is None or not reply or not ats:
             continue
         day, last = reply[0].astimezone(zone).date(), max(ats).astimezone(zone).date()
-        for asked in asks(probe, FORMS[i % len(FORMS)], day, last, topic, zone):
+        for asked in asks(probe, FORMS[i % len(FORMS)], day, last, topic, zone, ask):
             window = window_of(asked.question, asked.now, settings.timezone, settings.week_start)
             if window is None or (not asked.held and any(window[0] <= at < window[1] for at in ats)):
                 continue
@@ -177,8 +189,9 @@ def summary(counts: Counter[str]) -> str:
 
 
 def main() -> None:
-    args = probe_args(__doc__, 60)
-    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, show=args.show)))
+    args = probe_args(__doc__, 60, ("--ask", {"choices": sorted(ASKS), "default": "said"}))
+    wording = ASKS[args.ask]
+    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, show=args.show, ask=wording)))
 
 
 if __name__ == "__main__":

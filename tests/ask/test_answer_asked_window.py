@@ -86,3 +86,40 @@ def test_a_window_that_holds_nothing_on_the_topic_is_said_so(answerer: Extractiv
 def test_a_window_that_holds_nothing_at_all_is_refused_or_said_so(answerer: ExtractiveAnswerer) -> None:
     answer = _ask(answerer, "What went wrong in production yesterday?", datetime(2026, 4, 30, 9, 0, tzinfo=UTC))
     assert answer.no_answer or answer.text.startswith("Nothing from yesterday;"), answer.text
+
+
+# This morning's line is newer than yesterday's but was not said yesterday.
+THIS_MORNING = slack(
+    "slack:CINCIDENTS::20",
+    "incidents",
+    ("Priya Raman", "Production is calm this morning; the payout worker runs 1.9.0 again.", at(5, 20, 8)),
+)
+
+
+def test_each_part_of_a_two_part_question_is_answered_from_the_asked_window(answerer: ExtractiveAnswerer) -> None:
+    answer = _ask(answerer, "What broke production yesterday and who rolled it back?")
+    assert not answer.no_answer and answer.cited, answer.text
+    assert all(set(refs) <= set(YESTERDAY.refs) for refs in answer.cited.values()), answer.text
+    assert "checkout" not in answer.text and "migration" not in answer.text, answer.text
+
+
+def test_a_two_part_question_whose_window_holds_nothing_says_so(answerer: ExtractiveAnswerer) -> None:
+    asked = datetime(2026, 4, 23, 9, 0, tzinfo=UTC)
+    answer = _ask(answerer, "What broke production yesterday and who rolled it back?", asked, [*CONTEXT, LUNCH])
+    assert answer.no_answer or answer.text.startswith("Nothing from yesterday; the closest, from"), answer.text
+    assert "lunch" not in answer.text, answer.text
+
+
+def test_the_newest_state_asked_of_a_past_day_is_that_days(answerer: ExtractiveAnswerer) -> None:
+    context = [*CONTEXT, THIS_MORNING]
+    answer = _ask(answerer, "What was the latest on production yesterday?", context=context)
+    assert not answer.no_answer and answer.cited, answer.text
+    assert set(answer.cited[min(answer.cited)]) <= set(YESTERDAY.refs), answer.text
+    assert "this morning" not in answer.text.split("\n")[0], answer.text
+
+
+def test_the_newest_state_of_a_window_that_holds_nothing_says_so(answerer: ExtractiveAnswerer) -> None:
+    asked = datetime(2026, 4, 23, 9, 0, tzinfo=UTC)
+    answer = _ask(answerer, "What was the latest on production yesterday?", asked, [*CONTEXT, LUNCH])
+    assert answer.no_answer or answer.text.startswith("Nothing from yesterday; the closest, from"), answer.text
+    assert "lunch" not in answer.text, answer.text

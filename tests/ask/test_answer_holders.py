@@ -61,8 +61,16 @@ REVIEWED = pull_request(
 )
 
 
-def test_two_reviewers_of_a_pull_request_are_both_the_answer(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer(parsed("Who reviewed the payout retry jitter change?"), [REVIEWED])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who reviewed the payout retry jitter change?",
+        "Which people reviewed the payout retry jitter change?",
+        "Which engineers have reviewed the payout retry jitter change?",
+    ],
+)
+def test_two_reviewers_of_a_pull_request_are_both_the_answer(answerer: ExtractiveAnswerer, question: str) -> None:
+    answer = answerer.answer(parsed(question), [REVIEWED])
     first = answer.text.splitlines()[0]
     assert not first.startswith("Sources differ"), answer.text
     names = {"Ana Lima": REVIEWED.units[1].ref, "Ben Wu": REVIEWED.units[2].ref}
@@ -106,6 +114,13 @@ def test_an_assignee_that_changed_still_shows_the_sources_that_differ(answerer: 
         ("Who is the lead on the payments project?", "one"),
         ("Who reported the login crash?", "one"),
         ("Who merged the fix for the login crash?", "one"),
+        ("Which reviewers approved the payout retry jitter change?", "many"),
+        ("Which people reviewed PR #412?", "many"),
+        ("Which maintainers reviewed the payout retry jitter change?", "many"),
+        ("Which members attended the ledger design review?", "many"),
+        ("Which engineers merged the fix for the login crash?", "one"),
+        ("Which developers are assigned to the payout export stall?", "one"),
+        ("Which reviewers are listed in CODEOWNERS?", ""),
         ("Who fixed the login crash?", ""),
         ("When was the retry change reviewed?", ""),
     ],

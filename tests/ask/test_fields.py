@@ -95,6 +95,8 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("Who reported PLAT-120, and what is its status?", ("reporter", "status")),
         ("Which fix version does PLAT-120 carry?", ("fix_version",)),
         ("Who approved PR #57?", ("approver",)),
+        ("Which engineers approved PR #57?", ("approver",)),
+        ("Which people reviewed PR #57?", ("reviewer",)),
     ],
 )
 def test_a_field_question_naming_a_key_is_a_fields_question(question: str, fields: tuple[str, ...]) -> None:
@@ -144,8 +146,9 @@ def test_who_is_assigned_names_the_assignee_not_the_reporter(brief: Brief) -> No
 
 
 @pytest.mark.slow
-def test_who_reviewed_a_pr_names_the_reviewer_cited_by_the_review(brief: Brief) -> None:
-    result = brief.ask("Who reviewed PR #57?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
+@pytest.mark.parametrize("question", ["Who reviewed PR #57?", "Which people reviewed PR #57?"])
+def test_who_reviewed_a_pr_names_the_reviewer_cited_by_the_review(brief: Brief, question: str) -> None:
+    result = brief.ask(question, now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
     assert "lena-vogt (approved)" in result["answer"]
     refs = [ref for c in result["citations"] for ref in c["refs"]]
     assert refs and all("#57/comment-" in ref for ref in refs)

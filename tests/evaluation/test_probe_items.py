@@ -70,6 +70,16 @@ def test_a_typed_question_is_contracted_with_typographic_apostrophes(probe_items
     assert probe_items.typed("Which release is it fixed in?") == "Which release is it fixed in?"
 
 
+def test_which_people_asks_the_role_by_a_people_noun(probe_items: Any) -> None:
+    assert probe_items.which_people("Who reviewed the patch about the PHY reset?") == (
+        "Which people reviewed the patch about the PHY reset?"
+    )
+    assert probe_items.which_people("What does the pull request that does X change, and who merged it?") == (
+        "What does the pull request that does X change, and which people merged it?"
+    )
+    assert probe_items.which_people("Who is it assigned to?") == "Who is it assigned to?"
+
+
 @pytest.mark.slow
 def test_who_replied_is_asked_of_items_with_two_repliers_besides_the_opener(
     probe_items: Any, use_sample: SampleIndex

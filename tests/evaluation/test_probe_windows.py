@@ -85,3 +85,17 @@ def test_the_sample_is_asked_about_its_conversations_days(
     assert summary.startswith(f"held {counts['held asked']}: first citation inside {held_in}")
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == counts["held asked"] + counts["miss asked"]
+
+
+@pytest.mark.parametrize(("ask", "intent", "parts"), [("latest", "latest", 1), ("parts", "fact", 2)])
+def test_the_newest_and_two_part_wordings_keep_the_window(
+    probe_windows: Any, ask: str, intent: str, parts: int
+) -> None:
+    from briefing.question.parse import parse
+
+    probe = _probe(probe_windows, datetime(2026, 5, 14, 9, tzinfo=UTC))
+    day = date(2026, 5, 13)
+    held, _ = probe_windows.asks(probe, "yesterday", day, day, "pool timeout", ZONE, probe_windows.ASKS[ask])
+    question = parse(held.question, now=held.now)
+    assert question.intent == intent and max(len(question.parts), 1) == parts, question
+    assert question.window is not None and question.window.label == "yesterday", question

@@ -38,6 +38,8 @@ _ASKS_POLAR = re.compile(
 
 def answer_type(question: str, intent: str) -> str:
     """What the answer is: a version, a setting, a number, a time, a person, or (empty) a statement."""
+    if asked.asks_role_holders(question):
+        return "person"  # "Which engineers approved the 2.0 release?" asks for people, not the release
     if _ASKS_VERSION.search(question):
         return "version"
     if _ASKS_SETTING.search(question):

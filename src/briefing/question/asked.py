@@ -110,10 +110,16 @@ def asked_head(question: str) -> list[str]:
     return [w for w in words if _naming(w)]
 
 
-# "Who reviewed / approved / merged X": the person asked for holds a role, and a line naming only the author
-# ("PR #12 by dana, merged 3 May") does not say who held it.
+# "Which reviewers / people / engineers ...": a question that asks for people by a noun, as "who" asks for them.
+# Question text: "which" or "what", a word at most ("core", "team"), and a noun of people, singular or plural.
+PEOPLE_ASKED = (
+    r"(?:which|what)\s+(?:\w+\s+)?(?:people|persons?|reviewers?|engineers?|maintainers?|developers?|members?)"
+)
+
+# "Who reviewed / approved / merged X", "Which people reviewed X": the person asked for holds a role, and a line
+# naming only the author ("PR #12 by dana, merged 3 May") does not say who held it.
 _ASKS_ROLE = re.compile(
-    r"\bwho\s+(?:\w+\s+){0,2}?(reviewed|reviews|approved|approves|merged|merges|signed\s+off|clicked\s+merge"
+    rf"\b(?:who|{PEOPLE_ASKED})\s+(?:\w+\s+){{0,2}}?(reviewed|reviews|approved|approves|merged|merges|signed\s+off|clicked\s+merge"
     r"|maintains|maintained|owns|owned|is\s+responsible\s+for|was\s+responsible\s+for|is\s+in\s+charge\s+of)\b",
     re.I,
 )
@@ -155,12 +161,29 @@ _ONE_HOLDER = re.compile(
 )
 
 
+# "Which reviewers approved X?", "Which people are assigned to X?": people asked for by a noun and the role they
+# hold, as a verb right after it (an auxiliary between); the verb, not the noun, names the role.
+_PEOPLE_ROLE = re.compile(
+    rf"\b{PEOPLE_ASKED}\s+(?:(?:have|has|had|did|do|does|is|are|was|were)\s+)?"
+    rf"(?=(?:{_MANY_HOLDERS.pattern}|{_ONE_HOLDER.pattern}))",
+    re.I,
+)
+
+
+def asks_role_holders(question: str) -> bool:
+    """Whether the question asks which people hold a role by a people noun ("Which reviewers approved X?")."""
+    return _PEOPLE_ROLE.search(question) is not None
+
+
 def role_holders(question: str, answer_type: str) -> str:
     """ "many" when a person question asks for a role several people hold at once (reviewers, approvers, testers,
     attendees, participants, those who replied), "one" for a role one person holds at a time (owner, assignee,
     lead, reporter, merger, maintainer), "" when it asks for no role or not for a person."""
     if answer_type != "person":
         return ""
+    people = _PEOPLE_ROLE.search(question)
+    if people is not None:
+        question = question[people.end() :]
     many, one = _MANY_HOLDERS.search(question), _ONE_HOLDER.search(question)
     if many and (one is None or many.start() < one.start()):
         return "many"

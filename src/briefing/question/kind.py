@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from briefing.question.asked import PEOPLE_ASKED
 from briefing.question.parts import question_parts
 from briefing.question.values import Constraints
 from briefing.question.words import (
@@ -72,9 +73,10 @@ class FinishedAsked:
 
 # What a question about one named ticket or pull request asks of its fields (`briefing.ask.fields`), each
 # pattern a way English asks for that field or role; read only when the question names a key or PR number. "who"
-# also reads as the contraction "who's" ("Who's assigned to PLAT-142?", "Who's reviewed #57?").
+# also reads as the contraction "who's" ("Who's assigned to PLAT-142?", "Who's reviewed #57?") and as a people noun
+# ("Which people reviewed #57?", `asked.PEOPLE_ASKED`).
 FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern.replace(r"\bwho\s+", r"\bwho(?:'s)?\s+"), re.I))
+    (name, re.compile(pattern.replace(r"\bwho\s+", rf"\b(?:who(?:'s)?|{PEOPLE_ASKED})\s+"), re.I))
     for name, pattern in (
         ("changes", r"\bwho\s+(?:\w+\s+){0,2}?requested\s+changes\b"),
         ("approver", r"\bwho\s+(?:\w+\s+){0,2}?(?:approved|acked)\b|\bwhich\s+reviewers?\s+approved\b"),

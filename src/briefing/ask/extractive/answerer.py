@@ -195,7 +195,7 @@ class ExtractiveAnswerer:
         conf = self._confidence(features) if evidence else 0.0
         features["confidence"] = conf
         broad = intent in {"what_happened", "summary"}
-        split: tuple[list[Evidence], list[tuple[str, Evidence | None]]] | None = None
+        split: tuple[list[Evidence], list[tuple[str, Evidence | None]], bool] | None = None
         if not broad and evidence and len(question.parts) > 1:
             # A two-part question is answered part by part; it is refused only when no part is covered.
             split = self._parts(question, evidence, context, window=window, view=view, whole=conf)
@@ -243,7 +243,7 @@ class ExtractiveAnswerer:
         pool, outside = in_window(evidence, window, now, close=self.inside_close)
         wide = pool if self.windowed else evidence
         if split is not None:
-            chosen, head = split
+            chosen, head, outside = split
             lead = ""
         elif hedged:
             chosen = choose(wide, broad=broad, hedged=hedged)
@@ -254,7 +254,7 @@ class ExtractiveAnswerer:
             lead = "In time order:"
         elif newest_asked:
             kind = asked["latest_kind"]
-            chosen = latest(evidence, kind, now)
+            chosen = latest(wide, kind, now)
             newest = chosen[0]
             at = when(newest)
             span = answer_span(question, kind, newest, context)
@@ -294,7 +294,7 @@ class ExtractiveAnswerer:
             elif span:
                 head = [(span, top)]
             lead = ""
-        if outside and self.windowed and time is not None and split is None and not newest_asked:
+        if outside and self.windowed and time is not None:
             # Lines from another time are not presented as the asked window's.
             lead = outside_lead(chosen, time.label, (time.start, time.end)) or lead
         add_neighbours(chosen, evidence, q_words)
@@ -343,14 +343,16 @@ class ExtractiveAnswerer:
         window: tuple[datetime, datetime] | None,
         view: View | None,
         whole: float = 0.0,
-    ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]]]:
+    ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]], bool]:
         """One answer line per part of a two-part question, or a line saying the sources do not cover that part.
         A part is refused only when its own evidence does not support it (`refusal.unsupported`), or when its
         confidence is below the threshold and neither the whole question (`whole`, caps applied: a cap that one
         part sets lets no other part through) nor the line that answers another part (when it is among this
         part's PART_SHARED best lines) carries it: a follow-on part ("and what did it add?"), or a part whose
-        words the answering line paraphrases, reads as a near miss on its own words alone."""
+        words the answering line paraphrases, reads as a near miss on its own words alone. Each part is answered
+        from the asked window like the whole (`windowed.in_window`); True when a part's window held nothing on it."""
         readings = []
+        outside = False
         for part in extra_of(question)["part_readings"]:
             scored_as = part.as_scored(question)
             scored = [replace(e) for e in evidence]
@@ -360,6 +362,9 @@ class ExtractiveAnswerer:
             low = self._confidence(features) < self._refuse_below()
             if scored and not low and self._rescore(scored_as, scored):
                 scored.sort(key=lambda e: (-e.score, e.n))
+            if self.windowed:
+                scored, missed = in_window(scored, window, question.now, close=self.inside_close)
+                outside = outside or missed
             readings.append((part, scored, low, unsupported(features)))
         chosen: list[Evidence] = []
         tops: dict[int, Evidence] = {}
@@ -386,4 +391,4 @@ class ExtractiveAnswerer:
             answered_as = part.as_answered(question)
             span = answer_span(answered_as, extra_of(answered_as)["span_kind"], top, context)
             head.append((f"{name}: {span}" if span else f"{name}:", top))
-        return chosen, head
+        return chosen, head, outside
