@@ -107,4 +107,19 @@ def test_a_tickets_state_rows_do_not_move_an_evening_update_onto_the_next_day(an
     )
     asked = datetime(2026, 3, 10, 17, 0, tzinfo=UTC)
     answer = _ask(answerer, "What did the team say about the payout worker stalls on 5 March?", asked, [ticket])
-    print("ANSWER", answer.text); assert answer.no_answer or answer.text.startswith("Nothing from 5 March; the closest, from"), answer.text
+    assert answer.no_answer or answer.text.startswith("Nothing from 5 March; the closest, from"), answer.text
+
+
+def test_a_ticket_comment_is_named_on_its_local_day(answerer: ExtractiveAnswerer) -> None:
+    # A tracker's comments are instants too: 03:00 UTC on 5 March is named Wed 4 Mar in Los Angeles.
+    evening = datetime(2026, 3, 5, 3, 0, tzinfo=UTC)
+    ticket = ticket_chunk(
+        "PAY-8",
+        "Payout worker restarts",
+        [Unit("jira:PAY-8?focusedCommentId=1", "Payout worker restarted after the queue backed up.", "Sam", evening)],
+        "PAY",
+    )
+    asked = datetime(2026, 3, 10, 17, 0, tzinfo=UTC)
+    answer = _ask(answerer, "What did the team say about the payout worker on 4 March?", asked, [ticket])
+    assert not answer.no_answer and not answer.text.startswith("Nothing from"), answer.text
+    assert "Wed 4 Mar" in answer.text and "Thu 5 Mar" not in answer.text, answer.text
