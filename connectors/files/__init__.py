@@ -29,7 +29,7 @@ DESCRIPTOR = SourceDescriptor(
     factory="connectors.files.connector:build",
     family="files",
     container="folder",
-    presentation=Presentation(label="files", place="section"),
+    presentation=Presentation(label="files", place="section", dates_only=True),
     kinds=(
         DocumentKind(
             "document",

@@ -172,6 +172,9 @@ class Presentation:
     # "who in where, when" (conversations) rather than 'where (who, when)' (documents).
     conversational: bool = False
     time_of_day: bool = False  # message streams read as timelines, with the time of day
+    # Items dated by a day, not an instant (a document's date, stored as midnight UTC): named as that day, never
+    # moved into the workspace's zone; every other source's times are instants, named on the workspace's day.
+    dates_only: bool = False
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,10 @@ ReAct router's tool selection, token streaming, a timeout, a dropped and a refus
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -152,3 +154,16 @@ def test_a_request_longer_than_timeout_s_is_abandoned(make_deps) -> None:  # typ
     finally:
         release.set()
     assert 1 <= attempts <= 4  # the request and at most one retry per adapter, each cut at timeout_s
+
+
+def test_the_model_reads_now_and_the_evidence_times_in_the_workspaces_zone(make_deps) -> None:  # type: ignore[no-untyped-def]
+    # The question's days are read in the workspace's zone; the model sees the same clock, not UTC.
+    reply = chat_fields(answer="The pooler is PgBouncer in transaction mode [1].", sufficient=True)
+    with scripted_llm(Reply(content=reply)) as (url, fake):
+        deps = make_deps(answerer=LLMAnswerer(build_lm(_settings(url))))
+        workspace = deps.settings.workspace.model_copy(update={"timezone": "America/Los_Angeles"})
+        deps.settings = deps.settings.model_copy(update={"workspace": workspace})
+        run_ask(deps, "which connection pooler did we pick?", now=NOW, k=5)
+    sent = _user_text(fake.requests[0])
+    assert NOW.astimezone(ZoneInfo("America/Los_Angeles")).isoformat() in sent
+    assert re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} P[DS]T \|", sent) and " UTC |" not in sent

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
@@ -135,12 +136,12 @@ def test_cloud_role_of_a_ticket_named_by_description_before_and_after_assignment
     assert started is not None and "ACME-1" in started.text and "is unassigned" in started.text
 
 
-def _finished(index: Index, question: str, now: str) -> ExtractiveAnswer | None:
+def _finished(index: Index, question: str, now: str, zone: str = "UTC") -> ExtractiveAnswer | None:
     at = datetime.fromisoformat(now)
-    parsed = parse(question, now=at)
+    parsed = parse(question, now=at, timezone=zone)
     asked = wants(parsed).finished
     assert asked is not None and parsed.kind == "listing"
-    found = answer_finished(asked, parsed, REFUSED, index.view(at))
+    found = answer_finished(asked, parsed, REFUSED, index.view(at), zone=ZoneInfo(zone))
     return found[0] if found is not None else None
 
 
@@ -157,6 +158,13 @@ def test_the_tickets_someone_finished_last_week_come_from_their_resolving_transi
     assert _finished(index, "Which tickets did Matthias close last week?", "2013-08-05T09:00:00+00:00") is None
 
 
+def test_a_finished_item_is_listed_on_its_day_in_the_workspaces_zone(index: Index) -> None:
+    # Resolved 2013-07-25 13:00 UTC: already Friday the 26th in Auckland, where the workspace's weeks are read too.
+    found = _finished(index, "Which tickets did Zoe finish last week?", "2013-07-29T09:00:00+12:00", "Pacific/Auckland")
+    assert found is not None
+    assert "(finished Fri 26 Jul, by Zoe Braden)" in found.text, found.text
+
+
 def test_what_was_resolved_lists_every_finisher_and_never_a_resolution_after_now(index: Index) -> None:
     found = _finished(index, "What was resolved last week?", "2013-07-29T09:00:00+00:00")
     assert found is not None and "AEROGEAR-42" in found.text and "by Zoe Braden" in found.text
@@ -169,7 +177,7 @@ def _pending(index: Index, question: str, now: str) -> ExtractiveAnswer | None:
     parsed = parse(question, now=at)
     asked = wants(parsed).open_for
     assert asked and parsed.kind == "listing"
-    found = answer_open(asked, REFUSED, index.view(at))
+    found = answer_open(asked, REFUSED, index.view(at), zone=UTC)
     return found[0] if found is not None else None
 
 

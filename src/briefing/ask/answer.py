@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from typing import Any
 
 import dspy
@@ -42,9 +43,9 @@ class AnswerFromEvidence(dspy.Signature):  # type: ignore[misc]  # dspy ships no
     sufficient: bool = dspy.OutputField(desc="true only if the evidence answers the question")
 
 
-def _when(chunk: Chunk, at: Any) -> str:
-    moment = at or chunk.start
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
+def _when(chunk: Chunk, at: Any, zone: tzinfo) -> str:
+    moment = (at or chunk.start).astimezone(zone)
+    return f"{moment:%Y-%m-%d %H:%M} {moment.tzname() or 'UTC'}"
 
 
 def _where(chunk: Chunk) -> str:
@@ -55,8 +56,9 @@ def _where(chunk: Chunk) -> str:
     return f"{chunk.source_type}{place}"
 
 
-def format_evidence(context: Sequence[Chunk], *, max_chars: int = MAX_BLOCK_CHARS) -> str:
-    """Numbered blocks: a header (source, place, title) and one line per unit with its time and speaker."""
+def format_evidence(context: Sequence[Chunk], *, max_chars: int = MAX_BLOCK_CHARS, zone: tzinfo = UTC) -> str:
+    """Numbered blocks: a header (source, place, title) and one line per unit with its time (in `zone`, the
+    workspace's, so that the model names the days the question's window is read in) and speaker."""
     blocks: list[str] = []
     for n, chunk in enumerate(context, 1):
         lines = [f"[{n}] {_where(chunk)} | {chunk.title}".rstrip(" |")]
@@ -66,7 +68,7 @@ def format_evidence(context: Sequence[Chunk], *, max_chars: int = MAX_BLOCK_CHAR
             for unit in units:
                 who = unit.author or "unknown author"
                 text = " ".join(unit.text.split())
-                line = f"    {_when(chunk, unit.at)} | {who}: {text}"
+                line = f"    {_when(chunk, unit.at, zone)} | {who}: {text}"
                 if used + len(line) > max_chars:
                     lines.append("    …")
                     break
@@ -75,7 +77,7 @@ def format_evidence(context: Sequence[Chunk], *, max_chars: int = MAX_BLOCK_CHAR
         else:
             who = ", ".join(chunk.authors) or "unknown author"
             text = " ".join(chunk.text.split())[:max_chars]
-            lines.append(f"    {_when(chunk, None)} | {who}: {text}")
+            lines.append(f"    {_when(chunk, None, zone)} | {who}: {text}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) if blocks else "(no evidence found)"
 
@@ -105,8 +107,9 @@ class LLMAnswerer:
         context: Sequence[Chunk],
         *,
         on_token: Callable[[str], None] | None = None,
+        zone: tzinfo = UTC,
     ) -> Draft:
-        evidence = format_evidence(context)
+        evidence = format_evidence(context, zone=zone)
         with dspy.context(lm=self.lm):
             if on_token is None:
                 prediction = self.program(question=question, now=now, evidence=evidence)

@@ -10,13 +10,14 @@ answered here and the question takes the fact path.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
 from briefing import registry
 from briefing.ask.fields import bare_title, item_of, read_field
 from briefing.ask.segment import clean
 from briefing.index import Filter
+from briefing.question.timewindow import local_day
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
@@ -88,21 +89,23 @@ def awaiting_review(view: View) -> list[Waiting]:
     return found
 
 
-def answer_awaiting(answer: ExtractiveAnswer, view: View) -> tuple[ExtractiveAnswer, list[str]] | None:
-    """The open, unapproved pull requests as the answer, each cited to itself, with their keys; None for none."""
+def answer_awaiting(answer: ExtractiveAnswer, view: View, *, zone: tzinfo) -> tuple[ExtractiveAnswer, list[str]] | None:
+    """The open, unapproved pull requests as the answer, each cited to itself, with their keys; None for none.
+    Days are named in `zone`, the workspace's."""
     waiting = awaiting_review(view)
     if not waiting:
         return None
     shown = waiting[:MAX_LISTED]
     more = f" ({len(waiting) - len(shown)} more not shown)" if len(waiting) > len(shown) else ""
     noun = "pull request" if len(waiting) == 1 else "pull requests"
-    lines = [f"{len(waiting)} open {noun} without an approval as of {view.now:%Y-%m-%d}{more}, oldest first:"]
+    lines = [f"{len(waiting)} open {noun} without an approval as of {local_day(view.now, zone)}{more}, oldest first:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, pr in enumerate(shown, 1):
         title = clean(pr.title, limit=160)
         so_far = f"reviews so far: {pr.verdicts}" if pr.verdicts else "no review yet"
         who = f"by {pr.author}, " if pr.author else ""
-        lines.append(f"- {title} ({who}opened {pr.opened:%a} {pr.opened.day} {pr.opened:%b}; {so_far}) [{n}]")
+        opened = local_day(pr.opened, zone)
+        lines.append(f"- {title} ({who}opened {opened:%a} {opened.day} {opened:%b}; {so_far}) [{n}]")
         cited[n], urls[n] = [pr.unit.ref], pr.unit.url
     return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [w.key for w in waiting]

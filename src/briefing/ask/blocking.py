@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from briefing.ask.finished import DONE_STATUS, fix_versions, history_families
 from briefing.ask.header import UNRESOLVED, is_header, rows
 from briefing.ask.segment import clean
 from briefing.index import Filter
+from briefing.question.timewindow import local_day
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
@@ -71,18 +73,18 @@ def open_items(versions: Sequence[str], view: View) -> list[Open]:
 
 
 def answer_open(
-    versions: Sequence[str], answer: ExtractiveAnswer, view: View
+    versions: Sequence[str], answer: ExtractiveAnswer, view: View, *, zone: tzinfo
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
-    """The unresolved items of the release, each cited to its state, with their keys; None when there are none."""
+    """The unresolved items of the release, each cited to its state, with their keys; None when there are none.
+    The day "as of" is named in `zone`, the workspace's."""
     items = open_items(versions, view)
     if not items:
         return None
     shown = items[:MAX_LISTED]
     more = f" ({len(items) - len(shown)} more not shown)" if len(items) > len(shown) else ""
     noun = "item" if len(items) == 1 else "items"
-    lines = [
-        f"{len(items)} {noun} with fix version {', '.join(versions)} not resolved as of {view.now:%Y-%m-%d}{more}:"
-    ]
+    today = local_day(view.now, zone)
+    lines = [f"{len(items)} {noun} with fix version {', '.join(versions)} not resolved as of {today}{more}:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, item in enumerate(shown, 1):

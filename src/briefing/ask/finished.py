@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from briefing import registry
@@ -25,6 +25,7 @@ from briefing.ask.listing import period_words
 from briefing.ask.segment import clean
 from briefing.index import Filter
 from briefing.question.terms import GENERIC, content_words
+from briefing.question.timewindow import local_day
 from briefing.question.words import FINISHED_ITEMS
 
 if TYPE_CHECKING:
@@ -112,8 +113,10 @@ def _day(value: str) -> date | None:
 
 
 def _day_in(day: date, window: tuple[datetime, datetime], now: datetime) -> bool:
-    """Whether a date a state gives as a (UTC) day falls in the window by now: its middle, 12:00 UTC, does (the
-    day a window in another time zone shares with its neighbour goes to the side that holds most of it)."""
+    """Whether the `Resolved:` day of a state falls in the window by now. That row is the UTC day of the resolution
+    instant (written so at ingest, where the workspace's zone is not known), so the instant lies within that UTC day:
+    its middle, 12:00 UTC, stands for it (the day a window in another time zone shares with its neighbour goes to
+    the side that holds most of it)."""
     middle = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
     return window[0] <= middle < window[1] and middle <= now + timedelta(hours=12)
 
@@ -182,18 +185,20 @@ def finished_items(
     return found
 
 
-def _line(n: int, item: Finished) -> str:
-    when = f"{item.at:%a} {item.at.day} {item.at:%b}"
+def _line(n: int, item: Finished, zone: tzinfo) -> str:
+    day = local_day(item.at, zone)  # the day in the workspace's zone, as the asked window's days are
+    when = f"{day:%a} {day.day} {day:%b}"
     who = f"by {item.by}" if item.by else (f"assignee {item.assignee}" if item.assignee else "")
     detail = ", ".join(p for p in (f"finished {when}", who) if p)
     return f"- {clean(item.title, limit=160)} ({detail}) [{n}]"
 
 
 def answer_finished(
-    asked: FinishedAsked, question: Question, answer: ExtractiveAnswer, view: View
+    asked: FinishedAsked, question: Question, answer: ExtractiveAnswer, view: View, *, zone: tzinfo
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """The list of the items finished in the question's window (up to now when it names none), each cited to the
-    unit that records it, with their keys; None when there are none, so the question takes the next path."""
+    unit that records it, with their keys; None when there are none, so the question takes the next path. Days are
+    named in `zone`, the workspace's."""
     window = question.window
     span = (
         (window.start, window.end) if window is not None else (datetime.min.replace(tzinfo=view.now.tzinfo), view.now)
@@ -217,6 +222,6 @@ def answer_finished(
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, item in enumerate(shown, 1):
-        lines.append(_line(n, item))
+        lines.append(_line(n, item, zone))
         cited[n], urls[n] = [item.unit.ref], item.unit.url
     return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]

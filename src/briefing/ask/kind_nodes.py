@@ -70,25 +70,26 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
     question = state.question
     asked = wants(question)
     window = question.window
+    zone = ZoneInfo(deps.settings.workspace.timezone)  # lists name days in the workspace's zone
     if asked.awaiting_review:
         from briefing.ask.awaiting import answer_awaiting
 
         # "Which PRs are waiting for review?": open pull requests nobody approved, as of now.
-        pending_review = answer_awaiting(answer, view)
+        pending_review = answer_awaiting(answer, view, zone=zone)
         if pending_review is not None:
             return pending_review[0], {"listing": pending_review[1]}
     if asked.open_for:
         from briefing.ask.blocking import answer_open
 
         # "What is blocking 7.0.0?": the items still unresolved with that fix version as of now.
-        pending = answer_open(asked.open_for, answer, view)
+        pending = answer_open(asked.open_for, answer, view, zone=zone)
         if pending is not None:
             return pending[0], {"listing": pending[1]}
     if asked.finished is not None:
         from briefing.ask.finished import answer_finished
 
         # "Which tickets did Dana resolve last week?": the items' done transitions and states, not a sentence.
-        done = answer_finished(asked.finished, question, answer, view)
+        done = answer_finished(asked.finished, question, answer, view, zone=zone)
         if done is not None:
             return done[0], {"listing": done[1]}
     if window is None:
@@ -104,6 +105,7 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
         week_of=asked.week_of,
         view=view,
         projects=question.constraints.projects,
+        zone=zone,
     )
     return (listed[0], {"listing": listed[1]}) if listed is not None else None
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 from briefing import registry
@@ -31,6 +31,7 @@ from briefing.ask.extractive import _GENERIC, ExtractiveAnswer, _stem, _title, c
 from briefing.ask.segment import clean, sentences
 from briefing.index import Filter
 from briefing.model import Chunk
+from briefing.question.timewindow import local_day
 from briefing.textrules import own_words
 
 if TYPE_CHECKING:
@@ -178,9 +179,11 @@ def render_records(
     period: str,
     answer: ExtractiveAnswer,
     by: str = "",
+    *,
+    zone: tzinfo,
 ) -> ExtractiveAnswer:
     """Tracker records as the answer: a lead with their number, kind, event (and whose, `by`) and period, then one
-    cited line each."""
+    cited line each, its day named in `zone` (the workspace's)."""
     shown = records[:MAX_LISTED]
     more = f" ({len(records) - len(shown)} more not shown)" if len(records) > len(shown) else ""
     whose = f" by {by}" if by else ""
@@ -193,7 +196,8 @@ def render_records(
         author = next((u.author for c in chunks for u in c.units if u.author), None) or next(
             (a for c in chunks for a in c.authors), ""
         )
-        detail = ", ".join(p for p in (author, f"{event} {at:%a} {at.day} {at:%b}") if p)
+        day = local_day(at, zone)
+        detail = ", ".join(p for p in (author, f"{event} {day:%a} {day.day} {day:%b}") if p)
         lines.append(f'- "{title}" ({detail}) [{n}]')
         ref, urls[n] = cited(first)
         refs[n] = [ref]
@@ -212,8 +216,11 @@ def period_words(label: str, narrowing: str) -> str:
     return (label if relative else f"in {label}") if label else "in the period asked about"
 
 
-def render(documents: Sequence[Sequence[Chunk]], kind: str, label: str, answer: ExtractiveAnswer) -> ExtractiveAnswer:
-    """The documents as the answer: a lead with their number, kind and period, then one cited line each."""
+def render(
+    documents: Sequence[Sequence[Chunk]], kind: str, label: str, answer: ExtractiveAnswer, zone: tzinfo
+) -> ExtractiveAnswer:
+    """The documents as the answer: a lead with their number, kind and period, then one cited line each, its day
+    named in `zone` (the workspace's)."""
     shown = documents[:MAX_LISTED]
     more = f" ({len(documents) - len(shown)} more not shown)" if len(documents) > len(shown) else ""
     lines = [f"{len(documents)} {kind} dated {label}{more}, oldest first:"]
@@ -223,7 +230,7 @@ def render(documents: Sequence[Sequence[Chunk]], kind: str, label: str, answer: 
         title, _ = _title(chunks[0])
         title = clean(title, limit=160) or chunks[0].doc_key
         lead, ref, url = _lead(chunks, title)
-        when = min(c.start for c in chunks)
+        when = local_day(min(c.start for c in chunks), zone)
         author = next((u.author for c in chunks for u in c.units if u.author), None) or next(
             (a for c in chunks for a in c.authors), ""
         )
@@ -245,6 +252,7 @@ def answer_listing(
     week_of: str,
     view: View,
     projects: Sequence[str] = (),
+    zone: tzinfo,
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """`answer` as the list of the documents (or records) asked for in the question's window, with their keys;
     None when it was refused, or nothing of the kind is dated there."""
@@ -254,9 +262,9 @@ def answer_listing(
     period = period_words(label, narrowing)
     listed = listed_documents(documents, window, view, projects) if documents is not None else []
     if documents is not None and listed:
-        return render(listed, documents.kind, period, answer), [cs[0].doc_key for cs in listed]
+        return render(listed, documents.kind, period, answer, zone), [cs[0].doc_key for cs in listed]
     found = listed_records(records, window, view) if records is not None else []
     if records is not None and found:
-        told = render_records(found, records.kind, records.event, period, answer, by=records.by)
+        told = render_records(found, records.kind, records.event, period, answer, by=records.by, zone=zone)
         return told, [cs[0].doc_key for _, cs in found]
     return None

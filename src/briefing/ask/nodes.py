@@ -258,7 +258,11 @@ def llm_answer_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     try:
         question = state.question
         # Not streamed to the reader: only the validated answer is shown (validate_node hands it to `on_token`).
-        draft = deps.answerer.answer(question.text, question.now.isoformat(), state.evidence)
+        # `now` and the evidence's times in the workspace's zone: the model names the days the window is read in.
+        zone = ZoneInfo(deps.settings.workspace.timezone)
+        draft = deps.answerer.answer(
+            question.text, question.now.astimezone(zone).isoformat(), state.evidence, zone=zone
+        )
     except Exception as exc:
         from briefing.ask.router import _short
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,6 +40,7 @@ from briefing.ask.segment import clean
 from briefing.digest.text import informativeness
 from briefing.index import Filter
 from briefing.model import Chunk
+from briefing.question.timewindow import local_day
 from briefing.textrules import heading_anchor
 
 if TYPE_CHECKING:
@@ -233,11 +235,14 @@ def outline(question: str, chunks: Sequence[Chunk], answerer: ExtractiveAnswerer
     return out
 
 
-def render(chunks: Sequence[Chunk], sections: Sequence[Section], answer: ExtractiveAnswer) -> ExtractiveAnswer:
-    """The outline as the answer: a lead naming the document, then one cited line per section."""
+def render(
+    chunks: Sequence[Chunk], sections: Sequence[Section], answer: ExtractiveAnswer, zone: tzinfo
+) -> ExtractiveAnswer:
+    """The outline as the answer: a lead naming the document (its day in `zone`, the workspace's), then one cited
+    line per section."""
     first = chunks[0]
     title, _ = _title(first)
-    when = min(c.start for c in chunks)
+    when = local_day(min(c.start for c in chunks), zone)
     # Who wrote it, as its sections name the author (a chunk's `authors` also holds the directory's other names for
     # the same person: "anshika" and "Anshika Gautam").
     author = next((u.author for c in chunks for u in c.units if u.author), None) or next(
@@ -279,4 +284,4 @@ def answer_outline(
     sections = outline(question, chunks, answerer)
     if len(sections) < 2:
         return None
-    return render(chunks, sections, answer), key
+    return render(chunks, sections, answer, answerer.zone), key

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -53,6 +53,23 @@ class TimeWindow:
 Range = tuple[datetime, datetime]
 
 
+def day_start(day: date, zone: tzinfo) -> datetime:
+    """The instant `day` begins in `zone`, in UTC: a day named in a line's text or given by a date-only field is
+    that calendar day in the workspace's zone, like the windows a question names; instants stay instants."""
+    return datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
+
+
+def local_day(at: datetime | date, zone: tzinfo) -> date:
+    """The calendar day of an instant in `zone` (a date is its own day): the day an answer names for it."""
+    return at.astimezone(zone).date() if isinstance(at, datetime) else at
+
+
+def local_window(window: Range, zone: tzinfo) -> Range:
+    """`window`'s instants as `zone` writes them (the same instants): what reads a day named in text against it
+    (`briefing.ask.extractive.coverage.mentions_window`) takes that day in the window's zone."""
+    return window[0].astimezone(zone), window[1].astimezone(zone)
+
+
 class Calendar:
     """Day, week, month and quarter boundaries around `now` in one time zone, as UTC instants."""
 
@@ -75,7 +92,7 @@ class Calendar:
 
     def at(self, day: date) -> datetime:
         """Local midnight starting `day`, in UTC."""
-        return datetime.combine(day, time(), tzinfo=self.zone).astimezone(UTC)
+        return day_start(day, self.zone)
 
     def local_date(self, instant: datetime) -> date:
         return instant.astimezone(self.zone).date()

@@ -64,6 +64,7 @@ from briefing.model import Chunk
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import GENERIC
+from briefing.question.timewindow import local_window
 from briefing.textrules import refusal
 
 if TYPE_CHECKING:
@@ -187,7 +188,10 @@ class ExtractiveAnswerer:
         now = question.now
         evidence = self.candidates(context)
         time = question.window
-        window = (time.start, time.end) if time is not None else window_from_scope(scope)
+        # In the workspace's zone: a day a line names is that zone's day, like the asked window's days.
+        window = (
+            local_window((time.start, time.end), self.zone) if time is not None else window_from_scope(scope, self.zone)
+        )
         spread = self.question_spread(question, view) if evidence else {}
         features = self.score(question, evidence, context, window=window, spread=spread, view=view) if evidence else {}
         evidence.sort(key=lambda e: (-e.score, e.n))

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
+from briefing.ask.header import is_header
 from briefing.ask.vocabulary import Spread
 from briefing.model import Chunk
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import GENERIC, content_words, stem
+from briefing.question.timewindow import day_start
 
 # A word held by at most this many chunks of the whole workspace is rare there (a passing mention).
 RARE_CHUNKS = 2
@@ -55,19 +57,28 @@ _DAY_MONTH = re.compile(
 
 
 def mentions_window(text: str, window: tuple[datetime, datetime]) -> bool:
-    """Whether `text` names a day (or, for a window of weeks, a month) inside `window`."""
+    """Whether `text` names a day (or, for a window of weeks, a month) inside `window`. A named day is that calendar
+    day in the window's own zone (the answerer gives the asked window in the workspace's zone,
+    `briefing.question.timewindow.local_window`): "5 March" in a Los Angeles workspace begins at 08:00 UTC. An
+    item's state header names no day: its days ("Updated: 2017-11-09") are the UTC days of the instants its item's
+    units already carry (ingest writes them so), and read as the workspace's days they would move an evening's
+    update onto the next day."""
     start, end = window
+    zone = start.tzinfo or UTC
+    year = start.astimezone(zone).year
+    if is_header(text):
+        return False
     for m in _DAY_MONTH.finditer(text):
         try:
             if m[1]:
-                day = datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=UTC)
+                day = day_start(date(int(m[1]), int(m[2]), int(m[3])), zone)
             elif m[4] or m[7]:
                 month = _MONTH_NUMBER[(m[5] or m[6]).lower()[:3]]
-                day = datetime(start.year, month, int(m[4] or m[7]), tzinfo=UTC)
+                day = day_start(date(year, month, int(m[4] or m[7])), zone)
             else:
                 if (end - start).days < 20:
                     continue
-                day = datetime(start.year, _MONTH_NUMBER[m[8].lower()[:3]], 1, tzinfo=UTC)
+                day = day_start(date(year, _MONTH_NUMBER[m[8].lower()[:3]], 1), zone)
                 if day <= start < day + timedelta(days=31) or start <= day < end:
                     return True
                 continue

@@ -112,9 +112,9 @@ def candidates(context: Sequence[Chunk], zone: ZoneInfo, whole_below: int) -> li
     """Every sentence of every unit of `context`, numbered by its chunk's place (1-based)."""
     out: list[Evidence] = []
     for n, chunk in enumerate(context, 1):
-        # Instants (messages, comments) read in the workspace's zone; a source without a time of day holds
-        # dates (a page's date is midnight UTC), which stay the day they name.
-        tz = zone if presentation(chunk).time_of_day else UTC
+        # Instants (messages, comments, changes, mails) read in the workspace's zone, as the asked window's days are;
+        # a source dated by days (a document's date is midnight UTC) keeps the day it names.
+        tz = UTC if presentation(chunk).dates_only else zone
         for i, unit in enumerate(chunk.units):
             at = (unit.at or chunk.start).astimezone(tz).isoformat()
             url = unit.url or chunk.url

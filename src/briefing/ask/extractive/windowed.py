@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 
 from briefing.ask.extractive.coverage import mentions_window
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.extractive.render import when
+from briefing.question.timewindow import day_start, local_window
 
 # An asked window's best line that shares no question word still answers (the incident thread of "what went wrong
 # yesterday?" says "5xx" and "pool", not "wrong") when it scores within this share of the best line of any time.
@@ -19,15 +20,14 @@ _SCOPE_WINDOW = re.compile(r"(?:^|; )(\d{4}-\d{2}-\d{2})(?: to (\d{4}-\d{2}-\d{2
 Window = tuple[datetime, datetime]
 
 
-def window_from_scope(scope: str) -> Window | None:
-    """The days the search covered, from the scope line, last day included; used when the question has no
-    time window of its own."""
+def window_from_scope(scope: str, zone: tzinfo) -> Window | None:
+    """The days the search covered, from the scope line, last day included, as `zone` (the workspace's, in which
+    the scope line names them) writes them; used when the question has no time window of its own."""
     m = _SCOPE_WINDOW.search(scope)
     if not m:
         return None
-    start = datetime.fromisoformat(m[1]).replace(tzinfo=UTC)
-    last = datetime.fromisoformat(m[2] or m[1]).replace(tzinfo=UTC)
-    return start, max(last, start) + timedelta(days=1)
+    first, last = date.fromisoformat(m[1]), date.fromisoformat(m[2] or m[1])
+    return local_window((day_start(first, zone), day_start(max(first, last) + timedelta(days=1), zone)), zone)
 
 
 def inside(ev: Evidence, window: Window) -> bool:
