@@ -255,8 +255,14 @@ _CONTRACTED = re.compile(r"^(Who|What) is\b")
 _WHO_DID = re.compile(r"\b([Ww])ho (?=\w+ed\b)")
 
 
+# Question text: "who is" before a verb in the present participle ("Who is working on").
+_WHO_IS_DOING = re.compile(r"\b([Ww])ho is (?=\w+ing\b)")
+
+
 def which_people(question: str) -> str:
-    """`question` asking for the role's holders by a people noun: "Who reviewed X?" as "Which people reviewed X?"."""
+    """`question` asking for the role's holders by a people noun: "Who reviewed X?" as "Which people reviewed X?",
+    "Who is working on X?" as "Which people are working on X?"."""
+    question = _WHO_IS_DOING.sub(lambda m: ("Which" if m[1] == "W" else "which") + " people are ", question)
     return _WHO_DID.sub(lambda m: ("Which" if m[1] == "W" else "which") + " people ", question)
 
 

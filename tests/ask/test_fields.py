@@ -97,6 +97,8 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("Who approved PR #57?", ("approver",)),
         ("Which engineers approved PR #57?", ("approver",)),
         ("Which people reviewed PR #57?", ("reviewer",)),
+        ("Which people are working on PLAT-120?", ("assignee",)),
+        ("Which engineers are handling PLAT-120?", ("assignee",)),
     ],
 )
 def test_a_field_question_naming_a_key_is_a_fields_question(question: str, fields: tuple[str, ...]) -> None:
@@ -109,6 +111,9 @@ def test_a_role_asked_of_an_item_named_by_description_reads_the_item_retrieval_f
     wanted = parse("Who is assigned the ticket about payout retries?", now=NOW).extra["wants"]
     assert (wanted.kinds[0], wanted.fields, wanted.described) == ("fields", ("assignee",), True)
     assert parse("Who is doing the user management mockups?", now=NOW).extra["wants"].fields == ("assignee",)
+    assert parse("Which people are doing the mockups?", now=NOW).extra["wants"].fields == ("assignee",)
+    # Work done on something asks for people as "who" does, with no field when no item is named by key.
+    assert parse("Which engineers worked on the Kafka connector?", now=NOW).answer_type == "person"
     # Not a role: the fact path.
     assert parse("Who is on call this week?", now=NOW).kind == "fact"
 

@@ -161,11 +161,15 @@ _ONE_HOLDER = re.compile(
 )
 
 
-# "Which reviewers approved X?", "Which people are assigned to X?": people asked for by a noun and the role they
-# hold, as a verb right after it (an auxiliary between); the verb, not the noun, names the role.
+# Question text: taking part in work on something, which names no role of its own ("working on", "handling").
+WORKING_ON = r"(?:working|worked|work)\s+on|doing|handling|taking\s+care\s+of|contribut(?:ed|ing)\s+to"
+
+# "Which reviewers approved X?", "Which people are assigned to X?", "Which engineers are working on X?": people
+# asked for by a noun and the role they hold or the work they do, as a verb right after it (an auxiliary between);
+# the verb, not the noun, names the role.
 _PEOPLE_ROLE = re.compile(
     rf"\b{PEOPLE_ASKED}\s+(?:(?:have|has|had|did|do|does|is|are|was|were)\s+)?"
-    rf"(?=(?:{_MANY_HOLDERS.pattern}|{_ONE_HOLDER.pattern}))",
+    rf"(?=(?:{_MANY_HOLDERS.pattern}|{_ONE_HOLDER.pattern}|\b(?:{WORKING_ON})\b))",
     re.I,
 )
 
