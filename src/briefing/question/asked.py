@@ -12,15 +12,22 @@ from briefing.textrules import STOPWORDS
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.#-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
+# Question text: where a sentence begins (the start, or after a full stop, question or exclamation mark, colon or
+# semicolon, or a line break): a capital there says nothing of a name ("The sync stalled. What fixed it?").
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|\n\s*)$")
+
+
 def named_terms(question: str) -> list[str]:
     """Names, products and identifiers the question mentions ("Kafka", "Frankfurt", "3.0", "ADR-0007")."""
     out = []
-    for i, tok in enumerate(_NAME_TOKEN.findall(question)):
+    for m in _NAME_TOKEN.finditer(question):
+        tok = m[0]
         low = tok.lower()
         if low in CALENDAR or low in ROLES or tok.isdigit():
             continue
         versioned = bool(re.search(r"\d", tok) and re.search(r"[A-Za-z.]", tok))
-        if versioned or (i > 0 and tok[0].isupper()) or (len(tok) >= 2 and tok.isupper()):
+        starts = _SENTENCE_START.search(question[max(0, m.start() - 3) : m.start()]) is not None
+        if versioned or (not starts and tok[0].isupper()) or (len(tok) >= 2 and tok.isupper()):
             out.append(tok)
     return out
 
