@@ -38,7 +38,7 @@ comments), so it measures a class of questions on data nobody wrote questions fo
     python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30 [--typed]
 
 `--which` asks "Who <did>" as "Which people <did>" ("Which people reviewed the patch about <subject>?").
-`--framed` asks each question after a sentence of context ("I am catching up on the tracker. Who ...?").
+`--framed` asks each question after a sentence of context ("Quick question from the team. Who ...?").
 `--typed` asks each question as a phone or Slack writes it: "Who is" and "What is" contracted ("Who's", "What's")
 and every apostrophe typographic ("’").
 
@@ -249,7 +249,7 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
 
 
 # The sentence of context `--framed` puts before each question.
-FRAME = "I am catching up on the tracker this morning."
+FRAME = "Quick question from the team."
 
 
 # Question text: "Who is" / "What is" at the start, which people type contracted.

@@ -151,6 +151,29 @@ def test_who_is_assigned_names_the_assignee_not_the_reporter(brief: Brief) -> No
 
 
 @pytest.mark.slow
+def test_a_statement_before_the_question_does_not_change_what_it_asks(brief: Brief) -> None:
+    asked = "I am catching up after my holiday. Who is assigned the ticket about the cutover runbook?"
+    answer = brief.ask(asked, now=parse_now("2026-06-01T09:00:00+00:00")).to_json()
+    assert answer["answer"].startswith('PLAT-109 ("Cutover runbook") is assigned to Lena Vogt [1]')
+    assert [c["refs"] for c in answer["citations"]] == [["jira:PLAT-109"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("The sync stalled on Fargate. Which memory limit fixed it?", "Which memory limit fixed it?"),
+        ("Hi! Quick one. Who owns PLAT-120?", "Who owns PLAT-120?"),
+        ("What broke? The deploy failed.", "What broke? The deploy failed."),  # the first sentence asks
+        ("Upgrade to v0.9.1 first.", "Upgrade to v0.9.1 first."),  # nothing asks
+    ],
+)
+def test_the_sentence_that_asks_is_read_for_the_form_of_the_question(text: str, asks: str) -> None:
+    from briefing.question.parts import asked_sentence
+
+    assert asked_sentence(text) == asks
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("question", ["Who reviewed PR #57?", "Which people reviewed PR #57?"])
 def test_who_reviewed_a_pr_names_the_reviewer_cited_by_the_review(brief: Brief, question: str) -> None:
     result = brief.ask(question, now=parse_now("2026-06-15T09:00:00+00:00")).to_json()

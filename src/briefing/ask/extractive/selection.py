@@ -12,7 +12,7 @@ from briefing.ask.extractive.evidence import Evidence, presentation
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.quoting import shown
 from briefing.ask.extractive.ranking import help_threads, holding
-from briefing.ask.extractive.values import values
+from briefing.ask.extractive.values import VERSION, values
 from briefing.ask.segment import clean
 from briefing.model import Chunk
 from briefing.question.answer_type import extra_of
@@ -156,13 +156,24 @@ def after(ev: Evidence, now: datetime | None) -> bool:
     return at > now
 
 
-def latest(ranked: list[Evidence], kind: str, now: datetime | None = None) -> list[Evidence]:
+def about_all(ev: Evidence, names: Sequence[str]) -> bool:
+    """Whether the line, its chunk's title or place, or its author holds every one of `names` as a word."""
+    where = " ".join([ev.text, ev.chunk.title, ev.chunk.container, ev.author or ""]).lower()
+    return all(re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", where) for n in names)
+
+
+def latest(ranked: list[Evidence], kind: str, now: datetime | None = None, names: Sequence[str] = ()) -> list[Evidence]:
     """Newest first among the lines that state the state: close to the best score and, when the question asks
     for a value (a version, a number), holding one. A line that states the asked value is a candidate further
     down (`LATEST_VALUE_CUTOFF`): the newest tag reads "Tag v0.9.4 at commit ...", which scores below the
-    announcement of the tag before it. Nothing stated after the question's `now` counts."""
+    announcement of the tag before it. Nothing stated after the question's `now` counts. When the question
+    `names` what it asks the state of ("the newest OLake Workers release"), the lines about all those names are
+    the candidates, if any: several products announce releases in the same channel, and the newest of another
+    product is not the answer."""
     best = ranked[0].score
+    names = [n for n in names if not VERSION.fullmatch(n)]
     stated = [e for e in ranked if e.lexical > 0 and not after(e, now)]
+    stated = ([e for e in stated if about_all(e, names)] or stated) if names else stated
     pool = [e for e in stated if e.score >= best * LATEST_CUTOFF]
     if kind in LATEST_VALUE_KINDS:
         wide = [e for e in stated if e.score >= best * LATEST_VALUE_CUTOFF and values(kind, e.text, "")]
