@@ -156,10 +156,22 @@ def after(ev: Evidence, now: datetime | None) -> bool:
     return at > now
 
 
-def about_all(ev: Evidence, names: Sequence[str]) -> bool:
-    """Whether the line, its chunk's title or place, or its author holds every one of `names` as a word."""
-    where = " ".join([ev.text, ev.chunk.title, ev.chunk.container, ev.author or ""]).lower()
-    return all(re.search(rf"(?<!\w){re.escape(n.lower())}(?!\w)", where) for n in names)
+# Line text: a version and the word written right before it, which names whose version it is ("OLake Helm v0.0.24",
+# "Dirac 1.2.29", "Tag v0.9.4").
+_VERSIONED = re.compile(r"([A-Za-z][\w-]*)[\s:]+v?\d+\.\d+")
+# Words before a version that name no product ("Tag v0.9.4", "release 0.7.0", "in 0.9.1").
+_NO_PRODUCT = frozenset(
+    "tag tags release releases released version versions build builds v and or to from in of the a an on at is "
+    "was be since until before after with for by new latest newest current".split()
+)
+
+
+def others_version(ev: Evidence, names: Sequence[str]) -> bool:
+    """Whether every version the line states is written after a word that names something other than `names`
+    ("OLake Helm v0.0.24" when the question names OLake Workers): the line states another product's state."""
+    owners = [m[1].lower() for m in _VERSIONED.finditer(ev.text)]
+    named = {n.lower() for n in names}
+    return bool(owners) and all(o not in named and o not in _NO_PRODUCT for o in owners)
 
 
 def latest(ranked: list[Evidence], kind: str, now: datetime | None = None, names: Sequence[str] = ()) -> list[Evidence]:
@@ -167,13 +179,13 @@ def latest(ranked: list[Evidence], kind: str, now: datetime | None = None, names
     for a value (a version, a number), holding one. A line that states the asked value is a candidate further
     down (`LATEST_VALUE_CUTOFF`): the newest tag reads "Tag v0.9.4 at commit ...", which scores below the
     announcement of the tag before it. Nothing stated after the question's `now` counts. When the question
-    `names` what it asks the state of ("the newest OLake Workers release"), the lines about all those names are
-    the candidates, if any: several products announce releases in the same channel, and the newest of another
-    product is not the answer."""
+    `names` what it asks the state of ("the newest OLake Workers release"), a line that states only other
+    products' versions is no candidate (`others_version`): several products announce releases in the same
+    channel, and the newest of another product is not the answer."""
     best = ranked[0].score
     names = [n for n in names if not VERSION.fullmatch(n)]
     stated = [e for e in ranked if e.lexical > 0 and not after(e, now)]
-    stated = ([e for e in stated if about_all(e, names)] or stated) if names else stated
+    stated = ([e for e in stated if not others_version(e, names)] or stated) if names else stated
     pool = [e for e in stated if e.score >= best * LATEST_CUTOFF]
     if kind in LATEST_VALUE_KINDS:
         wide = [e for e in stated if e.score >= best * LATEST_VALUE_CUTOFF and values(kind, e.text, "")]
