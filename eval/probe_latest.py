@@ -37,7 +37,7 @@ _ANNOUNCED = re.compile(
     re.I,
 )
 # Product words that name no product ("version", "the new release").
-_NOT_PRODUCT = frozenset({"version", "release", "the", "a", "an", "new", "and", "just", "has", "is", "was", "v"})
+_NOT_PRODUCT = frozenset({"version", "release", "new", "just", "v", "btw", "candidate", "included", "ship"})
 ASK = "What is the newest {product} release?"
 
 
@@ -51,6 +51,7 @@ class Release:
 def releases(view: Any) -> list[Release]:
     """Every announced (product, version) of the index, at its first announcement."""
     from briefing.index import Filter
+    from briefing.textrules import STOPWORDS
 
     first: dict[tuple[str, str], Release] = {}
     for chunk in view.chunks(Filter()):
@@ -59,7 +60,8 @@ def releases(view: Any) -> list[Release]:
             for m in _ANNOUNCED.finditer(unit.text):
                 product, version = next((m[i], m[i + 1]) for i in (1, 3, 5) if m[i])
                 product = product.strip()
-                if product.lower() in _NOT_PRODUCT or product.split()[0].lower() in _NOT_PRODUCT:
+                first_word = product.split()[0].lower()
+                if product.lower() in _NOT_PRODUCT or first_word in _NOT_PRODUCT or first_word in STOPWORDS:
                     continue
                 key = (product.lower(), version)
                 if key not in first or at < first[key].at:
