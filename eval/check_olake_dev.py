@@ -1,4 +1,4 @@
-"""Check eval/olake_dev.jsonl against the real OLake corpus in ../shared/corpora/olake.
+"""Check eval/olake_dev.jsonl (or another OLake set, `--cases`) against the real corpus in ../shared/corpora/olake.
 
 The corpus is not part of this repository (its Slack part has no license), so it is read from the shared
 folder next to the checkout; when it is absent the check says so and exits 0. Every gold ref must exist
@@ -9,6 +9,7 @@ one gold item, and no question may repeat a run of six words from its evidence. 
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -76,27 +77,31 @@ def check_case(c: dict[str, Any], slack: dict[str, str], docs: Path, others: dic
     return case_checks.check_case(c, resolvers(slack, docs, others))
 
 
-def check() -> list[str]:
-    raw = CASES.read_text(encoding="utf-8")
+def check(cases_path: Path = CASES, min_cases: int = MIN_CASES, min_none: int = MIN_NONE) -> list[str]:
+    """Problems of the OLake set at `cases_path`, which needs `min_cases` cases, `min_none` of them unanswerable."""
+    raw = cases_path.read_text(encoding="utf-8")
     problems: list[str] = []
     # The export's workspace id must never enter this repository; read it from the export, not from here.
     users = json.loads((CORPUS / "slack" / "users.json").read_text(encoding="utf-8"))
     if any(team in raw for team in {u.get("team_id") for u in users if u.get("team_id")}):
-        problems.append("olake_dev.jsonl contains the Slack team id")
+        problems.append(f"{cases_path.name} contains the Slack team id")
     slack = slack_index(CORPUS / "slack")
     cases = [json.loads(line) for line in raw.splitlines() if line.strip()]
     problems += check_cases(cases, resolvers(slack, CORPUS / "docs"))
     n_none = sum(bool(c.get("no_answer")) for c in cases)
-    if len(cases) < MIN_CASES or n_none < MIN_NONE:
-        problems.append(f"{len(cases)} cases, {n_none} no_answer: need at least {MIN_CASES} and {MIN_NONE}")
+    if len(cases) < min_cases or n_none < min_none:
+        problems.append(f"{len(cases)} cases, {n_none} no_answer: need at least {min_cases} and {min_none}")
     return problems
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="Check an OLake case set against the real corpus.")
+    parser.add_argument("--cases", type=Path, default=CASES, help="the JSONL set (default: eval/olake_dev.jsonl)")
+    args = parser.parse_args()
     if not (CORPUS / "slack" / "channels.json").is_file():
         print(f"OLake corpus not found at {CORPUS}; nothing to check")
         sys.exit(0)
-    report(check())
+    report(check(args.cases))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,14 @@ CLOJURIANS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "slack
 @pytest.fixture
 def checks(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.syspath_prepend(str(EVAL))
-    names = ("case_checks", "check_olake_dev", "check_olake_github_dev", "check_sample_dev", "check_clojurians_dev")
+    names = (
+        "case_checks",
+        "check_olake_dev",
+        "check_olake_fresh",
+        "check_olake_github_dev",
+        "check_sample_dev",
+        "check_clojurians_dev",
+    )
     for name in names:
         sys.modules.pop(name, None)
     return importlib.import_module("case_checks")
@@ -64,6 +71,8 @@ def test_the_sample_dev_set_holds_to_its_evidence(checks: Any) -> None:
 def test_the_olake_dev_sets_hold_to_the_real_corpus(checks: Any, olake: Path) -> None:
     assert importlib.import_module("check_olake_dev").check() == []
     assert importlib.import_module("check_olake_github_dev").check() == []
+    # The fresh set, written without running the product on it, keeps to the same rules and to its split.
+    assert importlib.import_module("check_olake_fresh").check() == []
     # The held-out near misses for the refusal fit and the off-topic probes: unanswerable cases in the contract.
     for name in ("refusal_extra.jsonl", "offtopic_probes.jsonl"):
         extra = [json.loads(line) for line in (EVAL / name).read_text().splitlines() if line.strip()]
