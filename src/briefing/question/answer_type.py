@@ -172,12 +172,14 @@ def _fields(whole: str, intent: str, people: Sequence[str], asks: str | None = N
         "numbers": asked.numbered_refs(whole),
         "named": tuple(asked.named_terms(whole)),
         "topic_words": tuple(asked.question_vocabulary(whole, people)),
-        "asked_of": tuple(asked.asked_of(text)),
+        "asked_of": tuple(asked.asked_of(whole)),
         "part_readings": (),
     }
     return {
         "answer_type": kind,
-        "asked": " ".join(asked.asked_head(text)),
+        # The asked phrase is read where the text begins: after a statement, the head noun of a paraphrase ("What is
+        # the usual culprit?") is no word the sources must hold (`coverage.head_miss`).
+        "asked": " ".join(asked.asked_head(whole)),
         "role": asked.asked_role(text),
         "parts": (),
         "extra": dict(extra),

@@ -227,7 +227,7 @@ QUESTION_WORDS = frozenset(
     """what who whom whose when where which why how did does do was were is are has have had happen happened
     tell me about any anyone anything there we our us you your it its they their be been being can could should
     would will shall may might must week month day today yesterday last past since ago recently latest current
-    currently now still please know newest recent""".split()
+    currently now still please know newest""".split()
 )
 # Question vocabulary that paraphrases rather than names the topic: missing from the evidence it says little.
 GENERIC = frozenset(

@@ -156,8 +156,8 @@ def after(ev: Evidence, now: datetime | None) -> bool:
     return at > now
 
 
-# Line text: a version and the word written right before it, which names whose version it is ("OLake Helm v0.0.24",
-# "Dirac 1.2.29", "Tag v0.9.4").
+# Line text: a version and the word written right before it, which names whose version it is when capitalised
+# ("OLake Helm v0.0.24", "Dirac 1.2.29"; "Tag v0.9.4" and "merged: v0.9.3" name no product).
 _VERSIONED = re.compile(r"([A-Za-z][\w-]*)[\s:]+v?\d+\.\d+")
 # Words before a version that name no product ("Tag v0.9.4", "release 0.7.0", "in 0.9.1").
 _NO_PRODUCT = frozenset(
@@ -167,11 +167,12 @@ _NO_PRODUCT = frozenset(
 
 
 def others_version(ev: Evidence, names: Sequence[str]) -> bool:
-    """Whether every version the line states is written after a word that names something other than `names`
-    ("OLake Helm v0.0.24" when the question names OLake Workers): the line states another product's state."""
-    owners = [m[1].lower() for m in _VERSIONED.finditer(ev.text)]
+    """Whether the line states the version of something other than `names` and none of theirs: a version written
+    after a word that names another product ("OLake Helm v0.0.24" when the question names OLake Workers), none
+    after one of `names` ("Tag v0.9.4" and "go version 1.25.13" name no product)."""
+    owners = {m[1].lower() for m in _VERSIONED.finditer(ev.text) if m[1][0].isupper()} - _NO_PRODUCT
     named = {n.lower() for n in names}
-    return bool(owners) and all(o not in named and o not in _NO_PRODUCT for o in owners)
+    return bool(owners) and not owners & named
 
 
 def latest(ranked: list[Evidence], kind: str, now: datetime | None = None, names: Sequence[str] = ()) -> list[Evidence]:
@@ -185,13 +186,21 @@ def latest(ranked: list[Evidence], kind: str, now: datetime | None = None, names
     best = ranked[0].score
     names = [n for n in names if not VERSION.fullmatch(n)]
     stated = [e for e in ranked if e.lexical > 0 and not after(e, now)]
-    stated = ([e for e in stated if not others_version(e, names)] or stated) if names else stated
     pool = [e for e in stated if e.score >= best * LATEST_CUTOFF]
     if kind in LATEST_VALUE_KINDS:
         wide = [e for e in stated if e.score >= best * LATEST_VALUE_CUTOFF and values(kind, e.text, "")]
         pool = wide or [e for e in pool if e.typed] or pool
     elif kind:
         pool = [e for e in pool if e.typed] or pool
+    if names and any(others_version(e, names) for e in pool):
+        # Another product's lines are no candidates; the named product's are, however far down they rank.
+        own = [e for e in pool if not others_version(e, names)]
+        further = [
+            e
+            for e in stated
+            if not others_version(e, names) and (kind not in LATEST_VALUE_KINDS or values(kind, e.text, ""))
+        ]
+        pool = own or further or pool
     pool = pool or [e for e in ranked if not after(e, now)][:1] or ranked[:1]
     pool.sort(key=lambda e: (e.at_iso or "", e.score), reverse=True)
     chosen: list[Evidence] = []
