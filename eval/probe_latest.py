@@ -9,7 +9,7 @@ reitit 0.1.0"); the question is asked an hour after it, when that version is the
 product announced a version after the product's previous release (so "the newest version in the sources" is a
 different one). No dev case is read. Right when the answer's first line holds the version.
 
-    python eval/probe_latest.py --config C -n 40 [--seed 7] [--show]
+    python eval/probe_latest.py --config C -n 40 [--seed 7] [--show] [--word latest]
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ _ANNOUNCED = re.compile(
 )
 # Product words that name no product ("version", "the new release").
 _NOT_PRODUCT = frozenset({"version", "release", "new", "just", "v", "btw", "candidate", "included", "ship"})
-ASK = "What is the newest {product} release?"
+ASK = "What is the {word} {product} release?"
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def releases(view: Any) -> list[Release]:
     return sorted(first.values(), key=lambda r: r.at)
 
 
-def probes(found: list[Release]) -> list[tuple[str, datetime, str]]:
+def probes(found: list[Release], word: str = "newest") -> list[tuple[str, datetime, str]]:
     """(question, when asked, the right version) for each release after which no newer one of its product was
     announced before the moment asked, and some other product's release came after its previous one."""
     out = []
@@ -83,15 +83,15 @@ def probes(found: list[Release]) -> list[tuple[str, datetime, str]]:
         others = [r for r in found[: i + 1] if r.product.lower() != rel.product.lower() and r.at > since]
         if not others:
             continue
-        out.append((ASK.format(product=rel.product), now, rel.version))
+        out.append((ASK.format(word=word, product=rel.product), now, rel.version))
     return out
 
 
-def run(brief: Any, n: int, seed: int, show: bool = False) -> str:
+def run(brief: Any, n: int, seed: int, show: bool = False, word: str = "newest") -> str:
     from briefing.ask.run import build_deps
 
     view = build_deps(brief).retriever.index.view(datetime.now().astimezone())
-    asked = probes(releases(view))
+    asked = probes(releases(view), word)
     random.Random(seed).shuffle(asked)  # noqa: S311 (a reproducible draw, not a secret)
     right = refused = 0
     for question, now, version in asked[:n]:
@@ -106,8 +106,8 @@ def run(brief: Any, n: int, seed: int, show: bool = False) -> str:
 
 
 def main() -> None:
-    args = probe_args(__doc__, 40)
-    print_with_brief(args.config, lambda brief: run(brief, args.n, args.seed, show=args.show))
+    args = probe_args(__doc__, 40, ("--word", {"default": "newest", "help": 'how "newest" is said ("latest")'}))
+    print_with_brief(args.config, lambda brief: run(brief, args.n, args.seed, show=args.show, word=args.word))
 
 
 if __name__ == "__main__":
