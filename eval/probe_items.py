@@ -38,6 +38,7 @@ comments), so it measures a class of questions on data nobody wrote questions fo
     python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30 [--typed]
 
 `--which` asks "Who <did>" as "Which people <did>" ("Which people reviewed the patch about <subject>?").
+`--framed` asks each question after a sentence of context ("Quick question from the team. Who ...?").
 `--typed` asks each question as a phone or Slack writes it: "Who is" and "What is" contracted ("Who's", "What's")
 and every apostrophe typographic ("’").
 
@@ -247,6 +248,10 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
     return any(e.lower() in said for e in expected)
 
 
+# The sentence of context `--framed` puts before each question.
+FRAME = "Quick question from the team."
+
+
 # Question text: "Who is" / "What is" at the start, which people type contracted.
 _CONTRACTED = re.compile(r"^(Who|What) is\b")
 
@@ -255,8 +260,14 @@ _CONTRACTED = re.compile(r"^(Who|What) is\b")
 _WHO_DID = re.compile(r"\b([Ww])ho (?=\w+ed\b)")
 
 
+# Question text: "who is" before a verb in the present participle ("Who is working on").
+_WHO_IS_DOING = re.compile(r"\b([Ww])ho is (?=\w+ing\b)")
+
+
 def which_people(question: str) -> str:
-    """`question` asking for the role's holders by a people noun: "Who reviewed X?" as "Which people reviewed X?"."""
+    """`question` asking for the role's holders by a people noun: "Who reviewed X?" as "Which people reviewed X?",
+    "Who is working on X?" as "Which people are working on X?"."""
+    question = _WHO_IS_DOING.sub(lambda m: ("Which" if m[1] == "W" else "which") + " people are ", question)
     return _WHO_DID.sub(lambda m: ("Which" if m[1] == "W" else "which") + " people ", question)
 
 
@@ -276,6 +287,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--typed", action="store_true", help="contracted, with typographic apostrophes")
     parser.add_argument("--which", action="store_true", help='"Who reviewed" asked as "Which people reviewed"')
+    parser.add_argument("--framed", action="store_true", help="after a sentence of context")
     args = parser.parse_args()
 
     from briefing.ask.run import build_deps
@@ -293,6 +305,7 @@ def main() -> None:
             question, expected = cases[key]
             question = typed(question) if args.typed else question
             question = which_people(question) if args.which else question
+            question = f"{FRAME} {question}" if args.framed else question
             answer = brief.ask(question, now=now, k=10)
             ok = _right(args.mode, expected, answer)
             right += ok

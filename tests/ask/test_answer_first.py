@@ -89,6 +89,21 @@ def test_the_latest_state_is_as_of_the_questions_now(answerer: ExtractiveAnswere
     assert ANNOUNCED.units[0].ref not in {r for refs in answer.cited.values() for r in refs}
 
 
+def test_the_newest_release_of_a_named_product_is_its_own_not_another_products(answerer: ExtractiveAnswerer) -> None:
+    # Three products announce releases in one channel; the newest announcement is of another product.
+    announcements = slack(
+        "slack:CANNOUNCE::1",
+        "announcements",
+        ("Nayan Joshi", "OLake Workers v0.3.9 Released! Workers now retry failed uploads.", at(6, 22, 9)),
+        ("Nayan Joshi", "OLake UI v0.4.7 Released! Bulk edit for table configurations.", at(6, 22, 10)),
+        ("Nayan Joshi", "OLake Helm v0.0.24 Released! The job service account is enabled by default.", at(6, 24, 9)),
+    )
+    asked = parsed("What is the newest OLake Workers release?", intent="latest", now=at(6, 30, 9))
+    answer = answerer.answer(asked, [announcements])
+    assert first_line(answer).startswith("As of Mon 22 Jun 2026: v0.3.9 — "), answer.text
+    assert answer.cited[1] == [announcements.units[0].ref]
+
+
 def test_a_who_question_leads_with_the_person(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer(parsed("Who raised the PgBouncer pool size during the outage?", intent="who"), CONTEXT)
     assert first_line(answer).startswith("Lena Vogt — "), answer.text

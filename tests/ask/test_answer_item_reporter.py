@@ -4,6 +4,7 @@ its reporter's later comments state the problem; a bare close notice says only t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -140,7 +141,13 @@ PSK = [
 ]
 
 
-def test_a_reply_that_decides_and_asks_for_a_pull_request_is_not_a_holding_reply(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer(parsed(f"How was {PSK_TITLE.lower()} resolved?"), PSK)
+@pytest.mark.parametrize("ask", ["Please send a PR!", "Can you send a PR?", "Could you please send a patch for it?"])
+def test_a_reply_that_decides_and_asks_for_a_pull_request_is_not_a_holding_reply(
+    answerer: ExtractiveAnswerer, ask: str
+) -> None:
+    reply = PSK[0].units[-1]
+    asking = replace(reply, text=reply.text.replace("Please send a PR!", ask))
+    chunk = replace(PSK[0], units=[*PSK[0].units[:-1], asking])
+    answer = answerer.answer(parsed(f"How was {PSK_TITLE.lower()} resolved?"), [chunk])
     assert first_line(answer).startswith("- sam"), answer.text
     assert "duplicates are an error" in first_line(answer)

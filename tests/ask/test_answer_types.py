@@ -193,3 +193,17 @@ def test_who_merged_is_answered_by_a_merge_commits_author(answerer: ExtractiveAn
     )
     answer = answerer.answer(parsed("Who merged master into staging on 21 August?"), [history], scope="git")
     assert not answer.no_answer and "Ankit Sharma" in answer.text
+
+
+def test_a_question_of_two_sentences_is_answered_as_the_question_alone(answerer: ExtractiveAnswerer) -> None:
+    """The capital that begins the second sentence ("... stalled. What ...") is not a name no source holds."""
+    from briefing.ask.extractive import missing_terms
+
+    question = "How much was the July AWS bill?"
+    framed = f"Our costs went up over the summer. {question}"
+    assert missing_terms(parsed(framed), [BUDGET]) == []
+    alone, both = answerer.answer(parsed(question), [BUDGET]), answerer.answer(parsed(framed), [BUDGET])
+    assert not both.no_answer and "$14,200" in both.text
+    assert both.cited[1] == alone.cited[1]
+    # A name that does begin a sentence is still read when it is written in capitals or with a version.
+    assert missing_terms(parsed("The sync stalled. EKS or v9.9 then?"), [BUDGET]) == ["EKS", "v9.9"]

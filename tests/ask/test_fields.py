@@ -97,6 +97,8 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("Who approved PR #57?", ("approver",)),
         ("Which engineers approved PR #57?", ("approver",)),
         ("Which people reviewed PR #57?", ("reviewer",)),
+        ("Which people are working on PLAT-120?", ("assignee",)),
+        ("Which engineers are handling PLAT-120?", ("assignee",)),
     ],
 )
 def test_a_field_question_naming_a_key_is_a_fields_question(question: str, fields: tuple[str, ...]) -> None:
@@ -109,6 +111,9 @@ def test_a_role_asked_of_an_item_named_by_description_reads_the_item_retrieval_f
     wanted = parse("Who is assigned the ticket about payout retries?", now=NOW).extra["wants"]
     assert (wanted.kinds[0], wanted.fields, wanted.described) == ("fields", ("assignee",), True)
     assert parse("Who is doing the user management mockups?", now=NOW).extra["wants"].fields == ("assignee",)
+    assert parse("Which people are doing the mockups?", now=NOW).extra["wants"].fields == ("assignee",)
+    # Work done on something asks for people as "who" does, with no field when no item is named by key.
+    assert parse("Which engineers worked on the Kafka connector?", now=NOW).answer_type == "person"
     # Not a role: the fact path.
     assert parse("Who is on call this week?", now=NOW).kind == "fact"
 
@@ -143,6 +148,29 @@ def test_who_is_assigned_names_the_assignee_not_the_reporter(brief: Brief) -> No
     assert result["answer"].startswith("PLAT-120 is assigned to Tomás Herrera")
     assert "Lena Vogt" not in result["answer"]  # the reporter, who wrote the ticket's lines
     assert [c["refs"] for c in result["citations"]] == [["jira:PLAT-120"]]
+
+
+@pytest.mark.slow
+def test_a_statement_before_the_question_does_not_change_what_it_asks(brief: Brief) -> None:
+    asked = "I am catching up after my holiday. Who is assigned the ticket about the cutover runbook?"
+    answer = brief.ask(asked, now=parse_now("2026-06-01T09:00:00+00:00")).to_json()
+    assert answer["answer"].startswith('PLAT-109 ("Cutover runbook") is assigned to Lena Vogt [1]')
+    assert [c["refs"] for c in answer["citations"]] == [["jira:PLAT-109"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("The sync stalled on Fargate. Which memory limit fixed it?", "Which memory limit fixed it?"),
+        ("Hi! Quick one. Who owns PLAT-120?", "Who owns PLAT-120?"),
+        ("What broke? The deploy failed.", "What broke? The deploy failed."),  # the first sentence asks
+        ("Upgrade to v0.9.1 first.", "Upgrade to v0.9.1 first."),  # nothing asks
+    ],
+)
+def test_the_sentence_that_asks_is_read_for_the_form_of_the_question(text: str, asks: str) -> None:
+    from briefing.question.parts import asked_sentence
+
+    assert asked_sentence(text) == asks
 
 
 @pytest.mark.slow

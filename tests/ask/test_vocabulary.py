@@ -41,6 +41,8 @@ def test_a_question_about_something_the_workspace_never_mentions_is_refused_nami
         ("What did the pager complain about in #incidents on 6 May, and how was it handled?", NOW),
         # Paraphrased: "switchover" is in no sample document (they say "cutover"), yet the sources answer it.
         ("When is the production switchover to Aurora scheduled?", parse_now("2026-05-25T09:00:00+00:00")),
+        # "newest" asks for the latest state, as "latest" does; that no source says it does not matter.
+        ("What is the newest api release?", NOW),
     ],
 )
 def test_an_on_topic_question_is_answered(sample: Brief, question: str, now: datetime) -> None:

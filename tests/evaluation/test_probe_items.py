@@ -78,6 +78,9 @@ def test_which_people_asks_the_role_by_a_people_noun(probe_items: Any) -> None:
         "What does the pull request that does X change, and which people merged it?"
     )
     assert probe_items.which_people("Who is it assigned to?") == "Who is it assigned to?"
+    assert probe_items.which_people("Who is working on the ticket about X?") == (
+        "Which people are working on the ticket about X?"
+    )
 
 
 @pytest.mark.slow

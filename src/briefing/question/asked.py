@@ -12,15 +12,22 @@ from briefing.textrules import STOPWORDS
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.#-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
+# Question text: where a sentence begins (the start, or after a full stop, question or exclamation mark, colon or
+# semicolon, or a line break): a capital there says nothing of a name ("The sync stalled. What fixed it?").
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|\n\s*)$")
+
+
 def named_terms(question: str) -> list[str]:
     """Names, products and identifiers the question mentions ("Kafka", "Frankfurt", "3.0", "ADR-0007")."""
     out = []
-    for i, tok in enumerate(_NAME_TOKEN.findall(question)):
+    for m in _NAME_TOKEN.finditer(question):
+        tok = m[0]
         low = tok.lower()
         if low in CALENDAR or low in ROLES or tok.isdigit():
             continue
         versioned = bool(re.search(r"\d", tok) and re.search(r"[A-Za-z.]", tok))
-        if versioned or (i > 0 and tok[0].isupper()) or (len(tok) >= 2 and tok.isupper()):
+        starts = _SENTENCE_START.search(question[max(0, m.start() - 3) : m.start()]) is not None
+        if versioned or (not starts and tok[0].isupper()) or (len(tok) >= 2 and tok.isupper()):
             out.append(tok)
     return out
 
@@ -161,11 +168,15 @@ _ONE_HOLDER = re.compile(
 )
 
 
-# "Which reviewers approved X?", "Which people are assigned to X?": people asked for by a noun and the role they
-# hold, as a verb right after it (an auxiliary between); the verb, not the noun, names the role.
+# Question text: taking part in work on something, which names no role of its own ("working on", "handling").
+WORKING_ON = r"(?:working|worked|work)\s+on|doing|handling|taking\s+care\s+of|contribut(?:ed|ing)\s+to"
+
+# "Which reviewers approved X?", "Which people are assigned to X?", "Which engineers are working on X?": people
+# asked for by a noun and the role they hold or the work they do, as a verb right after it (an auxiliary between);
+# the verb, not the noun, names the role.
 _PEOPLE_ROLE = re.compile(
     rf"\b{PEOPLE_ASKED}\s+(?:(?:have|has|had|did|do|does|is|are|was|were)\s+)?"
-    rf"(?=(?:{_MANY_HOLDERS.pattern}|{_ONE_HOLDER.pattern}))",
+    rf"(?=(?:{_MANY_HOLDERS.pattern}|{_ONE_HOLDER.pattern}|\b(?:{WORKING_ON})\b))",
     re.I,
 )
 

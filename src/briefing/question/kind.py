@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from briefing.question.asked import PEOPLE_ASKED
+from briefing.question.asked import PEOPLE_ASKED, WORKING_ON
 from briefing.question.parts import question_parts
 from briefing.question.values import Constraints
 from briefing.question.words import (
@@ -87,7 +87,8 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "assignee",
             r"\bwho\s+(?:\w+\s+){0,2}?(?:assigned|owns|owner|is\s+responsible|is\s+working\s+on)\b"
             r"|\bwho(?:'s|\s+is|\s+was)\s+(?:doing|handling|taking\s+care\s+of|in\s+charge\s+of|working\s+on)\b"
-            r"|\bwho\s+is\s+\S+\s+assigned\s+to\b|\bassignee\b|\bwho\s+is\s+it\s+assigned",
+            r"|\bwho\s+is\s+\S+\s+assigned\s+to\b|\bassignee\b|\bwho\s+is\s+it\s+assigned"
+            rf"|\b{PEOPLE_ASKED}\s+(?:are|is|were|was)\s+(?:{WORKING_ON})\b",
         ),
         (
             "reporter",

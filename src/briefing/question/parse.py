@@ -9,6 +9,7 @@ from briefing.question import answer_type, kind
 from briefing.question.constraints import Constraints, Directory, extract
 from briefing.question.kind import Wants
 from briefing.question.model import Question
+from briefing.question.parts import asked_sentence
 
 # Typographic apostrophes and quotation marks, and the plain ones they stand for.
 _PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
@@ -26,13 +27,13 @@ def plain(text: str) -> str:
 
 def kind_of(text: str, constraints: Constraints) -> str:
     """The answer kind the graph routes on (see `briefing.question.model.KINDS`)."""
-    return kind.read(plain(text), constraints).kinds[0]
+    return kind.read(asked_sentence(plain(text)), constraints).kinds[0]
 
 
 def wants(question: Question) -> Wants:
     """What the kind detectors read in `question` (read again only for a `Question` not built by `parse`)."""
     found = question.extra.get("wants")
-    return found if isinstance(found, Wants) else kind.read(question.text, question.constraints)
+    return found if isinstance(found, Wants) else kind.read(asked_sentence(question.text), question.constraints)
 
 
 def parse(
@@ -53,8 +54,10 @@ def parse(
 def from_constraints(text: str, now: datetime, constraints: Constraints) -> Question:
     """A `Question` over constraints already extracted (or routed by the LLM router)."""
     text = plain(text)
-    fields = answer_type.read(text, constraints)
-    found = kind.read(text, constraints)
+    # A statement said before the question is context: the question's form is read from the sentence that asks.
+    asks = asked_sentence(text)
+    fields = answer_type.read(text, constraints, asks=asks)
+    found = kind.read(asks, constraints)
     extra = {**fields.pop("extra", {}), "wants": found}
     return Question(
         text=text,

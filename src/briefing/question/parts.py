@@ -26,6 +26,27 @@ _QUESTION_START = re.compile(
 )
 
 
+# Question text: where a sentence ends and the next begins (". " or "! " before a word; a version's dot has no space).
+_SENTENCE_END = re.compile(r"(?<=[.!])\s+(?=\S)")
+
+
+def asked_sentence(question: str) -> str:
+    """The question as it asks, without a statement said first: "Our sync fails on Fargate. Which memory limit
+    fixed it?" asks "Which memory limit fixed it?" (the statement is context: its words still search and score).
+    The text unchanged when its first sentence asks, or when no later one does."""
+    sentences = _SENTENCE_END.split(question.strip())
+    if len(sentences) < 2 or _asks(sentences[0]):
+        return question
+    for i, sentence in enumerate(sentences[1:], start=1):
+        if _asks(sentence):
+            return " ".join(sentences[i:])
+    return question
+
+
+def _asks(sentence: str) -> bool:
+    return sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence) is not None
+
+
 def question_parts(question: str) -> list[str]:
     """The parts of a two-part question ("who reported it and how was it fixed?"), or the question alone."""
     parts = [p.strip(" ?,;") for p in _PART_SPLIT.split(question.strip())]

@@ -22,7 +22,7 @@ INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                        r"approved|merged|reviewed|decided|knows|worked|will))\b", re.I)),
     ("when", re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b"
                         r"|\bhow\s+long\s+ago\b", re.I)),
-    ("latest", re.compile(r"\b(?:latest|current(?:ly)?|now|still|most\s+recent|as\s+of\s+today)\b", re.I)),
+    ("latest", re.compile(r"\b(?:latest|newest|current(?:ly)?|now|still|most\s+recent|as\s+of\s+today)\b", re.I)),
 )  # fmt: skip
 
 # "What was announced in #announcements last week?": a period and a place, nothing else asked about. It is a
@@ -227,7 +227,7 @@ QUESTION_WORDS = frozenset(
     """what who whom whose when where which why how did does do was were is are has have had happen happened
     tell me about any anyone anything there we our us you your it its they their be been being can could should
     would will shall may might must week month day today yesterday last past since ago recently latest current
-    currently now still please know""".split()
+    currently now still please know newest""".split()
 )
 # Question vocabulary that paraphrases rather than names the topic: missing from the evidence it says little.
 GENERIC = frozenset(

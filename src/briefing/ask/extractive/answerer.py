@@ -258,7 +258,7 @@ class ExtractiveAnswerer:
             lead = "In time order:"
         elif newest_asked:
             kind = asked["latest_kind"]
-            chosen = latest(wide, kind, now)
+            chosen = latest(wide, kind, now, names=asked["named"])
             newest = chosen[0]
             at = when(newest)
             span = answer_span(question, kind, newest, context)

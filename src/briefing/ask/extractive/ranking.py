@@ -53,10 +53,14 @@ _HELP = re.compile(
     r"fail(?:s|ed|ing|ure)?|crash\w*|stuck|trying|wondering|question|is there|hi team|hey team|hello|hi all)\b",
     re.I,
 )
+# Message text: what follows "send" or "please send" when the reply asks for the change itself ("Can you send a PR?",
+# "please send a patch"): that states the decision, it does not ask for more.
+_CHANGE = r"(?!\s+(?:a\s+|the\s+|your\s+|in\s+a\s+|over\s+a\s+)?(?:PRs?|pull\s+requests?|patch(?:es)?|fix(?:es)?)\b)"
 # Message text: replies that hold no answer: a promise to look, a request for logs, thanks for the report.
 _HOLDING_REPLY = re.compile(
     r"\b(?:(?:we|i)(?:'ll| will| are| am|'re|'m)?\s+(?:check|look|get back|debug|investigat|pick|try)\w*|"
-    r"get back to you|(?:can|could) you (?:please |pls |kindly )?(?:share|send|provide|confirm|check|post|try)|"
+    r"get back to you|(?:can|could) you (?:please |pls |kindly )?"
+    rf"(?:share|send|provide|confirm|check|post|try){_CHANGE}|"
     r"please share|thanks? (?:you )?for (?:raising|reporting|flagging|sharing|the report)|looking into|"
     r"picked up this|on it\b)",
     re.I,
@@ -66,11 +70,12 @@ _HOLDING_REPLY = re.compile(
 # the change itself ("duplicates are an error; receivers MUST reject them. Please send a PR!" states the decision).
 _PROMISE = re.compile(
     r"\b(?:(?:we|i)(?:'ll| will| are| am|'re|'m)?\s+(?:check|look|get back|debug|investigat|pick|try)\w*|"
-    r"get back to you|(?:can|could) you (?:please |pls |kindly )?(?:share|send|provide|confirm|check|post|try)|"
+    r"get back to you|(?:can|could) you (?:please |pls |kindly )?"
+    rf"(?:share|send|provide|confirm|check|post|try){_CHANGE}|"
     r"please share|looking into|picked up this|on it\b|"
     r"(?:can|could|would) you\b[^.?!\n]{0,60}?\b(?:share|send|upload|attach|download)\b[^.?!\n]{0,40}?"
-    r"\b(?:logs?|screenshots?|recording|payload|config|output|details)\b|please (?:send|upload|attach|download)\b"
-    r"(?!\s+(?:a\s+|the\s+|your\s+|in\s+a\s+)?(?:PRs?|pull\s+requests?|patch(?:es)?|fix(?:es)?)\b))",
+    r"\b(?:logs?|screenshots?|recording|payload|config|output|details)\b|"
+    rf"please (?:send|upload|attach|download)\b{_CHANGE})",
     re.I,
 )
 # Message text: a line that names a pull request ("Merged payout-worker PR #57: ...", a /pull/57 link).

@@ -12,7 +12,7 @@ from briefing.ask.extractive.evidence import Evidence, presentation
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.quoting import shown
 from briefing.ask.extractive.ranking import help_threads, holding
-from briefing.ask.extractive.values import values
+from briefing.ask.extractive.values import VERSION, values
 from briefing.ask.segment import clean
 from briefing.model import Chunk
 from briefing.question.answer_type import extra_of
@@ -156,12 +156,35 @@ def after(ev: Evidence, now: datetime | None) -> bool:
     return at > now
 
 
-def latest(ranked: list[Evidence], kind: str, now: datetime | None = None) -> list[Evidence]:
+# Line text: a version and the word written right before it, which names whose version it is when capitalised
+# ("OLake Helm v0.0.24", "Dirac 1.2.29"; "Tag v0.9.4" and "merged: v0.9.3" name no product).
+_VERSIONED = re.compile(r"([A-Za-z][\w-]*)[\s:]+v?\d+\.\d+")
+# Words before a version that name no product ("Tag v0.9.4", "release 0.7.0", "in 0.9.1").
+_NO_PRODUCT = frozenset(
+    "tag tags release releases released version versions build builds v and or to from in of the a an on at is "
+    "was be since until before after with for by new latest newest current".split()
+)
+
+
+def others_version(ev: Evidence, names: Sequence[str]) -> bool:
+    """Whether the line states the version of something other than `names` and none of theirs: a version written
+    after a word that names another product ("OLake Helm v0.0.24" when the question names OLake Workers), none
+    after one of `names` ("Tag v0.9.4" and "go version 1.25.13" name no product)."""
+    owners = {m[1].lower() for m in _VERSIONED.finditer(ev.text) if m[1][0].isupper()} - _NO_PRODUCT
+    named = {n.lower() for n in names}
+    return bool(owners) and not owners & named
+
+
+def latest(ranked: list[Evidence], kind: str, now: datetime | None = None, names: Sequence[str] = ()) -> list[Evidence]:
     """Newest first among the lines that state the state: close to the best score and, when the question asks
     for a value (a version, a number), holding one. A line that states the asked value is a candidate further
     down (`LATEST_VALUE_CUTOFF`): the newest tag reads "Tag v0.9.4 at commit ...", which scores below the
-    announcement of the tag before it. Nothing stated after the question's `now` counts."""
+    announcement of the tag before it. Nothing stated after the question's `now` counts. When the question
+    `names` what it asks the state of ("the newest OLake Workers release"), a line that states only other
+    products' versions is no candidate (`others_version`): several products announce releases in the same
+    channel, and the newest of another product is not the answer."""
     best = ranked[0].score
+    names = [n for n in names if not VERSION.fullmatch(n)]
     stated = [e for e in ranked if e.lexical > 0 and not after(e, now)]
     pool = [e for e in stated if e.score >= best * LATEST_CUTOFF]
     if kind in LATEST_VALUE_KINDS:
@@ -169,6 +192,15 @@ def latest(ranked: list[Evidence], kind: str, now: datetime | None = None) -> li
         pool = wide or [e for e in pool if e.typed] or pool
     elif kind:
         pool = [e for e in pool if e.typed] or pool
+    if names and any(others_version(e, names) for e in pool):
+        # Another product's lines are no candidates; the named product's are, however far down they rank.
+        own = [e for e in pool if not others_version(e, names)]
+        further = [
+            e
+            for e in stated
+            if not others_version(e, names) and (kind not in LATEST_VALUE_KINDS or values(kind, e.text, ""))
+        ]
+        pool = own or further or pool
     pool = pool or [e for e in ranked if not after(e, now)][:1] or ranked[:1]
     pool.sort(key=lambda e: (e.at_iso or "", e.score), reverse=True)
     chosen: list[Evidence] = []
