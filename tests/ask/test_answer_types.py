@@ -207,3 +207,9 @@ def test_a_question_of_two_sentences_is_answered_as_the_question_alone(answerer:
     assert both.cited[1] == alone.cited[1]
     # A name that does begin a sentence is still read when it is written in capitals or with a version.
     assert missing_terms(parsed("The sync stalled. EKS or v9.9 then?"), [BUDGET]) == ["EKS", "v9.9"]
+
+
+def test_a_refusal_names_the_names_the_closest_sources_lack(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer(parsed("How much was the July AWS bill for the Orion gateway?"), [BUDGET], scope="slack")
+    assert answer.no_answer
+    assert "the closest sources do not name 'Orion'" in answer.text

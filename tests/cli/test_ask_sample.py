@@ -78,3 +78,12 @@ def test_human_output_shows_answer_and_citations(use_sample) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "[1]" in result.stdout and "slack:" in result.stdout
+
+
+def test_the_trace_says_how_confident_the_answer_is_and_what_lowered_it(use_sample) -> None:
+    asked = ["--config", str(use_sample.config), "ask", "Who won the football world cup?", "--show-trace"]
+    result = runner.invoke(app, [*asked, "--now", "2026-06-15T09:00:00+00:00"])
+    assert result.exit_code == 0, result.output
+    trace = result.stderr
+    assert "confidence 0." in trace and "(refused below 0.4)" in trace
+    assert "the question's topic is in no indexed source" in trace

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.tree import Tree
 
+from briefing.ask.extractive.refusal import signals
 from briefing.cli.common import AsOpt, cli_errors, err, load, out, plain
 
 if TYPE_CHECKING:
@@ -94,6 +95,12 @@ def render_trace(result: SearchResult) -> None:
         ev = tree.add(f"evidence (best {trace.get('best_evidence_score')}, threshold {trace.get('threshold')})")
         for e in trace.get("evidence", [])[:8]:
             ev.add(f"[{e['n']}] {e['score']} (dense {e['dense']}, lexical {e['lexical']}): {escape(e['text'][:100])}")
+        features = trace.get("features") or {}
+        if "confidence" in features:
+            said = signals(features)
+            node = tree.add(f"confidence {features['confidence']:.2f} (refused below {trace.get('threshold')})")
+            for words in said:
+                node.add(words)
     for claim in trace.get("uncited_claims", []):
         tree.add(f"[yellow]uncited claim[/] {escape(str(claim))[:120]}")
     for removed in trace.get("removed_citations", []):

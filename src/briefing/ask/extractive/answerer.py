@@ -211,7 +211,7 @@ class ExtractiveAnswerer:
             # source mentions X" would speak for sources this reader may not see (the word may be in one of them).
             unknown = unknown_words(question, spread, context) if reads is not None and reads.readers is None else []
             return ExtractiveAnswer(
-                text=refusal(scope, refusal_reason(question, features, unknown)),
+                text=refusal(scope, refusal_reason(question, features, unknown, context)),
                 no_answer=True,
                 best_score=best,
                 evidence=evidence[:5],

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from briefing.ask.extractive.coverage import missing_terms
 from briefing.ask.extractive.support import role_asked
+from briefing.model import Chunk
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 
@@ -92,9 +94,12 @@ def unsupported(features: dict[str, float]) -> bool:
     return any(features.get(k) for k in keys)
 
 
-def refusal_reason(question: Question, features: dict[str, float], unknown: Sequence[str]) -> str:
+def refusal_reason(
+    question: Question, features: dict[str, float], unknown: Sequence[str], context: Sequence[Chunk] = ()
+) -> str:
     """Why the question is refused, in words: the value the best lines lack, or the words no source holds (first
-    for an off-topic question: its topic, not a missing number, is what the sources lack)."""
+    for an off-topic question: its topic, not a missing number, is what the sources lack), or the names the
+    question uses that none of the closest sources (`context`) holds."""
     if features.get("off_topic") and unknown:
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
     if (features.get("value_miss") or features.get("head_miss")) and unknown:
@@ -107,6 +112,10 @@ def refusal_reason(question: Question, features: dict[str, float], unknown: Sequ
         return _veto_reason(question, features)
     if unknown:
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
+    missing = missing_terms(question, context) if features.get("missing_named") else []
+    if missing:
+        # The context is what this reader may see, so naming what it lacks speaks for no other source.
+        return "the closest sources do not name " + " or ".join(f"'{w}'" for w in missing[:3])
     if features.get("subject_miss"):
         return "the closest sources are about a different problem"
     return ""
@@ -134,3 +143,21 @@ def _veto_reason(question: Question, features: dict[str, float]) -> str:
     shape = "amount" if shape == "rate" and money else shape  # "cost per month": an amount
     value = shape or ("amount" if money else ("date" if kind == "time" else "number"))
     return f"the closest sources state no {value} for what is asked"
+
+
+# What each signal that lowers the confidence says, in words, for the trace (`signals`).
+_SIGNALS = {
+    "off_topic": "the question's topic is in no indexed source",
+    "head_miss": "no indexed source holds the thing asked for",
+    "typed_miss": "the best lines state no value of the kind asked next to the question's words",
+    "item_miss": "the closest sources are not about the item the question names",
+    "subject_miss": "the lead line's conversation is about another problem",
+    "missing_named": "a name the question uses is in none of the closest sources",
+    "window_empty": "nothing in the closest sources is from the asked period",
+    "vocab_unknown": "some question words are in no indexed source",
+}
+
+
+def signals(features: dict[str, float]) -> list[str]:
+    """The signals that lowered the confidence of an answer (`features` as the trace holds them), in words."""
+    return [words for name, words in _SIGNALS.items() if features.get(name)]
