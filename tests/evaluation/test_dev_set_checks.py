@@ -25,6 +25,7 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> Any:
         "check_olake_github_dev",
         "check_sample_dev",
         "check_clojurians_dev",
+        "check_clojurians_fresh",
     )
     for name in names:
         sys.modules.pop(name, None)
@@ -64,6 +65,14 @@ def test_a_case_whose_evidence_does_not_hold_its_answer_is_reported(checks: Any)
     assert checks.check_cases([_case(), _case()], found) == ["x1: duplicate id"]
 
 
+def test_a_category_that_only_one_half_of_the_split_holds_is_reported(checks: Any) -> None:
+    fresh = importlib.import_module("check_clojurians_fresh")
+    both = [_case(id="c1"), _case(id="c2"), _case(id="c3", category="person")]
+    assert fresh.category_split_problems(both) == []
+    train_only = [*both, _case(id="c5", category="person")]
+    assert fresh.category_split_problems(train_only) == ["category person (2 cases) is not in both halves of the split"]
+
+
 def test_the_sample_dev_set_holds_to_its_evidence(checks: Any) -> None:
     assert importlib.import_module("check_sample_dev").check() == []
 
@@ -84,6 +93,8 @@ def test_the_clojurians_dev_set_holds_to_the_real_slack_export(checks: Any) -> N
     if not (CLOJURIANS / "channels.json").is_file():
         pytest.skip("the Clojurians Slack export is not present beside this checkout (../shared/corpora)")
     assert importlib.import_module("check_clojurians_dev").check() == []
+    # The fresh set, written without running the product on it, keeps to the same rules and to its split.
+    assert importlib.import_module("check_clojurians_fresh").check() == []
 
 
 @pytest.mark.parametrize(
