@@ -186,3 +186,21 @@ def test_a_part_the_sources_do_not_cover_is_named(answerer: ExtractiveAnswerer) 
     assert not answer.no_answer
     assert "Which Kafka topic did the retries go to: the sources do not say." in answer.text.splitlines(), answer.text
     assert "3,912" in answer.text
+
+
+def test_each_part_of_a_question_after_a_statement_is_about_what_the_statement_names(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    fusion = slack(
+        "slack:CANNOUNCE::2",
+        "announcements",
+        ("Nayan Joshi", "OLake Fusion v0.2.0 Released! Compaction runs on a schedule of your choice.", at(8, 21, 9)),
+    )
+    asked = parsed(
+        "We run OLake Go in production. What is its newest version, and what does that release bring?",
+        intent="latest",
+        now=at(8, 22, 9),
+    )
+    answer = answerer.answer(asked, [ANNOUNCED, fusion])
+    assert first_line(answer).startswith("What is its newest version: v0.9.3 — "), answer.text
+    assert "Fusion" not in first_line(answer)

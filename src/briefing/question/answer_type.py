@@ -193,10 +193,16 @@ def read(text: str, constraints: Constraints, asks: str | None = None) -> dict[s
     fields = _fields(text, constraints.intent, people, asks)
     parts = question_parts(asks or text)
     if len(parts) > 1:
+        # Each part is scored with the statement said before the question, if any: "We use boot-tools-deps. What is
+        # its newest version, and which option does it add?" asks both parts about boot-tools-deps.
+        statement = text[: len(text) - len(asks)].strip() if asks and asks != text else ""
         readings = []
         for part, query in zip(parts, part_queries(parts), strict=True):
             intent = intent_of(part, constraints.intent)
-            readings.append(Part(part, query, intent, _fields(query, intent, people), _fields(part, intent, people)))
+            scored = f"{statement} {query}" if statement else query
+            readings.append(
+                Part(part, scored, intent, _fields(scored, intent, people, query), _fields(part, intent, people))
+            )
         fields["parts"] = tuple(parts)
         fields["extra"]["part_readings"] = tuple(readings)
     return fields

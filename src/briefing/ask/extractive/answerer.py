@@ -49,6 +49,7 @@ from briefing.ask.extractive.selection import (
     LATEST_WITH_VALUE,
     LEAD_KINDS,
     latest,
+    newest_part,
     payload,
     redundant,
     same_document,
@@ -375,7 +376,8 @@ class ExtractiveAnswerer:
         for i, (part, scored, low, _) in enumerate(readings):
             if scored and not low:
                 shared = shared_line(part.text, readings[0][0].text, scored, chosen) if i > 0 else None
-                first = shared or next((e for e in scored if not redundant(e, chosen)), scored[0])
+                newest = newest_part(scored, part, question)
+                first = shared or newest or next((e for e in scored if not redundant(e, chosen)), scored[0])
                 tops[i] = first
                 if not any(c.ref == first.ref and c.text == first.text for c in chosen):
                     chosen.append(first)

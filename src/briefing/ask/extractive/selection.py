@@ -21,6 +21,7 @@ from briefing.question.terms import GENERIC, content_words
 
 if TYPE_CHECKING:
     from briefing.ask.rescoring import SentenceRescorer
+    from briefing.question.parts import Part
 
 BROAD_CUTOFF = 0.6
 FACT_CUTOFF = 0.8
@@ -245,3 +246,16 @@ def same_document(question: Question, chosen: list[Evidence], ranked: Sequence[E
         if (q_words & ev.words) - have:
             return [*chosen, ev]
     return chosen
+
+
+def newest_part(scored: list[Evidence], part: Part, question: Question) -> Evidence | None:
+    """For a part of `question` that asks for the newest state in its own words ("What is its newest version, and
+    ...?"), the line `latest` takes from the part's evidence (`scored`, best first), about the names the part is
+    scored with (a statement said first names them: "We run OLake Go. What is its newest version, and ...?");
+    None for any other part."""
+    answered = part.as_answered(question)
+    asked = extra_of(answered)
+    if not scored or not asked["latest"]:  # the part's own words ask it, not the whole question's intent
+        return None
+    names = extra_of(part.as_scored(question))["named"]
+    return latest(scored, asked["latest_kind"], question.now, names=names)[0]
