@@ -108,6 +108,8 @@ def refusal_reason(question: Question, features: dict[str, float], unknown: Sequ
     if unknown:
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
     if features.get("subject_miss"):
+        if features.get("subject_release"):
+            return "the closest release notes are about other changes"
         return "the closest sources are about a different problem"
     return ""
 
