@@ -162,14 +162,14 @@ def release_probes(chunks: list[Any], rng: random.Random) -> list[ReleaseProbe]:
 
 
 def as_cases(drawn: list[ReleaseProbe]) -> list[dict[str, Any]]:
-    """Each probe as two evaluation cases: asked after its line (answerable, the line the gold, its version the
-    keyword when it names one) and the day before the line existed (unanswerable)."""
+    """Each probe as two evaluation cases: asked after its line (answerable, the line the gold, its versions one
+    keyword group of alternatives) and the day before the line existed (unanswerable)."""
     cases = []
     for i, p in enumerate(drawn, 1):
         after = p.at + timedelta(days=1)
-        words = list(p.versions[:1]) if len(p.versions) == 1 else []
+        versions = [list(p.versions)]
         cases.append({"id": f"ra{i:03d}", "question": p.question, "now": after.isoformat(), "gold_refs": [p.key],
-                      "answer_keywords": words, "no_answer": False, "category": "probe_after"})  # fmt: skip
+                      "answer_keywords": versions, "no_answer": False, "category": "probe_after"})  # fmt: skip
         cases.append({"id": f"rb{i:03d}", "question": p.question, "now": p.before.isoformat(), "gold_refs": [],
                       "answer_keywords": [], "no_answer": True, "category": "probe_before"})  # fmt: skip
     return cases

@@ -46,9 +46,11 @@ _RELEASE_TEMPLATE = re.compile(
     re.I,
 )
 # A lead unit is read line by line up to this many lines (a release announcement lists one change a line or a
-# bullet).
+# bullet), each without its links and credits.
 RELEASE_LINES = 40
-_LINES = re.compile(r"\n+|\s*\u2022\s*")
+_LINES = re.compile(r"\n+|\s*\u2022\s*|<br\s*/?>")
+# Line text that names no change: links and a release list's credits ("by @ana in #865").
+_CREDITS = re.compile(r"\(?https?://\S+\)?|\s+by\s+@[^#\n]{1,40}?\s+in\s+#\d+|[*`]+")
 # The title and opening message are read up to this many characters (the model reads fewer tokens anyway).
 SUBJECT_MAX_CHARS = 600
 
@@ -108,7 +110,8 @@ def release_similarity(question: Question, evidence: Sequence[Evidence], embedde
         chunk = first.chunk
         own = unit_text(first)
         opening = chunk.units[0].text if chunk.units else chunk.text
-        lines = [line for line in _LINES.split(own) if len(line.split()) >= 3][:RELEASE_LINES]
+        lines = [" ".join(_CREDITS.sub(" ", line).split()) for line in _LINES.split(own)]
+        lines = [line for line in lines if len(line.split()) >= 2][:RELEASE_LINES]
         texts += [t for t in (chunk.title, opening, own, *lines) if t.strip()]
     texts = list(dict.fromkeys(texts))
     if not texts:
