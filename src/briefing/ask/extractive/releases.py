@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from briefing.ask.extractive.evidence import Evidence
+from briefing.ask.extractive.evidence import Evidence, presentation
 from briefing.ask.extractive.values import VERSION
 from briefing.ask.segment import clean
 from briefing.question.answer_type import extra_of
@@ -61,8 +61,11 @@ def _about(ev: Evidence, question: Question) -> bool:
 
 def announces(ev: Evidence, question: Question, acts: list[re.Pattern[str]]) -> bool:
     """Whether the line names a version the question does not name, with a release word or an act it asks about,
-    and is about what the question names (`_about`)."""
+    and is about what the question names (`_about`). A document's line reads its title too: a release-notes
+    section lists its changes under a title that names the version ("OLake Go (v0.7.0 - v0.7.8)")."""
     text = clean(ev.text, limit=2000)
+    if not presentation(ev.chunk).conversational:
+        text = f"{ev.chunk.title}\n{text}"
     asked = question.text.lower()
     if not any(m[0].lower().lstrip("v") not in asked for m in VERSION.finditer(text)):
         return False
