@@ -149,17 +149,26 @@ def reading(question: Question, ev: Evidence) -> tuple[str, str, set[str]]:
     return clean(ev.text, limit=2000), question.text.lower(), set(extra_of(question)["words"])
 
 
+def titled_version(chunk: Chunk) -> str:
+    """The version or versions a document's title names ("Fusion v0.1.3 release notes": "v0.1.3"; "OLake Go (v0.7.0
+    - v0.7.8)": "v0.7.0 - v0.7.8"); "" for a conversation, whose title is its opening words."""
+    if presentation(chunk).conversational:
+        return ""
+    found = list(VERSION.finditer(chunk.title))
+    return chunk.title[found[0].start() : found[-1].end()] if found else ""
+
+
 def version_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
     """The version next to the question's words that the question does not name itself; for "Which release added
-    X?" answered by a document's line that names none, the version its title names (a release-notes section lists
-    its changes under "OLake Go (v0.7.0 - v0.7.8)")."""
+    X?" answered by a document's line that names none, the version(s) its title names (`titled_version`: a
+    release-notes section lists its changes under its release)."""
     text, q_low, q_words = reading(question, ev)
     found = [m for m in VERSION.finditer(text) if m[0].lower().lstrip("v") not in q_low]
     hit = near(text, found, q_words)
-    if hit or VERSION.search(text) or not asks_release(question.text) or presentation(ev.chunk).conversational:
+    if hit or VERSION.search(text) or not asks_release(question.text):
         return hit[0] if hit else ""
-    titled = [m[0] for m in VERSION.finditer(ev.chunk.title) if m[0].lower().lstrip("v") not in q_low]
-    return titled[0] if titled else ""
+    titled = titled_version(ev.chunk)
+    return titled if titled and titled.lower().lstrip("v") not in q_low else ""
 
 
 def setting_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
