@@ -33,9 +33,9 @@ CAPPED = ("fix",)
 # words left once the template is dropped) against the lead's own message or section, each of its lines, and its
 # conversation's title and opening. Below RELEASE_BELOW the line names a version but announces other changes. Opt-in
 # (`[answer] aboutness`): leaving one corpus out (`eval/subject_threshold.py --classes release`, on the release probes
-# of `eval/probe_releases.py`) the folds pick 0.55 to 0.6, where one answerable dev question of the corpus left out
-# is refused and the OLake probes lose as many answers as near misses refused; 0.5 is the largest threshold at which
-# no answerable dev question of any corpus is refused and no probe answer of the chat or ticket corpora is lost.
+# of `eval/probe_releases.py`) the folds pick 0.55, or 0.6 with the chat corpus left out, which then refuses one of
+# its answerable dev questions; 0.5 is the largest threshold at which no answerable dev question of any corpus is
+# refused and no probe answer of the chat or ticket corpora is lost (docs/answering.md, "Refusal").
 RELEASE_BELOW = 0.5
 # Question text: the template words of a release question ("In which CIDER release was", "added support for").
 _RELEASE_TEMPLATE = re.compile(
