@@ -45,7 +45,7 @@ def uncapped(row: dict[str, Any]) -> float:
     return confidence({**row, "subject_miss": 0.0}) if row.get("subject_miss") else float(row["confidence"])
 
 
-CLASSES = ("fix", "outcome", "howto", "feedback")
+CLASSES = ("fix", "outcome", "howto", "feedback", "release")
 
 
 def question_class(row: dict[str, Any]) -> str:

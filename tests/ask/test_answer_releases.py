@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
-from tests.ask.chunks import at, slack
+from tests.ask.chunks import at, doc, slack
 from tests.ask.lines import first_line, open_answerer
 
 
@@ -66,3 +66,22 @@ def test_a_question_not_asking_for_a_version_keeps_the_best_line(answerer: Extra
         answerer, "Who fixed the char counting bug of the Quill 2.3.0 snapshot port?", REMARK, ANNOUNCEMENT
     )
     assert "2.3.0-snapshot2" not in line, line
+
+
+# A release-notes document lists its changes under a title naming the range of releases it covers; its paragraph
+# names no version of its own.
+NOTES = doc(
+    "release/v0.7.0.md",
+    "OLake Go (v0.7.0 - v0.7.8)",
+    "docs",
+    at(6, 29),
+    "1. **MySQL chunking optimisation -** <br/> Replaced repeated database lookups during chunk discovery with "
+    "range splitting for numeric and string primary keys.",
+    "2. **SSH tunnel support for DB2 and MSSQL -** <br/> Added SSH tunnel configuration for the DB2 and MSSQL drivers.",
+)
+
+
+def test_a_release_notes_line_is_answered_with_the_release_its_title_names(answerer: ExtractiveAnswerer) -> None:
+    line = first_line(answerer, "Which release added the MySQL chunking optimisation?", NOTES)
+    assert line.startswith("v0.7.0 - v0.7.8"), line
+    assert "MySQL chunking" in line, line

@@ -64,10 +64,31 @@ _ASKS_FEEDBACK = re.compile(
 )
 
 
+# "Which release / version / build / tag added X?", "What version first shipped X?", "Which build fixed X?": the release
+# that brought one change, answered by the line that names the change (not "Which PR added X?", not "What is the
+# latest version?", not "Which Cassandra version does X support?", a dependency's version, not "Summarize what the
+# 0.9 releases added").
+_ASKS_RELEASE = re.compile(
+    r"\b(?:which|what)\s+(?!(?:the|a|an|this|that|these|those)\b)(?:[\w.-]+\s+){0,4}?(?:releases?|versions?|builds?|tags?|snapshots?)\b.*?"
+    r"(?:\b(?:added|introduced|fixed|started|shipped|brought|landed|included|carried|enabled|supported|resolved)\b|"
+    r"(?<!\bdo\s)(?<!\bdoes\s)\b(?:adds|introduces|fixes|ships|brings|supports|enables)\b|"
+    r"\bfirst\s+(?:let|had|made|allowed|gave)\b)",
+    re.I,
+)
+
+
+def asks_release(question: str) -> bool:
+    """Whether the question asks which release did one change ("Which release added X?"), not the latest state or a
+    pull request."""
+    return bool(_ASKS_RELEASE.search(question)) and not asks_latest(question) and not asks_pull(question)
+
+
 def aboutness_class(question: str) -> str:
-    """The kind of question answered only inside the conversation about its subject: "fix" (the cause, the fix or
-    the advice), "outcome" (what was done about it), "howto" (how to do it), "feedback" (what reviewers said about a
-    proposal); "" for any other question."""
+    """The kind of question answered only inside the conversation about its subject: "release" (which release did
+    one change), "fix" (the cause, the fix or the advice), "outcome" (what was done about it), "howto" (how to do
+    it), "feedback" (what reviewers said about a proposal); "" for any other question."""
+    if asks_release(question):  # "Which build fixed X?" is a release question (a fix one where release is off)
+        return "release"
     if _ASKS_FIX.search(question):  # first, so that "What did reviewers say about <Fix ...>?" stays a fix question
         return "fix"
     if _ASKS_FEEDBACK.search(question):

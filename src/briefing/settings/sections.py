@@ -196,7 +196,7 @@ class RetrievalSettings(_Strict):
     boost_recency: float = 0.0
 
 
-AboutnessClass = Literal["fix", "outcome", "howto", "feedback"]
+AboutnessClass = Literal["fix", "outcome", "howto", "feedback", "release"]
 
 
 class AnswerSettings(_Strict):
@@ -224,7 +224,8 @@ class AnswerSettings(_Strict):
     # Which classes of question are refused when the conversation their best line sits in is about something else
     # (briefing.ask.extractive.aboutness, docs/answering.md "Refusal"): "fix" (the cause, the fix, the advice),
     # "outcome" ("What was done about X?"), "howto" ("How do I X?"), "feedback" ("What did reviewers say about X?").
-    # Measured: only "fix" held on the corpora that did not choose the threshold.
+    # "release" ("Which release added X?": the lead release line must be about X). Measured: only "fix" held on the
+    # corpora that did not choose the threshold.
     aboutness: list[AboutnessClass] = Field(default_factory=lambda: list[AboutnessClass](["fix"]))
     # A question that names a past time ("yesterday", "last week") is answered from that time's lines, a timeline
     # too, and an answer from other days says so: "Nothing from yesterday; the closest, from ..." (docs/answering.md).

@@ -9,7 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from briefing.ask.extractive.aboutness import CAPPED, subject_class, subject_miss, subject_similarity
+from briefing.ask.extractive.aboutness import CAPPED, similarity, subject_class, subject_miss
 from briefing.ask.extractive.acts import unsaid_lead
 from briefing.ask.extractive.contentless import contentless_gives_way
 from briefing.ask.extractive.coverage import unknown_words
@@ -171,11 +171,11 @@ class ExtractiveAnswerer:
         the lead line's conversation subject is to it, its class (`subject_<class>`), and whether it is about
         another problem (`subject_miss`, a cap). A two-part question is checked part by part (`_parts`): the whole
         of it names two subjects, and a cap on the whole would let no other part through."""
-        found = subject_class(question)
+        found = subject_class(question, tuple(self.aboutness))
         if found not in self.aboutness:
             return {}
-        similarity = subject_similarity(question, evidence, self.embedder)
-        return {"lead_subject": similarity, "subject_" + found: 1.0, "subject_miss": float(subject_miss(similarity))}
+        near = similarity(found, question, evidence, self.embedder)
+        return {"lead_subject": near, "subject_" + found: 1.0, "subject_miss": float(subject_miss(near, found))}
 
     def answer(
         self, question: Question, context: Sequence[Chunk], *, scope: str = "", view: View | None = None

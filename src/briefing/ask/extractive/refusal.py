@@ -117,6 +117,8 @@ def refusal_reason(
         # The context is what this reader may see, so naming what it lacks speaks for no other source.
         return "the closest sources do not name " + " or ".join(f"'{w}'" for w in missing[:3])
     if features.get("subject_miss"):
+        if features.get("subject_release"):
+            return "the closest release notes are about other changes"
         return "the closest sources are about a different problem"
     return ""
 

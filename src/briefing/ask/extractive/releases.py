@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from briefing.ask.extractive.evidence import Evidence
-from briefing.ask.extractive.values import VERSION
+from briefing.ask.extractive.values import VERSION, titled_version
 from briefing.ask.segment import clean
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
@@ -61,8 +61,13 @@ def _about(ev: Evidence, question: Question) -> bool:
 
 def announces(ev: Evidence, question: Question, acts: list[re.Pattern[str]]) -> bool:
     """Whether the line names a version the question does not name, with a release word or an act it asks about,
-    and is about what the question names (`_about`)."""
+    and is about what the question names (`_about`). A document's line reads its title too when the title names
+    one version: a release-notes section lists its changes under its release ("Fusion v0.1.3 release notes"); under
+    a range ("OLake Go (v0.7.0 - v0.7.8)") an announcement of the one version is the better answer."""
     text = clean(ev.text, limit=2000)
+    titled = titled_version(ev.chunk)
+    if titled and VERSION.fullmatch(titled):
+        text = f"{ev.chunk.title}\n{text}"
     asked = question.text.lower()
     if not any(m[0].lower().lstrip("v") not in asked for m in VERSION.finditer(text)):
         return False

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from briefing.ask.extractive.evidence import Evidence
+from briefing.ask.extractive.evidence import Evidence, presentation
 from briefing.ask.extractive.render import when
 from briefing.ask.item_state import asked_state, state_of
 from briefing.ask.segment import clean
 from briefing.model import Chunk
 from briefing.question.answer_type import extra_of
-from briefing.question.cues import NEGATION
+from briefing.question.cues import NEGATION, asks_release
 from briefing.question.model import Question
 from briefing.question.shape import PER_SECOND
 from briefing.question.terms import CALENDAR, TOKEN, content_words, stem
@@ -149,12 +149,26 @@ def reading(question: Question, ev: Evidence) -> tuple[str, str, set[str]]:
     return clean(ev.text, limit=2000), question.text.lower(), set(extra_of(question)["words"])
 
 
+def titled_version(chunk: Chunk) -> str:
+    """The version or versions a document's title names ("Fusion v0.1.3 release notes": "v0.1.3"; "OLake Go (v0.7.0
+    - v0.7.8)": "v0.7.0 - v0.7.8"); "" for a conversation, whose title is its opening words."""
+    if presentation(chunk).conversational:
+        return ""
+    found = list(VERSION.finditer(chunk.title))
+    return chunk.title[found[0].start() : found[-1].end()] if found else ""
+
+
 def version_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
-    """The version next to the question's words that the question does not name itself."""
+    """The version next to the question's words that the question does not name itself; for "Which release added
+    X?" answered by a document's line that names none, the version(s) its title names (`titled_version`: a
+    release-notes section lists its changes under its release)."""
     text, q_low, q_words = reading(question, ev)
     found = [m for m in VERSION.finditer(text) if m[0].lower().lstrip("v") not in q_low]
     hit = near(text, found, q_words)
-    return hit[0] if hit else ""
+    if hit or VERSION.search(text) or not asks_release(question.text):
+        return hit[0] if hit else ""
+    titled = titled_version(ev.chunk)
+    return titled if titled and titled.lower().lstrip("v") not in q_low else ""
 
 
 def setting_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
