@@ -11,7 +11,6 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.tree import Tree
 
-from briefing.ask.extractive.refusal import signals
 from briefing.cli.common import AsOpt, cli_errors, err, load, out, plain
 
 if TYPE_CHECKING:
@@ -97,6 +96,8 @@ def render_trace(result: SearchResult) -> None:
             ev.add(f"[{e['n']}] {e['score']} (dense {e['dense']}, lexical {e['lexical']}): {escape(e['text'][:100])}")
         features = trace.get("features") or {}
         if "confidence" in features:
+            from briefing.ask.extractive.refusal import signals  # the answer stage: not for `--help`
+
             said = signals(features)
             node = tree.add(f"confidence {features['confidence']:.2f} (refused below {trace.get('threshold')})")
             for words in said:
