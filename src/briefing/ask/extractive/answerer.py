@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
@@ -23,7 +22,6 @@ from briefing.ask.extractive.evidence import (
 )
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
-from briefing.ask.extractive.followups import shared_line
 from briefing.ask.extractive.openings import (
     earliest_reply_lead,
     matched_thread_lead,
@@ -33,6 +31,7 @@ from briefing.ask.extractive.openings import (
     restated_thread_lead,
     starter_gives_way,
 )
+from briefing.ask.extractive.part_answers import answer_parts
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, rerank
 from briefing.ask.extractive.refusal import (
@@ -40,18 +39,15 @@ from briefing.ask.extractive.refusal import (
     VETO_CAP,
     confidence,
     refusal_reason,
-    unsupported,
 )
 from briefing.ask.extractive.releases import release_leads
-from briefing.ask.extractive.render import attribution, label, render, when
+from briefing.ask.extractive.render import attribution, render, when
 from briefing.ask.extractive.scoring import score_sentences, word_weights
 from briefing.ask.extractive.selection import (
     LATEST_WITH_VALUE,
     LEAD_KINDS,
     latest,
-    newest_part,
     payload,
-    redundant,
     same_document,
     select,
     typed_lead,
@@ -72,9 +68,6 @@ if TYPE_CHECKING:
     from briefing.ask.rescoring import SentenceRescorer
     from briefing.view import View
 
-# A part of a two-part question too weak on its own words is answered from the line that answers another part when
-# that line is among its own best lines.
-PART_SHARED = 3
 # Answer types a line that says nothing may still answer: its writer or time ("Who approved it?"), or its "LGTM"
 # (a yes/no or status question).
 WRITER_ANSWERS = frozenset({"person", "time", "yesno", "yes_no", "status"})
@@ -169,7 +162,7 @@ class ExtractiveAnswerer:
     def _subject(self, question: Question, evidence: Sequence[Evidence]) -> dict[str, float]:
         """For a question of a class the answerer caps (`aboutness.subject_class`, `[answer] aboutness`): how close
         the lead line's conversation subject is to it, its class (`subject_<class>`), and whether it is about
-        another problem (`subject_miss`, a cap). A two-part question is checked part by part (`_parts`): the whole
+        another problem (`subject_miss`, a cap). A two-part question is checked part by part (`part_answers`): the whole
         of it names two subjects, and a cap on the whole would let no other part through."""
         found = subject_class(question, tuple(self.aboutness))
         if found not in self.aboutness:
@@ -197,16 +190,16 @@ class ExtractiveAnswerer:
         features = self.score(question, evidence, context, window=window, spread=spread, view=view) if evidence else {}
         evidence.sort(key=lambda e: (-e.score, e.n))
         best = evidence[0].score if evidence else 0.0
-        conf = self._confidence(features) if evidence else 0.0
+        conf = self.confidence(features) if evidence else 0.0
         features["confidence"] = conf
         broad = intent in {"what_happened", "summary"}
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]], bool] | None = None
         if not broad and evidence and len(question.parts) > 1:
             # A two-part question is answered part by part; it is refused only when no part is covered.
-            split = self._parts(question, evidence, context, window=window, view=view, whole=conf)
+            split = answer_parts(self, question, evidence, context, window=window, view=view, whole=conf)
             if split[0]:
                 conf = max(conf, self.hedge_below)
-        if not evidence or conf < self._refuse_below():
+        if not evidence or conf < self.refuse_below():
             reads = self._reads(view)
             # A refusal names the question's words no source holds, but not under an access scope: "no indexed
             # source mentions X" would speak for sources this reader may not see (the word may be in one of them).
@@ -221,7 +214,7 @@ class ExtractiveAnswerer:
             )
         # The refusal is decided on MiniLM's scores (above); the second model only reorders the best lines.
         newest_asked = intent == "latest" or asked["latest"]
-        if not (newest_asked and self.rescorer is not None and self.rescorer.skip_latest) and self._rescore(
+        if not (newest_asked and self.rescorer is not None and self.rescorer.skip_latest) and self.rescore(
             question, evidence
         ):
             evidence.sort(key=lambda e: (-e.score, e.n))
@@ -322,7 +315,7 @@ class ExtractiveAnswerer:
             rescoring=self.rescorer.describe() if self.rescorer is not None else "",
         )
 
-    def _confidence(self, features: dict[str, float]) -> float:
+    def confidence(self, features: dict[str, float]) -> float:
         """P(the context answers): the learned refusal model's, or the fitted logistic confidence of the rules; the
         workspace-vocabulary caps (an off-topic question, an asked thing no source holds) apply to both."""
         if self.model is None or not self.learned_refusal:
@@ -330,71 +323,11 @@ class ExtractiveAnswerer:
         p = learned.confidence(self.model, features)
         return min(p, VETO_CAP) if features.get("off_topic") or features.get("head_miss") else p
 
-    def _refuse_below(self) -> float:
+    def refuse_below(self) -> float:
         return self.model.threshold if self.model is not None and self.learned_refusal else self.min_evidence
 
-    def _rescore(self, question: Question, evidence: list[Evidence]) -> bool:
+    def rescore(self, question: Question, evidence: list[Evidence]) -> bool:
         """Whether the second model read (and moved) the best lines of `evidence`."""
         if self.rescorer is None or not evidence:
             return False
         return bool(self.rescorer.rescore(question.text, evidence, sentence_text, max_chars=SENTENCE_MAX_CHARS))
-
-    def _parts(
-        self,
-        question: Question,
-        evidence: list[Evidence],
-        context: Sequence[Chunk],
-        *,
-        window: tuple[datetime, datetime] | None,
-        view: View | None,
-        whole: float = 0.0,
-    ) -> tuple[list[Evidence], list[tuple[str, Evidence | None]], bool]:
-        """One answer line per part of a two-part question, or a line saying the sources do not cover that part.
-        A part is refused only when its own evidence does not support it (`refusal.unsupported`), or when its
-        confidence is below the threshold and neither the whole question (`whole`, caps applied: a cap that one
-        part sets lets no other part through) nor the line that answers another part (when it is among this
-        part's PART_SHARED best lines) carries it: a follow-on part ("and what did it add?"), or a part whose
-        words the answering line paraphrases, reads as a near miss on its own words alone. Each part is answered
-        from the asked window like the whole (`windowed.in_window`); True when a part's window held nothing on it."""
-        readings = []
-        outside = False
-        for part in extra_of(question)["part_readings"]:
-            scored_as = part.as_scored(question)
-            scored = [replace(e) for e in evidence]
-            # As of the question's `now`, like the whole question's score: the vocabulary counts no later chunk.
-            features = self.score(scored_as, scored, context, window=window, view=view)
-            scored.sort(key=lambda e: (-e.score, e.n))
-            low = self._confidence(features) < self._refuse_below()
-            if scored and not low and self._rescore(scored_as, scored):
-                scored.sort(key=lambda e: (-e.score, e.n))
-            if self.windowed:
-                scored, missed = in_window(scored, window, question.now, close=self.inside_close)
-                outside = outside or missed
-            readings.append((part, scored, low, unsupported(features)))
-        chosen: list[Evidence] = []
-        tops: dict[int, Evidence] = {}
-        for i, (part, scored, low, _) in enumerate(readings):
-            if scored and not low:
-                shared = shared_line(part.text, readings[0][0].text, scored, chosen) if i > 0 else None
-                newest = newest_part(scored, part, question)
-                first = shared or newest or next((e for e in scored if not redundant(e, chosen)), scored[0])
-                tops[i] = first
-                if not any(c.ref == first.ref and c.text == first.text for c in chosen):
-                    chosen.append(first)
-        head: list[tuple[str, Evidence | None]] = []
-        for i, (part, scored, _, capped) in enumerate(readings):
-            name = label(part.text)
-            top = tops.get(i)
-            if top is None and scored and not capped:
-                best = {(e.ref, e.text) for e in scored[:PART_SHARED]}
-                shared = next((t for t in tops.values() if (t.ref, t.text) in best), None)
-                top = scored[0] if whole >= self._refuse_below() and shared is None else shared
-                if top is not None and not any(c.ref == top.ref and c.text == top.text for c in chosen):
-                    chosen.append(top)
-            if top is None:
-                head.append((f"{name}: the sources do not say.", None))
-                continue
-            answered_as = part.as_answered(question)
-            span = answer_span(answered_as, extra_of(answered_as)["span_kind"], top, context)
-            head.append((f"{name}: {span}" if span else f"{name}:", top))
-        return chosen, head, outside
