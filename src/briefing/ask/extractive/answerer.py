@@ -203,9 +203,11 @@ class ExtractiveAnswerer:
             reads = self._reads(view)
             # A refusal names the question's words no source holds, but not under an access scope: "no indexed
             # source mentions X" would speak for sources this reader may not see (the word may be in one of them).
-            unknown = unknown_words(question, spread, context) if reads is not None and reads.readers is None else []
+            # Under a scope it names no word of the question at all, not even the names its context lacks.
+            scoped = view is not None and view.readers is not None
+            unknown = unknown_words(question, spread, context) if reads is not None and not scoped else []
             return ExtractiveAnswer(
-                text=refusal(scope, refusal_reason(question, features, unknown, context)),
+                text=refusal(scope, refusal_reason(question, features, unknown, () if scoped else context)),
                 no_answer=True,
                 best_score=best,
                 evidence=evidence[:5],

@@ -112,7 +112,7 @@ def refusal_reason(
         return _veto_reason(question, features)
     if unknown:
         return "no indexed source mentions " + " or ".join(f"'{w}'" for w in unknown[:3])
-    missing = missing_terms(question, context) if features.get("missing_named") else []
+    missing = missing_terms(question, context) if context and features.get("missing_named") else []
     if missing:
         # The context is what this reader may see, so naming what it lacks speaks for no other source.
         return "the closest sources do not name " + " or ".join(f"'{w}'" for w in missing[:3])
