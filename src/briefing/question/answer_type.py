@@ -195,7 +195,7 @@ def read(text: str, constraints: Constraints, asks: str | None = None) -> dict[s
     if len(parts) > 1:
         # Each part is scored with the statement said before the question, if any: "We use boot-tools-deps. What is
         # its newest version, and which option does it add?" asks both parts about boot-tools-deps.
-        statement = text[: len(text) - len(asks)].strip() if asks and asks != text else ""
+        statement = text[: text.rfind(asks)].strip() if asks and asks != text and asks in text else ""
         readings = []
         for part, query in zip(parts, part_queries(parts), strict=True):
             intent = intent_of(part, constraints.intent)

@@ -34,12 +34,13 @@ def asked_sentence(question: str) -> str:
     """The question as it asks, without a statement said first: "Our sync fails on Fargate. Which memory limit
     fixed it?" asks "Which memory limit fixed it?" (the statement is context: its words still search and score).
     The text unchanged when its first sentence asks, or when no later one does."""
-    sentences = _SENTENCE_END.split(question.strip())
-    if len(sentences) < 2 or _asks(sentences[0]):
+    text = question.strip()
+    starts = [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
+    if len(starts) < 2 or _asks(text[: starts[1]]):
         return question
-    for i, sentence in enumerate(sentences[1:], start=1):
-        if _asks(sentence):
-            return " ".join(sentences[i:])
+    for start, end in zip(starts[1:], [*starts[2:], len(text)], strict=True):
+        if _asks(text[start:end]):
+            return text[start:]  # as written, so what comes before it is the statement
     return question
 
 
