@@ -48,6 +48,32 @@ def refused(answer: Any) -> bool:
     return bool(answer.no_answer or not answer.citations)
 
 
+class Tally:
+    """Near-miss probes counted as answered after and refused before, one printed line each (`--show` adds the
+    first line of an answer given before), and their balanced accuracy."""
+
+    def __init__(self, show: bool, missed: str = "REFUSED ") -> None:
+        self.show, self.missed = show, missed
+        self.answered = self.declined = self.n = 0
+
+    def add(self, key: str, question: str, day: datetime, after: bool, early: Any) -> None:
+        """One probe: right after (`after`), and its answer `early` as of the near miss's `day`."""
+        before = refused(early)
+        self.answered += after
+        self.declined += before
+        self.n += 1
+        said = "" if before or not self.show else " | " + early.answer.splitlines()[0][:160]
+        print(f"{'answered' if after else self.missed} {'refused ' if before else 'ANSWERED'} {key} "
+              f"{day:%Y-%m-%d} | {question}{said}")  # fmt: skip
+
+    def summary(self) -> str:
+        balanced = (self.answered + self.declined) / (2 * self.n) if self.n else 0.0
+        return (
+            f"answered after: {self.answered} of {self.n}; refused before: {self.declined} of {self.n}; "
+            f"balanced: {balanced:.3f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
@@ -70,20 +96,12 @@ def main() -> None:
         if args.cases_out is not None:
             args.cases_out.write_text("".join(json.dumps(c) + "\n" for c in as_cases(drawn, at)), encoding="utf-8")
             return
-        answered = declined = 0
+        tally = Tally(args.show)
         for probe in drawn:
-            first = min((at[ref] for ref in probe.thread_refs if ref in at), default=probe.now)
+            day = min((at[ref] for ref in probe.thread_refs if ref in at), default=probe.now) - timedelta(days=1)
             after = not refused(brief.ask(probe.question, now=probe.now, k=10))
-            early = brief.ask(probe.question, now=first - timedelta(days=1), k=10)
-            before = refused(early)
-            answered += after
-            declined += before
-            said = "" if before or not args.show else " | " + early.answer.splitlines()[0][:160]
-            print(f"{'answered' if after else 'REFUSED '} {'refused ' if before else 'ANSWERED'} {probe.key} "
-                  f"{first - timedelta(days=1):%Y-%m-%d} | {probe.question}{said}")  # fmt: skip
-        n = len(drawn)
-        balanced = (answered + declined) / (2 * n) if n else 0.0
-        print(f"answered after: {answered} of {n}; refused before: {declined} of {n}; balanced: {balanced:.3f}")
+            tally.add(probe.key, probe.question, day, after, brief.ask(probe.question, now=day, k=10))
+        print(tally.summary())
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from probe_refusals import Tally, refused  # noqa: E402
 from probe_threads import probe_args  # noqa: E402
 
 # Unit text: announces a release ("v0.4.8 Released", "0.1.19 is out", "I've pushed 1.7.0-snapshot2").
@@ -175,15 +176,12 @@ def as_cases(drawn: list[ReleaseProbe]) -> list[dict[str, Any]]:
     return cases
 
 
-def refused(answer: Any) -> bool:
-    return bool(answer.no_answer or not answer.citations)
-
-
 def names_release(answer: Any, probe: ReleaseProbe) -> bool:
     """Whether the answer's first line names one of the line's versions, or its lead cites the line."""
     first = (answer.answer.splitlines() or [""])[0].lower()
-    lead = answer.citations[0].ref if answer.citations else ""
-    return lead == probe.key or any(re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.]*\d)", first) for v in probe.versions)
+    lead = answer.citations[0].refs if answer.citations else []
+    named = (re.search(rf"(?<![\w.])v?{re.escape(v)}(?![\w.]*\d)", first) for v in probe.versions)
+    return probe.key in lead or any(named)
 
 
 def main() -> None:
@@ -201,20 +199,12 @@ def main() -> None:
             args.cases_out.write_text("".join(json.dumps(c) + "\n" for c in as_cases(drawn)), encoding="utf-8")
             print(f"{len(drawn)} release probes")
             return
-        answered = declined = 0
+        tally = Tally(args.show, missed="MISSED  ")
         for probe in drawn:
             late = brief.ask(probe.question, now=probe.at + timedelta(days=1), k=10)
-            early = brief.ask(probe.question, now=probe.before, k=10)
             after = not refused(late) and names_release(late, probe)
-            before = refused(early)
-            answered += after
-            declined += before
-            said = "" if before or not args.show else " | " + early.answer.splitlines()[0][:160]
-            print(f"{'answered' if after else 'MISSED  '} {'refused ' if before else 'ANSWERED'} {probe.key} "
-                  f"{probe.before:%Y-%m-%d} | {probe.question}{said}")  # fmt: skip
-        n = len(drawn)
-        balanced = (answered + declined) / (2 * n) if n else 0.0
-        print(f"answered after: {answered} of {n}; refused before: {declined} of {n}; balanced: {balanced:.3f}")
+            tally.add(probe.key, probe.question, probe.before, after, brief.ask(probe.question, now=probe.before, k=10))
+        print(tally.summary())
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from tests.evaluation.scripts import eval_script
 
 @pytest.fixture
 def probe_releases(monkeypatch: pytest.MonkeyPatch) -> Any:
-    return eval_script(monkeypatch, "probe_releases", "probe_threads")
+    return eval_script(monkeypatch, "probe_releases", "probe_refusals", "probe_threads")
 
 
 ANNOUNCEMENT = slack(
@@ -60,3 +60,20 @@ def test_a_probe_is_asked_after_its_line_and_the_day_before_it(probe_releases: A
     assert (after.no_answer, after.gold_refs, after.answer_keywords) == (False, (probe.key,), (("0.7.4",),))
     assert after.now_dt == datetime(2026, 6, 2, 10, tzinfo=UTC)
     assert (before.no_answer, before.gold_refs, before.now_dt) == (True, (), datetime(2026, 5, 31, 10, tzinfo=UTC))
+
+
+def test_an_answer_is_right_when_its_first_line_names_the_version_or_its_lead_cites_the_line(
+    probe_releases: Any,
+) -> None:
+    from types import SimpleNamespace
+
+    from briefing.results import Citation
+
+    (probe,) = probe_releases.release_probes([ANNOUNCEMENT], random.Random(7))
+
+    def answer(text: str, refs: list[str]) -> SimpleNamespace:  # what the check reads of an ask result
+        return SimpleNamespace(answer=text, citations=[Citation(1, refs)])
+
+    assert probe_releases.names_release(answer("v0.7.4 — Nayan in #announcements [1]", ["slack:X:1"]), probe)
+    assert probe_releases.names_release(answer("The release notes of June [1]", [probe.key]), probe)
+    assert not probe_releases.names_release(answer("v0.7.5 — Nayan [1]", ["slack:X:1"]), probe)
