@@ -106,7 +106,10 @@ class Router:
             llm_http.cancel(worker.ident)  # the request in flight is closed now: a one-slot server is free again
         tools.close()
         elapsed = time.perf_counter() - started
-        if not finished:
+        # A request is sent with the time left in the budget as its timeout, so a request that timed out means the
+        # budget ran out, even when its error reached the worker just before the wait above gave up.
+        timed_out = "Timeout" in type(outcome.get("error")).__name__
+        if not finished or timed_out:
             return self._fallback(extracted, tools, f"timeout after {self.timeout_s:.0f} s")
         if "error" in outcome:
             exc = outcome["error"]
