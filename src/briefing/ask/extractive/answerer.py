@@ -222,7 +222,7 @@ class ExtractiveAnswerer:
             evidence.sort(key=lambda e: (-e.score, e.n))
         hedged = conf < self.hedge_below
         kind = asked["span_kind"]
-        # Citation rules of `select`: what a runner-up must add, and whether a help thread's report gives way.
+        # The question's words: what a neighbouring line or list item must add to be read on (`add_neighbours`).
         q_words = set(asked["words"]) - GENERIC
         # "What problem was raised in #help?" is answered by the report itself, unless it asks how it was fixed.
         if asked["asks_report"]:
@@ -234,7 +234,6 @@ class ExtractiveAnswerer:
             max_sentences=self.max_sentences,
             rescorer=self.rescorer,
             skip_holding=not asked["about_asking"],
-            q_words=q_words,
             replies_first=replies_first,
         )
         head: list[tuple[str, Evidence | None]] = []
