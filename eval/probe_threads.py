@@ -14,10 +14,11 @@ No dev case is read. Each conversation of the index gives at most one question a
 Each question is asked through the production path (`Brief.ask`) as of a day after its conversation's last
 message, so the asker's own message, the side remarks and other threads are all in the index, as for a user.
 
-    python eval/probe_threads.py --config C -n 40 [--seed 7] [--show] [--what-happened]
+    python eval/probe_threads.py --config C -n 40 [--seed 7] [--show] [--what-happened summary|key]
 
-`--what-happened` asks only closed tickets and issues, as "What happened with "<summary>"?": a timeline whose
-lines should include the maintainer's last comment (CITED or LEAD), which says how the item ended.
+`--what-happened summary|key` asks only closed tickets and issues, as 'What happened with "<summary>"?' or "What
+happened with KEY-1?" / "#12": a timeline whose lines should include the maintainer's last comment (CITED or LEAD),
+which says how the item ended, and be the item's own (the share of citations of its own conversation).
 
 Prints, per question, LEAD (the first citation is an answering unit), CITED (a later citation is), REFUSED or
 MISS, what led, and the counts: lead, cited anywhere, refused, and where the misses' leads came from (the asker's
@@ -129,7 +130,7 @@ def _ticket_probe(
     reporter: str | None,
     now: datetime,
     rng: random.Random,
-    happened: bool = False,
+    happened: str = "",
 ) -> Probe | None:
     """A closed ticket or issue (not a pull request) as a probe: its summary asked as a question, answered by the
     last comment of its maintainer (the assignee, else whoever closed it), else of anyone other than the reporter,
@@ -156,7 +157,10 @@ def _ticket_probe(
         return None
     topic = _SUBSYSTEMS.sub("", _SUBJECT_TAGS.sub("", summary)).strip()
     raw = short_question(topic, _Raw(), summary=True)
-    if happened:
+    if happened == "key":
+        name = key.rpartition(":")[2]
+        question = rng.choice(_HAPPENED_ASKS).format(name if "#" not in name else "#" + name.rpartition("#")[2])
+    elif happened:
         question = rng.choice(_HAPPENED_ASKS).format(f'"{topic.rstrip(". ")}"')
     elif raw.endswith("?"):
         question = raw
@@ -166,9 +170,10 @@ def _ticket_probe(
     return Probe(key, question, now, frozenset({replies[-1].ref}), own, frozenset(u.ref for u in units), "ticket")
 
 
-def probes(chunks: Any, rng: random.Random, happened: bool = False) -> list[Probe]:
+def probes(chunks: Any, rng: random.Random, happened: str = "") -> list[Probe]:
     """One probe per conversation of `chunks` that asks something and got an answer, in a seeded order; with
-    `happened`, only closed tickets and issues, asked what happened with them."""
+    `happened` ("summary" or "key"), only closed tickets and issues, asked what happened with them, named by their
+    summary or by their key."""
     from briefing.ask.learned.examples import _asked, _resolving, conversations, short_question
     from briefing.question.terms import content_words
 
@@ -234,7 +239,7 @@ def led_by(probe: Probe, answer: Any) -> str:
     return "same conversation" if refs & probe.thread_refs else "other conversation"
 
 
-def run(brief: Any, n: int, seed: int, *, show: bool = False, happened: bool = False) -> Counter[str]:
+def run(brief: Any, n: int, seed: int, *, show: bool = False, happened: str = "") -> Counter[str]:
     """Ask `n` probes of `brief`'s index through `brief.ask`, print one line each, and return the counts."""
     from datetime import UTC
 
@@ -254,6 +259,8 @@ def ask_and_count(brief: Any, probe: Probe, counts: Counter[str], *, show: bool 
     verdict = judge(probe, answer)
     counts[verdict] += 1
     counts["asked"] += 1
+    counts["citations"] += len(answer.citations)
+    counts["citations of its own conversation"] += sum(bool(set(c.refs) & probe.thread_refs) for c in answer.citations)
     where = ""
     if verdict in {"CITED", "MISS"}:
         where = led_by(probe, answer)
@@ -268,6 +275,9 @@ def summary(counts: Counter[str]) -> str:
     cited = counts["LEAD"] + counts["CITED"]
     parts = [f"lead {counts['LEAD']} of {asked}", f"cited {cited}", f"refused {counts['REFUSED']}"]
     parts += [f"{k} {v}" for k, v in sorted(counts.items()) if k.startswith("led by")]
+    parts.append(
+        f"citations of its own conversation {counts['citations of its own conversation']} of {counts['citations']}"
+    )
     return ", ".join(parts)
 
 
@@ -294,7 +304,10 @@ def print_with_brief(config: Path, ask: Any) -> None:
 
 
 def main() -> None:
-    happened = ("--what-happened", {"action": "store_true", "help": "closed tickets asked what happened with them"})
+    happened = (
+        "--what-happened",
+        {"choices": ["summary", "key"], "default": "", "help": "closed tickets asked what happened with them"},
+    )
     args = probe_args(__doc__, 40, happened)
     print_with_brief(
         args.config,

@@ -1,5 +1,6 @@
-"""A timeline of one item ends with its last word ("What happened with X?" is told how X ended), on hand-built
-chunks: the closing comment shares no word with the question, yet it is quoted and cited last."""
+"""Questions about one item, on hand-built chunks: a timeline of it ends with its last word ("What happened with
+X?" is told how X ended, though the closing comment shares no word with the question), and a question naming it by
+key is answered from its own lines, not from another ticket's link records that share the key's shape."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import pytest
 from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
 from briefing.model import Unit
+from briefing.question.constraints import Constraints
+from briefing.question.parse import from_constraints
 from briefing.settings import AnswerSettings, EmbeddingSettings
 from tests.ask.chunks import assert_citations_valid, at, lines, slack, ticket_chunk
-from tests.ask.parsed import parsed
+from tests.ask.parsed import LATER, parsed
 
 KEY = "PLAT-77"
 OPENING = "The nightly Parquet export drops the footer on files over 2 GB, so readers reject them."
@@ -72,3 +75,24 @@ def test_a_timeline_of_many_conversations_is_not_padded_with_one_thread_s_last_w
     answer = answerer.answer(parsed("What happened with the Helm chart announcements?", intent="what_happened"), chunks)
     assert not answer.no_answer, answer.text
     assert all("upgrade worked" not in line["text"] for line in lines(answer)), answer.text
+
+
+def test_a_question_naming_a_ticket_by_key_is_answered_from_that_ticket(answerer: ExtractiveAnswerer) -> None:
+    other = ticket_chunk(
+        "PLAT-90",
+        "Retire the v1 export endpoint",
+        [
+            Unit(ref="jira:PLAT-90", text="PLAT-90 relates to PLAT-91", author="Dana Kim", at=at(6, 4, 9)),
+            Unit(
+                ref="jira:PLAT-90#comment-1", text="PLAT-90 is blocked by PLAT-92", author="Dana Kim", at=at(6, 4, 10)
+            ),
+        ],
+        "PLAT",
+    )
+    context = [TICKET, other]
+    question = from_constraints(f"What happened to {KEY}?", LATER, Constraints(tickets=[KEY], intent="what_happened"))
+    answer = answerer.answer(question, context)
+    assert not answer.no_answer, answer.text
+    cited = [ref for refs in answer.cited.values() for ref in refs]
+    assert cited and all(ref.startswith(f"jira:{KEY}") for ref in cited), answer.text
+    assert_citations_valid(answer, context)

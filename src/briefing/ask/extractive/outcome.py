@@ -1,5 +1,6 @@
-"""A timeline of one item ends with the item's last word: its latest message in the context, which says how it ended
-("Fixed by #624", "closing in favor of #544"), though it rarely shares the question's words."""
+"""A timeline of one item: the item a question names by key and what was said of it, ending with the item's last
+word, its latest message in the context, which says how it ended ("Fixed by #624", "closing in favor of #544")
+though it rarely shares the question's words."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from collections.abc import Sequence
 
 from briefing import registry
 from briefing.ask.extractive.contentless import says_nothing
-from briefing.ask.extractive.evidence import Evidence, presentation
+from briefing.ask.extractive.evidence import Evidence, about_item, presentation
 from briefing.ask.extractive.extractors import state_record
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
+from briefing.question.model import Question
 
 
 def _item(chunk_kind: str, conversational: bool) -> bool:
@@ -56,3 +58,13 @@ def last_word(chosen: list[Evidence], evidence: Sequence[Evidence], limit: int) 
         out.remove(min(others, key=lambda c: c.score))
     out.append(last)
     return out
+
+
+def named_only(question: Question, pool: list[Evidence]) -> list[Evidence]:
+    """The lines of `pool` about the items the question names by key (`about_item`), when it names any and `pool`
+    holds such lines: a timeline of PLAT-7 is PLAT-7's story and what was said of it, not other tickets'."""
+    keys = question.keys
+    if not keys:
+        return pool
+    about = [ev for ev in pool if about_item(ev, keys)]
+    return about or pool
