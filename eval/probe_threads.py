@@ -14,7 +14,11 @@ No dev case is read. Each conversation of the index gives at most one question a
 Each question is asked through the production path (`Brief.ask`) as of a day after its conversation's last
 message, so the asker's own message, the side remarks and other threads are all in the index, as for a user.
 
-    python eval/probe_threads.py --config C -n 40 [--seed 7] [--show]
+    python eval/probe_threads.py --config C -n 40 [--seed 7] [--show] [--what-happened summary|key]
+
+`--what-happened summary|key` asks only closed tickets and issues, as 'What happened with "<summary>"?' or "What
+happened with KEY-1?" / "#12": a timeline whose lines should include the maintainer's last comment (CITED or LEAD),
+which says how the item ended, and be the item's own (the share of citations of its own conversation).
 
 Prints, per question, LEAD (the first citation is an answering unit), CITED (a later citation is), REFUSED or
 MISS, what led, and the counts: lead, cited anywhere, refused, and where the misses' leads came from (the asker's
@@ -46,6 +50,9 @@ _ROBOT = re.compile(r"\b(?:bot|robot|ci|build)\b", re.I)
 # How a summary (a statement) is put as a question whose answer is a reply.
 _TICKET_ASKS = ("How was {} resolved?", "What was done about {}?", "What is the fix for {}?")
 _MAIL_ASKS = ("What was the feedback on {}?", "What did reviewers say about {}?")
+# `--what-happened`: a closed ticket's summary asked as a timeline question; its maintainer's last comment should be
+# among the lines cited (the timeline says how it ended).
+_HAPPENED_ASKS = ("What happened with {}?", "What happened to {}?")
 # Ticket text: a header's status row; a comment that only announces a close or a verification.
 _STATUS = re.compile(r"\bStatus: ", re.I)
 _NOTICE = re.compile(r"^\W*(?:closing|closed|verified|reopening|cleaning up)\b", re.I)
@@ -117,7 +124,13 @@ def _mail_probe(key: str, units: list[Any], now: datetime, rng: random.Random) -
 
 
 def _ticket_probe(
-    key: str, parts: list[Any], summary: str, reporter: str | None, now: datetime, rng: random.Random
+    key: str,
+    parts: list[Any],
+    summary: str,
+    reporter: str | None,
+    now: datetime,
+    rng: random.Random,
+    happened: str = "",
 ) -> Probe | None:
     """A closed ticket or issue (not a pull request) as a probe: its summary asked as a question, answered by the
     last comment of its maintainer (the assignee, else whoever closed it), else of anyone other than the reporter,
@@ -144,13 +157,23 @@ def _ticket_probe(
         return None
     topic = _SUBSYSTEMS.sub("", _SUBJECT_TAGS.sub("", summary)).strip()
     raw = short_question(topic, _Raw(), summary=True)
-    question = raw if raw.endswith("?") else rng.choice(_TICKET_ASKS).format(raw[:1].lower() + raw[1:].rstrip(". "))
+    if happened == "key":
+        name = key.rpartition(":")[2]
+        question = rng.choice(_HAPPENED_ASKS).format(name if "#" not in name else "#" + name.rpartition("#")[2])
+    elif happened:
+        question = rng.choice(_HAPPENED_ASKS).format(f'"{topic.rstrip(". ")}"')
+    elif raw.endswith("?"):
+        question = raw
+    else:
+        question = rng.choice(_TICKET_ASKS).format(raw[:1].lower() + raw[1:].rstrip(". "))
     own = frozenset({key})
     return Probe(key, question, now, frozenset({replies[-1].ref}), own, frozenset(u.ref for u in units), "ticket")
 
 
-def probes(chunks: Any, rng: random.Random) -> list[Probe]:
-    """One probe per conversation of `chunks` that asks something and got an answer, in a seeded order."""
+def probes(chunks: Any, rng: random.Random, happened: str = "") -> list[Probe]:
+    """One probe per conversation of `chunks` that asks something and got an answer, in a seeded order; with
+    `happened` ("summary" or "key"), only closed tickets and issues, asked what happened with them, named by their
+    summary or by their key."""
     from briefing.ask.learned.examples import _asked, _resolving, conversations, short_question
     from briefing.question.terms import content_words
 
@@ -165,6 +188,8 @@ def probes(chunks: Any, rng: random.Random) -> list[Probe]:
         refs = frozenset(u.ref for u in units)
         asked = _asked(parts)
         if asked is None:
+            if happened:
+                continue
             if any(_mail_subject(u.text) for u in units[:1]):
                 probe = _mail_probe(key, sorted(units, key=lambda u: u.at or now), now, rng)
                 if probe is not None:
@@ -172,9 +197,11 @@ def probes(chunks: Any, rng: random.Random) -> list[Probe]:
             continue
         text, asker, blank = asked
         if not blank:
-            probe = _ticket_probe(key, parts, text, asker, now, rng)
+            probe = _ticket_probe(key, parts, text, asker, now, rng, happened)
             if probe is not None:
                 found.append(probe)
+            continue
+        if happened:
             continue
         question = short_question(text, _Raw(), summary=False)
         if not question.endswith("?"):
@@ -212,14 +239,14 @@ def led_by(probe: Probe, answer: Any) -> str:
     return "same conversation" if refs & probe.thread_refs else "other conversation"
 
 
-def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
+def run(brief: Any, n: int, seed: int, *, show: bool = False, happened: str = "") -> Counter[str]:
     """Ask `n` probes of `brief`'s index through `brief.ask`, print one line each, and return the counts."""
     from datetime import UTC
 
     from briefing.index import Filter
 
     view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
-    drawn = probes(view.chunks(Filter()), random.Random(seed))[:n]  # noqa: S311 (a reproducible draw)
+    drawn = probes(view.chunks(Filter()), random.Random(seed), happened)[:n]  # noqa: S311 (a reproducible draw)
     counts: Counter[str] = Counter()
     for probe in drawn:
         ask_and_count(brief, probe, counts, show=show)
@@ -232,6 +259,8 @@ def ask_and_count(brief: Any, probe: Probe, counts: Counter[str], *, show: bool 
     verdict = judge(probe, answer)
     counts[verdict] += 1
     counts["asked"] += 1
+    counts["citations"] += len(answer.citations)
+    counts["citations of its own conversation"] += sum(bool(set(c.refs) & probe.thread_refs) for c in answer.citations)
     where = ""
     if verdict in {"CITED", "MISS"}:
         where = led_by(probe, answer)
@@ -246,6 +275,9 @@ def summary(counts: Counter[str]) -> str:
     cited = counts["LEAD"] + counts["CITED"]
     parts = [f"lead {counts['LEAD']} of {asked}", f"cited {cited}", f"refused {counts['REFUSED']}"]
     parts += [f"{k} {v}" for k, v in sorted(counts.items()) if k.startswith("led by")]
+    parts.append(
+        f"citations of its own conversation {counts['citations of its own conversation']} of {counts['citations']}"
+    )
     return ", ".join(parts)
 
 
@@ -272,8 +304,15 @@ def print_with_brief(config: Path, ask: Any) -> None:
 
 
 def main() -> None:
-    args = probe_args(__doc__, 40)
-    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, show=args.show)))
+    happened = (
+        "--what-happened",
+        {"choices": ["summary", "key"], "default": "", "help": "closed tickets asked what happened with them"},
+    )
+    args = probe_args(__doc__, 40, happened)
+    print_with_brief(
+        args.config,
+        lambda brief: summary(run(brief, args.n, args.seed, show=args.show, happened=args.what_happened)),
+    )
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from briefing.ask.extractive.openings import (
     restated_thread_lead,
     starter_gives_way,
 )
+from briefing.ask.extractive.outcome import last_word, named_only
 from briefing.ask.extractive.part_answers import answer_parts
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, rerank
@@ -248,7 +249,9 @@ class ExtractiveAnswerer:
             chosen = choose(wide, broad=broad, hedged=hedged)
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
-            chosen = choose(wide, broad=True, hedged=False)
+            chosen = choose(named_only(question, wide), broad=True, hedged=False)
+            # A timeline of one item ends with its last word, how it ended (`outcome.last_word`).
+            chosen = last_word(chosen, wide, self.max_sentences)
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
         elif newest_asked:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -92,6 +93,26 @@ def sentence_text(ev: Evidence) -> str:
 def presentation(chunk: Chunk) -> Presentation:
     source = registry.family(chunk.source_type)
     return source.presentation if source is not None else Presentation(label=chunk.source_type)
+
+
+def names_item(chunk: Chunk, key: str) -> bool:
+    """Whether `chunk` belongs to the item `key` names: a ticket key ("TIMOB-25463") or a pull request or issue
+    number ("519" of "github:mlswg/mls-protocol#519")."""
+    doc = chunk.doc_key
+    return doc == key or doc.endswith((f":{key}", f"/{key}", f"#{key}")) or chunk.title.startswith(f"{key}:")
+
+
+def about_item(ev: Evidence, keys: Sequence[str]) -> bool:
+    """Whether the line is about an item of `keys`: a line of the item itself, or one that names it ("PLAT-7 is
+    deployed", "see #519")."""
+    for key in keys:
+        if names_item(ev.chunk, key):
+            return True
+        written = f"#{key}" if key.isdigit() else key
+        # Sentence text: the key written as a word of its own ("PLAT-7 is deployed", "see #519").
+        if re.search(rf"(?<![\w-]){re.escape(written)}(?![\w-])", ev.text, re.I):
+            return True
+    return False
 
 
 def unit_text(ev: Evidence) -> str:

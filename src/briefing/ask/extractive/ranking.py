@@ -16,7 +16,7 @@ from briefing.ask.extractive.acts import (
     said_on_item_leads,
     stated_cause_leads,
 )
-from briefing.ask.extractive.evidence import Evidence, presentation, unit_text
+from briefing.ask.extractive.evidence import Evidence, about_item, presentation, unit_text
 from briefing.ask.extractive.extractors import state_record
 from briefing.ask.extractive.subjects import subject_people
 from briefing.ask.extractive.values import ASKS
@@ -29,7 +29,10 @@ from briefing.question.model import Question
 
 PERSON_AUTHOR = 0.15
 PERSON_NEAR = 0.08
-# Evidence from elsewhere keeps this share of its score (the named place's lines keep their order and cutoff).
+# A line of the item a question names by key gains what a line by the person a question names gains (not tuned).
+ITEM_OWN = PERSON_AUTHOR
+# Evidence from elsewhere keeps this share of its score (the named place's or item's lines keep their order and
+# cutoff).
 PLACE_OTHER = 0.8
 # Chosen on the odd-numbered half of eval/olake_dev.jsonl (0.7 ties there on keywords, with lower citation
 # precision on both sets); see docs/answering.md.
@@ -86,6 +89,7 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
     """Every rule below, in order, over freshly scored sentences."""
     asked = extra_of(question)
     places_first(evidence, question.scope)
+    items_first(evidence, question.keys)
     # The reply after a question inherits the question's score before the report discount: the report
     # discount is about its author's lines, not about the answer they drew.
     if not asked["about_asking"]:
@@ -131,6 +135,20 @@ def places_first(evidence: list[Evidence], places: Sequence[str]) -> None:
     for ev in evidence:
         if _place(ev.chunk.container) not in wanted:
             ev.score *= PLACE_OTHER
+
+
+def items_first(evidence: list[Evidence], keys: Sequence[str]) -> None:
+    """Evidence of an item the question names by key ("What happened to TIMOB-25095?", "#519"): its own lines and
+    lines that name it (`about_item`) outrank the rest, when the context holds any. They gain ITEM_OWN (they are
+    about the key though few write it); the others keep PLACE_OTHER of their score (a link record of another
+    ticket shares the key's shape, not its story)."""
+    if not keys:
+        return
+    own = [about_item(ev, keys) for ev in evidence]
+    if not any(own):
+        return
+    for ev, named in zip(evidence, own, strict=True):
+        ev.score = ev.score + ITEM_OWN if named else ev.score * PLACE_OTHER
 
 
 def people_first(

@@ -1,0 +1,70 @@
+"""A timeline of one item: the item a question names by key and what was said of it, ending with the item's last
+word, its latest message in the context, which says how it ended ("Fixed by #624", "closing in favor of #544")
+though it rarely shares the question's words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from briefing import registry
+from briefing.ask.extractive.contentless import says_nothing
+from briefing.ask.extractive.evidence import Evidence, about_item, presentation
+from briefing.ask.extractive.extractors import state_record
+from briefing.ask.segment import clean
+from briefing.errors import BriefError
+from briefing.question.model import Question
+
+
+def _item(chunk_kind: str, conversational: bool) -> bool:
+    """Whether a chunk of this kind is one item's conversation (a ticket, an issue, a pull request, a mail or chat
+    thread): a channel's stream is many conversations, a document none."""
+    if not conversational:
+        return False
+    try:
+        return not registry.kind(chunk_kind).stream
+    except BriefError:
+        return False
+
+
+def last_word(chosen: list[Evidence], evidence: Sequence[Evidence], limit: int) -> list[Evidence]:
+    """`chosen` (best first) with the latest message of the best line's item added when at least half of
+    `chosen` is from that item and none of the message's sentences is among them: that message's best sentence
+    that states something (not a state record such as "Status: Closed", not a bare "+1"). With `limit` lines
+    already chosen it takes the place of the weakest line of another item."""
+    if not chosen:
+        return chosen
+    lead = chosen[0]
+    if not _item(lead.chunk.kind, presentation(lead.chunk).conversational):
+        return chosen
+    key = lead.chunk.doc_key
+    if 2 * sum(c.chunk.doc_key == key for c in chosen) < len(chosen):
+        return chosen  # a timeline of several conversations: the lead's is not what it is about
+    said = [
+        ev
+        for ev in evidence
+        if ev.chunk.doc_key == key and ev.at_iso and not state_record(clean(ev.text)) and not says_nothing(ev)
+    ]
+    if not said:
+        return chosen
+    latest = max(ev.at_iso or "" for ev in said)
+    last = max((ev for ev in said if ev.at_iso == latest), key=lambda ev: ev.score)
+    if any(c.n == last.n and c.unit == last.unit for c in chosen):
+        return chosen
+    out = list(chosen)
+    if len(out) >= limit:
+        others = [c for c in out[1:] if c.chunk.doc_key != key]
+        if not others:
+            return chosen
+        out.remove(min(others, key=lambda c: c.score))
+    out.append(last)
+    return out
+
+
+def named_only(question: Question, pool: list[Evidence]) -> list[Evidence]:
+    """The lines of `pool` about the items the question names by key (`about_item`), when it names any and `pool`
+    holds such lines: a timeline of PLAT-7 is PLAT-7's story and what was said of it, not other tickets'."""
+    keys = question.keys
+    if not keys:
+        return pool
+    about = [ev for ev in pool if about_item(ev, keys)]
+    return about or pool
