@@ -96,8 +96,8 @@ def presentation(chunk: Chunk) -> Presentation:
 
 
 def names_item(chunk: Chunk, key: str) -> bool:
-    """Whether `chunk` belongs to the item `key` names: a ticket key ("TIMOB-25463") or a pull request or issue
-    number ("519" of "github:mlswg/mls-protocol#519")."""
+    """Whether `chunk` belongs to the item `key` names: a ticket key ("PLAT-7") or a pull request or issue
+    number ("519" of "github:acme/api#519")."""
     doc = chunk.doc_key
     return doc == key or doc.endswith((f":{key}", f"/{key}", f"#{key}")) or chunk.title.startswith(f"{key}:")
 

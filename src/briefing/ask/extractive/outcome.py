@@ -1,5 +1,5 @@
 """A timeline of one item: the item a question names by key and what was said of it, ending with the item's last
-word, its latest message in the context, which says how it ended ("Fixed by #624", "closing in favor of #544")
+word, its latest message in the context, which says how it ended ("Fixed by #88", "closing in favour of #91")
 though it rarely shares the question's words."""
 
 from __future__ import annotations

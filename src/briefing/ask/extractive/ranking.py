@@ -138,7 +138,7 @@ def places_first(evidence: list[Evidence], places: Sequence[str]) -> None:
 
 
 def items_first(evidence: list[Evidence], keys: Sequence[str]) -> None:
-    """Evidence of an item the question names by key ("What happened to TIMOB-25095?", "#519"): its own lines and
+    """Evidence of an item the question names by key ("What happened to PLAT-7?", "#519"): its own lines and
     lines that name it (`about_item`) outrank the rest, when the context holds any. They gain ITEM_OWN (they are
     about the key though few write it); the others keep PLACE_OTHER of their score (a link record of another
     ticket shares the key's shape, not its story)."""
