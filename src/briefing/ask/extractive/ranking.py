@@ -89,9 +89,7 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
     """Every rule below, in order, over freshly scored sentences."""
     asked = extra_of(question)
     places_first(evidence, question.scope)
-    # "What happened to PLAT-7?" is PLAT-7's story; "Which PR fixed PLAT-7?" may be answered by another item.
-    if question.intent in {"what_happened", "summary"}:
-        items_first(evidence, question.keys)
+    items_first(evidence, question.keys)
     # The reply after a question inherits the question's score before the report discount: the report
     # discount is about its author's lines, not about the answer they drew.
     if not asked["about_asking"]:
