@@ -41,3 +41,19 @@ def test_the_reply_is_cited_not_the_question_beside_it(answerer: ExtractiveAnswe
     cited = [ref for refs in answer.cited.values() for ref in refs]
     assert cited == [chunk.units[1].ref], answer.text
     assert_citations_valid(answer, [chunk])
+
+
+def test_a_reply_whose_code_holds_a_question_mark_still_answers(answerer: ExtractiveAnswerer) -> None:
+    """A "?" in code (a SQL placeholder) does not make the reply a question: it answers the question before it and
+    leads, as a reply in words would."""
+    reply = "`java.jdbc` takes positional parameters: `SELECT * FROM pay WHERE pay_day = ? AND kind = ?` with a vector."
+    chunk = slack(
+        "slack:CSQL::2",
+        "sql",
+        ("Ana Lima", "How do I run a java.jdbc query with named parameters like :day?", at(6, 3, 9, 0)),
+        ("Ben Okoro", reply, at(6, 3, 9, 3)),
+    )
+    answer = answerer.answer(parsed("How do I run a java.jdbc query with named parameters like :day?"), [chunk])
+    assert not answer.no_answer, answer.text
+    assert lines(answer)[0]["attribution"].startswith("Ben Okoro"), answer.text
+    assert_citations_valid(answer, [chunk])

@@ -19,7 +19,7 @@ from briefing.ask.extractive.acts import (
 from briefing.ask.extractive.evidence import Evidence, about_item, presentation, unit_text
 from briefing.ask.extractive.extractors import state_record
 from briefing.ask.extractive.subjects import subject_people
-from briefing.ask.extractive.values import ASKS
+from briefing.ask.extractive.values import asks
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
 from briefing.model import Chunk
@@ -202,7 +202,7 @@ def answers_inherit(evidence: list[Evidence]) -> None:
     for ev in evidence:
         by_unit.setdefault((ev.n, ev.unit), []).append(ev)
     for ev in evidence:
-        if not ASKS.search(clean(ev.text)):
+        if not asks(clean(ev.text)):
             continue
         asked = ev.score
         ev.score *= 0.7

@@ -60,6 +60,15 @@ _RESOLVED = re.compile(r"\b(?:fixed|resolved|no\s+longer|removed|solved)\b", re.
 _FACTOR = re.compile(r"(?:×|x|\btimes)$", re.I)
 # Sentence text: a line that asks (a "?" at a word's end).
 ASKS = re.compile(r"\?(?:\s|$)")
+# Sentence text: code, inline or fenced, whose "?" asks nothing (a SQL placeholder "= ?", a predicate "`nil?`").
+_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
+
+
+def asks(text: str) -> bool:
+    """Whether the sentence asks: a "?" at a word's end outside code (`ASKS`, `_CODE`)."""
+    return bool(ASKS.search(_CODE.sub(" ", text)))
+
+
 # A negation denies what the question asks only where it governs the question's words: it opens the line ("No,
 # we never ...", "Not yet.") or one of the question's words follows it in the same clause within NEGATION_SCOPE
 # words ("is not on Aurora", "don't use Iceberg branches"). "moved to Aurora this morning with no merchant impact"
@@ -225,7 +234,7 @@ def yesno_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> st
         own_words = content_words(re.sub(r"[_-]", " ", own))  # "application_data" says "application data"
         if found is not None and len(topic & own_words) >= _ITEM_SHARE * len(topic):
             return f"{'Yes' if found.holds else 'No'} ({found.says})"
-    if ev.lexical < 0.3 or ASKS.search(text):
+    if ev.lexical < 0.3 or asks(text):
         return ""
     predicate = _PREDICATE.search(question.text) or _STILL.search(question.text)
     if predicate and not states(text, predicate[1]) and not (asked["still"] and _RESOLVED.search(text)):
