@@ -203,6 +203,12 @@ def test_ask_routes_a_broad_question_to_summaries_and_a_lookup_to_retrieval(use_
     )
     assert broad["trace"]["answerer"].startswith("summaries")
     assert broad["citations"] and not broad["no_answer"]
+    # The answer's text names each source by its marker only; the ask lists the sources once, after it.
+    first = broad["citations"][0]
+    listed = f"[{first['n']}] {first['refs'][0]}"
+    assert first["refs"][0] not in broad["answer"]
+    shown = cli(use_sample.config, "ask", "What are the main problems with retries?", "--now", NOW)
+    assert sum(line.strip().startswith(listed) for line in shown.splitlines()) == 1, shown
     lookup = json.loads(
         cli(use_sample.config, "ask", "Which PR added jitter to payout-worker?", "--json", "--show-trace", "--now", NOW)
     )

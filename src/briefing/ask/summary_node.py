@@ -28,7 +28,7 @@ def summary_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     found = summaries.answer(
         deps.settings, deps.retriever.index, deps.retriever.embedder, state.question.text, now=state.question.now
     )
-    answer = summaries.render(found, "text")
+    answer = summaries.render(found, "text", sources=False)  # the ask lists its citations itself
     citations = [c for line in found.lines for c in line.citations]
     chunks: dict[str, Any] = {}
     for line in found.lines:

@@ -157,7 +157,9 @@ def answer(
     )
 
 
-def render(summary: Summary, fmt: str) -> str:
+def render(summary: Summary, fmt: str, *, sources: bool = True) -> str:
+    """`summary` as text, Markdown or JSON; without `sources` the text leaves out the list of cited refs (an ask
+    prints its citations itself)."""
     if fmt == "json":
         return json.dumps(summary.to_json(), ensure_ascii=False) + "\n"
     md = fmt == "md"
@@ -182,7 +184,7 @@ def render(summary: Summary, fmt: str) -> str:
                     text = text.replace(f"[{c['n']}]", f"[[{c['n']}]]({c['url']})", 1)
         out.append(f"- {text}")
     out.append("")
-    for line in summary.lines:
+    for line in summary.lines if sources else ():
         for c in line.citations:
             out.append(
                 f"[{c['n']}] {' '.join(c['refs'])}" + (f" {c['url']}" if c["url"] else "") + ("  " if md else "")
