@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from briefing import registry
-from briefing.ask.extractive.evidence import Evidence
+from briefing.ask.extractive.evidence import Evidence, names_item
 from briefing.ask.segment import clean
 from briefing.question.acts import addressees, asks_closed_item, change_asked, doers, said_on_item, speakers, written
 from briefing.question.answer_type import extra_of
@@ -227,9 +227,9 @@ def _item_asked(question: Question, described: str, evidence: Sequence[Evidence]
     (`TITLE_MATCH`); "" when none does."""
     docs = {ev.chunk.doc_key: ev.chunk.title for ev in evidence}
     for key in question.keys:
-        for doc, title in docs.items():
-            if doc == key or doc.endswith((f":{key}", f"/{key}")) or title.startswith(f"{key}:"):
-                return doc
+        for ev in evidence:
+            if names_item(ev.chunk, key):
+                return ev.chunk.doc_key
     words = content_words(described)
     if not words:
         return ""
