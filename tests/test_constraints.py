@@ -594,3 +594,16 @@ def test_a_role_question_about_an_item_described_by_a_field_word_asks_the_role(
     from briefing.question.parse import parse, wants
 
     assert wants(parse(question, now=NOW)).fields == fields
+
+
+def test_a_project_named_with_a_plain_word_needs_the_question_to_say_it_is_a_place() -> None:
+    """A docs folder called "release" is a project, but "the newest release" uses the word; "the release folder" or
+    "release/" names the folder."""
+    folders = Directory(projects=["release", "blog", "acme/api-server"])
+    assert extract("What is the newest Fusion release?", now=NOW, directory=folders).projects == []
+    assert extract("What does the release folder say about Fusion?", now=NOW, directory=folders).projects == ["release"]
+    assert extract("Which page under release/ covers Fusion?", now=NOW, directory=folders).projects == ["release"]
+    assert extract("Was it in the blog project or the api-server repo?", now=NOW, directory=folders).projects == [
+        "blog",
+        "acme/api-server",
+    ]

@@ -26,7 +26,11 @@ DEV = ROOT / "eval" / "sample_dev.jsonl"
 # the recency boost now spans the weeks up to `now` instead of up to that PDF.
 THRESHOLDS = {
     "hit@10": 0.98,
-    "recall@10": 0.63,
+    # 0.63 -> 0.62: a folder named with a plain word ("releases") is no longer read as a project from the word
+    # alone, so s028 ("What happened with ledger-api releases last week?") no longer pulls the release notes'
+    # folder forward (recall 1.0 -> 0.8; the subset 0.635 -> 0.623), while over the whole sample set keywords rose
+    # 0.738 -> 0.750 and MRR 0.717 -> 0.723, and OLake GitHub MRR 0.873 -> 0.887 (docs/evaluation.md).
+    "recall@10": 0.62,
     # 0.60 -> 0.65: the unit list (retrieval ranks candidates by their best reply/section) lifted this subset's
     # MRR@10 from 0.620 to 0.682; the floor now guards that gain.
     "mrr@10": 0.65,

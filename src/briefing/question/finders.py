@@ -293,6 +293,19 @@ def people(found: Found, directory: Directory | None, out: Constraints) -> None:
     _add(out.person_ids, *(person.id for person in ordered if person.id))
 
 
+# Project name: a plain lowercase word, which a sentence uses as a word unless it says the place is meant.
+_PLAIN_NAME = re.compile(r"[a-z]+")
+# Question text: what says a plain word names a place: a place noun after it ("release folder", "blog project") or
+# before it ("the folder release"), or a path slash after it ("release/").
+_PLACE_AFTER = re.compile(r"(?:/|\s+(?:folder|project|directory|dir|repo|repository|space|section)s?\b)", re.I)
+_PLACE_BEFORE = re.compile(r"\b(?:folder|project|directory|dir|repo|repository|space|section)\s+$", re.I)
+
+
+def _placed(text: str, start: int, end: int) -> bool:
+    """Whether the word at `start:end` is written as a place's name (`_PLACE_AFTER`, `_PLACE_BEFORE`)."""
+    return bool(_PLACE_AFTER.match(text, end) or _PLACE_BEFORE.search(text[:start]))
+
+
 def projects(found: Found, directory: Directory | None, out: Constraints) -> None:
     named: list[tuple[int, str]] = []
     for project in directory.projects if directory else []:
@@ -303,7 +316,12 @@ def projects(found: Found, directory: Directory | None, out: Constraints) -> Non
         for term in terms:
             # An all-caps key ("OPS") must be written in caps; "ops" in a sentence is a word.
             exact = term.isupper()
+            # A name that is a plain word ("release", "blog": a docs folder) names the place only when the question
+            # says it is one ("the release folder", "in release/"); "the newest release" is the word.
+            plain = bool(_PLAIN_NAME.fullmatch(term))
             for start, end in _word_matches(found.text, term, case_sensitive=exact):
+                if plain and not _placed(found.text, start, end):
+                    continue
                 if found.free(start, end):
                     found.claim("project", start, end)
                     named.append((start, project))
