@@ -607,3 +607,17 @@ def test_a_project_named_with_a_plain_word_needs_the_question_to_say_it_is_a_pla
         "blog",
         "acme/api-server",
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("Is the export still failing?", "latest"),
+        ("How many tickets are still open for 6.3.0?", "latest"),
+        ("Why does calling str on a lazy seq still print LazySeq@ even after doall?", "fact"),
+        ("If an update moves a document to another partition, does the table still hold one row for it?", "fact"),
+        ("How do I still get the old behaviour after the upgrade?", "fact"),
+    ],
+)
+def test_still_asks_for_the_current_state_only_when_it_means_as_of_now(question: str, intent: str) -> None:
+    assert extract(question, now=NOW).intent == intent

@@ -59,9 +59,18 @@ def about_person(question: str, constraints: Constraints) -> bool:
     return bool(ABOUT_PERSON.search(text))
 
 
+# Question text: a question whose "still" means "nevertheless", not "as of now": it asks why or how something is
+# done ("Why does it still print LazySeq@ even after doall?"; "How many are still open?" asks the state) or what
+# holds under a condition ("If an update moves the row, does the table still hold one copy?").
+_STILL_NOT_NOW = re.compile(r"^\W*(?:why|how\s+(?:come|do|does|did|can|could|should|would)|if|even)\b", re.I)
+
+
 def _intent(question: str) -> str:
     for intent, pattern in INTENT_PATTERNS:
-        if pattern.search(question):
+        found = [m[0].lower() for m in pattern.finditer(question)]
+        if intent == "latest" and found and set(found) == {"still"} and _STILL_NOT_NOW.search(question):
+            continue
+        if found:
             return intent
     return "fact"
 
