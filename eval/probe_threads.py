@@ -14,11 +14,12 @@ No dev case is read. Each conversation of the index gives at most one question a
 Each question is asked through the production path (`Brief.ask`) as of a day after its conversation's last
 message, so the asker's own message, the side remarks and other threads are all in the index, as for a user.
 
-    python eval/probe_threads.py --config C -n 40 [--seed 7] [--show] [--what-happened summary|key]
+    python eval/probe_threads.py --config C -n 40 [--seed 7] [--show] [--what-happened summary|key|decided]
 
-`--what-happened summary|key` asks only closed tickets and issues, as 'What happened with "<summary>"?' or "What
-happened with KEY-1?" / "#12": a timeline whose lines should include the maintainer's last comment (CITED or LEAD),
-which says how the item ended, and be the item's own (the share of citations of its own conversation).
+`--what-happened summary|key|decided` asks only closed tickets and issues, as 'What happened with "<summary>"?',
+"What happened with KEY-1?" / "#12", or 'What was decided about "<summary>"?': an answer whose lines should include
+the maintainer's last comment (CITED or LEAD), which says how the item ended, and be the item's own (the share of
+citations of its own conversation).
 
 Prints, per question, LEAD (the first citation is an answering unit), CITED (a later citation is), REFUSED or
 MISS, what led, and the counts: lead, cited anywhere, refused, and where the misses' leads came from (the asker's
@@ -53,6 +54,8 @@ _MAIL_ASKS = ("What was the feedback on {}?", "What did reviewers say about {}?"
 # `--what-happened`: a closed ticket's summary asked as a timeline question; its maintainer's last comment should be
 # among the lines cited (the timeline says how it ended).
 _HAPPENED_ASKS = ("What happened with {}?", "What happened to {}?")
+# `--what-happened decided`: the summary asked for the outcome; the maintainer's last comment says it.
+_DECIDED_ASKS = ("What was decided about {}?", "What was the outcome of {}?")
 # Ticket text: a header's status row; a comment that only announces a close or a verification.
 _STATUS = re.compile(r"\bStatus: ", re.I)
 _NOTICE = re.compile(r"^\W*(?:closing|closed|verified|reopening|cleaning up)\b", re.I)
@@ -160,6 +163,8 @@ def _ticket_probe(
     if happened == "key":
         name = key.rpartition(":")[2]
         question = rng.choice(_HAPPENED_ASKS).format(name if "#" not in name else "#" + name.rpartition("#")[2])
+    elif happened == "decided":
+        question = rng.choice(_DECIDED_ASKS).format(f'"{topic.rstrip(". ")}"')
     elif happened:
         question = rng.choice(_HAPPENED_ASKS).format(f'"{topic.rstrip(". ")}"')
     elif raw.endswith("?"):
@@ -306,7 +311,11 @@ def print_with_brief(config: Path, ask: Any) -> None:
 def main() -> None:
     happened = (
         "--what-happened",
-        {"choices": ["summary", "key"], "default": "", "help": "closed tickets asked what happened with them"},
+        {
+            "choices": ["summary", "key", "decided"],
+            "default": "",
+            "help": "closed tickets asked what happened with them (or what was decided about them)",
+        },
     )
     args = probe_args(__doc__, 40, happened)
     print_with_brief(

@@ -4,6 +4,7 @@ key is answered from its own lines, not from another ticket's link records that 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -96,3 +97,55 @@ def test_a_question_naming_a_ticket_by_key_is_answered_from_that_ticket(answerer
     cited = [ref for refs in answer.cited.values() for ref in refs]
     assert cited and all(ref.startswith(f"jira:{KEY}") for ref in cited), answer.text
     assert_citations_valid(answer, context)
+
+
+def test_a_summary_of_one_ticket_quotes_each_of_its_messages_once(answerer: ExtractiveAnswerer) -> None:
+    """A ticket whose long description is read paragraph by paragraph, with more messages than an answer has
+    lines: a summary of its discussion quotes the description once and every comment, ending with how it ended,
+    not three paragraphs of the description in place of comments."""
+    key = "PLAT-95"
+    said = [
+        ("Lena Vogt", "The discussion of the export format is in this ticket: the nightly export writes CSV today."),
+        ("Lena Vogt", "The discussion so far: the export should move to Parquet so readers can skip columns."),
+        ("Lena Vogt", "To summarize the discussion of the export: Parquet, with the schema kept in the footer."),
+        ("Omar Haddad", "Agreed on Parquet for the export; the readers need the schema in the footer anyway."),
+        ("Dana Kim", "The warehouse loader already reads Parquet, so nothing changes on our side."),
+        ("Sam Roy", "The finance extract still wants CSV; we can convert on their side for a month."),
+        ("Dana Kim", "Row groups of 128 MB keep the reader memory flat in my test run."),
+        ("Omar Haddad", "Shipped in 4.3: the nightly export now writes Parquet files."),
+    ]
+    units = [
+        Unit(ref=f"jira:{key}" if i < 3 else f"jira:{key}#comment-{i}", text=text, author=who, at=at(6, 1 + i, 9))
+        for i, (who, text) in enumerate(said)
+    ]
+    chunk = ticket_chunk(key, "Move the nightly export to Parquet", units, "PLAT")
+    question = from_constraints(
+        f"Summarize the discussion in {key}.", LATER, Constraints(tickets=[key], intent="summary")
+    )
+    answer = answerer.answer(question, [chunk])
+    assert not answer.no_answer, answer.text
+    shown = [n for line in lines(answer) for n in re.findall(r"\[(\d+)\]", line[0])]
+    assert len(shown) == len(set(shown)), f"each message is quoted once: {answer.text}"
+    cited = {ref for refs in answer.cited.values() for ref in refs}
+    assert {f"jira:{key}#comment-{i}" for i in range(3, 8)} <= cited, answer.text
+    assert "Shipped in 4.3" in lines(answer)[-1]["text"], answer.text
+    assert_citations_valid(answer, [chunk])
+
+
+def test_what_was_decided_about_an_item_leads_with_how_it_ended(answerer: ExtractiveAnswerer) -> None:
+    """The opening shares the question's words; the decision, in the item's last message, does not: it leads."""
+    key = "PLAT-97"
+    said = [
+        ("Dana Kim", "Proposal: retire the v1 export endpoint, since every client can use the v2 export endpoint."),
+        ("Sam Roy", "Two merchants still call it every night; they need a month's notice."),
+        ("Lena Vogt", "Call notes: keep it until 1 March behind a deprecation header, then remove it in 5.0."),
+    ]
+    units = [
+        Unit(ref=f"jira:{key}" if i == 0 else f"jira:{key}#comment-{i}", text=text, author=who, at=at(6, 1 + i, 9))
+        for i, (who, text) in enumerate(said)
+    ]
+    chunk = ticket_chunk(key, "Retire the v1 export endpoint", units, "PLAT")
+    answer = answerer.answer(parsed("What was decided about retiring the v1 export endpoint?"), [chunk])
+    assert not answer.no_answer, answer.text
+    assert "until 1 March" in lines(answer)[0]["text"], answer.text
+    assert_citations_valid(answer, [chunk])

@@ -113,6 +113,33 @@ def test_summarize_quotes_the_best_conversations_each_line_cited_to_its_unit(use
     assert numbers == list(range(1, len(numbers) + 1))
 
 
+def test_a_topic_naming_a_conversation_by_its_title_is_that_conversation_s_summary(use_sample) -> None:
+    """ "Summarize the discussion on <a thread's opening words>": that thread, over its messages, each cited once,
+    not five other conversations on the same topic; a topic that names no conversation still gets several."""
+    named = json.loads(
+        cli(use_sample.config, "summarize", "kicking off the ledger DB migration", "--format", "json", "--now", NOW)
+    )
+    (line,) = named["lines"]
+    assert line["conversation"].startswith("slack:C02PLATENG/1777885500.018194"), line
+    refs = [ref for cited in line["citations"] for ref in cited["refs"]]
+    assert len(refs) >= 4 and len(set(refs)) == len(refs), line
+    broad = json.loads(cli(use_sample.config, "summarize", "ledger DB migration", "--format", "json", "--now", NOW))
+    assert len({b["conversation"] for b in broad["lines"]}) > 1
+    asked = json.loads(
+        cli(
+            use_sample.config,
+            "ask",
+            "Summarize the discussion on kicking off the ledger DB migration.",
+            "--json",
+            "--show-trace",
+            "--now",
+            NOW,
+        )
+    )
+    assert asked["trace"]["answerer"].startswith("summaries")
+    assert {ref for c in asked["citations"] for ref in c["refs"]} == set(refs)
+
+
 def test_summarize_as_of_an_earlier_now_quotes_nothing_written_later(use_sample) -> None:
     out = json.loads(
         cli(use_sample.config, "summarize", "retry storm", "--format", "json", "--now", "2026-05-19T15:00:00+00:00")

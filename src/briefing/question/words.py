@@ -111,6 +111,16 @@ BROAD = re.compile(
     re.IGNORECASE,
 )
 
+# -- outcomes: "what was decided about X" is told how X ended, not how it began ------------------------------------
+# Question text: asks for a conversation's outcome ("What was decided about X?", "What was the outcome of X?", "What
+# came of X?"). Not "resolution": "With what resolution was X closed?" asks for the tracker's field.
+ASKS_OUTCOME = re.compile(
+    r"\bwhat\s+(?:was|were|has\s+been|have\s+(?:they|we|you)\s+|did\s+(?:they|we|you|people|the\s+\w+)\s+)?"
+    r"\s*(?:decide|agree|conclude|settle)d?\b|\bwhat\s+was\s+the\s+(?:decision|consensus)\b|"
+    r"\b(?:outcome|conclusion|verdict)\s+(?:of|on|for|about)\b|\bwhat\s+came\s+(?:out\s+)?of\b",
+    re.IGNORECASE,
+)
+
 # -- outlines: a question about how things stand now is a latest-state answer, not an outline ---------------------
 NOT_OUTLINE = re.compile(r"\b(?:stands?|standing|latest|newest|current(?:ly)?|now|still|so\s+far)\b", re.I)
 

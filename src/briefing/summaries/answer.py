@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -68,6 +69,23 @@ def _relevance(sentence: str, terms: set[str]) -> float:
     return len(terms & have) / len(terms) if terms else 0.0
 
 
+# A topic names a conversation by its title ("Summarize the discussion on <a mail's subject>") when it holds at
+# least this share of the title's words, and at least two of them; the summary is then that conversation's (and any
+# other's of the same title: a patch series' next version), over up to NAMED_LINES of its messages.
+TITLE_NAMED = 0.8
+NAMED_LINES = 8
+# Chunk title: what a chat thread's title adds to its opening words ("#help thread: <opening words>..."), and the
+# emoji codes in them (":rocket:"), which no one types when naming it.
+_THREAD_TITLE = re.compile(r"^#\S+\s+thread:\s*|(?:\.\.\.|\u2026)\s*$|:[a-z0-9_+-]+:")
+
+
+def named_by_title(terms: set[str], own: list[Chunk]) -> bool:
+    """Whether the topic's `terms` name the conversation of chunks `own` by its title (`TITLE_NAMED`)."""
+    title = min((c.title for c in own if c.title), key=len, default="")
+    words = _terms(_THREAD_TITLE.sub("", title))
+    return len(words) >= 2 and len(words & terms) >= TITLE_NAMED * len(words)
+
+
 def answer(
     settings: Settings,
     index: Index | View,
@@ -115,18 +133,25 @@ def answer(
         by_doc: dict[str, list[Chunk]] = {}
         for chunk in chunks:
             by_doc.setdefault(chunk.doc_key, []).append(chunk)
+        named = [(key, score) for key, score in best if key in by_doc and named_by_title(terms, by_doc[key])]
+        if named:
+            best = named
+            per_conversation = max(per_conversation, NAMED_LINES // len(named))
         for key, score in best:
             own = by_doc.get(key)
             if not own:
                 continue  # written after `now`, or gone since the summary was made
             units = units_of(own)
+            # The opening says what the conversation is about; of a conversation the topic names, the last message
+            # also says how it ended.
+            ends = {0, len(units) - 1} if named else {0}
             scored = []
             for i, (unit, chunk) in enumerate(units):
                 sentence, value = tx.best_sentence(unit.text)
                 if value <= 0 or not sentence:
                     continue
                 scored.append(
-                    (2.0 * _relevance(unit.text, terms) + value + (0.3 if i == 0 else 0.0), i, sentence, unit, chunk)
+                    (2.0 * _relevance(unit.text, terms) + value + (0.3 if i in ends else 0.0), i, sentence, unit, chunk)
                 )
             if not scored:
                 continue
@@ -143,7 +168,12 @@ def answer(
             # The conversation's own title: its shortest section path ends with it ("Space > Page > Section").
             name = min((c.title for c in own if c.title), key=lambda t: (t.count(" > "), len(t)), default="")
             title = tx.short(name.split(" > ")[-1].strip() or own[0].title, 120)
-            lines.append(SummaryLine(title, f"{title} — " + "; ".join(parts), cites, key, round(score, 4), used))
+            # Many quotes of one conversation read better one a line than in one run-on line.
+            if len(parts) > 2:
+                text = f"{title}:" + "".join(f"\n  - {p}" for p in parts)
+            else:
+                text = f"{title} — " + "; ".join(parts)
+            lines.append(SummaryLine(title, text, cites, key, round(score, 4), used))
     return Summary(
         topic=topic,
         now=now,
@@ -172,7 +202,8 @@ def render(summary: Summary, fmt: str, *, sources: bool = True) -> str:
         )
         return "\n".join(out) + "\n"
     out.append(
-        f"{len(summary.lines)} conversations, from {summary.searched} conversation summaries; "
+        f"{len(summary.lines)} conversation{'' if len(summary.lines) == 1 else 's'}, from {summary.searched} "
+        "conversation summaries; "
         f"as of {summary.now:%Y-%m-%d %H:%M %Z}"
     )
     out.append("")

@@ -31,7 +31,7 @@ from briefing.ask.extractive.openings import (
     restated_thread_lead,
     starter_gives_way,
 )
-from briefing.ask.extractive.outcome import last_word, named_only
+from briefing.ask.extractive.outcome import last_word, named_only, outcome_first, spread_messages
 from briefing.ask.extractive.part_answers import answer_parts
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, rerank
@@ -63,6 +63,7 @@ from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import GENERIC
 from briefing.question.timewindow import local_window
+from briefing.question.words import ASKS_OUTCOME
 from briefing.textrules import refusal
 
 if TYPE_CHECKING:
@@ -251,6 +252,8 @@ class ExtractiveAnswerer:
         elif broad:
             chosen = choose(named_only(question, wide), broad=True, hedged=False)
             # A timeline of one item ends with its last word, how it ended (`outcome.last_word`).
+            # A timeline of one item quotes each of its messages once (`outcome.spread_messages`).
+            chosen = spread_messages(chosen, named_only(question, wide))
             chosen = last_word(chosen, wide, self.max_sentences)
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"
@@ -284,6 +287,8 @@ class ExtractiveAnswerer:
             if not {kind, question.answer_type} & WRITER_ANSWERS:
                 contentless_gives_way(pool, q_words)
             chosen = choose(pool, broad=False, hedged=False)
+            if not kind and ASKS_OUTCOME.search(question.text):
+                chosen = outcome_first(chosen, pool)  # how the item ended leads (`outcome.outcome_first`)
             top = chosen[0]
             span = "" if payload(top) else answer_span(question, kind, top, context)
             if not span and kind in LEAD_KINDS:

@@ -1,6 +1,6 @@
-"""A timeline of one item: the item a question names by key and what was said of it, ending with the item's last
-word, its latest message in the context, which says how it ended ("Fixed by #88", "closing in favour of #91")
-though it rarely shares the question's words."""
+"""A timeline of one item: the item a question names by key and what was said of it, one line a message, ending
+with the item's last word, its latest message in the context, which says how it ended ("Fixed by #88", "closing in
+favour of #91") though it rarely shares the question's words."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def last_word(chosen: list[Evidence], evidence: Sequence[Evidence], limit: int) 
     """`chosen` (best first) with the latest message of the best line's item added when at least half of
     `chosen` is from that item and none of the message's sentences is among them: that message's best sentence
     that states something (not a state record such as "Status: Closed", not a bare "+1"). With `limit` lines
-    already chosen it takes the place of the weakest line of another item."""
+    already chosen it takes the place of the weakest line of another item, or else of the item's weakest line."""
     if not chosen:
         return chosen
     lead = chosen[0]
@@ -39,25 +39,74 @@ def last_word(chosen: list[Evidence], evidence: Sequence[Evidence], limit: int) 
     key = lead.chunk.doc_key
     if 2 * sum(c.chunk.doc_key == key for c in chosen) < len(chosen):
         return chosen  # a timeline of several conversations: the lead's is not what it is about
+    last = latest_word(key, evidence)
+    if last is None:
+        return chosen
+    if any(c.n == last.n and c.unit == last.unit for c in chosen):
+        return chosen
+    out = list(chosen)
+    if len(out) >= limit:
+        # It takes the place of the weakest line of another item, else of the item's own weakest after the lead.
+        others = [c for c in out[1:] if c.chunk.doc_key != key] or out[1:]
+        if not others:
+            return chosen
+        out.remove(min(others, key=lambda c: c.score))
+    out.append(last)
+    return out
+
+
+def latest_word(key: str, evidence: Sequence[Evidence]) -> Evidence | None:
+    """The best sentence of item `key`'s latest message in `evidence` that states something (not a state record
+    such as "Status: Closed", not a bare "+1")."""
     said = [
         ev
         for ev in evidence
         if ev.chunk.doc_key == key and ev.at_iso and not state_record(clean(ev.text)) and not says_nothing(ev)
     ]
     if not said:
-        return chosen
+        return None
     latest = max(ev.at_iso or "" for ev in said)
-    last = max((ev for ev in said if ev.at_iso == latest), key=lambda ev: ev.score)
-    if any(c.n == last.n and c.unit == last.unit for c in chosen):
+    return max((ev for ev in said if ev.at_iso == latest), key=lambda ev: ev.score)
+
+
+def outcome_first(chosen: list[Evidence], evidence: Sequence[Evidence]) -> list[Evidence]:
+    """For "What was decided about X?" (`words.ASKS_OUTCOME`): when the best line (first of `chosen`) is in an item's
+    conversation, that item's latest message that states something (`latest_word`) leads, and the other lines follow
+    in place of the weakest: how the item ended, not the report that opened it, which shares the question's words."""
+    if not chosen:
         return chosen
-    out = list(chosen)
-    if len(out) >= limit:
-        others = [c for c in out[1:] if c.chunk.doc_key != key]
-        if not others:
-            return chosen
-        out.remove(min(others, key=lambda c: c.score))
-    out.append(last)
-    return out
+    lead = chosen[0]
+    if not _item(lead.chunk.kind, presentation(lead.chunk).conversational):
+        return chosen
+    last = latest_word(lead.chunk.doc_key, evidence)
+    if last is None or (last.n == lead.n and last.unit == lead.unit):
+        return chosen
+    rest = [c for c in chosen if not (c.n == last.n and c.unit == last.unit)]
+    return [last, *rest][: len(chosen)]
+
+
+def spread_messages(chosen: list[Evidence], evidence: Sequence[Evidence]) -> list[Evidence]:
+    """A timeline of one item (at least half of `chosen`, best first, from the best line's item) that quotes one of
+    its messages more than once (an issue's long opening, read paragraph by paragraph) quotes as many lines, one a
+    message: the lead, then the best line of each other message of the item in `evidence`, best first, that states
+    something; then lines of other items if room is left. A summary of a discussion covers who said what, not one
+    message."""
+    if not chosen or len({c.ref for c in chosen}) == len(chosen):
+        return chosen
+    lead = chosen[0]
+    if not _item(lead.chunk.kind, presentation(lead.chunk).conversational):
+        return chosen
+    key = lead.chunk.doc_key
+    if 2 * sum(c.chunk.doc_key == key for c in chosen) < len(chosen):
+        return chosen
+    best_of: dict[str, Evidence] = {}
+    for ev in sorted(evidence, key=lambda e: (-e.score, e.n)):
+        if ev.chunk.doc_key != key or ev.ref == lead.ref or state_record(clean(ev.text)) or says_nothing(ev):
+            continue
+        best_of.setdefault(ev.ref, ev)
+    picked = [lead, *best_of.values()][: len(chosen)]
+    others = [c for c in chosen if c.chunk.doc_key != key]
+    return picked + others[: len(chosen) - len(picked)]
 
 
 def named_only(question: Question, pool: list[Evidence]) -> list[Evidence]:
