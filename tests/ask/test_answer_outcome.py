@@ -149,3 +149,33 @@ def test_what_was_decided_about_an_item_leads_with_how_it_ended(answerer: Extrac
     assert not answer.no_answer, answer.text
     assert "until 1 March" in lines(answer)[0]["text"], answer.text
     assert_citations_valid(answer, [chunk])
+
+
+def test_a_timeline_of_an_item_named_by_its_title_is_that_item_s(answerer: ExtractiveAnswerer) -> None:
+    """'What happened with "<a ticket's summary>"?' names the ticket as surely as its key: another ticket about
+    Parquet exports, which shares the question's words, is not quoted."""
+    other = ticket_chunk(
+        "PLAT-80",
+        "Parquet export of large files is slow",
+        [
+            Unit(
+                ref="jira:PLAT-80",
+                text="The Parquet export of large files takes an hour.",
+                author="Sam Roy",
+                at=at(6, 2, 9),
+            ),
+            Unit(
+                ref="jira:PLAT-80#comment-1",
+                text="The export drops nothing, it is only slow on large files; row groups help.",
+                author="Dana Kim",
+                at=at(6, 3, 9),
+            ),
+        ],
+        "PLAT",
+    )
+    question = parsed('What happened with "Parquet export drops the footer on large files"?', intent="what_happened")
+    answer = answerer.answer(question, [other, TICKET])
+    assert not answer.no_answer, answer.text
+    cited = [ref for refs in answer.cited.values() for ref in refs]
+    assert cited and all(ref.startswith(f"jira:{KEY}") for ref in cited), answer.text
+    assert_citations_valid(answer, [other, TICKET])

@@ -8,7 +8,17 @@ from collections.abc import Iterator
 from briefing.question.words import CALENDAR, GENERIC, QUESTION_WORDS, ROLES
 from briefing.textrules import STOPWORDS
 
-__all__ = ["CALENDAR", "GENERIC", "QUESTION_WORDS", "ROLES", "TOKEN", "content_words", "ordered_content_words", "stem"]
+__all__ = [
+    "CALENDAR",
+    "GENERIC",
+    "QUESTION_WORDS",
+    "ROLES",
+    "TOKEN",
+    "content_words",
+    "names_title",
+    "ordered_content_words",
+    "stem",
+]
 
 # A word as both sides tokenise it: letters and digits, with inner dots, dashes and underscores ("v0.9", "pg-bouncer").
 TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
@@ -66,3 +76,25 @@ def ordered_content_words(text: str) -> tuple[str, ...]:
     """`content_words` in the order the text first says them (a set built from it iterates as theirs does, so
     sums over it add up in the same order)."""
     return tuple(dict.fromkeys(_words(text)))
+
+
+# A text names a conversation by its title when it holds at least this share of the title's content words, and at
+# least two of them: 'What happened with "Parquet export drops the footer"?' names that ticket.
+TITLE_NAMED = 0.8
+# Chunk title: what brief adds to a title that no one says when naming it: a ticket's key ("PLAT-7: "), an issue's
+# or pull request's repository and number ("org/repo#12: "), a chat thread's place and ellipsis ("#help thread:
+# <opening words>..."), emoji codes (":rocket:").
+_TITLE_DECOR = re.compile(
+    r"^[A-Z][A-Z0-9]+-\d+:\s*|^[\w.-]+/[\w.-]+#\d+:\s*|^#\S+\s+thread:\s*|(?:\.\.\.|\u2026)\s*$|:[a-z0-9_+-]+:"
+)
+
+
+def names_title(words: set[str], title: str) -> float:
+    """How closely a text of content `words` (`content_words`) names a conversation titled `title`: 0 unless it
+    holds `TITLE_NAMED` of the title's words, else the words' overlap (shared over all), so that of two titles both
+    named, the one the text says more fully wins ("Parquet export of large files is slow" is also 4/5 named by a
+    question quoting "Parquet export drops the footer on large files")."""
+    own = content_words(_TITLE_DECOR.sub("", title))
+    if len(own) < 2 or len(own & words) < TITLE_NAMED * len(own):
+        return 0.0
+    return len(own & words) / len(own | words)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,6 +13,7 @@ from briefing.embed import Embedder
 from briefing.errors import NotConfiguredError
 from briefing.index import Filter, Index
 from briefing.model import Chunk
+from briefing.question.terms import content_words, names_title
 from briefing.settings import Settings
 from briefing.summaries.build import units_of
 from briefing.summaries.store import summary_settings
@@ -69,21 +69,15 @@ def _relevance(sentence: str, terms: set[str]) -> float:
     return len(terms & have) / len(terms) if terms else 0.0
 
 
-# A topic names a conversation by its title ("Summarize the discussion on <a mail's subject>") when it holds at
-# least this share of the title's words, and at least two of them; the summary is then that conversation's (and any
-# other's of the same title: a patch series' next version), over up to NAMED_LINES of its messages.
-TITLE_NAMED = 0.8
+# A topic that names a conversation by its title (`terms.names_title`) gets the summary of the conversation it names
+# most closely (and of any other of the same title: a patch series' next version), over up to NAMED_LINES of its
+# messages.
 NAMED_LINES = 8
-# Chunk title: what a chat thread's title adds to its opening words ("#help thread: <opening words>..."), and the
-# emoji codes in them (":rocket:"), which no one types when naming it.
-_THREAD_TITLE = re.compile(r"^#\S+\s+thread:\s*|(?:\.\.\.|\u2026)\s*$|:[a-z0-9_+-]+:")
 
 
-def named_by_title(terms: set[str], own: list[Chunk]) -> bool:
-    """Whether the topic's `terms` name the conversation of chunks `own` by its title (`TITLE_NAMED`)."""
-    title = min((c.title for c in own if c.title), key=len, default="")
-    words = _terms(_THREAD_TITLE.sub("", title))
-    return len(words) >= 2 and len(words & terms) >= TITLE_NAMED * len(words)
+def named_by_title(topic: str, own: list[Chunk]) -> float:
+    """How closely `topic` names the conversation of chunks `own` by its title (`terms.names_title`; 0: not)."""
+    return names_title(content_words(topic), min((c.title for c in own if c.title), key=len, default=""))
 
 
 def answer(
@@ -133,7 +127,9 @@ def answer(
         by_doc: dict[str, list[Chunk]] = {}
         for chunk in chunks:
             by_doc.setdefault(chunk.doc_key, []).append(chunk)
-        named = [(key, score) for key, score in best if key in by_doc and named_by_title(terms, by_doc[key])]
+        closeness = {key: named_by_title(topic, by_doc[key]) for key, _ in best if key in by_doc}
+        closest = max(closeness.values(), default=0.0)
+        named = [(key, score) for key, score in best if closest and closeness.get(key) == closest]
         if named:
             best = named
             per_conversation = max(per_conversation, NAMED_LINES // len(named))

@@ -31,7 +31,13 @@ from briefing.ask.extractive.openings import (
     restated_thread_lead,
     starter_gives_way,
 )
-from briefing.ask.extractive.outcome import last_word, named_only, outcome_first, spread_messages
+from briefing.ask.extractive.outcome import (
+    last_word,
+    named_only,
+    outcome_first,
+    spread_messages,
+    titled_only,
+)
 from briefing.ask.extractive.part_answers import answer_parts
 from briefing.ask.extractive.quoting import add_items, add_neighbours, read_on, shown
 from briefing.ask.extractive.ranking import openers_lead, rerank
@@ -250,10 +256,12 @@ class ExtractiveAnswerer:
             chosen = choose(wide, broad=broad, hedged=hedged)
             lead = "The sources do not answer this directly; the closest evidence:"
         elif broad:
-            chosen = choose(named_only(question, wide), broad=True, hedged=False)
-            # A timeline of one item ends with its last word, how it ended (`outcome.last_word`).
-            # A timeline of one item quotes each of its messages once (`outcome.spread_messages`).
-            chosen = spread_messages(chosen, named_only(question, wide))
+            # A timeline of an item the question names (by key or by title) is that item's.
+            about = titled_only(question, named_only(question, wide))
+            chosen = choose(about, broad=True, hedged=False)
+            # A timeline of one item quotes each of its messages once (`outcome.spread_messages`) and ends with its
+            # last word, how it ended (`outcome.last_word`).
+            chosen = spread_messages(chosen, about)
             chosen = last_word(chosen, wide, self.max_sentences)
             chosen.sort(key=lambda e: e.at_iso or "")
             lead = "In time order:"

@@ -12,7 +12,9 @@ from briefing.ask.extractive.evidence import Evidence, about_item, presentation
 from briefing.ask.extractive.extractors import state_record
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
+from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
+from briefing.question.terms import names_title
 
 
 def _item(chunk_kind: str, conversational: bool) -> bool:
@@ -107,6 +109,22 @@ def spread_messages(chosen: list[Evidence], evidence: Sequence[Evidence]) -> lis
     picked = [lead, *best_of.values()][: len(chosen)]
     others = [c for c in chosen if c.chunk.doc_key != key]
     return picked + others[: len(chosen) - len(picked)]
+
+
+def titled_only(question: Question, pool: list[Evidence]) -> list[Evidence]:
+    """The lines of `pool` from the items whose title the question names (`terms.names_title`: 'What happened with
+    "<a ticket's summary>"?'), when it names no item by key and `pool` holds such an item: a timeline of it, as of an
+    item named by key (`named_only`)."""
+    if question.keys:
+        return pool
+    words = set(extra_of(question)["words"])
+    named = {
+        ev.chunk.doc_key: names_title(words, ev.chunk.title)
+        for ev in pool
+        if _item(ev.chunk.kind, presentation(ev.chunk).conversational)
+    }
+    best = max(named.values(), default=0.0)
+    return [ev for ev in pool if best and named.get(ev.chunk.doc_key) == best] or pool
 
 
 def named_only(question: Question, pool: list[Evidence]) -> list[Evidence]:
