@@ -109,6 +109,23 @@ def test_a_reviewer_question_is_not_answered_with_the_author(answerer: Extractiv
     assert "TWal" in answered.text
 
 
+def test_what_reviewers_said_is_asked_of_what_they_said_not_of_who_they_were(answerer: ExtractiveAnswerer) -> None:
+    """ "What did reviewers say about X?" asks for their feedback: the review comments answer it, though no line
+    records who the reviewers were."""
+    comments = doc(
+        "github/proto/pull/592-comments.md",
+        "proto#592: Add a simple ProofCredential alternative to Certificate > Comments",
+        "TWal",
+        at(2, 12),
+        "The ProofCredential alternative duplicates what certificates already give us; I would rather not add it.",
+    )
+    answered = answerer.answer(
+        parsed("What did reviewers say about the ProofCredential alternative?"), [PR_592, comments], scope="github"
+    )
+    assert not answered.no_answer, answered.text
+    assert "rather not add it" in answered.text
+
+
 def test_a_maintainer_question_is_not_answered_with_whoever_wrote_about_the_project(
     answerer: ExtractiveAnswerer,
 ) -> None:

@@ -13,9 +13,13 @@ from briefing.textrules import find_ticket_keys, ticket_key
 # A "who" or "which <role>" question that names the role by a noun ("Who is the new Leiningen maintainer?",
 # "Which reviewer approved the ProofCredential pull request?"): the person asked for holds that role, and the
 # author of a line about the topic does not hold it by writing there. Question text: the role noun, singular or
-# plural.
+# plural; "What did reviewers say about X?" asks what they said, not which of them (no verb before the noun).
 _ROLE_NOUN = re.compile(r"\b(maintainer|owner|reviewer|approver)s?\b", re.I)
-_WHICH_ROLE = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(maintainer|owner|reviewer|approver)s?\b", re.I)
+_WHICH_ROLE = re.compile(
+    r"\b(?:which|what)\s+(?:(?!(?:did|do|does|was|were|is|are|has|have|had|will|would|can|could|should)\b)\w+\s+)?"
+    r"(maintainer|owner|reviewer|approver)s?\b",
+    re.I,
+)
 _ROLE_OF_NOUN = {"maintainer": "own", "owner": "own", "reviewer": "review", "approver": "approve"}
 # Unit text and chunk titles: a pull request named as such ("PR #12", "#12", ".../pull/12", "pull request 12"); a
 # ticket key ("TIMOB-25421") names a ticket, not the pull request that fixed it.
