@@ -81,6 +81,17 @@ _PROMISE = re.compile(
     rf"please (?:send|upload|attach|download)\b{_CHANGE})",
     re.I,
 )
+# Question text: asks for the feedback others gave on something ("What was the feedback on X?", "What did reviewers
+# say about X?", "the reactions to X"): the conversation's starter wrote X; the others' replies are the feedback. Not
+# "the response to the outage", which is what was done.
+_ASKS_FEEDBACK = re.compile(
+    r"\bfeedback\b|\bwhat\s+did\s+(?:the\s+)?(?:reviewers?|maintainers?|others|people|folks|upstream)\s+"
+    r"(?:say|think|reply|respond|suggest)\b|\breactions?\s+(?:to|on)\b",
+    re.I,
+)
+# Chunk text: the header line that names who started the conversation ("#help, thread started by Ana: <first
+# line>", "Email thread (list): <subject>, started by ana").
+_STARTED_BY = re.compile(r"\bstarted by ([^:\n]+?)(?::|$)", re.M)
 # Message text: a line that names a pull request ("Merged payout-worker PR #57: ...", a /pull/57 link).
 _NAMES_PULL = re.compile(r"\b(?:PR|pull\s+request)\s*#?\d+|/pulls?/\d+", re.I)
 
@@ -95,6 +106,8 @@ def rerank(question: Question, evidence: list[Evidence]) -> None:
     if not asked["about_asking"]:
         answers_inherit(evidence)
     discount_reports(evidence, question.answer_type, asked["asks_fix"], asked["about_asking"])
+    if _ASKS_FEEDBACK.search(question.text):
+        replies_lead(evidence)
     if asked["asks_pull"]:
         pulls_first(evidence)
     if asked["asks_cause"] and not asked["span_kind"] and not asked["value_kind"]:
@@ -270,6 +283,35 @@ def holding(ev: Evidence) -> bool:
 # "Which PR / pull request added X?" is answered by a pull request: a line of a pull request's own record, or one
 # that names a PR. The bug report the PR fixed describes X in the same words ("retried ... with no jitter") but is
 # not the answer: such lines rank below by PULL_MISS_WEIGHT.
+def replies_lead(evidence: list[Evidence]) -> None:
+    """In each conversation with a line by its starter and one by someone else, the best line by someone else takes
+    the starter's best score, just above it: asked for the feedback on what the starter posted, a reply answers, and
+    the conversation keeps its place among the others. The starter is who its header says started it ("started
+    by"), else the author of the item's own message (a ticket's description, an issue's or pull request's opening:
+    the unit whose ref is the item's)."""
+    starters: dict[str, str] = {}
+    for ev in evidence:
+        m = _STARTED_BY.search(ev.chunk.text[:600])
+        if m:
+            starters[ev.chunk.doc_key] = m[1].strip().lower()
+    for ev in evidence:
+        if ev.ref == ev.chunk.doc_key and ev.author:
+            starters.setdefault(ev.chunk.doc_key, ev.author.strip().lower())
+    by_starter: dict[str, float] = {}
+    reply: dict[str, Evidence] = {}
+    for ev in evidence:
+        key = ev.chunk.doc_key
+        if key not in starters or not ev.author:
+            continue
+        if starters[key] == ev.author.strip().lower():
+            by_starter[key] = max(by_starter.get(key, 0.0), ev.score)
+        elif key not in reply or ev.score > reply[key].score:
+            reply[key] = ev
+    for key, best in by_starter.items():
+        if key in reply and reply[key].score < best:
+            reply[key].score = best + 1e-6
+
+
 def pulls_first(evidence: list[Evidence]) -> None:
     """Lines that neither belong to a pull request nor name one rank below those that do (the rule above)."""
     for ev in evidence:
