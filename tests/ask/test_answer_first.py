@@ -4,7 +4,7 @@ no), and each part of a two-part question gets its line."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 
@@ -87,6 +87,34 @@ def test_the_latest_state_is_as_of_the_questions_now(answerer: ExtractiveAnswere
     answer = answerer.answer(parsed("What is the newest OLake Go version?", intent="latest", now=at(8, 15, 9)), context)
     assert first_line(answer).startswith("As of Wed 12 Aug 2026: v0.9.3 — Nayan Joshi in #releases"), answer.text
     assert ANNOUNCED.units[0].ref not in {r for refs in answer.cited.values() for r in refs}
+
+
+def test_a_state_record_speaks_for_the_last_day_it_states(answerer: ExtractiveAnswerer) -> None:
+    """A pull request's record is stamped with the day it was opened; the state it states ("merged 2022-06-03") is
+    as of the day it was merged, and the answer says so, not "as of" the day it was opened."""
+    opened = datetime(2022, 5, 29, 9, tzinfo=UTC)
+    said = 'PR #706 "Clean up struct names" authored by ana, opened 2022-05-29, merged 2022-06-03 by bo | state: merged'
+    key = "github:proto/proto#706"
+    record = Chunk(
+        chunk_id=f"{key}::0",
+        doc_key=key,
+        source_type="github",
+        kind="github_issue",
+        title="proto/proto#706: Clean up struct names",
+        text=said,
+        refs=[key],
+        start=opened,
+        end=opened,
+        authors=["ana"],
+        container="proto/proto",
+        units=[Unit(ref=key, text=said, author="ana", at=opened)],
+    )
+    question = parsed(
+        "What is the latest on the struct names clean-up?", intent="latest", now=datetime(2022, 7, 1, tzinfo=UTC)
+    )
+    answer = answerer.answer(question, [record])
+    assert not answer.no_answer, answer.text
+    assert first_line(answer).startswith("As of Fri 3 Jun 2022:"), answer.text
 
 
 def test_the_newest_release_of_a_named_product_is_its_own_not_another_products(answerer: ExtractiveAnswerer) -> None:

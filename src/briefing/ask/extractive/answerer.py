@@ -32,6 +32,7 @@ from briefing.ask.extractive.openings import (
     starter_gives_way,
 )
 from briefing.ask.extractive.outcome import (
+    as_of_day,
     last_word,
     named_only,
     outcome_first,
@@ -48,7 +49,7 @@ from briefing.ask.extractive.refusal import (
     refusal_reason,
 )
 from briefing.ask.extractive.releases import release_leads
-from briefing.ask.extractive.render import attribution, render, when
+from briefing.ask.extractive.render import attribution, render
 from briefing.ask.extractive.scoring import score_sentences, word_weights
 from briefing.ask.extractive.selection import (
     LATEST_WITH_VALUE,
@@ -269,7 +270,7 @@ class ExtractiveAnswerer:
             kind = asked["latest_kind"]
             chosen = latest(wide, kind, now, names=asked["named"])
             newest = chosen[0]
-            at = when(newest)
+            at = as_of_day(newest, now)  # a state record speaks for the latest day it states
             span = answer_span(question, kind, newest, context)
             stated = f"As of {at}: " if at else ""
             add_neighbours([newest], evidence, q_words)

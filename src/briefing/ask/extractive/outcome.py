@@ -4,17 +4,43 @@ favour of #91") though it rarely shares the question's words."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from briefing import registry
 from briefing.ask.extractive.contentless import says_nothing
 from briefing.ask.extractive.evidence import Evidence, about_item, presentation
 from briefing.ask.extractive.extractors import state_record
+from briefing.ask.extractive.render import day, when
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import names_title
+
+# Sentence text: a calendar day a state record states ("opened 2022-05-29, merged 2022-06-03", "Resolved: 2017-10-04").
+_RECORD_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def as_of_day(ev: Evidence, now: datetime | None) -> str:
+    """The day a latest-state line speaks for: for a line that records a state, the latest day it states no later
+    than `now` when that is after the line's own stamp ("PR #706 ... opened 2022-05-29, merged 2022-06-03 | state:
+    merged" is stamped with the day it was opened, and speaks for 3 June); else the line's own day."""
+    text = clean(ev.text)
+    days: list[datetime] = []
+    if state_record(text):
+        for m in _RECORD_DAY.finditer(text):
+            try:
+                found = datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=UTC)
+            except ValueError:
+                continue
+            if now is None or found <= now:
+                days.append(found)
+    latest = max(days, default=None)
+    if latest is not None and latest.date().isoformat() > (ev.at_iso or "")[:10]:
+        return day(latest, with_time=False, with_year=True)
+    return when(ev)
 
 
 def _item(chunk_kind: str, conversational: bool) -> bool:
