@@ -621,3 +621,15 @@ def test_a_project_named_with_a_plain_word_needs_the_question_to_say_it_is_a_pla
 )
 def test_still_asks_for_the_current_state_only_when_it_means_as_of_now(question: str, intent: str) -> None:
     assert extract(question, now=NOW).intent == intent
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where does the Aurora migration stand?",
+        "Where are we with the ledger cutover?",
+        "Where do things stand on PLAT-7?",
+    ],
+)
+def test_where_something_stands_asks_for_the_state_as_of_now(question: str) -> None:
+    assert extract(question, now=NOW, directory=Directory()).intent == "latest"

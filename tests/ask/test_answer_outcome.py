@@ -179,3 +179,19 @@ def test_a_timeline_of_an_item_named_by_its_title_is_that_item_s(answerer: Extra
     cited = [ref for refs in answer.cited.values() for ref in refs]
     assert cited and all(ref.startswith(f"jira:{KEY}") for ref in cited), answer.text
     assert_citations_valid(answer, [other, TICKET])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [f"What is the latest on {KEY}?", 'What is the latest on "Parquet export drops the footer on large files"?'],
+)
+def test_the_latest_on_a_named_item_is_its_last_word(answerer: ExtractiveAnswerer, question: str) -> None:
+    """The item's opening shares the question's words; where it stands is its latest message, which leads."""
+    answer = answerer.answer(
+        from_constraints(question, LATER, Constraints(tickets=[KEY] if KEY in question else [], intent="latest")),
+        [TICKET],
+    )
+    assert not answer.no_answer, answer.text
+    assert "PLAT-81" in answer.text.splitlines()[0], answer.text
+    assert answer.text.startswith("As of Fri 5 Jun"), answer.text
+    assert_citations_valid(answer, [TICKET])

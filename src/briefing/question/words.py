@@ -7,6 +7,8 @@ import re
 # -- intents (`briefing.question.constraints`) ----------------------------------------------------------------------
 INTENTS = ("what_happened", "summary", "latest", "who", "when", "fact")
 
+# Question text: the intent its words ask for, first match wins; "Where does X stand?" and "Where are we with X?"
+# ask how X stands now.
 INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("summary", re.compile(r"\b(?:summari[sz]e|summary|recap|digest|overview|tl;?dr|brief\s+me)\b", re.I)),
     (
@@ -22,7 +24,9 @@ INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                        r"approved|merged|reviewed|decided|knows|worked|will))\b", re.I)),
     ("when", re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b"
                         r"|\bhow\s+long\s+ago\b", re.I)),
-    ("latest", re.compile(r"\b(?:latest|newest|current(?:ly)?|now|still|most\s+recent|as\s+of\s+today)\b", re.I)),
+    ("latest", re.compile(r"\b(?:latest|newest|current(?:ly)?|now|still|most\s+recent|as\s+of\s+today)\b|"
+                          r"\bwhere\s+(?:does|do|did)\s+[^?]{1,80}?\s+stand\b|\bwhere\s+(?:are\s+we|things\s+stand)\b",
+                          re.I)),
 )  # fmt: skip
 
 # "What was announced in #announcements last week?": a period and a place, nothing else asked about. It is a

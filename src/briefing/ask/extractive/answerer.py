@@ -34,6 +34,7 @@ from briefing.ask.extractive.openings import (
 from briefing.ask.extractive.outcome import (
     as_of_day,
     last_word,
+    named_item_latest,
     named_only,
     outcome_first,
     spread_messages,
@@ -269,6 +270,10 @@ class ExtractiveAnswerer:
         elif newest_asked:
             kind = asked["latest_kind"]
             chosen = latest(wide, kind, now, names=asked["named"])
+            # Of an item the question names, its latest message that states something is where it stands.
+            last = None if kind else named_item_latest(question, wide)
+            if last is not None and not (last.n == chosen[0].n and last.unit == chosen[0].unit):
+                chosen = [last, *(c for c in chosen if not (c.n == last.n and c.unit == last.unit))][: len(chosen)]
             newest = chosen[0]
             at = as_of_day(newest, now)  # a state record speaks for the latest day it states
             span = answer_span(question, kind, newest, context)

@@ -113,6 +113,20 @@ def outcome_first(chosen: list[Evidence], evidence: Sequence[Evidence]) -> list[
     return [last, *rest][: len(chosen)]
 
 
+def named_item_latest(question: Question, evidence: list[Evidence]) -> Evidence | None:
+    """For a latest-state question that names one item (by key or by title: "What is the latest on PLAT-7?"): that
+    item's latest message that states something (`latest_word`), which says where it stands though the item's
+    opening, not its last word, shares the question's words; None when the question names no item."""
+    named = titled_only(question, named_only(question, evidence))
+    if named is evidence:
+        return None
+    items = [ev for ev in named if _item(ev.chunk.kind, presentation(ev.chunk).conversational)]
+    if not items:
+        return None
+    key = max(items, key=lambda ev: ev.score).chunk.doc_key
+    return latest_word(key, named)
+
+
 def spread_messages(chosen: list[Evidence], evidence: Sequence[Evidence]) -> list[Evidence]:
     """A timeline of one item (at least half of `chosen`, best first, from the best line's item) that quotes one of
     its messages more than once (an issue's long opening, read paragraph by paragraph) quotes as many lines, one a
