@@ -195,3 +195,36 @@ def test_the_latest_on_a_named_item_is_its_last_word(answerer: ExtractiveAnswere
     assert "PLAT-81" in answer.text.splitlines()[0], answer.text
     assert answer.text.startswith("As of Fri 5 Jun"), answer.text
     assert_citations_valid(answer, [TICKET])
+
+
+@pytest.mark.parametrize(
+    "state, expected", [("Closed | Resolution: Fixed", "Yes"), ("Open | Resolution: Unresolved", "No")]
+)
+def test_whether_an_item_named_by_its_title_is_fixed_is_read_from_its_state(
+    answerer: ExtractiveAnswerer, state: str, expected: str
+) -> None:
+    """A comment shares more of the question's words than the item's header; the header says whether it is fixed."""
+    key = "PLAT-130"
+    chunk = ticket_chunk(
+        key,
+        "Statement export times out for large merchants",
+        [
+            Unit(
+                ref=f"jira:{key}",
+                text=f"Type: Bug | Status: {state} | Assignee: Omar Haddad",
+                author="Lena Vogt",
+                at=at(6, 1, 9),
+            ),
+            Unit(
+                ref=f"jira:{key}#comment-1",
+                text="Is the statement export for large merchants fixed? It still times out for two of them.",
+                author="Sam Roy",
+                at=at(6, 2, 9),
+            ),
+        ],
+        "PLAT",
+    )
+    answer = answerer.answer(parsed('Is "Statement export times out for large merchants" fixed?'), [chunk])
+    assert not answer.no_answer, answer.text
+    assert answer.text.startswith(f"{expected} (status: {state.split(' |')[0]})"), answer.text
+    assert_citations_valid(answer, [chunk])

@@ -38,6 +38,7 @@ from briefing.ask.extractive.outcome import (
     named_only,
     outcome_first,
     spread_messages,
+    state_first,
     titled_only,
 )
 from briefing.ask.extractive.part_answers import answer_parts
@@ -303,6 +304,7 @@ class ExtractiveAnswerer:
             chosen = choose(pool, broad=False, hedged=False)
             if not kind and ASKS_OUTCOME.search(question.text):
                 chosen = outcome_first(chosen, pool)  # how the item ended leads (`outcome.outcome_first`)
+            chosen = state_first(question, chosen, pool)  # "Is X fixed?": X's state leads
             top = chosen[0]
             span = "" if payload(top) else answer_span(question, kind, top, context)
             if not span and kind in LEAD_KINDS:

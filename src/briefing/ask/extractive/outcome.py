@@ -10,9 +10,11 @@ from datetime import UTC, datetime
 
 from briefing import registry
 from briefing.ask.extractive.contentless import says_nothing
-from briefing.ask.extractive.evidence import Evidence, about_item, presentation
+from briefing.ask.extractive.evidence import Evidence, about_item, presentation, unit_text
 from briefing.ask.extractive.extractors import state_record
 from briefing.ask.extractive.render import day, when
+from briefing.ask.header import is_header
+from briefing.ask.item_state import asked_state, header_of
 from briefing.ask.segment import clean
 from briefing.errors import BriefError
 from briefing.question.answer_type import extra_of
@@ -125,6 +127,23 @@ def named_item_latest(question: Question, evidence: list[Evidence]) -> Evidence 
         return None
     key = max(items, key=lambda ev: ev.score).chunk.doc_key
     return latest_word(key, named)
+
+
+def state_first(question: Question, chosen: list[Evidence], pool: list[Evidence]) -> list[Evidence]:
+    """For a yes/no question about an item's state ("Is <a ticket's summary> fixed?", "Was PLAT-7 closed?":
+    `item_state.asked_state`): the item's own header line (its fields as of now: "Status: Closed | Resolution:
+    Fixed") leads, so the answer is read from the state, not from a comment that shares the question's words. The
+    item is the one the question names (by key or title), else the best line's."""
+    if not chosen or not asked_state(question.text):
+        return chosen
+    named = titled_only(question, named_only(question, pool))
+    key = max(named, key=lambda ev: ev.score).chunk.doc_key if named is not pool else chosen[0].chunk.doc_key
+    own = [ev for ev in pool if ev.chunk.doc_key == key and ev.ref == key and header_of(ev.chunk) is not None]
+    # The header row itself, else another line of the item's own text (its state is the chunk's header's).
+    header = max(own, key=lambda ev: (is_header(unit_text(ev)), ev.score), default=None)
+    if header is None or (header.n == chosen[0].n and header.unit == chosen[0].unit):
+        return chosen
+    return [header, *(c for c in chosen if not (c.n == header.n and c.unit == header.unit))][: len(chosen)]
 
 
 def spread_messages(chosen: list[Evidence], evidence: Sequence[Evidence]) -> list[Evidence]:
