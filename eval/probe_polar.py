@@ -4,9 +4,11 @@ No dev case is read. Every ticket, issue or pull request of the index whose head
 index holds it, the latest state) and whose title has at least three words gives one probe, asked a day after its
 last message: 'Is "<title>" fixed?' of a ticket or issue, 'Was "<title>" merged?' of a pull request. The truth is
 the header's own state (done: a done status or a resolution; merged: the pull request's state), read with
-`briefing.ask.item_state.header_state`. An answer is right when its first line starts with the right "Yes" or "No".
+`briefing.ask.item_state.header_state`. An answer is right when its first line starts with the right "Yes" or
+"No". With `--ask status` each item is asked 'What is the status of "<title>"?' instead, and an answer is right when
+its first line names the header's status.
 
-    python eval/probe_polar.py --config C -n 30 [--seed 7]
+    python eval/probe_polar.py --config C -n 30 [--seed 7] [--ask polar|status]
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from probe_threads import print_with_brief, probe_args  # noqa: E402
 MIN_WORDS = 3
 
 
-def probes(chunks: Any, rng: random.Random) -> list[tuple[str, datetime, bool]]:
-    """(question, now, whether the true answer is yes) per item whose header states its state."""
+def probes(chunks: Any, rng: random.Random, ask: str = "polar") -> list[tuple[str, datetime, bool, str]]:
+    """(question, now, whether the true answer is yes, the header's status) per item whose header states its
+    state."""
     from briefing import registry
+    from briefing.ask.header import rows
     from briefing.ask.item_state import header_of, header_state
     from briefing.ask.learned.examples import conversations
 
@@ -41,21 +45,25 @@ def probes(chunks: Any, rng: random.Random) -> list[tuple[str, datetime, bool]]:
         if state is None or len(title.split()) < MIN_WORDS:
             continue
         asked = f'Was "{title}" merged?' if pull else f'Is "{title}" fixed?'
-        found.append((asked, max(c.end for c in parts) + timedelta(days=1), state.holds))
+        cells = rows(header.text)
+        status = (cells.get("status") or cells.get("state") or "").strip()
+        if ask == "status":
+            asked = f'What is the status of "{title}"?'
+        found.append((asked, max(c.end for c in parts) + timedelta(days=1), state.holds, status))
     rng.shuffle(found)
     return found
 
 
-def run(brief: Any, n: int, seed: int) -> str:
+def run(brief: Any, n: int, seed: int, ask: str = "polar") -> str:
     from briefing.index import Filter
 
     view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
-    drawn = probes(view.chunks(Filter()), random.Random(seed))[:n]  # noqa: S311 (a reproducible draw)
+    drawn = probes(view.chunks(Filter()), random.Random(seed), ask)[:n]  # noqa: S311 (a reproducible draw)
     right = yes = 0
-    for question, now, holds in drawn:
+    for question, now, holds, status in drawn:
         answer = brief.ask(question, now=now, k=10)
         first = answer.answer.strip().splitlines()[0] if answer.answer.strip() else ""
-        ok = first.startswith("Yes" if holds else "No")
+        ok = status.lower() in first.lower() if ask == "status" else first.startswith("Yes" if holds else "No")
         right += ok
         yes += holds
         print(f"{'RIGHT' if ok else 'WRONG':5} {'yes' if holds else 'no ':3} | {question} | {first[:100]}")
@@ -63,8 +71,9 @@ def run(brief: Any, n: int, seed: int) -> str:
 
 
 def main() -> None:
-    args = probe_args(__doc__, 30)
-    print_with_brief(args.config, lambda brief: run(brief, args.n, args.seed))
+    ask = ("--ask", {"choices": ["polar", "status"], "default": "polar", "help": "a yes/no question or the status"})
+    args = probe_args(__doc__, 30, ask)
+    print_with_brief(args.config, lambda brief: run(brief, args.n, args.seed, args.ask))
 
 
 if __name__ == "__main__":

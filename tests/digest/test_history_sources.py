@@ -244,6 +244,7 @@ def test_which_pull_requests_a_person_merged_lists_those_they_merged_not_those_t
     ("question", "first"),
     [
         ("What is the status of the ticket about the p99 regression on statements after cutover?", "In Progress"),
+        ("What is the status of the p99 regression on statements after the cutover?", "In Progress"),
         ("What priority does the ticket about the migration that fails on PG15 have?", "Highest"),
         ("Is the ticket about the request id in ledger-api logs still open?", "Yes"),
         ("When was the ticket about the flaky settlement batch test resolved?", "resolved on 2026-05-20"),

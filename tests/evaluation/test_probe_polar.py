@@ -30,7 +30,7 @@ def _ticket(key: str, status: str) -> Any:
 def test_each_item_with_a_stated_state_is_asked_and_the_answer_scored_against_it(probe_polar: Any) -> None:
     chunks = [_ticket("PLAT-1", "Closed | Resolution: Fixed"), _ticket("PLAT-2", "Open | Resolution: Unresolved")]
     drawn = sorted(probe_polar.probes(chunks, random.Random(7)))
-    assert [(q, holds) for q, _now, holds in drawn] == [
+    assert [(q, holds) for q, _now, holds, _status in drawn] == [
         ('Is "Statement export times out (PLAT-1)" fixed?', True),
         ('Is "Statement export times out (PLAT-2)" fixed?', False),
     ]
