@@ -194,23 +194,20 @@ def part_roles(part: str) -> tuple[str, ...]:
 # ticket about the login page?", "Which release is the bug that crashes on resume fixed in?"), when it says it asks
 # about an item: read as of now from the item retrieval finds, like the roles above.
 DESCRIBED_FIELDS = frozenset({"status", "resolution", "resolved", "fix_version", "priority", "milestone", "sprint"})
-# The fields that say how an item stands, asked of an item whether or not the question says it is one.
+# The fields that say how an item stands, asked whether or not the question says it is about an item.
 STATE_FIELDS = frozenset({"status", "resolution", "fix_version"})
 _NAMES_ITEM = re.compile(r"\b(?:ticket|issue|bug|pr|pull\s+request|epic|story|task|sub-?task)s?\b", re.I)
 
 
 def described_fields(question: str, constraints: Constraints) -> tuple[str, ...]:
-    """The header fields a one-part question asks of an item it describes (and says is an item: "the ticket about",
-    "the PR that"; for the state fields, `STATE_FIELDS`, it need not say so), not naming its key; empty otherwise.
-    The field is asked before the item is named: "Which PR added X, and when was it merged?" asks for an item and a
-    date, not a status."""
+    """The header fields a one-part question asks of an item it describes (and says is an item, "the ticket about",
+    except for `STATE_FIELDS`), not naming its key; empty otherwise. The field is asked before the item is named:
+    "Which PR added X, and when was it merged?" asks for an item and a date, not a status."""
     item = _NAMES_ITEM.search(question)
     if constraints.tickets or constraints.prs or len(question_parts(question)) > 1:
         return ()
     asked = [(m.start(), name) for name, pattern in FIELD_ASKS if (m := pattern.search(question))]
-    if item is None:
-        # "What is the status of the Parquet footer fix?" names no item kind; its state fields are still asked of
-        # the item retrieval finds, when one covers the question's words (`described.answer_described`).
+    if item is None:  # "What is the status of the Parquet footer fix?": its state fields are still asked
         if not asked or not all(name in STATE_FIELDS for _, name in asked):
             return ()
     elif not any(at < item.start() for at, _ in asked):
