@@ -195,6 +195,28 @@ def test_what_blocks_a_release_is_its_unresolved_tickets_as_of_now(index: Index)
     assert _pending(index, "What's left for 0.8.0?", "2013-07-26T00:00:00+00:00") is None
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["What is Zoe Braden working on?", "Which tickets is Zoe assigned to?", "Which open issues does Zoe have?"],
+)
+def test_what_someone_is_working_on_is_their_unresolved_tickets_as_of_now(index: Index, question: str) -> None:
+    at = datetime.fromisoformat("2013-07-20T00:00:00+00:00")
+    parsed = parse(question, now=at)
+    asked = wants(parsed).assigned_to
+    assert asked.startswith("Zoe") and parsed.kind == "listing"
+    found = answer_open((), REFUSED, index.view(at), zone=UTC, person=asked)
+    assert found is not None
+    lines = found[0].text.splitlines()
+    assert lines[0] == f"2 items assigned to {asked} not resolved as of 2013-07-20:", found[0].text
+    assert lines[1:] == [
+        "- AEROGEAR-42: Run SimplePush on OpenShift (In Progress) [1]",
+        "- AEROGEAR-43: User management mockups (In Progress; blocked by AEROGEAR-50) [2]",
+    ], found[0].text
+    # Once AEROGEAR-42 is resolved (on the 25th), only the mockups remain hers.
+    later = answer_open((), REFUSED, index.view(datetime(2013, 7, 29, tzinfo=UTC)), zone=UTC, person=asked)
+    assert later is not None and later[1] == ["jira:AEROGEAR-43"], later
+
+
 def test_an_event_named_by_description_answers_its_organiser_by_title() -> None:
     from briefing.ask import described
     from briefing.ask.fields import Item, read_field

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
-from briefing.ask.finished import DONE_STATUS, fix_versions, history_families
+from briefing.ask.finished import DONE_STATUS, fix_versions, history_families, names_match
 from briefing.ask.header import UNRESOLVED, is_header, rows
 from briefing.ask.segment import clean
 from briefing.index import Filter
@@ -43,11 +43,12 @@ class Open:
     unit: Unit
 
 
-def open_items(versions: Sequence[str], view: View) -> list[Open]:
-    """The items whose state as of the view's `now` has every version among its fix versions and is not resolved."""
+def open_items(versions: Sequence[str], view: View, person: str = "") -> list[Open]:
+    """The items whose state as of the view's `now` has every version among its fix versions (and, with `person`,
+    is assigned to them) and is not resolved."""
     families = history_families()
     wanted = {v.lower().lstrip("v") for v in versions}
-    if not families or not wanted:
+    if not families or not (wanted or person):
         return []
     by_doc: dict[str, list[Chunk]] = {}
     for chunk in view.chunks(Filter(source_types=families)):
@@ -65,6 +66,8 @@ def open_items(versions: Sequence[str], view: View) -> list[Open]:
         status = cells.get("status", "")
         if cells.get("resolution", "").lower() not in UNRESOLVED or DONE_STATUS.match(status):
             continue
+        if person and not names_match([person], cells.get("assignee") or cells.get("assignees") or ""):
+            continue
         blockers = tuple(dict.fromkeys(m[1] for u in units for m in _BLOCKED_BY.finditer(u.text)))
         assignee = cells.get("assignee", "")
         found.append(Open(key, chunks[0].title, status, assignee, blockers, header))
@@ -73,22 +76,25 @@ def open_items(versions: Sequence[str], view: View) -> list[Open]:
 
 
 def answer_open(
-    versions: Sequence[str], answer: ExtractiveAnswer, view: View, *, zone: tzinfo
+    versions: Sequence[str], answer: ExtractiveAnswer, view: View, *, zone: tzinfo, person: str = ""
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
-    """The unresolved items of the release, each cited to its state, with their keys; None when there are none.
-    The day "as of" is named in `zone`, the workspace's."""
-    items = open_items(versions, view)
+    """The unresolved items of the release (or, with `person` and no version, the unresolved items assigned to
+    them: "What is Dana working on?"), each cited to its state, with their keys; None when there are none. The day
+    "as of" is named in `zone`, the workspace's."""
+    items = open_items(versions, view, person)
     if not items:
         return None
     shown = items[:MAX_LISTED]
     more = f" ({len(items) - len(shown)} more not shown)" if len(items) > len(shown) else ""
     noun = "item" if len(items) == 1 else "items"
     today = local_day(view.now, zone)
-    lines = [f"{len(items)} {noun} with fix version {', '.join(versions)} not resolved as of {today}{more}:"]
+    scope = f"with fix version {', '.join(versions)}" if versions else f"assigned to {person}"
+    lines = [f"{len(items)} {noun} {scope} not resolved as of {today}{more}:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, item in enumerate(shown, 1):
-        detail = ", ".join(p for p in (item.status, f"assignee {item.assignee}" if item.assignee else "") if p)
+        assignee = f"assignee {item.assignee}" if item.assignee and not person else ""
+        detail = ", ".join(p for p in (item.status, assignee) if p)
         blocked = f"; blocked by {', '.join(item.blocked_by)}" if item.blocked_by else ""
         lines.append(f"- {clean(item.title, limit=160)} ({detail}{blocked}) [{n}]")
         cited[n], urls[n] = [item.unit.ref], item.unit.url

@@ -31,7 +31,7 @@ from briefing.question.words import FINISHED_ITEMS
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
     from briefing.model import Chunk, Unit
-    from briefing.question.kind import FinishedAsked
+    from briefing.question.listings import FinishedAsked
     from briefing.question.model import Question
     from briefing.view import View
 
@@ -121,7 +121,7 @@ def _day_in(day: date, window: tuple[datetime, datetime], now: datetime) -> bool
     return window[0] <= middle < window[1] and middle <= now + timedelta(hours=12)
 
 
-def _names_match(asked: Sequence[str], name: str) -> bool:
+def names_match(asked: Sequence[str], name: str) -> bool:
     """Whether a name (a transition's author, an assignee) is one of the people asked about: every word of an asked
     name is one of its words ("Daniel" is "Daniel Passos")."""
     said = set(name.lower().replace(".", " ").split())
@@ -160,9 +160,7 @@ def finished_items(
         resolution = cells.get("resolution", "")
         moves = sorted(m for c in chunks for m in transitions(c, window, view.now))
         if people:
-            moves = [m for m in moves if _names_match(people, m[1])] or (
-                moves if _names_match(people, assignee) else []
-            )
+            moves = [m for m in moves if names_match(people, m[1])] or (moves if names_match(people, assignee) else [])
         title = chunks[0].title
         if versions and not versions <= fix_versions(cells):
             continue
@@ -178,7 +176,7 @@ def finished_items(
         resolved = _day(cells.get("resolved", ""))
         if header is None or resolved is None or not _day_in(resolved, window, view.now):
             continue
-        if people and not _names_match(people, assignee):
+        if people and not names_match(people, assignee):
             continue
         found.append(Finished(key, title, resolved, "", assignee, header, False, resolution))
     found.sort(key=lambda f: (f.at.isoformat(), f.key))

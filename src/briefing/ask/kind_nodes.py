@@ -85,6 +85,14 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
         pending = answer_open(asked.open_for, answer, view, zone=zone)
         if pending is not None:
             return pending[0], {"listing": pending[1]}
+    if asked.assigned_to:
+        from briefing.ask.blocking import answer_open
+
+        # "What is Dana working on?": the items assigned to them and not resolved, as of now.
+        people = question.constraints.people
+        held = answer_open((), answer, view, zone=zone, person=people[0] if people else asked.assigned_to)
+        if held is not None:
+            return held[0], {"listing": held[1]}
     if asked.finished is not None:
         from briefing.ask.finished import answer_finished
 

@@ -35,7 +35,7 @@ from briefing.question.timewindow import local_day
 from briefing.textrules import own_words
 
 if TYPE_CHECKING:
-    from briefing.question.kind import DocumentsAsked, RecordsAsked
+    from briefing.question.listings import DocumentsAsked, RecordsAsked
     from briefing.view import View
 
 # How far into a month "the first (second, ...) week of" it starts, in days.

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from briefing.question.asked import PEOPLE_ASKED, WORKING_ON
+from briefing.question.listings import DocumentsAsked, FinishedAsked, RecordsAsked, assigned_to
 from briefing.question.parts import question_parts
 from briefing.question.values import Constraints
 from briefing.question.words import (
@@ -40,36 +41,6 @@ from briefing.question.words import (
     SCOPE_WORDS,
     WEEK_OF,
 )
-
-
-@dataclass(frozen=True)
-class DocumentsAsked:
-    """ "Which blog posts came out in July?": the kind as the question words it, and a topic ("about Kafka")."""
-
-    kind: str
-    topic: str = ""
-
-
-@dataclass(frozen=True)
-class RecordsAsked:
-    """ "Which PRs were merged ...?": the kind as worded, the event (merged, opened, closed, reopened), and
-    whether pull requests (not issues) are meant."""
-
-    kind: str
-    event: str
-    pulls: bool
-    by: str = ""  # whose event it is ("which PRs did TWal open"): the author of an opening, who merged; "" anyone
-
-
-@dataclass(frozen=True)
-class FinishedAsked:
-    """ "Which tickets did Dana resolve last week?": work items that reached a done state in the window, by whom
-    (their words as asked, "" for anyone), and the words before the verb that narrow which items ("Hyperloop
-    tickets targeted at 2.2.1")."""
-
-    by: str
-    narrowing: str
-
 
 # What a question about one named ticket or pull request asks of its fields (`briefing.ask.fields`), each
 # pattern a way English asks for that field or role; read only when the question names a key or PR number. "who"
@@ -260,6 +231,8 @@ class Wants:
     open_for: tuple[str, ...] = ()
     # "Which PRs are waiting for review?": open pull requests nobody has approved.
     awaiting_review: bool = False
+    # "What is Dana working on?": the person whose open assigned items are asked for (`listings.assigned_to`), or "".
+    assigned_to: str = ""
 
 
 def period_only(question: str, constraints: Constraints | None) -> bool:
@@ -367,6 +340,8 @@ def read(question: str, constraints: Constraints) -> Wants:
         return Wants(kinds=("fields", "fact"), fields=roles, described=True)
     if ASKS_AWAITING_REVIEW.search(question.strip()):
         return Wants(kinds=("listing", "fact"), awaiting_review=True)
+    if who := assigned_to(question):
+        return Wants(kinds=("listing", "fact"), assigned_to=who)
     if constraints.versions and ASKS_OPEN_FOR.search(question.strip()):
         # "What is blocking the 7.0.0 release?": the items still unresolved with that fix version, as of now.
         return Wants(kinds=("listing", "fact"), open_for=tuple(constraints.versions))

@@ -187,6 +187,17 @@ ASKS_AWAITING_REVIEW = re.compile(
     r"pending\s+reviews?|unreviewed|not\s+(?:yet\s+)?reviewed|in\s+review)\b",
     re.I,
 )
+# Work assigned to someone and not done, as of now: "What is Dana working on?", "Which tickets is Dana assigned to?",
+# "Which open issues does Dana have?", "What's on Dana's plate?"; `who` is the person as written.
+ASKS_ASSIGNED = re.compile(
+    rf"^\W*(?:what(?:'s|\s+is|\s+are)\s+(?P<who>(?:[\w.'-]+\s+){{1,3}}?)(?:currently\s+|still\s+)?working\s+on|"
+    rf"(?:which|what)\s+(?:open\s+|unresolved\s+|current\s+)?(?:{WORK_ITEMS})\s+(?:is|are)\s+"
+    r"(?:(?P<who2>(?:[\w.'-]+\s+){1,3}?)(?:currently\s+)?(?:assigned(?:\s+to)?|working\s+on|handling)|"
+    r"(?:currently\s+|still\s+)?assigned\s+to\s+(?P<who3>[\w.' -]+?)(?=\s*[?.!]?\s*$))|"
+    rf"(?:which|what)\s+(?:open\s+|unresolved\s+)?(?:{WORK_ITEMS})\s+does\s+(?P<who4>(?:[\w.'-]+\s+){{1,3}}?)have|"
+    r"what(?:'s|\s+is)\s+on\s+(?P<who5>(?:[\w.-]+\s+){0,2}?[\w.-]+)'s\s+plate)\b",
+    re.I,
+)
 # Who "did" it when the question names nobody in particular.
 NOBODY = frozenset("we you they i us them the team everyone anybody anyone people".split())
 PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
