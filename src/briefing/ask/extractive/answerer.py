@@ -34,6 +34,7 @@ from briefing.ask.extractive.openings import (
 from briefing.ask.extractive.outcome import (
     as_of_day,
     last_word,
+    leading,
     named_item_latest,
     named_only,
     outcome_first,
@@ -272,9 +273,8 @@ class ExtractiveAnswerer:
             kind = asked["latest_kind"]
             chosen = latest(wide, kind, now, names=asked["named"])
             # Of an item the question names, its latest message that states something is where it stands.
-            last = None if kind else named_item_latest(question, wide)
-            if last is not None and not (last.n == chosen[0].n and last.unit == chosen[0].unit):
-                chosen = [last, *(c for c in chosen if not (c.n == last.n and c.unit == last.unit))][: len(chosen)]
+            if not kind:
+                chosen = leading(named_item_latest(question, wide), chosen)
             newest = chosen[0]
             at = as_of_day(newest, now)  # a state record speaks for the latest day it states
             span = answer_span(question, kind, newest, context)

@@ -56,23 +56,47 @@ def _item(chunk_kind: str, conversational: bool) -> bool:
         return False
 
 
+def _same_unit(a: Evidence, b: Evidence) -> bool:
+    return a.n == b.n and a.unit == b.unit
+
+
+def leading(first: Evidence | None, chosen: list[Evidence]) -> list[Evidence]:
+    """`chosen` led by `first` (its other lines after it, as many lines as before: the weakest gives way); `chosen`
+    itself when `first` is None or already leads."""
+    if first is None or not chosen or _same_unit(first, chosen[0]):
+        return chosen
+    return [first, *(c for c in chosen if not _same_unit(c, first))][: len(chosen)]
+
+
+def _one_item(chosen: Sequence[Evidence]) -> str | None:
+    """The best line's item (a conversation of one item, not a stream or a document) when at least half of `chosen`
+    (best first) is from it: a timeline of that item, not of several conversations."""
+    lead = chosen[0] if chosen else None
+    if lead is None or not _item(lead.chunk.kind, presentation(lead.chunk).conversational):
+        return None
+    key = lead.chunk.doc_key
+    return key if 2 * sum(c.chunk.doc_key == key for c in chosen) >= len(chosen) else None
+
+
+def _named_item(question: Question, pool: list[Evidence]) -> str | None:
+    """The item the question names (by key or by title) whose line in `pool` scores best; None when it names none."""
+    named = titled_only(question, named_only(question, pool))
+    items = [ev for ev in named if _item(ev.chunk.kind, presentation(ev.chunk).conversational)]
+    return max(items, key=lambda ev: ev.score).chunk.doc_key if named is not pool and items else None
+
+
 def last_word(chosen: list[Evidence], evidence: Sequence[Evidence], limit: int) -> list[Evidence]:
     """`chosen` (best first) with the latest message of the best line's item added when at least half of
     `chosen` is from that item and none of the message's sentences is among them: that message's best sentence
     that states something (not a state record such as "Status: Closed", not a bare "+1"). With `limit` lines
     already chosen it takes the place of the weakest line of another item, or else of the item's weakest line."""
-    if not chosen:
-        return chosen
-    lead = chosen[0]
-    if not _item(lead.chunk.kind, presentation(lead.chunk).conversational):
-        return chosen
-    key = lead.chunk.doc_key
-    if 2 * sum(c.chunk.doc_key == key for c in chosen) < len(chosen):
+    key = _one_item(chosen)
+    if key is None:
         return chosen  # a timeline of several conversations: the lead's is not what it is about
     last = latest_word(key, evidence)
     if last is None:
         return chosen
-    if any(c.n == last.n and c.unit == last.unit for c in chosen):
+    if any(_same_unit(c, last) for c in chosen):
         return chosen
     out = list(chosen)
     if len(out) >= limit:
@@ -103,30 +127,17 @@ def outcome_first(chosen: list[Evidence], evidence: Sequence[Evidence]) -> list[
     """For "What was decided about X?" (`words.ASKS_OUTCOME`): when the best line (first of `chosen`) is in an item's
     conversation, that item's latest message that states something (`latest_word`) leads, and the other lines follow
     in place of the weakest: how the item ended, not the report that opened it, which shares the question's words."""
-    if not chosen:
+    if not chosen or not _item(chosen[0].chunk.kind, presentation(chosen[0].chunk).conversational):
         return chosen
-    lead = chosen[0]
-    if not _item(lead.chunk.kind, presentation(lead.chunk).conversational):
-        return chosen
-    last = latest_word(lead.chunk.doc_key, evidence)
-    if last is None or (last.n == lead.n and last.unit == lead.unit):
-        return chosen
-    rest = [c for c in chosen if not (c.n == last.n and c.unit == last.unit)]
-    return [last, *rest][: len(chosen)]
+    return leading(latest_word(chosen[0].chunk.doc_key, evidence), chosen)
 
 
 def named_item_latest(question: Question, evidence: list[Evidence]) -> Evidence | None:
     """For a latest-state question that names one item (by key or by title: "What is the latest on PLAT-7?"): that
     item's latest message that states something (`latest_word`), which says where it stands though the item's
     opening, not its last word, shares the question's words; None when the question names no item."""
-    named = titled_only(question, named_only(question, evidence))
-    if named is evidence:
-        return None
-    items = [ev for ev in named if _item(ev.chunk.kind, presentation(ev.chunk).conversational)]
-    if not items:
-        return None
-    key = max(items, key=lambda ev: ev.score).chunk.doc_key
-    return latest_word(key, named)
+    key = _named_item(question, evidence)
+    return latest_word(key, evidence) if key is not None else None
 
 
 def state_first(question: Question, chosen: list[Evidence], pool: list[Evidence]) -> list[Evidence]:
@@ -136,14 +147,10 @@ def state_first(question: Question, chosen: list[Evidence], pool: list[Evidence]
     item is the one the question names (by key or title), else the best line's."""
     if not chosen or not asked_state(question.text):
         return chosen
-    named = titled_only(question, named_only(question, pool))
-    key = max(named, key=lambda ev: ev.score).chunk.doc_key if named is not pool else chosen[0].chunk.doc_key
+    key = _named_item(question, pool) or chosen[0].chunk.doc_key
     own = [ev for ev in pool if ev.chunk.doc_key == key and ev.ref == key and header_of(ev.chunk) is not None]
     # The header row itself, else another line of the item's own text (its state is the chunk's header's).
-    header = max(own, key=lambda ev: (is_header(unit_text(ev)), ev.score), default=None)
-    if header is None or (header.n == chosen[0].n and header.unit == chosen[0].unit):
-        return chosen
-    return [header, *(c for c in chosen if not (c.n == header.n and c.unit == header.unit))][: len(chosen)]
+    return leading(max(own, key=lambda ev: (is_header(unit_text(ev)), ev.score), default=None), chosen)
 
 
 def spread_messages(chosen: list[Evidence], evidence: Sequence[Evidence]) -> list[Evidence]:
@@ -152,14 +159,10 @@ def spread_messages(chosen: list[Evidence], evidence: Sequence[Evidence]) -> lis
     message: the lead, then the best line of each other message of the item in `evidence`, best first, that states
     something; then lines of other items if room is left. A summary of a discussion covers who said what, not one
     message."""
-    if not chosen or len({c.ref for c in chosen}) == len(chosen):
+    key = _one_item(chosen)
+    if key is None or len({c.ref for c in chosen}) == len(chosen):
         return chosen
     lead = chosen[0]
-    if not _item(lead.chunk.kind, presentation(lead.chunk).conversational):
-        return chosen
-    key = lead.chunk.doc_key
-    if 2 * sum(c.chunk.doc_key == key for c in chosen) < len(chosen):
-        return chosen
     best_of: dict[str, Evidence] = {}
     for ev in sorted(evidence, key=lambda e: (-e.score, e.n)):
         if ev.chunk.doc_key != key or ev.ref == lead.ref or state_record(clean(ev.text)) or says_nothing(ev):
