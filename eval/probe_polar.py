@@ -6,9 +6,10 @@ last message: 'Is "<title>" fixed?' of a ticket or issue, 'Was "<title>" merged?
 the header's own state (done: a done status or a resolution; merged: the pull request's state), read with
 `briefing.ask.item_state.header_state`. An answer is right when its first line starts with the right "Yes" or
 "No". With `--ask status` each item is asked 'What is the status of "<title>"?' instead, and an answer is right when
-its first line names the header's status.
+its first line names the header's status; with `--ask when`, each resolved ticket 'When was "<title>" fixed?', right
+when its first line gives the header's resolution day (not only in a quote).
 
-    python eval/probe_polar.py --config C -n 30 [--seed 7] [--ask polar|status]
+    python eval/probe_polar.py --config C -n 30 [--seed 7] [--ask polar|status|when]
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ def probes(chunks: Any, rng: random.Random, ask: str = "polar") -> list[tuple[st
         status = (cells.get("status") or cells.get("state") or "").strip()
         if ask == "status":
             asked = f'What is the status of "{title}"?'
+        if ask == "when":
+            day = cells.get("resolved", "")[:10]
+            if pull or not state.holds or not day:
+                continue
+            asked, status = f'When was "{title}" fixed?', day
         found.append((asked, max(c.end for c in parts) + timedelta(days=1), state.holds, status))
     rng.shuffle(found)
     return found
@@ -63,7 +69,9 @@ def run(brief: Any, n: int, seed: int, ask: str = "polar") -> str:
     for question, now, holds, status in drawn:
         answer = brief.ask(question, now=now, k=10)
         first = answer.answer.strip().splitlines()[0] if answer.answer.strip() else ""
-        ok = status.lower() in first.lower() if ask == "status" else first.startswith("Yes" if holds else "No")
+        # The day must be the answer's, not a quoted header's: before the " — " that leads a quote.
+        said = first.split(" — ")[0] if ask == "when" else first
+        ok = status.lower() in said.lower() if ask != "polar" else first.startswith("Yes" if holds else "No")
         right += ok
         yes += holds
         print(f"{'RIGHT' if ok else 'WRONG':5} {'yes' if holds else 'no ':3} | {question} | {first[:100]}")
@@ -71,7 +79,7 @@ def run(brief: Any, n: int, seed: int, ask: str = "polar") -> str:
 
 
 def main() -> None:
-    ask = ("--ask", {"choices": ["polar", "status"], "default": "polar", "help": "a yes/no question or the status"})
+    ask = ("--ask", {"choices": ["polar", "status", "when"], "default": "polar", "help": "yes/no, status or day"})
     args = probe_args(__doc__, 30, ask)
     print_with_brief(args.config, lambda brief: run(brief, args.n, args.seed, args.ask))
 

@@ -248,6 +248,7 @@ def test_which_pull_requests_a_person_merged_lists_those_they_merged_not_those_t
         ("What priority does the ticket about the migration that fails on PG15 have?", "Highest"),
         ("Is the ticket about the request id in ledger-api logs still open?", "Yes"),
         ("When was the ticket about the flaky settlement batch test resolved?", "resolved on 2026-05-20"),
+        ("When was the flaky settlement batch test fixed?", "resolved on 2026-05-20"),
         ("When was PLAT-130 resolved?", "resolved on 2026-06-03"),
     ],
 )

@@ -166,7 +166,7 @@ def part_roles(part: str) -> tuple[str, ...]:
 # about an item: read as of now from the item retrieval finds, like the roles above.
 DESCRIBED_FIELDS = frozenset({"status", "resolution", "resolved", "fix_version", "priority", "milestone", "sprint"})
 # The fields that say how an item stands, asked whether or not the question says it is about an item.
-STATE_FIELDS = frozenset({"status", "resolution", "fix_version"})
+STATE_FIELDS = frozenset({"status", "resolution", "resolved", "fix_version"})
 _NAMES_ITEM = re.compile(r"\b(?:ticket|issue|bug|pr|pull\s+request|epic|story|task|sub-?task)s?\b", re.I)
 
 
