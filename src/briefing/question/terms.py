@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from briefing.question.words import CALENDAR, GENERIC, QUESTION_WORDS, ROLES
-from briefing.textrules import STOPWORDS
+from briefing.textrules import STOPWORDS, TICKET_KEY
 
 __all__ = [
     "CALENDAR",
@@ -85,7 +85,7 @@ TITLE_NAMED = 0.8
 # or pull request's repository and number ("org/repo#12: "), a chat thread's place and ellipsis ("#help thread:
 # <opening words>..."), emoji codes (":rocket:").
 _TITLE_DECOR = re.compile(
-    r"^[A-Z][A-Z0-9]+-\d+:\s*|^[\w.-]+/[\w.-]+#\d+:\s*|^#\S+\s+thread:\s*|(?:\.\.\.|\u2026)\s*$|:[a-z0-9_+-]+:"
+    rf"^(?:{TICKET_KEY.pattern}):\s*|^[\w.-]+/[\w.-]+#\d+:\s*|^#\S+\s+thread:\s*|(?:\.\.\.|\u2026)\s*$|:[a-z0-9_+-]+:"
 )
 
 

@@ -145,8 +145,8 @@ def state_first(question: Question, chosen: list[Evidence], pool: list[Evidence]
     `item_state.asked_state`): the item's own header line (its fields as of now: "Status: Closed | Resolution:
     Fixed") leads, so the answer is read from the state, not from a comment that shares the question's words. The
     item is the one the question names (by key or title), else the best line's."""
-    if not chosen or not asked_state(question.text):
-        return chosen
+    if not chosen or extra_of(question)["span_kind"] != "yesno" or not asked_state(question.text):
+        return chosen  # "How was X resolved?" asks how, not whether
     key = _named_item(question, pool) or chosen[0].chunk.doc_key
     own = [ev for ev in pool if ev.chunk.doc_key == key and ev.ref == key and header_of(ev.chunk) is not None]
     # The header row itself, else another line of the item's own text (its state is the chunk's header's).
