@@ -165,6 +165,19 @@ def test_a_finished_item_is_listed_on_its_day_in_the_workspaces_zone(index: Inde
     assert "(finished Fri 26 Jul, by Zoe Braden)" in found.text, found.text
 
 
+def test_how_many_tickets_someone_finished_is_the_listing_and_its_count(index: Index) -> None:
+    found = _finished(index, "How many tickets did Zoe finish last week?", "2013-07-29T09:00:00+00:00")
+    assert found is not None
+    assert found.text.splitlines()[0] == "1 ticket finished by Zoe last week, oldest first:", found.text
+
+
+def test_a_type_the_question_names_keeps_only_items_of_that_type(index: Index) -> None:
+    """The resolved ticket is a feature request: asked for bugs, none was finished; asked for features, it was."""
+    assert _finished(index, "How many bugs did Zoe fix last week?", "2013-07-29T09:00:00+00:00") is None
+    found = _finished(index, "Which feature tickets did Zoe finish last week?", "2013-07-29T09:00:00+00:00")
+    assert found is not None and "AEROGEAR-42" in found.text, found
+
+
 def test_what_was_resolved_lists_every_finisher_and_never_a_resolution_after_now(index: Index) -> None:
     found = _finished(index, "What was resolved last week?", "2013-07-29T09:00:00+00:00")
     assert found is not None and "AEROGEAR-42" in found.text and "by Zoe Braden" in found.text

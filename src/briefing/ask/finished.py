@@ -47,7 +47,12 @@ _NO_WORK = re.compile(
 # Lifecycle events that end an item whatever its workflow calls the state.
 _CLOSING_EVENTS = frozenset({"closed"})
 # Words of the narrowing that relate an item to a version or plan rather than say what it is about.
-_RELATION_WORDS = content_words("which what targeted aimed planned scheduled slated set marked for at in on of the")
+_RELATION_WORDS = content_words(
+    "which what how many targeted aimed planned scheduled slated set marked for at in on of the"
+)
+# Question text: an item type the narrowing names ("which bugs", "how many stories"): items whose header states a
+# type are listed only when it is that type ("Type: Bug"); "tickets", "issues" and "work" name no type.
+_ITEM_TYPE = re.compile(r"\b(bug|stor(?:y|ies)|task|sub-?task|epic|improvement|feature)s?\b", re.I)
 # A release version as questions and fields write it ("2.2.1", "v7.0").
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
 
@@ -129,7 +134,7 @@ def names_match(asked: Sequence[str], name: str) -> bool:
 
 
 def _narrowing_words(asked: FinishedAsked) -> set[str]:
-    text = FINISHED_ITEMS.sub(" ", asked.narrowing)
+    text = _ITEM_TYPE.sub(" ", FINISHED_ITEMS.sub(" ", asked.narrowing))  # an item type is no topic word
     return {w for w in content_words(text) - GENERIC - _RELATION_WORDS if not _VERSION.match(w)}
 
 
@@ -150,6 +155,7 @@ def finished_items(
     people = [p for p in (*question.constraints.people, asked.by) if p]
     versions = {v.lower().lstrip("v") for v in question.constraints.versions}
     topic = _narrowing_words(asked)
+    types = {m[1].lower()[:4] for m in _ITEM_TYPE.finditer(asked.narrowing)}  # "stor" for story and stories
     found: list[Finished] = []
     for key, chunks in by_doc.items():
         units = {u.ref: u for c in chunks for u in c.units}
@@ -163,6 +169,9 @@ def finished_items(
             moves = [m for m in moves if names_match(people, m[1])] or (moves if names_match(people, assignee) else [])
         title = chunks[0].title
         if versions and not versions <= fix_versions(cells):
+            continue
+        stated = cells.get("type", "").lower().replace("-", "")
+        if types and stated and not any(t.replace("-", "") in stated for t in types):
             continue
         own = " ".join(u.text for u in units.values() if u.ref == key)
         if topic and not all(_says(content_words(f"{title} {own}"), w) for w in topic):
