@@ -280,9 +280,6 @@ def holding(ev: Evidence) -> bool:
     return short and presentation(ev.chunk).conversational and bool(_PROMISE.search(ev.text))
 
 
-# "Which PR / pull request added X?" is answered by a pull request: a line of a pull request's own record, or one
-# that names a PR. The bug report the PR fixed describes X in the same words ("retried ... with no jitter") but is
-# not the answer: such lines rank below by PULL_MISS_WEIGHT.
 def replies_lead(evidence: list[Evidence]) -> None:
     """In each conversation with a line by its starter and one by someone else, the best line by someone else takes
     the starter's best score, just above it: asked for the feedback on what the starter posted, a reply answers, and
@@ -312,6 +309,9 @@ def replies_lead(evidence: list[Evidence]) -> None:
             reply[key].score = best + 1e-6
 
 
+# "Which PR / pull request added X?" is answered by a pull request: a line of a pull request's own record, or one
+# that names a PR. The bug report the PR fixed describes X in the same words ("retried ... with no jitter") but is
+# not the answer: such lines rank below by PULL_MISS_WEIGHT.
 def pulls_first(evidence: list[Evidence]) -> None:
     """Lines that neither belong to a pull request nor name one rank below those that do (the rule above)."""
     for ev in evidence:
