@@ -15,15 +15,14 @@ from dataclasses import dataclass, replace
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
-from briefing.ask.finished import DONE_STATUS, fix_versions, history_families, names_match
-from briefing.ask.header import UNRESOLVED, is_header, rows
+from briefing.ask.finished import fix_versions, names_match
+from briefing.ask.inventory import item_states
 from briefing.ask.segment import clean
-from briefing.index import Filter
 from briefing.question.timewindow import local_day
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
-    from briefing.model import Chunk, Unit
+    from briefing.model import Unit
     from briefing.view import View
 
 MAX_LISTED = 15
@@ -46,31 +45,17 @@ class Open:
 def open_items(versions: Sequence[str], view: View, person: str = "") -> list[Open]:
     """The items whose state as of the view's `now` has every version among its fix versions (and, with `person`,
     is assigned to them) and is not resolved."""
-    families = history_families()
     wanted = {v.lower().lstrip("v") for v in versions}
-    if not families or not (wanted or person):
+    if not (wanted or person):
         return []
-    by_doc: dict[str, list[Chunk]] = {}
-    for chunk in view.chunks(Filter(source_types=families)):
-        by_doc.setdefault(chunk.doc_key, []).append(chunk)
     found: list[Open] = []
-    for key, chunks in by_doc.items():
-        chunks.sort(key=lambda c: (c.start, c.ordinal, c.chunk_id))
-        units = [u for c in chunks for u in c.units if u.ref == key]
-        header = next((u for u in units if is_header(u.text)), None)
-        if header is None:
+    for item in item_states(view):
+        if not wanted <= fix_versions(item.cells) or item.done:
             continue
-        cells = rows(header.text)
-        if not wanted <= fix_versions(cells):
+        if person and not names_match([person], item.assignee):
             continue
-        status = cells.get("status", "")
-        if cells.get("resolution", "").lower() not in UNRESOLVED or DONE_STATUS.match(status):
-            continue
-        if person and not names_match([person], cells.get("assignee") or cells.get("assignees") or ""):
-            continue
-        blockers = tuple(dict.fromkeys(m[1] for u in units for m in _BLOCKED_BY.finditer(u.text)))
-        assignee = cells.get("assignee", "")
-        found.append(Open(key, chunks[0].title, status, assignee, blockers, header))
+        blockers = tuple(dict.fromkeys(m[1] for m in _BLOCKED_BY.finditer(item.own)))
+        found.append(Open(item.key, item.title, item.status, item.cells.get("assignee", ""), blockers, item.header))
     found.sort(key=lambda o: o.key)
     return found
 

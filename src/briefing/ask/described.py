@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from briefing.ask.fields import Item, bare_title, compose, items_at, read_field
 from briefing.index.payload import doc_id
 from briefing.question.kind import FIELD_ASKS
-from briefing.question.terms import GENERIC, content_words
+from briefing.question.terms import GENERIC, content_words, says
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
@@ -65,14 +65,9 @@ def _words(text: str) -> set[str]:
     return content_words(text) | content_words(_CAMEL.sub(" ", text))
 
 
-def _says(said: set[str], word: str) -> bool:
-    """Whether the text says `word`, or a longer word it begins ("arm" in "arm64", "login" in "logins")."""
-    return word in said or (len(word) >= 3 and any(w.startswith(word) for w in said))
-
-
 def _share(said: set[str], words: set[str], named: set[str]) -> float:
     total = sum(2 if word in named else 1 for word in words)
-    return sum(2 if word in named else 1 for word in words if _says(said, word)) / total
+    return sum(2 if word in named else 1 for word in words if says(said, word)) / total
 
 
 def covered(item: Item, words: set[str], named: set[str], title: str) -> float:

@@ -24,7 +24,7 @@ from briefing.ask.header import LABELS, is_header, rows
 from briefing.ask.listing import period_words
 from briefing.ask.segment import clean
 from briefing.index import Filter
-from briefing.question.terms import GENERIC, content_words
+from briefing.question.terms import GENERIC, content_words, says
 from briefing.question.timewindow import local_day
 from briefing.question.words import FINISHED_ITEMS
 
@@ -39,7 +39,7 @@ MAX_LISTED = 15
 # The status names of a done state, as trackers' workflows name them.
 DONE_STATUS = re.compile(r"^\s*(?:resolved|closed|done|fixed|completed?|finished|released|shipped|verified)\s*$", re.I)
 # Resolutions that close an item without its work being done (a duplicate, a report that was not a bug).
-_NO_WORK = re.compile(
+NO_WORK = re.compile(
     r"\b(?:duplicate|invalid|won'?t|cannot|can'?t|not\s+(?:a|our)|incomplete|rejected|obsolete|declined|"
     r"abandoned|out\s+of\s+scope|not\s+planned)\b",
     re.I,
@@ -73,7 +73,7 @@ class Finished:
     @property
     def without_work(self) -> bool:
         """Closed as a duplicate, invalid, won't do...: ended, not finished."""
-        return bool(_NO_WORK.search(self.resolution))
+        return bool(NO_WORK.search(self.resolution))
 
 
 def history_families() -> tuple[str, ...]:
@@ -138,10 +138,6 @@ def _narrowing_words(asked: FinishedAsked) -> set[str]:
     return {w for w in content_words(text) - GENERIC - _RELATION_WORDS if not _VERSION.match(w)}
 
 
-def _says(said: set[str], word: str) -> bool:
-    return word in said or (len(word) >= 3 and any(w.startswith(word) for w in said))
-
-
 def finished_items(
     asked: FinishedAsked, question: Question, window: tuple[datetime, datetime], view: View
 ) -> list[Finished]:
@@ -174,7 +170,7 @@ def finished_items(
         if types and stated and not any(t.replace("-", "") in stated for t in types):
             continue
         own = " ".join(u.text for u in units.values() if u.ref == key)
-        if topic and not all(_says(content_words(f"{title} {own}"), w) for w in topic):
+        if topic and not all(says(content_words(f"{title} {own}"), w) for w in topic):
             continue
         if moves:
             at, by, ref = moves[0]

@@ -85,6 +85,13 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
         pending = answer_open(asked.open_for, answer, view, zone=zone)
         if pending is not None:
             return pending[0], {"listing": pending[1]}
+    if asked.inventory is not None:
+        from briefing.ask.inventory import answer_inventory
+
+        # "Which critical bugs are still open?": the items whose state as of now has the fields asked.
+        picked = answer_inventory(asked.inventory, answer, view, zone=zone)
+        if picked is not None:
+            return picked[0], {"listing": picked[1]}
     if asked.assigned_to:
         from briefing.ask.blocking import answer_open
 

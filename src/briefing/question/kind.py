@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from briefing.question.asked import PEOPLE_ASKED, WORKING_ON
+from briefing.question.inventory import InventoryAsked, inventory_asked
 from briefing.question.listings import DocumentsAsked, FinishedAsked, RecordsAsked, assigned_to
 from briefing.question.parts import question_parts
 from briefing.question.values import Constraints
@@ -233,6 +234,8 @@ class Wants:
     awaiting_review: bool = False
     # "What is Dana working on?": the person whose open assigned items are asked for (`listings.assigned_to`), or "".
     assigned_to: str = ""
+    # "Which critical bugs are still open?": items picked by the fields of their state as of now, or None.
+    inventory: InventoryAsked | None = None
 
 
 def period_only(question: str, constraints: Constraints | None) -> bool:
@@ -324,6 +327,17 @@ def next_meeting_asked(question: str) -> str | None:
     return m[1] if m else None
 
 
+def _other_listing(question: str, constraints: Constraints) -> bool:
+    """Whether a listing of its own answers the question: pull requests awaiting review, what blocks a release, the
+    items someone finished."""
+    text = question.strip()
+    return bool(
+        ASKS_AWAITING_REVIEW.search(text)
+        or (constraints.versions and ASKS_OPEN_FOR.search(text))
+        or finished_asked(question, constraints) is not None
+    )
+
+
 def read(question: str, constraints: Constraints) -> Wants:
     """The kinds `question` may take, in the order the graph tries them, with what each node needs."""
     fields = fields_asked(question, constraints)
@@ -335,12 +349,17 @@ def read(question: str, constraints: Constraints) -> Wants:
             topic=topic_of(question, constraints),
             forward=wants_forward(question, constraints),
         )
+    inventory = inventory_asked(question, constraints)
+    who = assigned_to(question)
+    if inventory is not None and (inventory.narrowed or not who) and not _other_listing(question, constraints):
+        # "Which critical bugs are still open?": the items whose state as of now has the fields asked.
+        return Wants(kinds=("listing", "fact"), inventory=inventory)
     roles = described_roles(question, constraints) or described_fields(question, constraints)
     if roles:
         return Wants(kinds=("fields", "fact"), fields=roles, described=True)
     if ASKS_AWAITING_REVIEW.search(question.strip()):
         return Wants(kinds=("listing", "fact"), awaiting_review=True)
-    if who := assigned_to(question):
+    if who:
         return Wants(kinds=("listing", "fact"), assigned_to=who)
     if constraints.versions and ASKS_OPEN_FOR.search(question.strip()):
         # "What is blocking the 7.0.0 release?": the items still unresolved with that fix version, as of now.

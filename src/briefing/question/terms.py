@@ -17,6 +17,7 @@ __all__ = [
     "content_words",
     "names_title",
     "ordered_content_words",
+    "says",
     "stem",
 ]
 
@@ -98,3 +99,9 @@ def names_title(words: set[str], title: str) -> float:
     if len(own) < 2 or len(own & words) < TITLE_NAMED * len(own):
         return 0.0
     return len(own & words) / len(own | words)
+
+
+def says(said: set[str], word: str) -> bool:
+    """Whether a text whose content words are `said` says `word`, or a longer word it begins ("arm" in "arm64",
+    "login" in "logins")."""
+    return word in said or (len(word) >= 3 and any(w.startswith(word) for w in said))

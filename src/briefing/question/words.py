@@ -62,7 +62,7 @@ HARD_AFTER = re.compile(r"^(?:'s)?(?:\s+[\w-]+)?\s+only\b", re.IGNORECASE)
 # First names that are also ordinary words match only when capitalised, and not as a question's first word.
 COMMON_WORD_NAMES = frozenset(
     "will may mark bill grace rose june april august hope joy faith sky summer art chase drew max pat sue ray "
-    "rob jack frank amber ruby dawn iris guy page lane bob rich win tom penny dean major hunter".split()
+    "rob jack frank amber ruby dawn iris guy page lane bob rich win tom penny dean major minor low high hunter".split()
 )
 
 # After these a source's noun word names the source ("in the files"); after any other word it is a modifier's

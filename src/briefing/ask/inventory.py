@@ -1,0 +1,204 @@
+"""The work items whose state as of now has the fields a question names, counted and listed.
+
+"Which critical bugs are still open?", "How many open bugs are there?", "What went into release 6.2.1?": the items
+of the sources with a history (trackers, code hosts) are read from their state as of the view's `now` (their
+header unit: status, resolution, type, priority, fix versions, assignee, reporter, components, labels) and kept
+when every field the question names matches (`briefing.question.inventory`). The question's other words must be
+said by the item's components, labels, title or description ("Which Android bugs are open?"). Each listed item is
+cited to the state that states it; the first line gives the count. With no such item, nothing is answered here and
+the question takes the fact path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import tzinfo
+from typing import TYPE_CHECKING
+
+from briefing.ask.finished import DONE_STATUS, NO_WORK, fix_versions, history_families, names_match
+from briefing.ask.header import AUTHORED, UNRESOLVED, UNSET, is_header, rows
+from briefing.ask.segment import clean
+from briefing.index import Filter
+from briefing.question.terms import content_words, says
+from briefing.question.timewindow import local_day
+
+if TYPE_CHECKING:
+    from briefing.ask.extractive import ExtractiveAnswer
+    from briefing.model import Chunk, Unit
+    from briefing.question.inventory import InventoryAsked
+    from briefing.view import View
+
+MAX_LISTED = 15
+# Priority names from the most urgent down, as JIRA's schemes name them: a listing shows the most urgent first.
+_URGENCY = ("blocker", "highest", "critical", "high", "major", "medium", "normal", "low", "minor", "lowest", "trivial")
+# A code host's item header opens with its kind: "PR #12 ..." or "Issue #12 ...".
+_HOST_KIND = re.compile(r"^\s*(PR|Issue)\s+#\d+", re.I)
+# A key's digits, compared as numbers ("TIMOB-999" before "TIMOB-1000", "#9" before "#10").
+_DIGITS = re.compile(r"(\d+)")
+
+
+@dataclass(frozen=True)
+class ItemState:
+    """One item as of now: its key and title, its header's `Label: value` cells, the header unit, and the text of
+    its own units (the header and description, not its comments)."""
+
+    key: str
+    title: str
+    cells: dict[str, str]
+    header: Unit
+    own: str
+
+    @property
+    def status(self) -> str:
+        return self.cells.get("status") or self.cells.get("state") or ""
+
+    @property
+    def done(self) -> bool:
+        """Resolved, or in a done status ("Closed", "Done", a pull request merged or closed)."""
+        return (
+            self.cells.get("resolution", "").lower() not in UNRESOLVED
+            or bool(DONE_STATUS.match(self.status))
+            or self.status.lower() == "merged"
+        )
+
+    @property
+    def kind(self) -> str:
+        """The item's type as its header states it, lower-case ("bug", "story", "pull", "issue"), or ""."""
+        stated = self.cells.get("type", "")
+        if stated:
+            return stated.lower().replace("-", "")
+        host = _HOST_KIND.match(self.header.text)
+        return ("pull" if host[1].lower() == "pr" else "issue") if host else ""
+
+    @property
+    def assignee(self) -> str:
+        value = self.cells.get("assignee") or self.cells.get("assignees") or ""
+        return "" if value.lower() in UNSET else value
+
+    @property
+    def reporter(self) -> str:
+        authored = AUTHORED.search(self.header.text)
+        return self.cells.get("reporter") or (authored[1] if authored else "")
+
+
+def item_states(view: View) -> Iterator[ItemState]:
+    """Every item of the sources with a history as the view sees it at its `now`, with a header stating its state."""
+    families = history_families()
+    if not families:
+        return
+    by_doc: dict[str, list[Chunk]] = {}
+    for chunk in view.chunks(Filter(source_types=families)):
+        by_doc.setdefault(chunk.doc_key, []).append(chunk)
+    for key, chunks in by_doc.items():
+        chunks.sort(key=lambda c: (c.start, c.ordinal, c.chunk_id))
+        units = [u for c in chunks for u in c.units if u.ref == key]
+        header = next((u for u in units if is_header(u.text)), None)
+        if header is not None:
+            yield ItemState(key, chunks[0].title, rows(header.text), header, " ".join(u.text for u in units))
+
+
+def _of_type(kind: str, types: set[str]) -> bool:
+    """Whether an item of `kind` is one of the `types` asked. A pull request is only a pull request; a code host's
+    issue states no type, so it may be any but a pull request; a tracker's "issue" is any of its tickets."""
+    if kind == "pull":
+        return "pull" in types
+    if kind == "issue" or not kind:
+        return types != {"pull"}
+    return "issue" in types or any(kind.startswith(t[:4]) for t in types if t != "pull")
+
+
+def _tag_words(item: ItemState) -> str:
+    return " ".join(item.cells.get(label, "") for label in ("components", "labels"))
+
+
+def _matches(asked: InventoryAsked, item: ItemState, tags: set[str]) -> bool:
+    if asked.state == "open" and item.done:
+        return False
+    if asked.state == "done" and (not item.done or (asked.worked and NO_WORK.search(item.cells.get("resolution", "")))):
+        return False
+    if asked.types and not _of_type(item.kind, set(asked.types)):
+        return False
+    priority = item.cells.get("priority", "").lower()
+    if asked.priorities and priority not in asked.priorities:
+        return False
+    if asked.versions and not {v.lower().lstrip("v") for v in asked.versions} <= fix_versions(item.cells):
+        return False
+    if asked.assignee and not names_match([asked.assignee], item.assignee):
+        return False
+    if asked.reporter and not names_match([asked.reporter], item.reporter):
+        return False
+    # A word that names a component or a label somewhere in the workspace ("Android bugs") is said by the item's
+    # components, labels or title, as a whole word ("cli" is not "client"); any other word ("crash") by its title or
+    # description.
+    named = content_words(f"{item.title} {_tag_words(item)}")
+    said = named | content_words(item.own)
+    return all(word in named if word in tags else says(said, word) for word in asked.words)
+
+
+def _order(item: ItemState) -> tuple[int, list[int | str]]:
+    priority = item.cells.get("priority", "").lower()
+    urgency = _URGENCY.index(priority) if priority in _URGENCY else len(_URGENCY)
+    return urgency, [int(p) if p.isdigit() else p for p in _DIGITS.split(item.key)]
+
+
+def matching(asked: InventoryAsked, view: View) -> list[ItemState]:
+    """The items matching `asked` as of the view's `now`, the most urgent first, then by key."""
+    items = list(item_states(view))
+    tags = set().union(*(content_words(_tag_words(item)) for item in items)) if asked.words else set()
+    return sorted((item for item in items if _matches(asked, item, tags)), key=_order)
+
+
+def _described(asked: InventoryAsked, total: int) -> str:
+    """ "4 open critical bugs assigned to Vijay Singh", "3 finished items with fix version 6.2.1"."""
+    state = {"open": "open", "done": "finished" if asked.worked else "closed"}.get(asked.state, "")
+    kinds = {"pull": "pull requests", "story": "stories"}
+    noun = " or ".join(kinds.get(t, t + "s") for t in asked.types) if asked.types else "items"
+    if total == 1:
+        noun = noun.removesuffix("ies") + "y" if noun.endswith("ies") else noun.removesuffix("s")
+    priority = " or ".join(asked.priorities) + "-priority" if asked.priorities else ""
+    parts = [str(total), state, priority, noun]
+    if asked.versions:
+        parts.append(f"with fix version {', '.join(asked.versions)}")
+    if asked.assignee:
+        parts.append(f"assigned to {asked.assignee}")
+    if asked.reporter:
+        parts.append(f"reported by {asked.reporter}")
+    if asked.words:
+        parts.append("mentioning " + ", ".join(f'"{w}"' for w in asked.words))
+    return " ".join(p for p in parts if p)
+
+
+def _detail(asked: InventoryAsked, item: ItemState) -> str:
+    resolution = item.cells.get("resolution", "")
+    status = item.status + (f" ({resolution})" if item.done and resolution.lower() not in UNRESOLVED else "")
+    priority = item.cells.get("priority", "")
+    shown = [
+        status,
+        "" if asked.priorities or priority.lower() in UNSET else f"priority {priority}",
+        "" if asked.assignee or not item.assignee else f"assignee {item.assignee}",
+        "" if asked.versions else ", ".join(f"fix version {v}" for v in sorted(fix_versions(item.cells))),
+    ]
+    return ", ".join(p for p in shown if p)
+
+
+def answer_inventory(
+    asked: InventoryAsked, answer: ExtractiveAnswer, view: View, *, zone: tzinfo
+) -> tuple[ExtractiveAnswer, list[str]] | None:
+    """The count and list of the items matching `asked`, each cited to its state, with their keys; None when no
+    item matches. The day "as of" is named in `zone`, the workspace's."""
+    items = matching(asked, view)
+    if not items:
+        return None
+    shown = items[:MAX_LISTED]
+    more = f" ({len(items) - len(shown)} more not shown)" if len(items) > len(shown) else ""
+    today = local_day(view.now, zone)
+    lines = [f"{_described(asked, len(items))} as of {today:%a} {today.day} {today:%b %Y}{more}:"]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, item in enumerate(shown, 1):
+        detail = _detail(asked, item)
+        lines.append(f"- {clean(item.title, limit=160)}" + (f" ({detail})" if detail else "") + f" [{n}]")
+        cited[n], urls[n] = [item.header.ref], item.header.url
+    return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]

@@ -1,0 +1,182 @@
+"""What an inventory question asks for: the work items whose state as of now has the fields it names.
+
+"Which critical bugs are still open?", "How many open bugs are there?", "What went into release 6.2.1?", "Which
+Android tickets are unresolved?", "Which high-priority tickets are assigned to Hans?", "Which bugs did Ewan report
+that are still open?": a set of items picked by their state (open or done), type, priority, fix version, assignee,
+reporter and the words of their components or labels, not a sentence that happens to rank first. The question's
+words are read here; which of its leftover words name a component or a label is known only from the workspace's
+items (`briefing.ask.inventory`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from briefing.question.constraints import Constraints
+from briefing.question.listings import assigned_to
+from briefing.question.terms import GENERIC, content_words
+from briefing.question.words import NOBODY
+
+# Question text: the opening of a question that asks for a set or a count ("Which ...", "List the ...", "How
+# many ...", "Are there any ...", "Do we have any ...").
+_OPENING = re.compile(
+    r"^\W*(?:which|what|list|show(?:\s+me)?|give\s+me|how\s+many|are\s+there(?:\s+still)?(?:\s+any)?|any|"
+    r"do\s+we\s+(?:still\s+)?have(?:\s+any)?)\b",
+    re.I,
+)
+# Question text: a noun for work items of a tracker or a code host, singular or plural.
+ITEMS = (
+    r"(?:tickets?|issues?|bugs?|tasks?|sub-?tasks?|stories|story|epics?|improvements?|features?|items?|prs?|"
+    r"pull\s+requests?)"
+)
+ITEM_NOUN = re.compile(rf"\b{ITEMS}\b", re.I)
+# Question text: the same nouns in the plural, which make it a question about a set ("Which open issue tracks X?"
+# asks for one item, a fact).
+_ITEMS_PLURAL = re.compile(
+    r"\b(?:tickets|issues|bugs|tasks|sub-?tasks|stories|epics|improvements|features|items|prs|pull\s+requests)\b", re.I
+)
+# Question text: an item type named by the question ("bugs", "stories", "pull requests"); "tickets" and "items"
+# name no type, and "issues" only on a code host, where an issue is not a pull request (`briefing.ask.inventory`).
+ITEM_TYPE = re.compile(
+    r"\b(bug|stor(?:y|ies)|task|sub-?task|epic|improvement|feature|issue|prs?|pull\s+requests?)s?\b", re.I
+)
+# Question text: asks for items not done yet ("open", "unresolved", "still in progress", "not fixed yet").
+_OPEN = re.compile(
+    r"\b(?:open|unresolved|outstanding|pending|remaining|unfixed|unfinished|in\s+progress|left|"
+    r"not\s+(?:yet\s+)?(?:done|fixed|resolved|closed|finished|merged)(?:\s+yet)?)\b",
+    re.I,
+)
+# Question text: asks for items done ("closed", "fixed", "merged", "went into a release"). "Fixed", "done",
+# "finished", "completed", "shipped", "merged" and "went into" mean the work was done: an item closed as a duplicate
+# or "won't fix" is not among them (`worked`).
+_DONE = re.compile(r"\b(?:closed|resolved|fixed|done|finished|completed|merged|shipped|delivered|went\s+into)\b", re.I)
+_WORKED = re.compile(r"\b(?:fixed|done|finished|completed|merged|shipped|delivered|went\s+into)\b", re.I)
+# Question text: a priority as trackers name them, before an item noun ("critical bugs", "high-priority tickets",
+# "blocker issues") or after the word "priority" ("tickets with priority High").
+PRIORITIES = "blocker|critical|highest|high|medium|normal|low|lowest|major|minor|trivial"
+_PRIORITY_BEFORE = re.compile(rf"\b({PRIORITIES})(?:[\s-]+priority)?\s+(?:[\w-]+\s+){{0,2}}?(?={ITEMS}\b)", re.I)
+_PRIORITY_AFTER = re.compile(rf"\bpriority\s+(?:of\s+|is\s+|=\s*)?({PRIORITIES})\b", re.I)
+# Question text: the release the items are planned for or went into, named by a version the constraints read
+# ("What went into release 6.2.1?", "What's in the 7.0.0 release?", "What was fixed in 6.3.0?").
+_IN_RELEASE = re.compile(
+    r"^\W*what(?:'s|\s+is|\s+are|\s+was|\s+were)?\s*(?:(?:has\s+)?(?:gone|went|got|shipped|fixed|included|planned|"
+    r"targeted|scheduled|landed|delivered)\s+)?(?:in|into|for|at|with)\s+(?:the\s+)?(?:release\s+|version\s+)?v?\d",
+    re.I,
+)
+# Question text: who reported the items ("reported by Ewan", "filed by Ewan", "did Ewan report"), who holds them
+# ("assigned to Vijay Singh"); the name runs to the end of the clause.
+_CLAUSE_END = r"(?=\s*[?.!,]|\s+(?:that|which|and|are|is|were|in|for|with)\b|$)"
+_REPORTED_BY = re.compile(rf"\b(?:reported|filed|raised|created|opened|logged)\s+by\s+([\w.' -]+?){_CLAUSE_END}", re.I)
+_ASSIGNED_TO = re.compile(rf"\bassigned\s+to\s+([\w.' -]+?){_CLAUSE_END}", re.I)
+_DID_REPORT = re.compile(r"\b(?:did|has|have)\s+((?:[\w.'-]+\s+){1,3}?)(?:report|file|raise|open|log)(?:ed)?\b", re.I)
+# Question text: a count asked for ("How many open bugs are there?"): the listing's count answers it.
+_HOW_MANY = re.compile(r"^\W*how\s+many\b", re.I)
+# Question text: the words of the question's own shape, which say nothing about which items are meant.
+_SHAPE_WORDS = content_words(
+    "which what list show give many how any there still currently right now yet today have has had we our us you "
+    "the team all every open unresolved outstanding pending remaining unfixed unfinished progress left closed "
+    "resolved fixed done finished completed merged shipped delivered went gone got into included planned targeted "
+    "scheduled landed release releases version versions fix priority assigned assignee reported reporter filed "
+    "raised created opened logged by state status currently ticket tickets issue issues bug bugs task tasks subtask "
+    "sub-task sub-tasks story stories epic epics improvement improvements feature features item items pr prs pull "
+    "request requests work tracked tracker label labels labelled labeled tagged marked component components type "
+    "types kind " + PRIORITIES.replace("|", " ")
+)
+
+
+@dataclass(frozen=True)
+class InventoryAsked:
+    """The items an inventory question asks for: `state` "open", "done" or "" (any); `worked` when done means the
+    work was done (a duplicate is not fixed); the item types, priorities and versions named; the assignee and
+    reporter as written (or ""); `count` for "how many"; `words`, the question's other content words (a component
+    or a label's name, or what the items are about)."""
+
+    state: str = ""
+    worked: bool = False
+    types: tuple[str, ...] = ()
+    priorities: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
+    assignee: str = ""
+    reporter: str = ""
+    count: bool = False
+    words: tuple[str, ...] = ()
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether anything besides the assignee picks the items (else "What is Dana working on?" is the plain
+        listing of their open work)."""
+        return bool(self.priorities or self.versions or self.reporter or self.count or self.state == "done")
+
+
+def _type_of(word: str) -> str:
+    low = " ".join(word.lower().split()).replace("-", "")
+    if low.startswith(("pr", "pull")):
+        return "pull"
+    return "story" if low.startswith("stor") else low.removesuffix("s")
+
+
+def _person(raw: str, constraints: Constraints) -> str:
+    """A person as the question writes them, or the person the constraints resolved it to."""
+    raw = " ".join(raw.split())
+    if not raw or raw.lower() in NOBODY:
+        return ""
+    for person in constraints.people:
+        if set(raw.lower().split()) & set(person.lower().split()):
+            return person
+    return raw
+
+
+def inventory_asked(question: str, constraints: Constraints) -> InventoryAsked | None:
+    """The reading of an inventory question (module docstring), or None for any other question: one that names
+    a period (the finished and records listings read those), an item by key, or no field to pick items by."""
+    text = question.strip()
+    if constraints.time is not None or constraints.tickets or constraints.prs:
+        return None
+    in_release = bool(constraints.versions) and bool(_IN_RELEASE.match(text))
+    how_many = bool(_HOW_MANY.match(text))
+    if not in_release and not (_OPENING.match(text) and (_ITEMS_PLURAL.search(text) or how_many)):
+        return None
+    opened = _OPEN.search(text)
+    done = None if opened else _DONE.search(text)
+    state = "open" if opened else ("done" if done or in_release else "")
+    priorities = tuple(
+        dict.fromkeys(m[1].lower() for m in (*_PRIORITY_BEFORE.finditer(text), *_PRIORITY_AFTER.finditer(text)))
+    )
+    reported = _REPORTED_BY.search(text) or _DID_REPORT.search(text)
+    reporter = _person(reported[1], constraints) if reported else ""
+    held = assigned_to(text) or (m[1] if (m := _ASSIGNED_TO.search(text)) else "")
+    assignee = _person(held, constraints) if not reporter else ""
+    if not assignee and not reporter and constraints.people:
+        # "Dana's open tickets" are assigned to Dana; a person in any other role ("Which bugs did Dana comment on?")
+        # is not a field of the items' state. Question text: the person's first name with a possessive "'s".
+        owners = [p for p in constraints.people if re.search(rf"\b{re.escape(p.split()[0])}\S*'s\b", text, re.I)]
+        if not owners:
+            return None
+        assignee = owners[0]
+    if not state and assignee:
+        state = "open"  # "Which tickets are assigned to Dana?": the work they hold now, as the assigned listing has it
+    asked = InventoryAsked(
+        state=state,
+        worked=bool(done and _WORKED.search(text)) or in_release,
+        types=tuple(dict.fromkeys(_type_of(m[0]) for m in ITEM_TYPE.finditer(text))),
+        priorities=priorities,
+        versions=tuple(constraints.versions),
+        assignee=assignee,
+        reporter=reporter,
+        count=how_many,
+        words=_other_words(text, constraints, (assignee, reporter)),
+    )
+    if not (asked.state or asked.priorities or asked.versions or asked.assignee or asked.reporter or asked.count):
+        return None
+    return asked
+
+
+def _other_words(text: str, constraints: Constraints, people: tuple[str, ...]) -> tuple[str, ...]:
+    """The question's content words that are not its shape, a version or a person asked about."""
+    said = content_words(text) - _SHAPE_WORDS - GENERIC
+    # A hyphenated word made of shape words ("high-priority") is shape too.
+    said = {w for w in said if not ("-" in w and content_words(w.replace("-", " ")) <= _SHAPE_WORDS)}
+    names = content_words(" ".join((*people, *constraints.people)))
+    versions = {v.lower().lstrip("v") for v in constraints.versions}
+    return tuple(sorted(w for w in said - names if w.lstrip("v") not in versions))
