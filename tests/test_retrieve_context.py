@@ -144,6 +144,8 @@ def test_the_maintainers_fix_later_in_the_channel_answers_which_version(deps: As
 @pytest.mark.slow
 def test_without_the_best_units_the_fix_is_not_in_the_context(deps: AskDeps, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(context_module, "UNIT_CONTEXT", 0)
+    # The fix is addressed to Ana, whose report asks: the channel's replies would bring it too (tested on its own).
+    monkeypatch.setattr(context_module, "ADDRESSED_FROM", 0)
     context, answer = _ask(deps, FIXED)
     assert "2.4.1" not in answer
     assert not any("2.4.1" in c.text for c in context)

@@ -25,7 +25,9 @@ def test_questions_ask_for_the_items_whose_header_holds_the_values(probe_invento
     items = probe_inventory.read_items(
         [
             _ticket("PLAT-1", "Type: Bug | Status: Open | Priority: Critical\nAssignee: Dana Kim | Reporter: Omar"),
-            _ticket("PLAT-2", "Type: Bug | Status: Closed | Priority: Critical\nResolution: Fixed | Fix Version/s: 2.1"),
+            _ticket(
+                "PLAT-2", "Type: Bug | Status: Closed | Priority: Critical\nResolution: Fixed | Fix Version/s: 2.1"
+            ),
             _ticket("PLAT-3", "Type: Bug | Status: Closed\nResolution: Duplicate | Fix Version/s: 2.1"),
             _ticket("PLAT-4", "Type: Task | Status: In Progress | Priority: Low\nComponents: iOS"),
         ]

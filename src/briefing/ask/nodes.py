@@ -6,7 +6,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer, ExtractiveAnswerer
     from briefing.ask.router import Router
     from briefing.retrieve import Hit, Retriever
+    from briefing.retrieve.exchanges import ChannelReader
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,14 @@ def _with_router_hits(found: list[Hit], state: AskState, deps: AskDeps) -> tuple
     return order[: max(state.k, len(fetched_ids))], fetched_ids
 
 
+def _channel_reader(deps: AskDeps, now: datetime) -> ChannelReader:
+    """Reads a channel's chunks by document key over a time range, as of `now` (`retrieve.exchanges`)."""
+    from briefing.index import Filter
+
+    view = deps.retriever.index.view(now)
+    return lambda key, start, end: view.chunks(Filter(doc_keys=(key,), start=start, end=end))
+
+
 def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     from briefing.retrieve import SearchQuery
     from briefing.retrieve.context import answer_context
@@ -166,7 +175,7 @@ def retrieve_node(state: AskState, deps: AskDeps) -> dict[str, Any]:
     rest = [h.chunk for h in strongest if h.chunk.chunk_id not in fetched_ids]
     evidence = (fetched + rest)[:limit]
     # The best single messages and the opening of the best thread follow, when the strongest chunks left them out.
-    evidence = answer_context(retrieval.candidates, evidence)
+    evidence = answer_context(retrieval.candidates, evidence, _channel_reader(deps, question.now))
     candidates = list(retrieval.candidates) + [h for h in state.hits if h not in retrieval.candidates]
     return {
         "hits": hits,

@@ -10,7 +10,10 @@ its own text and low by its chunk's. Then the opening message of the thread that
 chunks continue, when their header restates it: a thread's later chunks carry only the opening's first sentence,
 and what it asked or offered in its later words is in its own chunk. An added opening gives the answer stage the
 thread's structure (who asked, what was asked); unless it restates the question, it does not promote a reply
-that holds none of the question's words (`ask/extractive/openings.py`).
+that holds none of the question's words (`ask/extractive/openings.py`). Last, in a chat channel's own stream (no
+threads), the replies that address by name the askers of the first ADDRESSED_FROM context chunks' questions: such a
+reply ("@Ana this is caused by an outdated tools.reader") shares few of the question's words and may lie in a later
+chunk of the channel, after a silence (`ask/extractive/exchanges.py`).
 """
 
 from __future__ import annotations
@@ -18,25 +21,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from briefing.asof import cut
 from briefing.model import ADDED_TO_CONTEXT, Chunk
+from briefing.retrieve.exchanges import ChannelReader, addressed_replies, only
 from briefing.retrieve.model import Hit
 from briefing.retrieve.units import restates, threaded, unit_context
 
 UNIT_CONTEXT = 2
 UNIT_CONTEXT_FROM = 3
 OPENING_FROM = 1
+ADDRESSED_FROM = 2
 
 
-def answer_context(candidates: Sequence[Hit], strongest: Sequence[Chunk]) -> list[Chunk]:
-    """`strongest` followed by the best units and the thread opening it lacks (each cut to that unit)."""
+def answer_context(
+    candidates: Sequence[Hit], strongest: Sequence[Chunk], channel: ChannelReader | None = None
+) -> list[Chunk]:
+    """`strongest` followed by the best units, the thread opening it lacks and, when `channel` reads the index, the
+    replies addressed to its first channel questions' askers (each cut to that unit)."""
     out = [*strongest, *best_units(candidates, strongest, UNIT_CONTEXT)]
-    return [*out, *(_added(c) for c in thread_openings(candidates, out, OPENING_FROM))]
-
-
-def _only(chunk: Chunk, pos: int) -> Chunk:
-    """`chunk` cut to its unit at `pos` (the whole chunk when that leaves nothing)."""
-    return cut(chunk, [n != pos for n in range(len(chunk.units))]) or chunk
+    out += [_added(c) for c in thread_openings(candidates, out, OPENING_FROM)]
+    if channel is not None:
+        out += [_added(c) for c in addressed_replies(out, channel, ADDRESSED_FROM)]
+    return out
 
 
 def _added(chunk: Chunk) -> Chunk:
@@ -53,7 +58,7 @@ def best_units(candidates: Sequence[Hit], taken: Sequence[Chunk], n: int) -> lis
         (h for h in candidates if h.unit_rank is not None and h.unit_rank <= n), key=lambda h: h.unit_rank or 0
     )
     return [
-        _added(_only(h.chunk, h.unit_pos) if h.unit_pos is not None else h.chunk)
+        _added(only(h.chunk, {h.chunk.units[h.unit_pos].ref}) if h.unit_pos is not None else h.chunk)
         for h in best
         if h.chunk.chunk_id not in have and h.duplicate_of is None and h.chunk.doc_key in near
     ]
@@ -71,6 +76,6 @@ def thread_openings(candidates: Sequence[Hit], taken: Sequence[Chunk], top: int)
         if opening.ordinal != 0 or not header or opening.chunk_id in have or not opening.units:
             continue
         if restates(header, opening.units[0].text):
-            out.append(_only(opening, 0))
+            out.append(only(opening, {opening.units[0].ref}))
             have.add(opening.chunk_id)
     return out

@@ -20,6 +20,7 @@ from briefing.ask.extractive.evidence import (
     candidates,
     sentence_text,
 )
+from briefing.ask.extractive.exchanges import addressed_reply_leads
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
 from briefing.ask.extractive.openings import (
@@ -291,6 +292,7 @@ class ExtractiveAnswerer:
             if replies_first:
                 opening_reply_lead(pool)
                 starter_gives_way(pool, fix=asked["asks_fix"])
+                addressed_reply_leads(pool, fix=asked["asks_fix"])
                 remedy = asked["asks_fix"] and not asked["asks_cause"] and not question.people
                 opening_gives_way(pool, fix=asked["asks_fix"], remedy=remedy)
                 earliest_reply_lead(pool)

@@ -1,0 +1,118 @@
+"""Ask questions made from a chat channel's own exchanges outside threads, and count how often the answer's lead
+cites the reply that answered them.
+
+Older Slack workspaces (and IRC-style channels) answer in the channel, not in threads: someone asks, and the reply
+comes minutes or hours later, addressed to the asker by name ("@Ana this is caused by an old tools.reader ...").
+No dev case is read. Each channel of the index gives probes from its own structure:
+- a message by A that asks (its first asking sentence, of MIN_WORDS or more content words) and does not itself open
+  by addressing someone;
+- answered by the messages by others that open by addressing A ("@A ...") within REPLY_HOURS after it and before A
+  asks again.
+Each question is asked through the production path (`Brief.ask`) as of a day after its answer, so the asker's own
+message, the side remarks and other conversations are all in the index, as for a user.
+
+    python eval/probe_replies.py --config C -n 40 [--seed 7] [--show]
+
+Prints, per question, LEAD / CITED / REFUSED / MISS as `probe_threads.py` does, and the same counts.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from probe_threads import Probe, ask_and_count, print_with_brief, probe_args, summary  # noqa: E402
+
+REPLY_HOURS = 6
+MIN_WORDS = 4
+# Message text: a message that opens by addressing someone ("@Ana Lima this is ...").
+_ADDRESSED = re.compile(r"^\s*@")
+
+
+# Message text: "@" and the name, not followed by a letter or digit (not "@Ana Limarez" for "Ana Lima").
+def _addressed_to(text: str, name: str) -> bool:
+    """Whether `text` opens by addressing `name` ("@Ana Lima, ..."): read here, not by the product's own rule."""
+    return re.match("@" + re.escape(name) + r"(?!\w)", text.lstrip()) is not None
+
+
+def channel_probes(chunks: Any, rng: random.Random) -> list[Probe]:
+    """One probe per asking message of a channel (outside threads) that got a reply addressed to its asker."""
+    from briefing.ask.learned.examples import conversations, short_question
+    from briefing.question.terms import content_words
+
+    class _Raw:
+        def choice(self, _seq: Any) -> str:
+            return "{}"
+
+    found: list[Probe] = []
+    docs = conversations(list(chunks))
+    for key in sorted(docs):
+        parts = docs[key]
+        if parts[0].kind != "slack_channel":
+            continue
+        units = sorted({u.ref: u for c in parts for u in c.units if u.at and u.author}.values(), key=lambda u: u.at)
+        for i, asked in enumerate(units):
+            if "?" not in asked.text or _ADDRESSED.match(asked.text):
+                continue
+            question = short_question(asked.text, _Raw(), summary=False)
+            if not question.endswith("?") or len(content_words(question)) < MIN_WORDS:
+                continue
+            until = asked.at + timedelta(hours=REPLY_HOURS)
+            answers: list[str] = []
+            asker_refs = {asked.ref}
+            between = {asked.ref}
+            for later in units[i + 1 :]:
+                if later.at > until:
+                    break
+                if later.author == asked.author:
+                    if "?" in later.text and answers:
+                        break  # asks again: what follows answers that
+                    asker_refs.add(later.ref)
+                elif _addressed_to(later.text, asked.author):
+                    answers.append(later.ref)
+                between.add(later.ref)
+            if not answers:
+                continue
+            last = max(u.at for u in units if u.ref in answers)
+            found.append(
+                Probe(
+                    f"{key}@{asked.ref.rpartition(':')[2]}",
+                    question,
+                    last + timedelta(days=1),
+                    frozenset(answers),
+                    frozenset(asker_refs),
+                    frozenset(between),
+                    "channel",
+                )
+            )
+    order = list(range(len(found)))
+    rng.shuffle(order)
+    return [found[i] for i in order]
+
+
+def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
+    """Ask `n` probes of `brief`'s index through `brief.ask`, print one line each, and return the counts."""
+    from briefing.index import Filter
+
+    view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
+    drawn = channel_probes(view.chunks(Filter()), random.Random(seed))[:n]  # noqa: S311 (a reproducible draw)
+    counts: Counter[str] = Counter()
+    for probe in drawn:
+        ask_and_count(brief, probe, counts, show=show)
+    return counts
+
+
+def main() -> None:
+    args = probe_args(__doc__, 40)
+    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, show=args.show)))
+
+
+if __name__ == "__main__":
+    main()

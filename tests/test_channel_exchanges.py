@@ -1,0 +1,173 @@
+"""A question answered in a channel's own stream (no threads) by a reply that addresses the asker by name.
+
+- "@Ana Ruiz it is an outdated dependency ..." comes an hour and a half after Ana's report, in a later chunk of the
+  channel, and shares none of the question's words: it joins the context (cut to that one message, marked as
+  added) and leads the answer, over Ana's own report, which only restates the question.
+- Without the reply in the context, the answer quotes Ana's report: what the feature changes.
+- Only replies by someone else, addressed to the asker by name, within the reply window, are read: not a message
+  addressed to someone else, not Ana's own, not one the next day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import briefing.retrieve.context as context_module
+from briefing.ask.extractive import ExtractiveAnswerer
+from briefing.ask.nodes import AskDeps, extractive_node, retrieve_node
+from briefing.ask.state import AskState
+from briefing.embed import Embedder
+from briefing.index import Index
+from briefing.model import ADDED_TO_CONTEXT, Chunk, Unit
+from briefing.question.constraints import Directory
+from briefing.question.parse import parse
+from briefing.retrieve import Retriever
+from briefing.retrieve.exchanges import REPLY_HOURS, addressed_replies, addresses, asks
+from briefing.settings import (
+    AnswerSettings,
+    EmbeddingSettings,
+    QdrantSettings,
+    RetrievalSettings,
+    Settings,
+    WorkspaceSettings,
+)
+
+NOW = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
+T0 = datetime(2026, 6, 10, 9, 0, tzinfo=UTC)
+DOC = "slack:CBUILD"
+DIRECTORY = Directory(people=[], channels=["build"])
+REPORT = "After upgrading to quillc 3.2 the build fails with: no reader function for tag Inf. Worked on 3.1."
+REPLY = "@Ana Ruiz it is an outdated dependency somewhere in your tree; pin the newer one directly"
+QUESTION = "Quillc 3.1 built fine but 3.2 complains of no reader function for tag Inf. What is wrong?"
+
+
+def _unit(minutes: int, author: str, text: str) -> Unit:
+    return Unit(f"slack:CBUILD:{1000 + minutes}.1", text, author, T0 + timedelta(minutes=minutes))
+
+
+def _chunk(n: int, units: list[Unit]) -> Chunk:
+    lines = [f"[{u.at:%Y-%m-%d %H:%M} UTC] {u.author}: {u.text}" for u in units if u.at]
+    return Chunk(
+        chunk_id=f"{DOC}::{n}",
+        doc_key=DOC,
+        source_type="slack",
+        kind="slack_channel",
+        title="#build",
+        text="\n".join(["#build", *lines]),
+        refs=[u.ref for u in units],
+        start=min(u.at for u in units if u.at),
+        end=max(u.at for u in units if u.at),
+        authors=list(dict.fromkeys(u.author for u in units if u.author)),
+        container="build",
+        units=units,
+    )
+
+
+def chunks() -> list[Chunk]:
+    """The channel as the chunker cuts it: Ana's report and some other talk, then, after a silence, the replies."""
+    return [
+        _chunk(
+            0,
+            [
+                _unit(0, "Ana Ruiz", REPORT),
+                _unit(2, "Bo Chen", "anyone going to the meetup on Friday?"),
+                _unit(4, "Ana Ruiz", "the 3.2 changelog mentions the new tag literals for Inf and NaN"),
+            ],
+        ),
+        _chunk(
+            1,
+            [
+                _unit(95, "Sam Ortiz", REPLY),
+                _unit(97, "Dev Patel", "@Bo Chen yes, see you there"),
+                _unit(99, "Ana Ruiz", "@Sam Ortiz thanks, will try"),
+            ],
+        ),
+        _chunk(2, [_unit(60 * (REPLY_HOURS + 2), "Lee Wong", "@Ana Ruiz did the pin work out in the end")]),
+        _chunk(3, [_unit(60 * 30, "Bo Chen", "the shared build server is out of disk again")]),
+        # Lines on the question's words that answer nothing: the unit list's best units.
+        _chunk(4, [_unit(-600, "Sam Ortiz", "quillc 3.2 is out: tag literals for Inf and NaN, a faster reader")]),
+        _chunk(5, [_unit(60 * 40, "Bo Chen", "quillc 3.2 builds fine for me, the reader is much faster than 3.1")]),
+    ]
+
+
+@pytest.fixture(scope="module")
+def deps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AskDeps]:
+    embedder = Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("models"))
+    path: Path = tmp_path_factory.mktemp("qdrant")
+    settings = Settings(
+        workspace=WorkspaceSettings(name="unittest", timezone="UTC"),
+        qdrant=QdrantSettings(path=path),
+        sources={"s": {"type": "slack_export", "path": "x"}},
+        answer=AnswerSettings(max_context_chunks=1),
+    )
+    index = Index.open(settings)
+    found = chunks()
+    texts = [c.text for c in found]
+    index.ensure(embedder.dim, embedder.name)
+    index.upsert(found, embedder.dense(texts), embedder.sparse(texts), embedder.name)
+    extractive = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=3, timezone="UTC")
+    yield AskDeps(settings, Retriever(RetrievalSettings(), index, embedder), DIRECTORY, extractive)
+    index.close()
+    embedder.close()
+
+
+def _ask(deps: AskDeps, question: str) -> tuple[list[Chunk], str]:
+    state = AskState(question=parse(question, now=NOW, timezone="UTC", directory=DIRECTORY))
+    found = retrieve_node(state, deps)
+    state.evidence = found["evidence"]
+    return state.evidence, extractive_node(state, deps)["answer"]
+
+
+@pytest.mark.slow
+def test_the_reply_addressed_to_the_asker_leads_the_answer(deps: AskDeps) -> None:
+    context, answer = _ask(deps, QUESTION)
+    assert context[0].chunk_id == f"{DOC}::0"  # the report is what the question matches
+    assert answer.splitlines()[0].startswith("- Sam Ortiz in #build")
+    assert "outdated dependency" in answer.splitlines()[0]
+    added = [c for c in context if REPLY in c.text]
+    # Cut to the one message: the side talk and the thanks around it are not evidence.
+    assert [[u.text for u in c.units] for c in added] == [[REPLY]]
+    assert added[0].metadata.get(ADDED_TO_CONTEXT)
+
+
+@pytest.mark.slow
+def test_without_the_reply_the_answer_quotes_the_report(deps: AskDeps, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(context_module, "ADDRESSED_FROM", 0)
+    context, answer = _ask(deps, QUESTION)
+    assert not any(REPLY in c.text for c in context)
+    assert "outdated dependency" not in answer
+    assert answer.splitlines()[0].startswith("- Ana Ruiz in #build")
+
+
+def test_only_replies_to_the_asker_within_the_window_are_read() -> None:
+    found = chunks()
+
+    def channel(key: str, start: datetime, end: datetime) -> list[Chunk]:
+        return [c for c in found if c.doc_key == key and c.end >= start and c.start < end]
+
+    added = addressed_replies([found[0]], channel, 1)
+    texts = [u.text for c in added for u in c.units]
+    # Sam's reply to Ana, and Dev's to Bo (Bo asked too); not Ana's own thanks to Sam (Sam asked nothing), not
+    # Lee's message to Ana past the reply window.
+    assert texts == [REPLY, "@Bo Chen yes, see you there"]
+    assert all(c.units[0].author != "Ana Ruiz" for c in added)
+
+
+def test_addressing_is_by_the_whole_name_at_the_start() -> None:
+    assert addresses("@Ana Ruiz, try the newer one", "Ana Ruiz")
+    assert addresses("@Ana Ruiz: try it", "Ana Ruiz")
+    assert not addresses("@Ana Ruizova try it", "Ana Ruiz")
+    assert not addresses("thanks @Ana Ruiz", "Ana Ruiz")
+    assert not addresses("@Ana Ruiz try it", "")
+
+
+def test_a_message_asks_by_a_question_mark_or_a_problem_report() -> None:
+    assert asks("how do I pin it?")
+    assert asks("the build fails with a missing namespace")
+    assert not asks("see https://example.com/faq?id=3 for the steps")
+    # A reply that names the error is an answer, not a report.
+    assert not asks("@Ana Ruiz the error is an outdated dependency")
