@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 from briefing.ask.extractive import ExtractiveAnswer
-from briefing.ask.inventory import answer_inventory
+from briefing.ask.header import rows as row_cells
+from briefing.ask.inventory import ItemState, answer_inventory, parent_of
 from briefing.index import Index
-from briefing.model import Document
+from briefing.model import Document, Unit
 from briefing.question.parse import parse, wants
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings
 from chunkers.github import chunk_issue
@@ -78,6 +79,43 @@ def test_what_went_into_a_release_is_its_finished_items_as_of_now(index: Index) 
     assert found.cited == {1: ["jira:AEROGEAR-42"]}
 
 
+def test_the_items_under_an_epic_are_those_whose_header_names_it(index: Index) -> None:
+    # ACME-1 (a story) has ACME-10 as its parent, ACME-2 (a bug) as its epic link; ACME-3 and ACME-4 have neither.
+    found = _listed(index, "Which issues are in epic ACME-10?", CLOUD_NOW)
+    assert found is not None
+    assert found.text.splitlines()[0] == "2 issues under ACME-10 as of Mon 1 Jun 2026:", found.text
+    assert {ref for refs in found.cited.values() for ref in refs} == {"jira:ACME-1", "jira:ACME-2"}, found.text
+    bugs = _listed(index, "Which bugs under the epic ACME-10 are still open?", CLOUD_NOW)
+    assert bugs is not None
+    assert {ref for refs in bugs.cited.values() for ref in refs} == {"jira:ACME-2"}, bugs.text
+
+
+def test_an_item_nothing_is_under_has_no_listing(index: Index) -> None:
+    assert _listed(index, "What are the sub-tasks of ACME-3?", CLOUD_NOW) is None
+
+
+def _state(key: str, title: str, rows: str) -> ItemState:
+    header = Unit(ref=f"jira:{key}", text=rows, author="Lena Vogt", at=datetime(2026, 5, 1, tzinfo=UTC))
+    return ItemState(f"jira:{key}", f"{key}: {title}", dict(row_cells(rows)), header, rows)
+
+
+def test_a_parent_named_by_its_title_is_the_one_whose_title_says_the_question() -> None:
+    items = [
+        _state("PLAT-7", "Drop support for Windows 8.1 targets", "Type: Epic | Status: Open"),
+        _state("PLAT-9", "Drop support for Node 12 builds", "Type: Epic | Status: Open"),
+        _state("PLAT-8", "Remove 8.1 from the CI build", "Type: Sub-task | Status: Closed\nEpic: PLAT-7"),
+        _state("PLAT-10", "Bump the Node engine field", "Type: Sub-task | Status: Open\nEpic: PLAT-9"),
+        _state("PLAT-11", "Drop the Windows 8.1 docs page", "Type: Task | Status: Open"),  # under no parent
+    ]
+    at = datetime(2026, 6, 1, tzinfo=UTC)
+    asked = wants(parse("Which tickets make up the epic for dropping Windows 8.1 support?", now=at)).inventory
+    assert asked is not None
+    assert parent_of(asked, items) == ("PLAT-7", "Drop support for Windows 8.1 targets")
+    # "drop support" alone names both epics as well: no parent, and no listing.
+    both = wants(parse("Which tickets are part of the epic to drop support?", now=at)).inventory
+    assert both is not None and parent_of(both, items) is None
+
+
 @pytest.mark.parametrize(
     ("question", "other"),
     [
@@ -86,6 +124,8 @@ def test_what_went_into_a_release_is_its_finished_items_as_of_now(index: Index) 
         ("Which open issues does Zoe have?", "assigned_to"),
         ("Which tickets did Zoe finish last week?", "finished"),
         ("Which critical bugs were opened last week?", "fact"),  # a period: not the state as of now
+        ("What was said in ACME-10?", "fact"),  # an item's conversation, not the items under it
+        ("Which tickets are linked to ACME-10?", "fact"),  # a link, not a parent
     ],
 )
 def test_other_questions_are_no_inventory(question: str, other: str) -> None:

@@ -143,14 +143,62 @@ def _order(item: ItemState) -> tuple[int, list[int | str]]:
     return urgency, [int(p) if p.isdigit() else p for p in _DIGITS.split(item.key)]
 
 
+def _bare(key: str) -> str:
+    """An item's key as its children's headers write their parent ("jira:PLAT-7" -> "PLAT-7"), upper-case."""
+    return key.rpartition(":")[2].upper()
+
+
+def _parent_key(item: ItemState) -> set[str]:
+    """The keys of the epic and the parent an item's header names (upper-case)."""
+    return {v.strip().upper() for v in (item.cells.get("epic", ""), item.cells.get("parent", "")) if v.strip()}
+
+
+# A parent named by its title is the one whose title says the most of the question's words, at least TITLE_WORDS of
+# them and at least TITLE_SHARE of those the question gives; a tie names none.
+TITLE_WORDS = 2
+TITLE_SHARE = 0.5
+
+
+def parent_of(asked: InventoryAsked, items: list[ItemState]) -> tuple[str, str] | None:
+    """(key, title) of the epic or parent `asked` names, among the items some item's header puts others under: by
+    its key, or by the words of its title (the parent need not be in the index to be named by key)."""
+    parents = set().union(*(_parent_key(item) for item in items))
+    # A tracker's title opens with its key ("PLAT-7: Drop Windows 8.1"); the answer names the key once.
+    titles = {
+        _bare(item.key): item.title.removeprefix(f"{_bare(item.key)}: ") for item in items if _bare(item.key) in parents
+    }
+    if asked.within:
+        key = asked.within.upper()
+        return (key, titles.get(key, "")) if key in parents else None
+    words = set(asked.within_title)
+    if not words:
+        return None
+    said = sorted(((len(words & content_words(title)), key) for key, title in titles.items()), reverse=True)
+    if not said or said[0][0] < max(TITLE_WORDS, TITLE_SHARE * len(words)):
+        return None
+    if len(said) > 1 and said[1][0] == said[0][0]:
+        return None
+    return said[0][1], titles[said[0][1]]
+
+
 def matching(asked: InventoryAsked, view: View) -> list[ItemState]:
     """The items matching `asked` as of the view's `now`, the most urgent first, then by key."""
-    items = list(item_states(view))
+    return _matching(asked, list(item_states(view)))[0]
+
+
+def _matching(asked: InventoryAsked, items: list[ItemState]) -> tuple[list[ItemState], tuple[str, str] | None]:
+    """The items matching `asked` among `items` (sorted as `matching` sorts them), and the parent they are under."""
+    parent = parent_of(asked, items) if asked.within or asked.within_title else None
+    if (asked.within or asked.within_title) and parent is None:
+        return [], None
     tags = set().union(*(content_words(_tag_words(item)) for item in items)) if asked.words else set()
-    return sorted((item for item in items if _matches(asked, item, tags)), key=_order)
+    found = [
+        item for item in items if _matches(asked, item, tags) and (parent is None or parent[0] in _parent_key(item))
+    ]
+    return sorted(found, key=_order), parent
 
 
-def _described(asked: InventoryAsked, total: int) -> str:
+def _described(asked: InventoryAsked, total: int, parent: tuple[str, str] | None = None) -> str:
     """ "4 open critical bugs assigned to Vijay Singh", "3 finished items with fix version 6.2.1"."""
     state = {"open": "open", "done": "finished" if asked.worked else "closed"}.get(asked.state, "")
     kinds = {"pull": "pull requests", "story": "stories"}
@@ -167,6 +215,9 @@ def _described(asked: InventoryAsked, total: int) -> str:
         parts.append(f"reported by {asked.reporter}")
     if asked.words:
         parts.append("mentioning " + ", ".join(f'"{w}"' for w in asked.words))
+    if parent is not None:
+        key, title = parent
+        parts.append(f"under {key}" + (f" ({clean(title, limit=120)})" if title else ""))
     return " ".join(p for p in parts if p)
 
 
@@ -188,13 +239,13 @@ def answer_inventory(
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """The count and list of the items matching `asked`, each cited to its state, with their keys; None when no
     item matches. The day "as of" is named in `zone`, the workspace's."""
-    items = matching(asked, view)
+    items, parent = _matching(asked, list(item_states(view)))
     if not items:
         return None
     shown = items[:MAX_LISTED]
     more = f" ({len(items) - len(shown)} more not shown)" if len(items) > len(shown) else ""
     today = local_day(view.now, zone)
-    lines = [f"{_described(asked, len(items))} as of {today:%a} {today.day} {today:%b %Y}{more}:"]
+    lines = [f"{_described(asked, len(items), parent)} as of {today:%a} {today.day} {today:%b %Y}{more}:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, item in enumerate(shown, 1):

@@ -70,6 +70,14 @@ _CLAUSE_END = r"(?=\s*[?.!,]|\s+(?:that|which|and|are|is|were|in|for|with)\b|$)"
 _REPORTED_BY = re.compile(rf"\b(?:reported|filed|raised|created|opened|logged)\s+by\s+([\w.' -]+?){_CLAUSE_END}", re.I)
 _ASSIGNED_TO = re.compile(rf"\bassigned\s+to\s+([\w.' -]+?){_CLAUSE_END}", re.I)
 _DID_REPORT = re.compile(r"\b(?:did|has|have)\s+((?:[\w.'-]+\s+){1,3}?)(?:report|file|raise|open|log)(?:ed)?\b", re.I)
+# Question text: asks for the items under another one, an epic or a parent ("sub-tasks of", "children of", "in the
+# epic", "make up the epic", "belong to the epic", "part of the parent").
+_WITHIN = re.compile(
+    r"\b(?:(?:sub-?tasks?|child(?:ren)?|child\s+(?:issues|tickets|items))\s+(?:of|under|in|for)\b|"
+    r"(?:in|under|within|inside|of|belong(?:s|ing)?\s+to|part\s+of|make(?:s)?\s+up|making\s+up|linked\s+to|"
+    r"grouped\s+under)\s+(?:the\s+|this\s+|that\s+|its\s+)?(?:epic|parent)\b)",
+    re.I,
+)
 # Question text: a count asked for ("How many open bugs are there?"): the listing's count answers it.
 _HOW_MANY = re.compile(r"^\W*how\s+many\b", re.I)
 # Question text: the words of the question's own shape, which say nothing about which items are meant.
@@ -83,6 +91,10 @@ _SHAPE_WORDS = content_words(
     "request requests work tracked tracker label labels labelled labeled tagged marked component components type "
     "types kind " + PRIORITIES.replace("|", " ")
 )
+
+
+# The words that put items under a parent ("belong to", "make up", "part of"), which are not its title's.
+_UNDER_WORDS = content_words("belong belongs belonging make makes making made part parent child children under")
 
 
 @dataclass(frozen=True)
@@ -101,12 +113,15 @@ class InventoryAsked:
     reporter: str = ""
     count: bool = False
     words: tuple[str, ...] = ()
+    within: str = ""
+    within_title: tuple[str, ...] = ()
 
     @property
     def narrowed(self) -> bool:
         """Whether anything besides the assignee picks the items (else "What is Dana working on?" is the plain
         listing of their open work)."""
-        return bool(self.priorities or self.versions or self.reporter or self.count or self.state == "done")
+        picked = self.priorities or self.versions or self.reporter or self.count or self.within or self.within_title
+        return bool(picked or self.state == "done")
 
 
 def _type_of(word: str) -> str:
@@ -131,11 +146,14 @@ def inventory_asked(question: str, constraints: Constraints) -> InventoryAsked |
     """The reading of an inventory question (module docstring), or None for any other question: one that names
     a period (the finished and records listings read those), an item by key, or no field to pick items by."""
     text = question.strip()
-    if constraints.time is not None or constraints.tickets or constraints.prs:
+    within = _within_key(text, constraints)
+    if constraints.time is not None or constraints.prs or (constraints.tickets and not within):
         return None
+    under = _WITHIN.search(text)
     in_release = bool(constraints.versions) and bool(_IN_RELEASE.match(text))
     how_many = bool(_HOW_MANY.match(text))
-    if not in_release and not (_OPENING.match(text) and (_ITEMS_PLURAL.search(text) or how_many)):
+    listed = _ITEMS_PLURAL.search(text) or how_many or within or under
+    if not in_release and not (_OPENING.match(text) and listed):
         return None
     opened = _OPEN.search(text)
     done = None if opened else _DONE.search(text)
@@ -156,20 +174,47 @@ def inventory_asked(question: str, constraints: Constraints) -> InventoryAsked |
         assignee = owners[0]
     if not state and assignee:
         state = "open"  # "Which tickets are assigned to Dana?": the work they hold now, as the assigned listing has it
+    words = _other_words(text, constraints, (assignee, reporter))
+    if within:
+        words = tuple(w for w in words if w not in content_words(within.replace("-", " ")) | {within.lower()})
+    types = tuple(dict.fromkeys(_type_of(m[0]) for m in ITEM_TYPE.finditer(text)))
+    titled = bool(under) and not within
+    if within or titled:
+        # The noun of the parent ("the epic") and "sub-tasks", which says only that they are under it, pick no type.
+        types = tuple(t for t in types if t not in {"epic", "subtask"})
     asked = InventoryAsked(
         state=state,
         worked=bool(done and _WORKED.search(text)) or in_release,
-        types=tuple(dict.fromkeys(_type_of(m[0]) for m in ITEM_TYPE.finditer(text))),
+        types=types,
         priorities=priorities,
-        versions=tuple(constraints.versions),
+        # A parent named by its title: its words, versions included ("the epic for dropping Windows 8.1"), name it.
+        versions=() if titled else tuple(constraints.versions),
         assignee=assignee,
         reporter=reporter,
         count=how_many,
-        words=_other_words(text, constraints, (assignee, reporter)),
+        words=() if titled else words,
+        within=within,
+        within_title=(*(set(words) - _UNDER_WORDS), *(v.lower() for v in constraints.versions)) if titled else (),
     )
-    if not (asked.state or asked.priorities or asked.versions or asked.assignee or asked.reporter or asked.count):
+    picked = asked.priorities or asked.versions or asked.assignee or asked.reporter or asked.count
+    if not (asked.state or picked or asked.within or asked.within_title):
         return None
     return asked
+
+
+def _within_key(text: str, constraints: Constraints) -> str:
+    """The key of the one item a question asks the items under ("sub-tasks of PLAT-7", "in epic PLAT-7"), or ""."""
+    if len(constraints.tickets) != 1:
+        return ""
+    key = constraints.tickets[0]
+    # Question text: the key after a word that puts items under it, with the parent's noun ("in epic PLAT-7",
+    # "under the parent PLAT-7") or after a plural item noun ("Which stories are in PLAT-7?"; "What was said in
+    # PLAT-7?" asks what its conversation says).
+    noun = r"(?:epic|parent|story)\s+" if not _ITEMS_PLURAL.search(text) else r"(?:(?:epic|parent|story)\s+)?"
+    # "Linked to", "related to" and "duplicates of" PLAT-7 are links, not parents.
+    places = r"in|under|within|inside|part\s+of|makes?\s+up|belong(?:s|ing)?\s+to"
+    under = re.search(rf"\b(?:{places})\s+(?:the\s+)?{noun}{re.escape(key)}\b", text, re.I)
+    return key if under is not None or _WITHIN.search(text) else ""
 
 
 def _other_words(text: str, constraints: Constraints, people: tuple[str, ...]) -> tuple[str, ...]:
