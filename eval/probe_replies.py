@@ -8,10 +8,12 @@ No dev case is read. Each channel of the index gives probes from its own structu
   by addressing someone;
 - answered by the messages by others that open by addressing A ("@A ...") within REPLY_HOURS after it and before A
   asks again.
+With `--shape addressee`, a message by A that asks and opens by addressing B ("@B how do I ...?") instead, answered
+by B's first message after it, within ADDRESSEE_HOURS, unless that addresses a third person.
 Each question is asked through the production path (`Brief.ask`) as of a day after its answer, so the asker's own
 message, the side remarks and other conversations are all in the index, as for a user.
 
-    python eval/probe_replies.py --config C -n 40 [--seed 7] [--show]
+    python eval/probe_replies.py --config C -n 40 [--seed 7] [--show] [--shape named|addressee]
 
 Prints, per question, LEAD / CITED / REFUSED / MISS as `probe_threads.py` does, and the same counts.
 """
@@ -31,9 +33,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from probe_threads import Probe, ask_and_count, print_with_brief, probe_args, summary  # noqa: E402
 
 REPLY_HOURS = 6
+ADDRESSEE_HOURS = 1
 MIN_WORDS = 4
 # Message text: a message that opens by addressing someone ("@Ana Lima this is ...").
 _ADDRESSED = re.compile(r"^\s*@")
+
+
+class _Raw:
+    """A stand-in random source whose choice keeps `short_question`'s text as it is (no template)."""
+
+    def choice(self, _seq: Any) -> str:
+        return "{}"
 
 
 # Message text: "@" and the name, not followed by a letter or digit (not "@Ana Limarez" for "Ana Lima").
@@ -42,14 +52,42 @@ def _addressed_to(text: str, name: str) -> bool:
     return re.match("@" + re.escape(name) + r"(?!\w)", text.lstrip()) is not None
 
 
-def channel_probes(chunks: Any, rng: random.Random) -> list[Probe]:
-    """One probe per asking message of a channel (outside threads) that got a reply addressed to its asker."""
-    from briefing.ask.learned.examples import conversations, short_question
+def _addressee_probe(key: str, units: list[Any], i: int) -> Probe | None:
+    """The probe of message `i` of a channel when it opens by addressing one of the channel's other writers: the
+    question without the address ("@Sam Ortiz: how do I pin it?" is asked "how do I pin it?")."""
+    from briefing.ask.learned.examples import short_question
     from briefing.question.terms import content_words
 
-    class _Raw:
-        def choice(self, _seq: Any) -> str:
-            return "{}"
+    asked = units[i]
+    names = {u.author for u in units if u.author != asked.author}
+    to = max((n for n in names if _addressed_to(asked.text, n)), key=len, default="")
+    if not to:
+        return None
+    question = short_question(asked.text.lstrip()[len(to) + 1 :].lstrip(" ,:;"), _Raw(), summary=False)
+    if not question.endswith("?") or len(content_words(question)) < MIN_WORDS:
+        return None
+    until = asked.at + timedelta(hours=ADDRESSEE_HOURS)
+    reply = next((u for u in units[i + 1 :] if u.author == to and u.at <= until), None)
+    if reply is None or (reply.text.lstrip().startswith("@") and not _addressed_to(reply.text, asked.author)):
+        return None
+    between = frozenset(u.ref for u in units if asked.at <= u.at <= reply.at)
+    now = reply.at + timedelta(days=1)
+    return Probe(
+        f"{key}@{asked.ref.rpartition(':')[2]}",
+        question,
+        now,
+        frozenset({reply.ref}),
+        frozenset({asked.ref}),
+        between,
+        "addressee",
+    )
+
+
+def channel_probes(chunks: Any, rng: random.Random, shape: str = "named") -> list[Probe]:
+    """One probe per asking message of a channel (outside threads) that got a reply addressed to its asker (with
+    `shape` "addressee": per asking message addressed to someone who then spoke)."""
+    from briefing.ask.learned.examples import conversations, short_question
+    from briefing.question.terms import content_words
 
     found: list[Probe] = []
     docs = conversations(list(chunks))
@@ -59,7 +97,12 @@ def channel_probes(chunks: Any, rng: random.Random) -> list[Probe]:
             continue
         units = sorted({u.ref: u for c in parts for u in c.units if u.at and u.author}.values(), key=lambda u: u.at)
         for i, asked in enumerate(units):
-            if "?" not in asked.text or _ADDRESSED.match(asked.text):
+            if "?" not in asked.text or bool(_ADDRESSED.match(asked.text)) != (shape == "addressee"):
+                continue
+            if shape == "addressee":
+                probe = _addressee_probe(key, units, i)
+                if probe is not None:
+                    found.append(probe)
                 continue
             question = short_question(asked.text, _Raw(), summary=False)
             if not question.endswith("?") or len(content_words(question)) < MIN_WORDS:
@@ -97,12 +140,12 @@ def channel_probes(chunks: Any, rng: random.Random) -> list[Probe]:
     return [found[i] for i in order]
 
 
-def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
+def run(brief: Any, n: int, seed: int, *, show: bool = False, shape: str = "named") -> Counter[str]:
     """Ask `n` probes of `brief`'s index through `brief.ask`, print one line each, and return the counts."""
     from briefing.index import Filter
 
     view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
-    drawn = channel_probes(view.chunks(Filter()), random.Random(seed))[:n]  # noqa: S311 (a reproducible draw)
+    drawn = channel_probes(view.chunks(Filter()), random.Random(seed), shape)[:n]  # noqa: S311 (a reproducible draw)
     counts: Counter[str] = Counter()
     for probe in drawn:
         ask_and_count(brief, probe, counts, show=show)
@@ -110,8 +153,11 @@ def run(brief: Any, n: int, seed: int, *, show: bool = False) -> Counter[str]:
 
 
 def main() -> None:
-    args = probe_args(__doc__, 40)
-    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, show=args.show)))
+    shape = ("--shape", {"choices": ["named", "addressee"], "default": "named", "help": "which replies make probes"})
+    args = probe_args(__doc__, 40, shape)
+    print_with_brief(
+        args.config, lambda brief: summary(run(brief, args.n, args.seed, show=args.show, shape=args.shape))
+    )
 
 
 if __name__ == "__main__":

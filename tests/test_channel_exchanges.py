@@ -6,6 +6,9 @@
 - Without the reply in the context, the answer quotes Ana's report: what the feature changes.
 - Only replies by someone else, addressed to the asker by name, within the reply window, are read: not a message
   addressed to someone else, not Ana's own, not one the next day.
+- A question put to someone by name ("@Sam Ortiz how do I ...?") is answered by their next message, addressed or
+  not, within the hour, unless it speaks to a third person; that answer leads over the question. A reply that opens
+  with a name asks nothing of that person: their next message does not take its lead.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import pytest
 
 import briefing.retrieve.context as context_module
 from briefing.ask.extractive import ExtractiveAnswerer
+from briefing.ask.extractive.evidence import Evidence
+from briefing.ask.extractive.exchanges import addressed_reply_leads
 from briefing.ask.nodes import AskDeps, extractive_node, retrieve_node
 from briefing.ask.state import AskState
 from briefing.embed import Embedder
@@ -26,7 +31,7 @@ from briefing.model import ADDED_TO_CONTEXT, Chunk, Unit
 from briefing.question.constraints import Directory
 from briefing.question.parse import parse
 from briefing.retrieve import Retriever
-from briefing.retrieve.exchanges import REPLY_HOURS, addressed_replies, addresses, asks
+from briefing.retrieve.exchanges import REPLY_HOURS, addressed_replies, addresses, asks, reply_positions
 from briefing.settings import (
     AnswerSettings,
     EmbeddingSettings,
@@ -171,3 +176,54 @@ def test_a_message_asks_by_a_question_mark_or_a_problem_report() -> None:
     assert not asks("see https://example.com/faq?id=3 for the steps")
     # A reply that names the error is an answer, not a report.
     assert not asks("@Ana Ruiz the error is an outdated dependency")
+
+
+def _stream(*rows: tuple[int, str, str]) -> list[Unit]:
+    return [_unit(minutes, author, text) for minutes, author, text in rows]
+
+
+def test_the_one_a_question_addresses_answers_with_their_next_message() -> None:
+    units = _stream(
+        (0, "Ana Ruiz", "@Sam Ortiz how do I pin the reader version?"),
+        (2, "Bo Chen", "lunch anyone?"),
+        (5, "Sam Ortiz", "put it in the deps file directly"),
+        (6, "Sam Ortiz", "then run the tree check"),
+    )
+    assert reply_positions(units, 0) == [2]
+    # Sam's first word after the question is to someone else: no reply, and none later counts.
+    other = _stream(
+        (0, "Ana Ruiz", "@Sam Ortiz how do I pin the reader version?"),
+        (5, "Sam Ortiz", "@Bo Chen yes, see you there"),
+        (9, "Sam Ortiz", "the weather is nice"),
+    )
+    assert reply_positions(other, 0) == []
+    # An hour and more later, Sam's message is no answer to it.
+    late = _stream((0, "Ana Ruiz", "@Sam Ortiz how do I pin it?"), (90, "Sam Ortiz", "put it in the deps file"))
+    assert reply_positions(late, 0) == []
+
+
+def _lines(units: list[Unit], scores: list[float]) -> list[Evidence]:
+    chunk = _chunk(9, units)
+    return [
+        Evidence(1, u.ref, u.text, u.author, u.at.isoformat() if u.at else None, chunk, score=score, unit=pos)
+        for pos, (u, score) in enumerate(zip(units, scores, strict=True))
+    ]
+
+
+def test_the_addressees_answer_leads_over_the_question_put_to_them() -> None:
+    ranked = _lines(
+        _stream((0, "Ana Ruiz", "@Sam Ortiz how do I pin the reader version?"), (5, "Sam Ortiz", "in the deps file")),
+        [0.9, 0.1],
+    )
+    addressed_reply_leads(ranked, fix=False)
+    assert [e.author for e in ranked] == ["Sam Ortiz", "Ana Ruiz"]
+
+
+def test_a_reply_that_opens_with_a_name_keeps_the_lead_on_a_fix_question() -> None:
+    ranked = _lines(
+        _stream((0, "Sam Ortiz", "@Ana Ruiz pin the newer reader directly"), (2, "Ana Ruiz", "ok, trying that now")),
+        [0.9, 0.2],
+    )
+    # Sam's line answers Ana and asks her nothing: her next message is no answer to it, even for a fix question.
+    addressed_reply_leads(ranked, fix=True)
+    assert [e.author for e in ranked] == ["Sam Ortiz", "Ana Ruiz"]

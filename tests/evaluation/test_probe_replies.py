@@ -55,3 +55,18 @@ def test_the_answer_is_the_reply_addressed_to_the_asker(probe_replies: Any) -> N
 def test_a_question_nobody_answered_by_name_makes_no_probe(probe_replies: Any) -> None:
     chunk = _channel([(0, "Ana Ruiz", "How do I pin the reader version in the build file?"), (3, "Sam Ortiz", "ok")])
     assert probe_replies.channel_probes([chunk], random.Random(1)) == []
+
+
+def test_a_question_put_to_someone_is_answered_by_their_next_message(probe_replies: Any) -> None:
+    chunk = _channel(
+        [
+            (0, "Ana Ruiz", "@Sam Ortiz: how do I pin the reader version in the build file?"),
+            (4, "Bo Chen", "lunch anyone?"),
+            (7, "Sam Ortiz", "put it in the deps file directly"),
+        ]
+    )
+    assert probe_replies.channel_probes([chunk], random.Random(1)) == []  # no reply opens with Ana's name
+    (probe,) = probe_replies.channel_probes([chunk], random.Random(1), "addressee")
+    # Asked without the address, so the question does not name the one who answers.
+    assert probe.question == "how do I pin the reader version in the build file?"
+    assert probe.answering == {"slack:CDEV:107.1"}

@@ -1,8 +1,10 @@
-"""Exchanges in a chat channel's own stream (no threads): a reply is the message that addresses its asker by name.
+"""Exchanges in a chat channel's own stream (no threads): a reply is the message that addresses its asker by name,
+or the first message of the one a question addressed.
 
 Older Slack workspaces (and IRC-style channels) answer in the channel itself. Someone asks, other talk goes on, and
 the answer comes minutes or hours later, opening with the asker's name ("@Ana this is caused by an outdated
-tools.reader"). The channel has no thread to say which message answers which; the address does. Such a reply shares
+tools.reader"); a question put to someone by name ("@Sam how do I pin it?") is answered by their next message. The
+channel has no thread to say which message answers which; the address does. Such a reply shares
 few of the question's words and may lie in a later chunk of the channel, after a silence, so the answer context
 reads it from the index (`retrieve.context`) and the answer stage lets it lead over the asker's own message
 (`ask/extractive/exchanges.py`).
@@ -20,6 +22,8 @@ from briefing.model import Chunk, Unit
 
 # A reply addresses a question asked at most this long before it (a night's silence ends an exchange).
 REPLY_HOURS = 12
+# A question addressed to someone ("@Sam how do I ...?") is answered by their first message within this many hours.
+ADDRESSEE_HOURS = 1
 # At most this many replies join the answer context.
 ADDRESSED_MAX = 3
 # A reply often runs over several messages ("@Ana it is an outdated tools.reader", "add 1.2.1 to your deps", "or
@@ -63,13 +67,37 @@ def asks(text: str) -> bool:
     return not text.lstrip().startswith("@") and bool(_PROBLEM.search(text))
 
 
-def answers(unit: Unit, question: Unit) -> bool:
-    """Whether `unit` replies to `question` in their channel: by someone else, addressed to the asker by name,
-    within REPLY_HOURS after it."""
-    if not question.author or unit.author == question.author or unit.at is None or question.at is None:
-        return False
-    in_time = question.at < unit.at <= question.at + timedelta(hours=REPLY_HOURS)
-    return in_time and addresses(unit.text, question.author)
+def addressee(text: str, names: AbstractSet[str]) -> str:
+    """The one of `names` that message `text` opens by addressing ("@Sam Ortiz how do I ...?"), the longest when
+    several fit, or ""."""
+    return max((n for n in names if addresses(text, n)), key=len, default="")
+
+
+def reply_positions(units: Sequence[Unit], pos: int) -> list[int]:
+    """The positions in `units` (a channel's messages in time order) of the replies to the message at `pos`: the
+    messages by someone else that open with its author's name, within REPLY_HOURS; and, when it opens by addressing
+    someone ("@Sam how do I ...?"), that person's first message after it, within ADDRESSEE_HOURS, unless it
+    addresses a third person."""
+    asked = units[pos]
+    if not asked.author or asked.at is None:
+        return []
+    to = addressee(asked.text, {u.author for u in units if u.author and u.author != asked.author})
+    out: list[int] = []
+    heard = False  # the addressee has spoken since
+    for n in range(pos + 1, len(units)):
+        unit = units[n]
+        if unit.at is None or unit.at > asked.at + timedelta(hours=REPLY_HOURS):
+            break
+        if not unit.author or unit.author == asked.author:
+            continue
+        if addresses(unit.text, asked.author):
+            out.append(n)
+        elif to and unit.author == to and not heard:
+            soon = unit.at <= asked.at + timedelta(hours=ADDRESSEE_HOURS)
+            if soon and not unit.text.lstrip().startswith("@"):
+                out.append(n)
+        heard = heard or unit.author == to
+    return out
 
 
 def continuation(units: Sequence[Unit], pos: int) -> list[int]:
@@ -93,9 +121,9 @@ def only(chunk: Chunk, refs: AbstractSet[str]) -> Chunk:
 
 
 def addressed_replies(taken: Sequence[Chunk], channel: ChannelReader, top: int) -> list[Chunk]:
-    """The messages that answer, by addressing their asker by name, the questions asked in the channel chunks among
-    `taken`'s first `top` chunks, each with its continuation, read by `channel` and not in `taken` (a reply in
-    `taken` may bring its continuation from the next chunk): at most ADDRESSED_MAX, earliest first."""
+    """The replies (`reply_positions`) to the questions asked in the channel chunks among `taken`'s first `top`
+    chunks, each with its continuation, read by `channel` and not in `taken` (a reply in `taken` may bring its
+    continuation from the next chunk): at most ADDRESSED_MAX, earliest first."""
     held = {u.ref for c in taken for u in c.units}
     asked = [(c.doc_key, u) for c in taken[:top] if channel_kind(c.kind) for u in c.units if u.author and asks(u.text)]
     out: list[Chunk] = []
@@ -109,13 +137,16 @@ def addressed_replies(taken: Sequence[Chunk], channel: ChannelReader, top: int) 
         read = {u.ref: (u, c) for c in channel(key, start, end) for u in c.units if u.at is not None}
         ordered = sorted(read.values(), key=lambda uc: (uc[0].at, uc[0].ref))
         units = [u for u, _ in ordered]
+        asked_refs = {u.ref for u in questions}
         for pos, (unit, _) in enumerate(ordered):
-            if not unit.author or not any(answers(unit, q) for q in questions):
+            if unit.ref not in asked_refs:
                 continue
-            new = [ordered[n] for n in (pos, *continuation(units, pos)) if ordered[n][0].ref not in held]
-            chunks = {c.chunk_id: c for _, c in new}
-            for cid, chunk in chunks.items():
-                out.append(only(chunk, {u.ref for u, c in new if c.chunk_id == cid}))
-            held |= {u.ref for u, _ in new}
+            for reply in reply_positions(units, pos):
+                run = (reply, *continuation(units, reply))
+                new = [ordered[n] for n in run if ordered[n][0].ref not in held]
+                chunks = {c.chunk_id: c for _, c in new}
+                for cid, chunk in chunks.items():
+                    out.append(only(chunk, {u.ref for u, c in new if c.chunk_id == cid}))
+                held |= {u.ref for u, _ in new}
     out.sort(key=lambda c: c.start)
     return out[:ADDRESSED_MAX]
