@@ -15,7 +15,10 @@ message, the side remarks and other conversations are all in the index, as for a
 
     python eval/probe_replies.py --config C -n 40 [--seed 7] [--show] [--shape named|addressee]
 
-Prints, per question, LEAD / CITED / REFUSED / MISS as `probe_threads.py` does, and the same counts.
+Prints, per question, LEAD / CITED / REFUSED / MISS as `probe_threads.py` does, and the same counts. With `--ask
+briefing` each probe asks instead "What happened in #<channel> on <the question's day>?" (a day after the answer)
+and counts whether the briefing line that cites the asker's message also cites a reply (JOINED), another line
+does (SPLIT), no line does (UNANSWERED), or no line cites the asker (MISSING).
 """
 
 from __future__ import annotations
@@ -140,24 +143,65 @@ def channel_probes(chunks: Any, rng: random.Random, shape: str = "named") -> lis
     return [found[i] for i in order]
 
 
-def run(brief: Any, n: int, seed: int, *, show: bool = False, shape: str = "named") -> Counter[str]:
+# Answer text: the citation marks of a line ("[3]").
+_MARK = re.compile(r"\[(\d+)\]")
+
+
+def briefing_verdict(probe: Probe, answer: Any) -> str:
+    """JOINED, SPLIT, UNANSWERED or MISSING (the module docstring) for a briefing `answer` to `probe`'s day."""
+    cited = {c.n: set(c.refs) for c in answer.citations}
+    marks = [_MARK.findall(line) for line in answer.answer.splitlines()]
+    lines = [set().union(*(cited.get(int(m), set()) for m in found)) for found in marks]
+    asker = [refs for refs in lines if refs & probe.asker_refs]
+    if not asker:
+        return "MISSING"
+    if any(refs & probe.answering for refs in asker):
+        return "JOINED"
+    return "SPLIT" if any(refs & probe.answering for refs in lines) else "UNANSWERED"
+
+
+def ask_briefing(brief: Any, probe: Probe, channel: str, counts: Counter[str], *, show: bool = False) -> None:
+    """Ask what happened in `probe`'s channel on the day of its question, add the verdict to `counts`, print it."""
+    day = datetime.fromtimestamp(float(probe.key.rpartition("@")[2]), UTC)
+    answer = brief.ask(f"What happened in #{channel} on {day:%Y-%m-%d}?", now=probe.now, k=10)
+    verdict = briefing_verdict(probe, answer)
+    counts[verdict] += 1
+    counts["asked"] += 1
+    line = next((x for x in answer.answer.splitlines() if "[" in x), "") if show else ""
+    print(f"{verdict:10} {probe.key} | {probe.question} | {line[:140]}")
+
+
+def run(
+    brief: Any, n: int, seed: int, *, show: bool = False, shape: str = "named", ask: str = "question"
+) -> Counter[str]:
     """Ask `n` probes of `brief`'s index through `brief.ask`, print one line each, and return the counts."""
     from briefing.index import Filter
 
     view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
-    drawn = channel_probes(view.chunks(Filter()), random.Random(seed), shape)[:n]  # noqa: S311 (a reproducible draw)
+    chunks = view.chunks(Filter())
+    channels = {c.doc_key: c.container for c in chunks if c.container}
+    drawn = channel_probes(chunks, random.Random(seed), shape)[:n]  # noqa: S311 (a reproducible draw)
     counts: Counter[str] = Counter()
     for probe in drawn:
-        ask_and_count(brief, probe, counts, show=show)
+        if ask == "briefing":
+            ask_briefing(brief, probe, channels.get(probe.key.partition("@")[0], ""), counts, show=show)
+        else:
+            ask_and_count(brief, probe, counts, show=show)
     return counts
 
 
 def main() -> None:
     shape = ("--shape", {"choices": ["named", "addressee"], "default": "named", "help": "which replies make probes"})
-    args = probe_args(__doc__, 40, shape)
-    print_with_brief(
-        args.config, lambda brief: summary(run(brief, args.n, args.seed, show=args.show, shape=args.shape))
-    )
+    ask = ("--ask", {"choices": ["question", "briefing"], "default": "question", "help": "what each probe asks"})
+    args = probe_args(__doc__, 40, shape, ask)
+
+    def counted(brief: Any) -> str:
+        counts = run(brief, args.n, args.seed, show=args.show, shape=args.shape, ask=args.ask)
+        if args.ask == "briefing":
+            return ", ".join(f"{k} {counts[k]}" for k in ("asked", "JOINED", "SPLIT", "UNANSWERED", "MISSING"))
+        return summary(counts)
+
+    print_with_brief(args.config, counted)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from briefing.model import ADDED_TO_CONTEXT, Chunk, Unit
 from briefing.question.constraints import Directory
 from briefing.question.parse import parse
 from briefing.retrieve import Retriever
-from briefing.retrieve.exchanges import REPLY_HOURS, addressed_replies, addresses, asks, reply_positions
+from briefing.retrieve.exchanges import REPLY_HOURS, addressed_replies, addresses, asks, replied_to, reply_positions
 from briefing.settings import (
     AnswerSettings,
     EmbeddingSettings,
@@ -227,3 +227,15 @@ def test_a_reply_that_opens_with_a_name_keeps_the_lead_on_a_fix_question() -> No
     # Sam's line answers Ana and asks her nothing: her next message is no answer to it, even for a fix question.
     addressed_reply_leads(ranked, fix=True)
     assert [e.author for e in ranked] == ["Sam Ortiz", "Ana Ruiz"]
+
+
+def test_a_reply_answers_the_latest_question_of_the_one_it_names() -> None:
+    units = _stream(
+        (0, "Ana Ruiz", "how do I pin the reader version?"),
+        (3, "Ana Ruiz", "I am on quillc 3.2 by the way"),
+        (40, "Bo Chen", "lunch anyone?"),
+        (60, "Sam Ortiz", "@Ana Ruiz in the deps file"),
+    )
+    assert replied_to(units, 3) == 1  # her latest message
+    assert replied_to(units, 3, asking=True) == 0  # her latest question
+    assert replied_to(units, 2) is None  # no name, and nobody asked Bo anything

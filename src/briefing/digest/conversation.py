@@ -97,7 +97,18 @@ class Conversation:
 
     @property
     def opener(self) -> Seen:
-        return self.earlier[0] if self.earlier else self.units[0]
+        """The message the conversation opens with; in a channel's stream, a greeting on its own ("Hi", "hello
+        all") opens nothing: its writer's next message, before anyone else speaks, does."""
+        seen = [*self.earlier, *self.units]
+        if self.stream:
+            from briefing.digest.text import is_filler
+
+            for first, then in zip(seen, seen[1:], strict=False):
+                if first.unit.author != then.unit.author or not is_filler(first.unit.text):
+                    break
+                if not is_filler(then.unit.text):
+                    return then
+        return seen[0]
 
     @property
     def opened_in_window(self) -> bool:

@@ -21,6 +21,7 @@ from briefing.digest.conversation import (
     topic_terms,
     transitions,
 )
+from briefing.digest.exchanges import join_exchanges
 from briefing.digest.model import Scope
 from briefing.index import Filter, doc_id
 from briefing.model import Chunk, Unit
@@ -97,6 +98,8 @@ def gather(
         conv.earlier = [s for s in every if s.at < start]
         if conv.units:
             out.extend(bursts(conv, burst_gap) if conv.stream else [conv])
+    # A reply after a silence opens a conversation of its own: it joins the question it answers.
+    out = join_exchanges(out)
     if scope.people:
         people = {p.lower() for p in scope.people}
         out = [c for c in out if any((s.unit.author or "").lower() in people for s in c.units)]

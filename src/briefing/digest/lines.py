@@ -11,6 +11,7 @@ from briefing.digest import text as tx
 from briefing.digest.conversation import Conversation, Seen, Transition, messages, presentation
 from briefing.digest.model import Cited, Line
 from briefing.model import Chunk
+from briefing.retrieve.exchanges import asks, continuation, reply_positions
 
 
 class LineMaker:
@@ -98,6 +99,7 @@ class LineMaker:
             status = "open, no reply yet" if tx.is_question(opener.unit.text) else self._post_status(units)
             return None, "", status
         n = len(replies)
+        answers = _answers(conv)
         ranked = []
         for i, s in enumerate(replies):
             sentence, value = tx.best_sentence(s.unit.text)
@@ -106,6 +108,8 @@ class LineMaker:
             found = tx.signals(s.unit.text)
             value += 0.6 * (i + 1) / n  # the later, the more it says how things stand
             value += 0.8 * bool(found & {"resolved", "decided", "merged", "released"})
+            # In a channel's stream, the reply to what the opener asked says what came of it, before anything else.
+            value += 10.0 * (s.unit.ref in answers)
             if s.unit.author and s.unit.author != opener.unit.author:
                 value += 0.1
             ranked.append((value, i, s, sentence, found))
@@ -220,3 +224,18 @@ class LineMaker:
             section=self.section_title(conv),
             chunks=chunks,
         )
+
+
+def _answers(conv: Conversation) -> set[str]:
+    """The refs of the replies (`retrieve.exchanges.reply_positions`, with their continuations) to what the opener
+    of a stream conversation asked in it; none for other conversations."""
+    if not conv.stream:
+        return set()
+    units = [s.unit for s in (*conv.earlier, *conv.units)]
+    asker = conv.opener.unit.author
+    found: set[str] = set()
+    for pos, unit in enumerate(units):
+        if asker and unit.author == asker and asks(unit.text):
+            for n in reply_positions(units, pos):
+                found |= {units[m].ref for m in (n, *continuation(units, n))}
+    return found

@@ -100,6 +100,28 @@ def reply_positions(units: Sequence[Unit], pos: int) -> list[int]:
     return out
 
 
+def replied_to(units: Sequence[Unit], pos: int, *, asking: bool = False) -> int | None:
+    """The position in `units` (a channel's messages in time order) of the message the one at `pos` replies to:
+    for a message that opens with a name, that person's latest message within REPLY_HOURS before it; else, when a
+    message within ADDRESSEE_HOURS before it opened with its author's name and they have not spoken since, that
+    message; else None. With `asking`, only a message that asks (`asks`) is replied to: the latest that does."""
+    unit = units[pos]
+    if not unit.author or unit.at is None:
+        return None
+    earlier = [(n, u) for n, u in enumerate(units[:pos]) if u.at is not None and u.author]
+    to = addressee(unit.text, {u.author for _, u in earlier if u.author and u.author != unit.author})
+    if to:
+        since = unit.at - timedelta(hours=REPLY_HOURS)
+        said = ((n, u) for n, u in reversed(earlier) if u.author == to and u.at and u.at >= since)
+        return next((n for n, u in said if not asking or asks(u.text)), None)
+    for n, u in reversed(earlier):
+        if u.author == unit.author or (u.at and u.at < unit.at - timedelta(hours=ADDRESSEE_HOURS)):
+            return None  # they spoke since, or it is too long ago
+        if addresses(u.text, unit.author):
+            return n if not asking or asks(u.text) else None
+    return None
+
+
 def continuation(units: Sequence[Unit], pos: int) -> list[int]:
     """The positions in `units` (a chunk's, in time order) of the messages that continue the reply at `pos`."""
     out: list[int] = []

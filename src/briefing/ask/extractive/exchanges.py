@@ -41,8 +41,9 @@ def replies_to(e: Evidence, ranked: list[Evidence]) -> list[Evidence]:
 
 def addressed_reply_leads(ranked: list[Evidence], *, fix: bool) -> None:
     """When the best line of `ranked` (best first) is a channel message that asks, or `fix` (the question asks
-    for the fix) and it is no reply itself, and a reply to it follows there (`replies_to`), move the first reply to the front with the
-    messages that continue it, in place: the asker's message says what was asked, the reply what was answered."""
+    for the fix) and it is no reply itself, and a reply to it follows there (`replies_to`), move the first reply
+    to the front with the messages that continue it, in place: the asker's message says what was asked, the reply
+    what was answered."""
     if len(ranked) < 2:
         return
     top = ranked[0]
