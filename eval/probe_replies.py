@@ -18,7 +18,9 @@ message, the side remarks and other conversations are all in the index, as for a
 Prints, per question, LEAD / CITED / REFUSED / MISS as `probe_threads.py` does, and the same counts. With `--ask
 briefing` each probe asks instead "What happened in #<channel> on <the question's day>?" (a day after the answer)
 and counts whether the briefing line that cites the asker's message also cites a reply (JOINED), another line
-does (SPLIT), no line does (UNANSWERED), or no line cites the asker (MISSING).
+does (SPLIT), no line does (UNANSWERED), or no line cites the asker (MISSING). With `--ask who` it asks 'Who
+answered the question "<question>"?' and counts whether the answer names a replier first (RIGHT), names the asker
+(ASKER), someone else (OTHER), or refuses (REFUSED).
 """
 
 from __future__ import annotations
@@ -171,6 +173,26 @@ def ask_briefing(brief: Any, probe: Probe, channel: str, counts: Counter[str], *
     print(f"{verdict:10} {probe.key} | {probe.question} | {line[:140]}")
 
 
+def ask_who(brief: Any, probe: Probe, authors: dict[str, str], counts: Counter[str], *, show: bool = False) -> None:
+    """Ask who answered `probe`'s question, add the verdict to `counts` (RIGHT, ASKER, OTHER, REFUSED), print it."""
+    answer = brief.ask(f'Who answered the question "{probe.question}"?', now=probe.now, k=10)
+    first = answer.answer.splitlines()[0] if answer.answer else ""
+    repliers = {authors[r] for r in probe.answering if r in authors}
+    askers = {authors[r] for r in probe.asker_refs if r in authors}
+    named = first.split(" — ", 1)[0]
+    if answer.no_answer:
+        verdict = "REFUSED"
+    elif any(named.startswith(p) for p in repliers):
+        verdict = "RIGHT"
+    elif any(named.startswith(p) for p in askers):
+        verdict = "ASKER"
+    else:
+        verdict = "OTHER"
+    counts[verdict] += 1
+    counts["asked"] += 1
+    print(f"{verdict:8} {probe.key} | {probe.question} | {first[:140] if show else ''}")
+
+
 def run(
     brief: Any, n: int, seed: int, *, show: bool = False, shape: str = "named", ask: str = "question"
 ) -> Counter[str]:
@@ -180,11 +202,14 @@ def run(
     view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
     chunks = view.chunks(Filter())
     channels = {c.doc_key: c.container for c in chunks if c.container}
+    authors = {u.ref: u.author for c in chunks for u in c.units if u.author}
     drawn = channel_probes(chunks, random.Random(seed), shape)[:n]  # noqa: S311 (a reproducible draw)
     counts: Counter[str] = Counter()
     for probe in drawn:
         if ask == "briefing":
             ask_briefing(brief, probe, channels.get(probe.key.partition("@")[0], ""), counts, show=show)
+        elif ask == "who":
+            ask_who(brief, probe, authors, counts, show=show)
         else:
             ask_and_count(brief, probe, counts, show=show)
     return counts
@@ -192,13 +217,15 @@ def run(
 
 def main() -> None:
     shape = ("--shape", {"choices": ["named", "addressee"], "default": "named", "help": "which replies make probes"})
-    ask = ("--ask", {"choices": ["question", "briefing"], "default": "question", "help": "what each probe asks"})
+    ask = ("--ask", {"choices": ["question", "briefing", "who"], "default": "question", "help": "what each probe asks"})
     args = probe_args(__doc__, 40, shape, ask)
 
     def counted(brief: Any) -> str:
         counts = run(brief, args.n, args.seed, show=args.show, shape=args.shape, ask=args.ask)
         if args.ask == "briefing":
             return ", ".join(f"{k} {counts[k]}" for k in ("asked", "JOINED", "SPLIT", "UNANSWERED", "MISSING"))
+        if args.ask == "who":
+            return ", ".join(f"{k} {counts[k]}" for k in ("asked", "RIGHT", "ASKER", "OTHER", "REFUSED"))
         return summary(counts)
 
     print_with_brief(args.config, counted)

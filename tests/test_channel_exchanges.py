@@ -9,37 +9,26 @@
 - A question put to someone by name ("@Sam Ortiz how do I ...?") is answered by their next message, addressed or
   not, within the hour, unless it speaks to a third person; that answer leads over the question. A reply that opens
   with a name asks nothing of that person: their next message does not take its lead.
+- "Who answered / helped with ...?" names the one who replied, not the asker whose message matches best.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 import briefing.retrieve.context as context_module
-from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.ask.extractive.evidence import Evidence
 from briefing.ask.extractive.exchanges import addressed_reply_leads
-from briefing.ask.nodes import AskDeps, extractive_node, retrieve_node
-from briefing.ask.state import AskState
-from briefing.embed import Embedder
-from briefing.index import Index
+from briefing.ask.extractive.values import person_span
+from briefing.ask.nodes import AskDeps
 from briefing.model import ADDED_TO_CONTEXT, Chunk, Unit
 from briefing.question.constraints import Directory
 from briefing.question.parse import parse
-from briefing.retrieve import Retriever
 from briefing.retrieve.exchanges import REPLY_HOURS, addressed_replies, addresses, asks, replied_to, reply_positions
-from briefing.settings import (
-    AnswerSettings,
-    EmbeddingSettings,
-    QdrantSettings,
-    RetrievalSettings,
-    Settings,
-    WorkspaceSettings,
-)
+from tests.ask_graph import ask_through, chat_deps
 
 NOW = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 T0 = datetime(2026, 6, 10, 9, 0, tzinfo=UTC)
@@ -101,30 +90,12 @@ def chunks() -> list[Chunk]:
 
 @pytest.fixture(scope="module")
 def deps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AskDeps]:
-    embedder = Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("models"))
-    path: Path = tmp_path_factory.mktemp("qdrant")
-    settings = Settings(
-        workspace=WorkspaceSettings(name="unittest", timezone="UTC"),
-        qdrant=QdrantSettings(path=path),
-        sources={"s": {"type": "slack_export", "path": "x"}},
-        answer=AnswerSettings(max_context_chunks=1),
-    )
-    index = Index.open(settings)
-    found = chunks()
-    texts = [c.text for c in found]
-    index.ensure(embedder.dim, embedder.name)
-    index.upsert(found, embedder.dense(texts), embedder.sparse(texts), embedder.name)
-    extractive = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=3, timezone="UTC")
-    yield AskDeps(settings, Retriever(RetrievalSettings(), index, embedder), DIRECTORY, extractive)
-    index.close()
-    embedder.close()
+    with chat_deps(tmp_path_factory, chunks(), DIRECTORY) as found:
+        yield found
 
 
 def _ask(deps: AskDeps, question: str) -> tuple[list[Chunk], str]:
-    state = AskState(question=parse(question, now=NOW, timezone="UTC", directory=DIRECTORY))
-    found = retrieve_node(state, deps)
-    state.evidence = found["evidence"]
-    return state.evidence, extractive_node(state, deps)["answer"]
+    return ask_through(deps, question, NOW)
 
 
 @pytest.mark.slow
@@ -239,3 +210,29 @@ def test_a_reply_answers_the_latest_question_of_the_one_it_names() -> None:
     assert replied_to(units, 3) == 1  # her latest message
     assert replied_to(units, 3, asking=True) == 0  # her latest question
     assert replied_to(units, 2) is None  # no name, and nobody asked Bo anything
+
+
+@pytest.mark.slow
+def test_who_answered_names_the_one_who_replied_not_the_asker(deps: AskDeps) -> None:
+    _, answer = _ask(deps, "Who answered the question about quillc 3.2 failing with no reader function for tag Inf?")
+    assert answer.startswith("Sam Ortiz — "), answer
+    _, helped = _ask(deps, "Who helped Ana Ruiz with the quillc 3.2 reader error?")
+    assert helped.startswith("Sam Ortiz — "), helped
+
+
+def test_a_word_that_opens_the_sentence_after_a_mention_is_no_surname() -> None:
+    units = _stream((0, "Chris Bidler", "@Marshall Who do I talk to about a license the validator refuses?"))
+    (line,) = _lines(units, [0.9])
+    question = parse("Who should I talk to about a license the validator refuses?", now=NOW, timezone="UTC")
+    assert person_span(question, line, [line.chunk]) == "Marshall"
+
+
+def test_who_helped_names_the_one_a_line_credits_and_not_the_one_a_reply_addresses() -> None:
+    question = parse("Who helped with the quillc reader error?", now=NOW, timezone="UTC")
+    credit = _lines(
+        _stream((0, "Ben Wu", "pinned it"), (5, "Cara Diaz", "thanks to Ben Wu for sorting out the reader error")),
+        [0.2, 0.9],
+    )[1]
+    assert person_span(question, credit, [credit.chunk]) == "Ben Wu"
+    reply = _lines(_stream((0, "Sam Ortiz", "@Ana Ruiz the reader error is an outdated dependency")), [0.9])[0]
+    assert person_span(question, reply, [reply.chunk]) == "Sam Ortiz"

@@ -14,30 +14,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 import briefing.retrieve.context as context_module
-from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.ask.extractive.scoring import strongest
-from briefing.ask.nodes import AskDeps, extractive_node, retrieve_node
-from briefing.ask.state import AskState
-from briefing.embed import Embedder
-from briefing.index import Index
+from briefing.ask.nodes import AskDeps
 from briefing.model import ADDED_TO_CONTEXT, Chunk, Unit
 from briefing.question.constraints import Directory
 from briefing.question.parse import parse
-from briefing.retrieve import Hit, Retriever
+from briefing.retrieve import Hit
 from briefing.retrieve.context import answer_context
-from briefing.settings import (
-    AnswerSettings,
-    EmbeddingSettings,
-    QdrantSettings,
-    RetrievalSettings,
-    Settings,
-    WorkspaceSettings,
-)
+from tests.ask_graph import ask_through, chat_deps
 
 NOW = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 T0 = datetime(2026, 6, 10, 10, 0, tzinfo=UTC)
@@ -101,31 +89,12 @@ def chunks() -> list[Chunk]:
 
 @pytest.fixture(scope="module")
 def deps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AskDeps]:
-    embedder = Embedder(EmbeddingSettings(), tmp_path_factory.mktemp("models"))
-    path: Path = tmp_path_factory.mktemp("qdrant")
-    # One chunk of context: what the rules add is all the answer has beside the strongest chunk.
-    settings = Settings(
-        workspace=WorkspaceSettings(name="unittest", timezone="UTC"),
-        qdrant=QdrantSettings(path=path),
-        sources={"s": {"type": "slack_export", "path": "x"}},
-        answer=AnswerSettings(max_context_chunks=1),
-    )
-    index = Index.open(settings)
-    found = chunks()
-    texts = [c.text for c in found]
-    index.ensure(embedder.dim, embedder.name)
-    index.upsert(found, embedder.dense(texts), embedder.sparse(texts), embedder.name)
-    extractive = ExtractiveAnswerer(embedder, min_evidence=0.0, max_sentences=3, timezone="UTC")
-    yield AskDeps(settings, Retriever(RetrievalSettings(), index, embedder), DIRECTORY, extractive)
-    index.close()
-    embedder.close()
+    with chat_deps(tmp_path_factory, chunks(), DIRECTORY) as found:
+        yield found
 
 
 def _ask(deps: AskDeps, question: str) -> tuple[list[Chunk], str]:
-    state = AskState(question=parse(question, now=NOW, timezone="UTC", directory=DIRECTORY))
-    found = retrieve_node(state, deps)
-    state.evidence = found["evidence"]
-    return state.evidence, extractive_node(state, deps)["answer"]
+    return ask_through(deps, question, NOW)
 
 
 FIXED = "Sam Ortiz's lintkit 2.4.0 broke a user's build; in which version did he say the reported problem was fixed?"

@@ -112,6 +112,7 @@ class Extra(TypedDict):
     asks_bytes: bool  # "how much memory / disk"
     asks_frequency: bool  # "how often"
     asks_poster: bool  # "who posted / announced ...": the author answers it
+    asks_answerer: bool  # "who answered / helped ...": the author of the reply answers it
     role_holders: str  # "many": the asked role has several holders at once (reviewers); "one" (an assignee); ""
     about_asking: bool  # asks what was asked ("What did Ana ask?")
     asks_report: bool  # asks what was reported, not how it was fixed
@@ -160,6 +161,7 @@ def _fields(whole: str, intent: str, people: Sequence[str], asks: str | None = N
         "asks_bytes": shape.asks_bytes(text),
         "asks_frequency": shape.asks_frequency(text),
         "asks_poster": cues.asks_poster(text),
+        "asks_answerer": cues.asks_answerer(text),
         "role_holders": asked.role_holders(text, kind),
         "about_asking": cues.asks_about_asking(text),
         "asks_report": cues.asks_report(text),

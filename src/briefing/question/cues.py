@@ -118,6 +118,17 @@ def asks_poster(question: str) -> bool:
     return bool(_ASKS_POSTER.search(question))
 
 
+# Question text: who answered or helped with something asked ("Who answered the question about X?", "Who helped Ana
+# with the build error?", "Who replied to ...?", "Who explained why ...?"): the one who replied, not the asker.
+_ASKS_ANSWERER = re.compile(
+    r"^\W*who\s+(?:\w+\s+)?(?:answered|helped|replied|responded|explained|solved|suggested\s+a\s+fix)\b", re.I
+)
+
+
+def asks_answerer(question: str) -> bool:
+    return bool(_ASKS_ANSWERER.search(question))
+
+
 # "Latest state" questions that the constraint extractor files under another intent ("the newest version").
 _ASKS_LATEST = re.compile(r"\b(?:newest|latest|most\s+recent|current(?:ly)?|now|still|stand(?:s)?\s+now)\b", re.I)
 # "the most recent tag / build / chart": a thing whose values are versions, though the question does not say

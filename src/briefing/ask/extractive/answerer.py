@@ -299,6 +299,10 @@ class ExtractiveAnswerer:
                 matched_thread_lead(pool)
                 restated_thread_lead(pool, q_words)
                 restated_item_lead(pool, q_words, fix=asked["asks_fix"])
+            elif asked["asks_answerer"]:
+                # "Who answered the question about X?": the reply to the best-matching question leads, not the asker.
+                starter_gives_way(pool, fix=True)
+                addressed_reply_leads(pool, fix=True)
             release_leads(question, pool)
             # A lead that says nothing of its own ("Thanks!", a mail's envelope) gives way (`WRITER_ANSWERS`).
             if not {kind, question.answer_type} & WRITER_ANSWERS:

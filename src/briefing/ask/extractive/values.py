@@ -15,6 +15,7 @@ from briefing.question.cues import NEGATION, asks_release
 from briefing.question.model import Question
 from briefing.question.shape import PER_SECOND
 from briefing.question.terms import CALENDAR, TOKEN, content_words, stem
+from briefing.textrules import STOPWORDS
 
 # Sentence text: any digit; a time, weekday, month or schedule word; a person's mention or full name.
 _NUMBER = re.compile(r"\d")
@@ -25,6 +26,8 @@ TIME = re.compile(
     re.I,
 )
 _PERSON = re.compile(r"@\w|\b[A-Z][a-z]+ [A-Z][a-z]+\b")
+# Sentence text: the address a chat reply opens with ("@Ana Ruiz ", "@ana: "), up to two capitalised words.
+_ADDRESS = re.compile(r"^\s*@[\w.-]+(?: [A-Z][\w-]*)?[,:]?\s*")
 # Slack emoji codes (":tada:"), whose digits are no number.
 _EMOJI = re.compile(r"(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])")
 # Sentence text: a version ("v0.9.2", "3.10-rc1"); a setting (`code`, a --flag, a dotted or snake_case key).
@@ -331,9 +334,15 @@ def _with_noun(text: str, hit: re.Match[str], q_words: set[str]) -> str:
 def person_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
     """A person the sentence names (a known author or an @mention) that the question does not, else its author."""
     q_low = question.text.lower()
-    if ev.author and extra_of(question)["asks_poster"]:
+    asked = extra_of(question)
+    if ev.author and asked["asks_poster"]:
         # "Who posts the release announcements?": the one who wrote the line, not someone it mentions.
         return ev.author
+    text = ev.text
+    if asked["asks_answerer"]:
+        # "Who answered the question about X?": the reply leads (`exchanges`, `openings`); the one it answers, whom
+        # it may open by addressing ("@Ana it is ..."), is not the answer, but one it credits ("thanks to Ben") is.
+        text = _ADDRESS.sub("", text, count=1)
     known = {a for c in context for a in c.authors if a and " " in a}
     # Where the line names each known person: by full name, or by a first name only one of them has ("On call:
     # Lena (swapped)" names Lena Vogt). A first name that is also a calendar word ("May") is not read as a name, and
@@ -345,17 +354,21 @@ def person_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> s
     for name in known:
         if name.lower() in q_low or name.split()[0].lower() in q_low:
             continue
-        if name in ev.text:
-            named.append((ev.text.find(name), name))
+        if name in text:
+            named.append((text.find(name), name))
             continue
         first = name.split()[0]
         if len(by_first[first]) == 1 and first.lower() not in CALENDAR:
-            m = re.search(rf"(?<!\w)(?<!\bwith ){re.escape(first)}\b", ev.text)  # sentence text: the first name
+            m = re.search(rf"(?<!\w)(?<!\bwith ){re.escape(first)}\b", text)  # sentence text: the first name
             if m:
                 named.append((m.start(), name))
     if named:
         return min(named)[1]
-    mention = re.search(r"@([A-Z][\w.-]*(?: [A-Z][\w-]*)?)", ev.text)  # sentence text: an @mention
+    if asked["asks_answerer"] and ev.author:
+        return ev.author
+    mention = re.search(r"@([A-Z][\w.-]*)(?: ([A-Z][\w-]*))?", text)  # sentence text: an @mention
     if mention and mention[1].lower() not in q_low:
-        return mention[1]
+        # "@Marshall Who do I talk to ...": a word that opens the sentence after a mention is no surname.
+        second = mention[2] if mention[2] and mention[2].lower() not in STOPWORDS else ""
+        return f"{mention[1]} {second}".strip()
     return ev.author or ""
