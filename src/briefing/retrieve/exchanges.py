@@ -70,6 +70,8 @@ def asks(text: str) -> bool:
 def addressee(text: str, names: AbstractSet[str]) -> str:
     """The one of `names` that message `text` opens by addressing ("@Sam Ortiz how do I ...?"), the longest when
     several fit, or ""."""
+    if not text.lstrip().startswith("@"):
+        return ""
     return max((n for n in names if addresses(text, n)), key=len, default="")
 
 
@@ -123,7 +125,8 @@ def replied_to(units: Sequence[Unit], pos: int, *, asking: bool = False) -> int 
 
 
 def continuation(units: Sequence[Unit], pos: int) -> list[int]:
-    """The positions in `units` (a chunk's, in time order) of the messages that continue the reply at `pos`."""
+    """The positions in `units` (a channel's messages in time order) of the messages that continue the reply at
+    `pos`."""
     out: list[int] = []
     prev = units[pos]
     for n in range(pos + 1, len(units)):

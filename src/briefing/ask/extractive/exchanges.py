@@ -11,10 +11,6 @@ from briefing.ask.extractive.ranking import holding
 from briefing.model import Unit
 from briefing.retrieve.exchanges import asks, channel_kind, continuation, reply_positions
 
-# The addressed reply leads whatever it scores: a reply shares few of the question's words ("@Ana yes, that is the
-# default"), and the asker's own message, which restates them, is never what the channel answered.
-ADDRESSED_FLOOR = 0.0
-
 
 def _channel(e: Evidence, ranked: list[Evidence]) -> list[Unit]:
     """The messages of `e`'s channel that the chunks of `ranked` hold, in time order."""
@@ -51,7 +47,10 @@ def addressed_reply_leads(ranked: list[Evidence], *, fix: bool) -> None:
     # A message that opens by addressing someone answers them unless it asks ("@Sam how do I ...?").
     if not (asks(said) or (fix and not said.lstrip().startswith("@"))):
         return
-    replies = [r for r in replies_to(top, ranked) if r.score >= top.score * ADDRESSED_FLOOR]
+    # The reply leads whatever it scores: it shares few of the question's words ("@Ana yes, that is the default"),
+    # and the asker's own message, which restates them, is never what the channel answered (a floor of 0.4 or 0.15
+    # of the asker's line kept that line in the lead on the Clojurians channel probes).
+    replies = replies_to(top, ranked)
     if not replies:
         return
     first = replies[0]  # the first reply answers; later ones discuss it
