@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from probe_threads import Probe, ask_and_count, print_with_brief, probe_args, summary  # noqa: E402
+from probe_threads import Probe, ask_and_count, ask_who, print_with_brief, probe_args, summary  # noqa: E402
 
 REPLY_HOURS = 6
 ADDRESSEE_HOURS = 1
@@ -171,26 +171,6 @@ def ask_briefing(brief: Any, probe: Probe, channel: str, counts: Counter[str], *
     counts["asked"] += 1
     line = next((x for x in answer.answer.splitlines() if "[" in x), "") if show else ""
     print(f"{verdict:10} {probe.key} | {probe.question} | {line[:140]}")
-
-
-def ask_who(brief: Any, probe: Probe, authors: dict[str, str], counts: Counter[str], *, show: bool = False) -> None:
-    """Ask who answered `probe`'s question, add the verdict to `counts` (RIGHT, ASKER, OTHER, REFUSED), print it."""
-    answer = brief.ask(f'Who answered the question "{probe.question}"?', now=probe.now, k=10)
-    first = answer.answer.splitlines()[0] if answer.answer else ""
-    repliers = {authors[r] for r in probe.answering if r in authors}
-    askers = {authors[r] for r in probe.asker_refs if r in authors}
-    named = first.split(" — ", 1)[0]
-    if answer.no_answer:
-        verdict = "REFUSED"
-    elif any(named.startswith(p) for p in repliers):
-        verdict = "RIGHT"
-    elif any(named.startswith(p) for p in askers):
-        verdict = "ASKER"
-    else:
-        verdict = "OTHER"
-    counts[verdict] += 1
-    counts["asked"] += 1
-    print(f"{verdict:8} {probe.key} | {probe.question} | {first[:140] if show else ''}")
 
 
 def run(

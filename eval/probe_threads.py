@@ -14,8 +14,10 @@ No dev case is read. Each conversation of the index gives at most one question a
 Each question is asked through the production path (`Brief.ask`) as of a day after its conversation's last
 message, so the asker's own message, the side remarks and other threads are all in the index, as for a user.
 
-    python eval/probe_threads.py --config C -n 40 [--seed 7] [--show] [--what-happened summary|key|decided]
+    python eval/probe_threads.py --config C -n 40 [--seed 7] [--show] [--what-happened summary|key|decided] [--who]
 
+`--who` asks each chat thread's probe 'Who answered the question "<question>"?' and counts answers that name the
+answering reply's author first (RIGHT), the asker (ASKER), someone else (OTHER), or refuse (`ask_who`).
 `--what-happened summary|key|decided` asks only closed tickets and issues, as 'What happened with "<summary>"?',
 "What happened with KEY-1?" / "#12", or 'What was decided about "<summary>"?': an answer whose lines should include
 the maintainer's last comment (CITED or LEAD), which says how the item ended, and be the item's own (the share of
@@ -244,17 +246,25 @@ def led_by(probe: Probe, answer: Any) -> str:
     return "same conversation" if refs & probe.thread_refs else "other conversation"
 
 
-def run(brief: Any, n: int, seed: int, *, show: bool = False, happened: str = "") -> Counter[str]:
-    """Ask `n` probes of `brief`'s index through `brief.ask`, print one line each, and return the counts."""
+def run(brief: Any, n: int, seed: int, *, show: bool = False, happened: str = "", who: bool = False) -> Counter[str]:
+    """Ask `n` probes of `brief`'s index through `brief.ask`, print one line each, and return the counts; with
+    `who`, only the chat threads' probes, each asked who answered it (`ask_who`)."""
     from datetime import UTC
 
     from briefing.index import Filter
 
     view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
-    drawn = probes(view.chunks(Filter()), random.Random(seed), happened)[:n]  # noqa: S311 (a reproducible draw)
+    chunks = view.chunks(Filter())
+    drawn = probes(chunks, random.Random(seed), happened)  # noqa: S311 (a reproducible draw)
+    if who:
+        drawn = [p for p in drawn if p.shape == "thread"]
+    authors = {u.ref: u.author for c in chunks for u in c.units if u.author}
     counts: Counter[str] = Counter()
-    for probe in drawn:
-        ask_and_count(brief, probe, counts, show=show)
+    for probe in drawn[:n]:
+        if who:
+            ask_who(brief, probe, authors, counts, show=show)
+        else:
+            ask_and_count(brief, probe, counts, show=show)
     return counts
 
 
@@ -272,6 +282,26 @@ def ask_and_count(brief: Any, probe: Probe, counts: Counter[str], *, show: bool 
         counts[f"led by {where}"] += 1
     first = answer.answer.splitlines()[0] if answer.answer else ""
     print(f"{verdict:7} {probe.key} | {probe.question} | {where} | {first[:140] if show else ''}")
+
+
+def ask_who(brief: Any, probe: Probe, authors: dict[str, str], counts: Counter[str], *, show: bool = False) -> None:
+    """Ask who answered `probe`'s question, add the verdict to `counts` (RIGHT, ASKER, OTHER, REFUSED), print it."""
+    answer = brief.ask(f'Who answered the question "{probe.question}"?', now=probe.now, k=10)
+    first = answer.answer.splitlines()[0] if answer.answer else ""
+    repliers = {authors[r] for r in probe.answering if r in authors}
+    askers = {authors[r] for r in probe.asker_refs if r in authors}
+    named = first.split(" — ", 1)[0]
+    if answer.no_answer:
+        verdict = "REFUSED"
+    elif any(named.startswith(p) for p in repliers):
+        verdict = "RIGHT"
+    elif any(named.startswith(p) for p in askers):
+        verdict = "ASKER"
+    else:
+        verdict = "OTHER"
+    counts[verdict] += 1
+    counts["asked"] += 1
+    print(f"{verdict:8} {probe.key} | {probe.question} | {first[:140] if show else ''}")
 
 
 def summary(counts: Counter[str]) -> str:
@@ -317,11 +347,16 @@ def main() -> None:
             "help": "closed tickets asked what happened with them (or what was decided about them)",
         },
     )
-    args = probe_args(__doc__, 40, happened)
-    print_with_brief(
-        args.config,
-        lambda brief: summary(run(brief, args.n, args.seed, show=args.show, happened=args.what_happened)),
-    )
+    who = ("--who", {"action": "store_true", "help": 'ask each chat thread\'s probe "Who answered the question ...?"'})
+    args = probe_args(__doc__, 40, happened, who)
+
+    def counted(brief: Any) -> str:
+        counts = run(brief, args.n, args.seed, show=args.show, happened=args.what_happened, who=args.who)
+        if args.who:
+            return ", ".join(f"{k} {counts[k]}" for k in ("asked", "RIGHT", "ASKER", "OTHER", "REFUSED"))
+        return summary(counts)
+
+    print_with_brief(args.config, counted)
 
 
 if __name__ == "__main__":

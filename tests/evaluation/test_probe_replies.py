@@ -70,3 +70,29 @@ def test_a_question_put_to_someone_is_answered_by_their_next_message(probe_repli
     # Asked without the address, so the question does not name the one who answers.
     assert probe.question == "how do I pin the reader version in the build file?"
     assert probe.answering == {"slack:CDEV:107.1"}
+
+
+class _Asked:
+    """A stand-in for `Brief`: one fixed answer to whatever is asked."""
+
+    def __init__(self, text: str, *, refused: bool = False) -> None:
+        self.text, self.refused = text, refused
+
+    def ask(self, question: str, *, now: datetime, k: int) -> Any:
+        assert question.startswith('Who answered the question "')
+        return type("Answer", (), {"answer": self.text, "no_answer": self.refused})()
+
+
+def test_who_answered_is_judged_by_the_name_the_answer_leads_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    from collections import Counter
+
+    probe_threads = eval_script(monkeypatch, "probe_threads")
+    probe = probe_threads.Probe(
+        "slack:CDEV@1", "how do I pin it?", T0, frozenset({"r2"}), frozenset({"r1"}), frozenset({"r1", "r2"}), "thread"
+    )
+    authors = {"r1": "Ana Ruiz", "r2": "Sam Ortiz"}
+    counts: Counter[str] = Counter()
+    for text in ("Sam Ortiz — Sam Ortiz in #dev: ...", "Ana Ruiz — Ana Ruiz in #dev: ...", "Bo Chen — ..."):
+        probe_threads.ask_who(_Asked(text), probe, authors, counts)
+    probe_threads.ask_who(_Asked("The sources do not cover this.", refused=True), probe, authors, counts)
+    assert counts == {"asked": 4, "RIGHT": 1, "ASKER": 1, "OTHER": 1, "REFUSED": 1}
