@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -13,7 +14,7 @@ from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
 from briefing.model import Unit
 from briefing.question.constraints import Constraints
-from briefing.question.parse import from_constraints
+from briefing.question.parse import from_constraints, parse
 from briefing.settings import AnswerSettings, EmbeddingSettings
 from tests.ask.chunks import assert_citations_valid, at, lines, slack, ticket_chunk
 from tests.ask.parsed import LATER, parsed
@@ -129,6 +130,43 @@ def test_a_summary_of_one_ticket_quotes_each_of_its_messages_once(answerer: Extr
     cited = {ref for refs in answer.cited.values() for ref in refs}
     assert {f"jira:{key}#comment-{i}" for i in range(3, 8)} <= cited, answer.text
     assert "Shipped in 4.3" in lines(answer)[-1]["text"], answer.text
+    assert_citations_valid(answer, [chunk])
+
+
+def test_a_summary_of_a_whole_discussion_quotes_what_it_is_about_from_several_people(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """A review thread with more messages than an answer has lines: asked for as a whole ("Summarize the discussion
+    in #41"), its summary quotes the lines about what the thread discusses, from its several reviewers, not the bare
+    review records ("review: commented by ...") or an aside, though neither shares fewer of the question's words."""
+    key = "github:acme/export#41"
+    said = [
+        ("lena", "PR #41: write the nightly export as Parquet with the schema in the footer instead of CSV."),
+        ("lena", "Good point on the discussion, updated the summary of the pull request."),
+        ("omar", "review: commented by omar"),
+        ("omar", "Parquet row groups of 128 MB keep the export reader's memory flat; the footer is written last."),
+        ("lena", "The weekend rota for the discussion channel moves to Mondays."),
+        ("dana", "The warehouse loader reads Parquet already; the export schema in the footer is what it needs."),
+        ("dana", "review: commented by dana"),
+        ("sam", "The finance extract still reads CSV, so the export keeps a CSV copy for one month."),
+        ("lena", "review: commented by lena"),
+        ("lena", "Merged: the nightly export now writes Parquet, with a CSV copy until the end of the month."),
+    ]
+    units = [
+        Unit(ref=key if i == 0 else f"{key}#c{i}", text=text, author=who, at=at(6, 1 + i, 9))
+        for i, (who, text) in enumerate(said)
+    ]
+    chunk = ticket_chunk("X-1", "Write the nightly export as Parquet", units, "acme/export")
+    title = "acme/export#41: Write the nightly export as Parquet"
+    chunk = replace(chunk, doc_key=key, chunk_id=f"{key}::0", source_type="github", kind="github_issue", title=title)
+    question = parse("Summarize the discussion in #41.", now=LATER)
+    answer = answerer.answer(question, [chunk])
+    assert not answer.no_answer, answer.text
+    quoted = [line["text"] for line in lines(answer)]
+    assert not any(text.startswith("review: commented") for text in quoted), answer.text
+    assert not any("weekend rota" in text for text in quoted), answer.text
+    cited = {ref for refs in answer.cited.values() for ref in refs}
+    assert {f"{key}#c3", f"{key}#c5", f"{key}#c7"} <= cited, answer.text
     assert_citations_valid(answer, [chunk])
 
 

@@ -217,6 +217,11 @@ _BARE_VERDICT = re.compile(
 )
 
 
+def bare_verdict(text: str) -> bool:
+    """Whether `text` is a review verdict that says nothing more (`_BARE_VERDICT`)."""
+    return bool(_BARE_VERDICT.match(text))
+
+
 def _title_words(key: str, title: str) -> set[str]:
     """The words of an item's title without its key ("TIMOB-1: iOS: X" says "ios" and X's words)."""
     return content_words(title) - content_words(key.rpartition(":")[2]) - content_words(key)
@@ -270,7 +275,7 @@ def said_on_item_leads(question: Question, evidence: Sequence[Evidence]) -> None
     if not about or not comments:
         return
     # A bare review verdict of theirs says that they reviewed, not what they said: their words lead when they wrote any.
-    worded = [ev for ev in comments if not _BARE_VERDICT.match(_unit_text(ev))]
+    worded = [ev for ev in comments if not bare_verdict(_unit_text(ev))]
     _lead(evidence, about, worded or comments)
 
 

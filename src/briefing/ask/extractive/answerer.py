@@ -54,6 +54,7 @@ from briefing.ask.extractive.refusal import (
 )
 from briefing.ask.extractive.releases import release_leads
 from briefing.ask.extractive.render import attribution, render
+from briefing.ask.extractive.salience import rank_by_centrality, whole_summary, worded
 from briefing.ask.extractive.scoring import score_sentences, word_weights
 from briefing.ask.extractive.selection import (
     LATEST_WITH_VALUE,
@@ -263,6 +264,11 @@ class ExtractiveAnswerer:
         elif broad:
             # A timeline of an item the question names (by key or by title) is that item's.
             about = titled_only(question, named_only(question, wide))
+            if whole_summary(question, about):
+                # A summary of the conversation as a whole: its central lines, not those nearest the key's words.
+                about = worded(about)
+                rank_by_centrality(about, self.embedder)
+                about.sort(key=lambda e: (-e.score, e.n))
             chosen = choose(about, broad=True, hedged=False)
             # A timeline of one item quotes each of its messages once (`outcome.spread_messages`) and ends with its
             # last word, how it ended (`outcome.last_word`).
