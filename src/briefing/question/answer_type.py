@@ -31,15 +31,25 @@ _ASKS_SETTING = re.compile(
     r"key|variable|field|env(?:ironment)?\s+var\w*)s?\b",
     re.I,
 )
+# "Which company / organisation / vendor ...": the answer names an organisation (not "which customer", who is often
+# a person).
+_ASKS_ORGANISATION = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:compan(?:y|ies)|organi[sz]ations?|vendors?|firms?|employers?|"
+    r"startups?|universit(?:y|ies)|banks?|agenc(?:y|ies)|institutions?|businesses)\b",
+    re.I,
+)
 _ASKS_POLAR = re.compile(
     r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had)\b(?!.*\b(?:or)\b)", re.I
 )
 
 
 def answer_type(question: str, intent: str) -> str:
-    """What the answer is: a version, a setting, a number, a time, a person, or (empty) a statement."""
+    """What the answer is: a version, a setting, a number, a time, a person, an organisation, or (empty) a
+    statement."""
     if asked.asks_role_holders(question):
         return "person"  # "Which engineers approved the 2.0 release?" asks for people, not the release
+    if _ASKS_ORGANISATION.search(question):
+        return "organisation"
     if _ASKS_VERSION.search(question):
         return "version"
     if _ASKS_SETTING.search(question):
