@@ -10,6 +10,7 @@ from briefing.question import asked, cues, shape
 from briefing.question.parts import Part, part_queries, question_parts
 from briefing.question.terms import ordered_content_words
 from briefing.question.value_kind import asks_cause, value_kind
+from briefing.question.words import SUMMARY_SHAPE
 
 if TYPE_CHECKING:
     from briefing.question.constraints import Constraints
@@ -152,6 +153,8 @@ def _fields(whole: str, intent: str, people: Sequence[str], asks: str | None = N
     text = whole if asks is None else asks
     kind = answer_type(text, intent)
     span_kind = answer_kind(text, intent)
+    # "What were the main points of X?": the summary's shape is no word of what it is about.
+    whole = SUMMARY_SHAPE.sub(" ", whole)
     words = ordered_content_words(whole)
     extra: Extra = {
         "words": words,
