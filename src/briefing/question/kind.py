@@ -30,6 +30,7 @@ from briefing.question.words import (
     AUXILIARIES,
     BRIEFING,
     BROAD,
+    CATCH_UP,
     EVENT_OF,
     FINISHED_ITEMS,
     LISTING_TOPIC,
@@ -259,7 +260,9 @@ def topic_of(question: str, constraints: Constraints) -> str:
     if PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
         residual = " ".join(PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
     # Words that only say where ("the releases channel", "our team") are the scope, not what it is about.
-    return " ".join(word for word in residual.split() if word not in SCOPE_WORDS and word not in AUXILIARIES)
+    # Nor are the words that ask to be caught up ("What did I miss", "the highlights").
+    caught = {w.lower() for m in CATCH_UP.finditer(question) for w in m[0].split()}
+    return " ".join(w for w in residual.split() if w not in SCOPE_WORDS and w not in AUXILIARIES and w not in caught)
 
 
 def wants_forward(question: str, constraints: Constraints | None) -> bool:
