@@ -520,6 +520,7 @@ def test_a_fully_read_range_has_no_note() -> None:
         ("Who picked up the ticket about payout retries?", ("fields", "fact")),
         ("Who has the ticket about payout retries?", ("fields", "fact")),
         ("Who's looking into PLAT-142?", ("fields", "fact")),
+        ("What day was PLAT-142 resolved?", ("fields", "fact")),  # the day of its resolution, from its header
         # Being on something else is no role of an item.
         ("Who is on call this week?", ("fact",)),
         ("Who has access to the staging database?", ("fact",)),

@@ -82,7 +82,7 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # The day an item reached its end: "When was the ticket about X resolved?", "When did PR #57 get merged?".
         (
             "resolved",
-            r"\bwhen\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?(?:get\s+|got\s+|been\s+)?"
+            r"\b(?:when|what\s+(?:day|date)|on\s+which\s+day)\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?(?:get\s+|got\s+|been\s+)?"
             r"(?:resolved|closed|fixed|merged|resolve|close|fix|merge)\b",
         ),
         ("sprint", r"\bsprints?\b"),
