@@ -257,3 +257,13 @@ def test_texts_embedded_alone_are_kept_and_never_depend_on_their_neighbours(tmp_
     assert np.array_equal(again.dense_alone(list(reversed(texts))), got[::-1])
     assert embedded == []
     assert again.dense_alone([]).shape == (0, BUNDLED_DIM)
+
+
+def test_the_bundled_vocabulary_tells_common_words_from_names() -> None:
+    """The word list that ships with the bundled model (read offline, checked by hash) holds everyday words and
+    not the names of small organisations, which is how a sentence's capitalised first word is read."""
+    from briefing.embed.models import bundled_words
+
+    words = bundled_words()
+    assert {"great", "join", "welcome", "release"} <= words
+    assert not {"akvo", "ferrotech"} & words

@@ -133,8 +133,12 @@ def test_a_summary_of_one_ticket_quotes_each_of_its_messages_once(answerer: Extr
     assert_citations_valid(answer, [chunk])
 
 
+@pytest.mark.parametrize(
+    "asked",
+    ["Summarize the discussion in #41.", "What were the main points raised in #41?", "What was discussed in #41?"],
+)
 def test_a_summary_of_a_whole_discussion_quotes_what_it_is_about_from_several_people(
-    answerer: ExtractiveAnswerer,
+    answerer: ExtractiveAnswerer, asked: str
 ) -> None:
     """A review thread with more messages than an answer has lines: asked for as a whole ("Summarize the discussion
     in #41"), its summary quotes the lines about what the thread discusses, from its several reviewers, not the bare
@@ -159,7 +163,7 @@ def test_a_summary_of_a_whole_discussion_quotes_what_it_is_about_from_several_pe
     chunk = ticket_chunk("X-1", "Write the nightly export as Parquet", units, "acme/export")
     title = "acme/export#41: Write the nightly export as Parquet"
     chunk = replace(chunk, doc_key=key, chunk_id=f"{key}::0", source_type="github", kind="github_issue", title=title)
-    question = parse("Summarize the discussion in #41.", now=LATER)
+    question = parse(asked, now=LATER)
     answer = answerer.answer(question, [chunk])
     assert not answer.no_answer, answer.text
     quoted = [line["text"] for line in lines(answer)]

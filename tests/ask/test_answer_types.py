@@ -63,6 +63,33 @@ def test_the_same_cost_question_is_answered_when_an_amount_is_stated(answerer: E
     assert BUDGET.refs[0] in answer.cited[1]
 
 
+JOBS = slack(
+    "slack:CJOBS::0",
+    "jobs",
+    ("Lina Ortiz", "Great news: I just got my first full-time Rust job in Lisbon, starting in March!", at(6, 2, 9)),
+    ("Omar Haddad", "Congrats on the new job, that is great news!", at(6, 2, 9, 5)),
+)
+HIRING = slack(
+    "slack:CJOBS::1",
+    "jobs",
+    ("Lina Ortiz", "Great news: Ferrotech hired me for my first full-time Rust job in Lisbon!", at(6, 2, 9)),
+    ("Omar Haddad", "Congrats on the new job, that is great news!", at(6, 2, 9, 5)),
+)
+
+
+def test_which_company_is_refused_when_the_best_lines_name_no_organisation(answerer: ExtractiveAnswerer) -> None:
+    """The line says Lina got a job, not where: it does not answer which company hired her."""
+    answer = answerer.answer(parsed("Which company hired Lina Ortiz for her Rust job in Lisbon?"), [JOBS])
+    assert answer.no_answer, answer.text
+    assert "name no organisation" in answer.text
+
+
+def test_which_company_is_answered_when_a_line_names_one(answerer: ExtractiveAnswerer) -> None:
+    answer = answerer.answer(parsed("Which company hired Lina Ortiz for her Rust job in Lisbon?"), [HIRING])
+    assert not answer.no_answer, answer.text
+    assert "Ferrotech" in answer.text
+
+
 def test_a_when_question_is_not_answered_by_the_date_a_message_was_sent(answerer: ExtractiveAnswerer) -> None:
     answer = answerer.answer(parsed("When is the community meetup in Bangalore?"), [MEETUP])
     assert answer.no_answer and answer.cited == {}

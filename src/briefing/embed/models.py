@@ -15,6 +15,7 @@ Sparse vectors are BM25 term frequencies (fastembed's `Qdrant/bm25`, stopwords i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -77,6 +78,22 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+@functools.cache
+def bundled_words() -> frozenset[str]:
+    """The whole English words of the bundled model's WordPiece vocabulary (about 22,000, lower case): a word list
+    that ships offline with the model, for telling a common word from a name. Empty when the tokenizer file is
+    missing or is not the one brief was built with."""
+    package, relative, expected = BUNDLED_FILES["tokenizer.json"]
+    try:
+        source = _package_file(package, relative)
+        if not source.is_file() or _sha256(source) != expected:
+            return frozenset()
+        vocab = json.loads(source.read_text(encoding="utf-8"))["model"]["vocab"]
+    except (ModelError, OSError, ValueError, KeyError, TypeError):
+        return frozenset()
+    return frozenset(word for word in vocab if word.isalpha())
 
 
 def bundled_model_dir(home: Path) -> Path:

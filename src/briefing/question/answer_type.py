@@ -10,6 +10,7 @@ from briefing.question import asked, cues, shape
 from briefing.question.parts import Part, part_queries, question_parts
 from briefing.question.terms import ordered_content_words
 from briefing.question.value_kind import asks_cause, value_kind
+from briefing.question.words import SUMMARY_SHAPE
 
 if TYPE_CHECKING:
     from briefing.question.constraints import Constraints
@@ -31,15 +32,25 @@ _ASKS_SETTING = re.compile(
     r"key|variable|field|env(?:ironment)?\s+var\w*)s?\b",
     re.I,
 )
+# "Which company / organisation / vendor ...": the answer names an organisation (not "which customer", who is often
+# a person).
+_ASKS_ORGANISATION = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:compan(?:y|ies)|organi[sz]ations?|vendors?|firms?|employers?|"
+    r"startups?|universit(?:y|ies)|banks?|agenc(?:y|ies)|institutions?|businesses)\b",
+    re.I,
+)
 _ASKS_POLAR = re.compile(
     r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had)\b(?!.*\b(?:or)\b)", re.I
 )
 
 
 def answer_type(question: str, intent: str) -> str:
-    """What the answer is: a version, a setting, a number, a time, a person, or (empty) a statement."""
+    """What the answer is: a version, a setting, a number, a time, a person, an organisation, or (empty) a
+    statement."""
     if asked.asks_role_holders(question):
         return "person"  # "Which engineers approved the 2.0 release?" asks for people, not the release
+    if _ASKS_ORGANISATION.search(question):
+        return "organisation"
     if _ASKS_VERSION.search(question):
         return "version"
     if _ASKS_SETTING.search(question):
@@ -142,6 +153,8 @@ def _fields(whole: str, intent: str, people: Sequence[str], asks: str | None = N
     text = whole if asks is None else asks
     kind = answer_type(text, intent)
     span_kind = answer_kind(text, intent)
+    # "What were the main points of X?": the summary's shape is no word of what it is about.
+    whole = SUMMARY_SHAPE.sub(" ", whole)
     words = ordered_content_words(whole)
     extra: Extra = {
         "words": words,

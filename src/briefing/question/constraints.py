@@ -126,7 +126,8 @@ def extract(
     finders.projects(found, directory, out)
     out.hard = _hard(found)
     out.intent = _intent(text)
-    if out.intent == "fact" and _period_only(found, out):
+    # "What was discussed in #general last week?" asks for the window's briefing, not one conversation's summary.
+    if out.intent in ("fact", "summary") and _period_only(found, out):
         out.intent = "what_happened"
     out.spans = sorted(found.spans, key=lambda ks: ks[1].start)
     return out

@@ -7,10 +7,20 @@ import re
 # -- intents (`briefing.question.constraints`) ----------------------------------------------------------------------
 INTENTS = ("what_happened", "summary", "latest", "who", "when", "fact")
 
+# Question text: what a summary gives, named as what is asked for ("the main points", "the key takeaways"): the
+# summary's shape, not its topic.
+SUMMARY_SHAPE = re.compile(
+    r"\b(?:main|key|major|important)\s+(?:points?|arguments?|themes?|highlights?|concerns?|takeaways?)\b", re.I
+)
+
 # Question text: the intent its words ask for, first match wins; "Where does X stand?" and "Where are we with X?"
-# ask how X stands now.
+# ask how X stands now. A summary is asked for by name ("summarize", "recap") or by what it gives: the main points,
+# the takeaways, the gist of something, or what was discussed in it.
 INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("summary", re.compile(r"\b(?:summari[sz]e|summary|recap|digest|overview|tl;?dr|brief\s+me)\b", re.I)),
+    ("summary", re.compile(r"\b(?:summari[sz]e|summary|recap|digest|overview|tl;?dr|brief\s+me|gist|takeaways?)\b|"
+                           rf"{SUMMARY_SHAPE.pattern}|"
+                           r"^\W*what\s+(?:was|were|got|has\s+been|have\s+been)\s+discussed\s+(?:in|on|under|about)\b",
+                           re.I)),
     (
         "what_happened",
         re.compile(
@@ -261,7 +271,8 @@ GENERIC = frozenset(
     give make made take thing things way lot kind sort part point set put keep come came find found look like
     want need first next one two time times happen anything something someone everyone team people work working
     worked summary summarise summarize overview recap update status stand stands plan planned actually really
-    right wrong bad good worst best""".split()
+    right wrong bad good worst best points raised discuss discussed discussion takeaway takeaways gist highlights
+    """.split()
 )
 CALENDAR = frozenset(
     "january february march april may june july august september october november december monday tuesday "

@@ -205,8 +205,13 @@ class ExtractiveAnswerer:
         evidence.sort(key=lambda e: (-e.score, e.n))
         best = evidence[0].score if evidence else 0.0
         conf = self.confidence(features) if evidence else 0.0
-        features["confidence"] = conf
         broad = intent in {"what_happened", "summary"}
+        if broad and question.keys and evidence and not features.get("item_miss"):
+            # A summary of an item the sources hold is answerable however its words score: its key may be all the
+            # question says of it ("What were the main points raised in #41?").
+            if whole_summary(question, named_only(question, evidence)):
+                conf = max(conf, self.hedge_below)
+        features["confidence"] = conf
         split: tuple[list[Evidence], list[tuple[str, Evidence | None]], bool] | None = None
         if not broad and evidence and len(question.parts) > 1:
             # A two-part question is answered part by part; it is refused only when no part is covered.

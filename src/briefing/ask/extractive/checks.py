@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from briefing.ask.extractive.evidence import Evidence, unit_text
+from briefing.ask.extractive.organisations import organisations
 from briefing.ask.extractive.values import values
 from briefing.ask.segment import clean
 from briefing.question.answer_type import extra_of
@@ -96,10 +97,13 @@ def typed_near(question: Question, top: Sequence[Evidence]) -> float:
     size gets 1 only for a size in bytes."""
     kind = question.answer_type
     asked = extra_of(question)
-    if kind not in {"number", "time", "version", "setting", "person"}:
+    if kind not in {"number", "time", "version", "setting", "person", "organisation"}:
         return 1.0
     if kind == "person":
         return float(any(e.typed for e in top))
+    if kind == "organisation":  # one the question does not name itself, by someone other than its writer
+        q_text = question.text.lower()
+        return float(any(organisations(clean(e.text, limit=2000), q_text, [e.author or ""]) for e in top))
     if kind == "time" and asked["asks_past"]:
         return 1.0  # "When was v0.9.2 released?": the announcement's own date answers it
     texts = [clean(ev.text, limit=2000) for ev in top]

@@ -56,7 +56,9 @@ def question_features(
     role_miss = not role_stated(role_asked(question), top, extra_of(question)["numbers"])
     value = value_miss(question, top)
     # The answer slot: the best lines must be about the item the question names and hold the kind of reference asked.
-    item = bool(item_miss(question, top))
+    # A summary or timeline of a named item is told from that item's lines wherever they rank (its key may be all
+    # the question says, and another ticket's link records match that better): any line about it will do.
+    item = bool(item_miss(question, evidence if question.intent in {"what_happened", "summary"} else top))
     pull = pull_reference_miss(question, top)
     return {
         "chunk_cover": chunk_cover if q_words else 0.0,

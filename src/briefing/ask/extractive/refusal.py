@@ -41,8 +41,10 @@ CALIBRATION_WITHOUT_VOCABULARY: dict[str, float] = {
 HEDGE_BELOW = 0.6
 # A question that asks for a number or a date ("How much ...?", "When is ...?") whose best sentences state none
 # next to its words is not answered by them, whatever their similarity: "How much did we spend on AWS in July?"
-# over a release note's date line. Its confidence is capped below any refusal threshold.
-VETO_KINDS = frozenset({"number", "time"})
+# over a release note's date line. Its confidence is capped below any refusal threshold. So is a question that asks
+# which company or organisation when its best lines name none at all (`organisations`): "Which company hired Ana?"
+# over "I just got my first full-time job".
+VETO_KINDS = frozenset({"number", "time", "organisation"})
 VETO_CAP = 0.05
 # Off-topic questions ("Which wine goes well with fish?" over a data-engineering Slack) are refused whatever the
 # linear score: the words that name their topic are in no indexed source, and the sentences retrieved for the
@@ -143,6 +145,8 @@ def _veto_reason(question: Question, features: dict[str, float]) -> str:
     shape = extra_of(question)["value_shape"] if features.get("value_miss") else ""
     shape = "issue or PR number" if shape == "reference" else shape
     shape = "amount" if shape == "rate" and money else shape  # "cost per month": an amount
+    if kind == "organisation" and not shape:
+        return "the closest sources name no organisation for what is asked"
     value = shape or ("amount" if money else ("date" if kind == "time" else "number"))
     return f"the closest sources state no {value} for what is asked"
 

@@ -29,7 +29,9 @@ _SAID_NOTHING = re.compile(r"\b(?:reviewed|commented)\b", re.I)
 SUMMARY_WORDS = frozenset(
     content_words(
         "summarize summarise summary summaries recap overview digest discussion discuss discussed conversation thread "
-        "happen happened going talk talked said say people give tell brief briefing update updates latest so far"
+        "happen happened going talk talked said say people give tell brief briefing update updates latest so far "
+        "main key major important point points raise raised argument arguments theme themes highlight highlights "
+        "concern concerns takeaway takeaways gist"
     )
 )
 # How much a line's centrality counts against its score for the question, in a whole-conversation summary.

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from briefing.ask.extractive.evidence import Evidence, presentation
+from briefing.ask.extractive.organisations import organisations
 from briefing.ask.extractive.render import when
 from briefing.ask.item_state import asked_state, state_of
 from briefing.ask.segment import clean
@@ -91,6 +92,8 @@ def typed(kind: str, text: str, names: set[str]) -> float:
         return 1.0 if _NUMBER.search(_EMOJI.sub("", text)) else 0.0
     if kind == "time":
         return 1.0 if TIME.search(text) else 0.0
+    if kind == "organisation":
+        return 1.0 if organisations(text, "", names) else 0.0
     if kind == "person":  # a mention, a full name, or an author's first name as a word of the sentence
         return 1.0 if _PERSON.search(text) or any(re.search(rf"\b{re.escape(n)}\b", text) for n in names) else 0.0
     return 0.0
