@@ -526,6 +526,15 @@ def test_a_fully_read_range_has_no_note() -> None:
         ("Who\u2019s reviewing PR #57?", ("fields", "fact")),
         # An item named by what it is about: the item retrieval finds, if its text covers the words, else a fact.
         ("Who owns the payout retry work?", ("fields", "fact")),
+        # Other ways to ask who holds an item: its assignee, read from its header.
+        ("Who is on PLAT-142?", ("fields", "fact")),
+        ("Who picked up the ticket about payout retries?", ("fields", "fact")),
+        ("Who has the ticket about payout retries?", ("fields", "fact")),
+        ("Who's looking into PLAT-142?", ("fields", "fact")),
+        ("What day was PLAT-142 resolved?", ("fields", "fact")),  # the day of its resolution, from its header
+        # Being on something else is no role of an item.
+        ("Who is on call this week?", ("fact",)),
+        ("Who has access to the staging database?", ("fact",)),
     ],
 )
 def test_the_answer_kinds_a_question_may_take_in_order(question: str, kinds: tuple[str, ...]) -> None:

@@ -48,6 +48,9 @@ from briefing.question.words import (
 # pattern a way English asks for that field or role; read only when the question names a key or PR number. "who"
 # also reads as the contraction "who's" ("Who's assigned to PLAT-142?", "Who's reviewed #57?") and as a people noun
 # ("Which people reviewed #57?", `asked.PEOPLE_ASKED`).
+# Question text: an item named right after the verb ("the ticket about ...", "PLAT-7", "#57"): "Who is on PLAT-7?",
+# "Who has the ticket about X?" ask for its assignee; "Who is on call?" does not.
+_ITEM_NAMED = r"the\s+(?:ticket|issue|bug|task|story|pr|pull\s+request)\b|[A-Z][A-Z0-9]+-\d+\b|#\d+\b"
 FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern.replace(r"\bwho\s+", rf"\b(?:who(?:'s)?|{PEOPLE_ASKED})\s+"), re.I))
     for name, pattern in (
@@ -59,7 +62,9 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "assignee",
             r"\bwho\s+(?:\w+\s+){0,2}?(?:assigned|owns|owner|is\s+responsible|is\s+working\s+on)\b"
-            r"|\bwho(?:'s|\s+is|\s+was)\s+(?:doing|handling|taking\s+care\s+of|in\s+charge\s+of|working\s+on)\b"
+            r"|\bwho(?:'s|\s+is|\s+was)\s+(?:doing|handling|taking\s+care\s+of|in\s+charge\s+of|working\s+on|"
+            r"looking\s+(?:into|at)|fixing|tackling|driving)\b|\bwho\s+(?:picked\s+up|took\s+(?:on|over))\b"
+            rf"|\bwho(?:'s|\s+is|\s+was|\s+has)\s+(?:on\s+)?(?={_ITEM_NAMED})"
             r"|\bwho\s+is\s+\S+\s+assigned\s+to\b|\bassignee\b|\bwho\s+is\s+it\s+assigned"
             rf"|\b{PEOPLE_ASKED}\s+(?:are|is|were|was)\s+(?:{WORKING_ON})\b",
         ),
@@ -78,7 +83,7 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # The day an item reached its end: "When was the ticket about X resolved?", "When did PR #57 get merged?".
         (
             "resolved",
-            r"\bwhen\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?(?:get\s+|got\s+|been\s+)?"
+            r"\b(?:when|what\s+(?:day|date)|on\s+which\s+day)\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?(?:get\s+|got\s+|been\s+)?"
             r"(?:resolved|closed|fixed|merged|resolve|close|fix|merge)\b",
         ),
         ("sprint", r"\bsprints?\b"),
