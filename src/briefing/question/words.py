@@ -90,6 +90,10 @@ ABOUT_PERSON = re.compile(
     re.I,
 )
 
+# Question text: an item named right after the verb ("the ticket about ...", "PLAT-7", "#57"): "Who is on PLAT-7?",
+# "Who has the ticket about X?" ask for its assignee; "Who is on call?" does not.
+ITEM_NAMED = r"the\s+(?:ticket|issue|bug|task|story|pr|pull\s+request)\b|[A-Z][A-Z0-9]+-\d+\b|#\d+\b"
+
 # -- briefings and summaries (`briefing.question.kind`) -------------------------------------------------------------
 # Question text: asking to be caught up ("What did I miss", "Fill me in on", "Give me the highlights of", "Anything
 # interesting in", "What did people talk about"): the briefing's shape, never its topic.
