@@ -499,6 +499,11 @@ def test_a_fully_read_range_has_no_note() -> None:
         ("What happened in #platform-eng last week?", ("briefing",)),
         ("What's planned this week?", ("briefing",)),
         ("What was announced in #releases last week?", ("briefing",)),
+        # Asking to be caught up is asking for the window's briefing, not a fact about "missing" or "highlights".
+        ("What did I miss in #releases since Monday?", ("briefing",)),
+        ("Give me the highlights from last week.", ("briefing",)),
+        ("Anything interesting in #releases this week?", ("briefing",)),
+        ("What did people talk about in #releases yesterday?", ("briefing",)),
         ("What's new in #releases this week?", ("briefing",)),
         # "What new <thing> ..." asks for a thing, not for everything new in the window.
         ("What new version of Relay came out this week?", ("fact",)),
@@ -551,6 +556,11 @@ def test_the_answer_kinds_a_question_may_take_in_order(question: str, kinds: tup
         ("What has happened with the load test since Monday?", "load test"),
         ("What's been happening with the load test this week?", "load test"),
         ("What\u2019s been happening with the load test this week?", "load test"),  # a phone's apostrophe
+        # Asking to be caught up names no topic; what it is about still does.
+        ("What did I miss in #releases last week?", ""),
+        ("Give me the highlights from last week.", ""),
+        ("What did I miss about the Kafka migration this week?", "kafka migration"),
+        ("What happened with the people search last week?", "people search"),
     ],
 )
 def test_a_briefing_topic_leaves_out_the_words_that_only_say_where(question: str, topic: str) -> None:

@@ -30,8 +30,10 @@ from briefing.question.words import (
     AUXILIARIES,
     BRIEFING,
     BROAD,
+    CATCH_UP,
     EVENT_OF,
     FINISHED_ITEMS,
+    ITEM_NAMED,
     LISTING_TOPIC,
     NOBODY,
     NOT_OUTLINE,
@@ -47,9 +49,6 @@ from briefing.question.words import (
 # pattern a way English asks for that field or role; read only when the question names a key or PR number. "who"
 # also reads as the contraction "who's" ("Who's assigned to PLAT-142?", "Who's reviewed #57?") and as a people noun
 # ("Which people reviewed #57?", `asked.PEOPLE_ASKED`).
-# Question text: an item named right after the verb ("the ticket about ...", "PLAT-7", "#57"): "Who is on PLAT-7?",
-# "Who has the ticket about X?" ask for its assignee; "Who is on call?" does not.
-_ITEM_NAMED = r"the\s+(?:ticket|issue|bug|task|story|pr|pull\s+request)\b|[A-Z][A-Z0-9]+-\d+\b|#\d+\b"
 FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern.replace(r"\bwho\s+", rf"\b(?:who(?:'s)?|{PEOPLE_ASKED})\s+"), re.I))
     for name, pattern in (
@@ -63,7 +62,7 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bwho\s+(?:\w+\s+){0,2}?(?:assigned|owns|owner|is\s+responsible|is\s+working\s+on)\b"
             r"|\bwho(?:'s|\s+is|\s+was)\s+(?:doing|handling|taking\s+care\s+of|in\s+charge\s+of|working\s+on|"
             r"looking\s+(?:into|at)|fixing|tackling|driving)\b|\bwho\s+(?:picked\s+up|took\s+(?:on|over))\b"
-            rf"|\bwho(?:'s|\s+is|\s+was|\s+has)\s+(?:on\s+)?(?={_ITEM_NAMED})"
+            rf"|\bwho(?:'s|\s+is|\s+was|\s+has)\s+(?:on\s+)?(?={ITEM_NAMED})"
             r"|\bwho\s+is\s+\S+\s+assigned\s+to\b|\bassignee\b|\bwho\s+is\s+it\s+assigned"
             rf"|\b{PEOPLE_ASKED}\s+(?:are|is|were|was)\s+(?:{WORKING_ON})\b",
         ),
@@ -263,8 +262,9 @@ def topic_of(question: str, constraints: Constraints) -> str:
     residual = residual_query(question, constraints)
     if PLANNED.search(question):  # "what's planned" names no topic: what is left after the planning words
         residual = " ".join(PLAN_WORDS.sub(" ", residual).replace("'s", " ").split()).strip(" ?.!")
-    # Words that only say where ("the releases channel", "our team") are the scope, not what it is about.
-    return " ".join(word for word in residual.split() if word not in SCOPE_WORDS and word not in AUXILIARIES)
+    # Words that only say where ("the releases channel") or ask to be caught up ("What did I miss") are no topic.
+    caught = {w.lower() for m in CATCH_UP.finditer(question) for w in m[0].split()}
+    return " ".join(w for w in residual.split() if w not in SCOPE_WORDS and w not in AUXILIARIES and w not in caught)
 
 
 def wants_forward(question: str, constraints: Constraints | None) -> bool:

@@ -90,15 +90,30 @@ ABOUT_PERSON = re.compile(
     re.I,
 )
 
+# Question text: an item named right after the verb ("the ticket about ...", "PLAT-7", "#57"): "Who is on PLAT-7?",
+# "Who has the ticket about X?" ask for its assignee; "Who is on call?" does not.
+ITEM_NAMED = r"the\s+(?:ticket|issue|bug|task|story|pr|pull\s+request)\b|[A-Z][A-Z0-9]+-\d+\b|#\d+\b"
+
 # -- briefings and summaries (`briefing.question.kind`) -------------------------------------------------------------
+# Question text: asking to be caught up ("What did I miss", "Fill me in on", "Give me the highlights of", "Anything
+# interesting in", "What did people talk about"): the briefing's shape, never its topic.
+CATCH_UP = re.compile(
+    r"\bwhat\s+did\s+(?:i|we)\s+miss\b|\bfill\s+me\s+in\b|\b(?:give\s+me\s+)?(?:the\s+)?highlights?\b|"
+    r"\banything\s+(?:interesting|important|notable|worth\s+knowing)\b|"
+    r"\bwhat\s+(?:was|were|did)\s+(?:\w+\s+){0,2}?(?:talk(?:ed)?|chat(?:ted)?)\s+about\s*(?=[?.!]?$|\s(?:in|on|at|during|"
+    r"since|this|last|yesterday|today|over)\b)",
+    re.I,
+)
 # "What's new" asks for a briefing; "what new version came out" asks for a thing: "new" without "is" before it
-# asks for one only when nothing but a place, a person or a period follows.
+# asks for one only when nothing but a place, a person or a period follows. A manager back from elsewhere asks for
+# one too: "what did I miss", "fill me in", "the highlights", "anything interesting", "what did people talk about".
 BRIEFING = re.compile(
     r"\bwhat(?:'s|\s+is|\s+has|\s+have)?\s+(?:happened|happening|changed|going\s+on|been\s+(?:going\s+on|happening))\b|"
     r"\bwhat(?:'s|\s+is|\s+has\s+been)\s+new\b|"
     r"\bwhat\s+new\b(?=\s*(?:[?.!,]|$|(?:in|with|on|about|for|at|since|this|last|today|yesterday|from|over)\b))|"
     r"\bwhat\s+went\s+on\b|\bany\s+(?:updates?|news|changes)\b|\banything\s+new\b|^\W*(?:updates?|news)\b|\brecap\b|"
     r"\bcatch\s+me\s+up\b|\bbrief\s+me\b|\bdigest\b|"
+    rf"{CATCH_UP.pattern}|"
     r"\bsummar(?:y|ise|ize)\s+(?:of\s+)?(?:what\s+happened\s+)?(?:in\s+\S+\s+)?(?:the\s+)?"
     r"(?:last|this|past|previous|yesterday|today)\b",
     re.IGNORECASE,

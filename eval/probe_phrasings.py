@@ -1,0 +1,149 @@
+"""Ask the structure-made probes of other scripts in the other words a manager uses, and count the answers.
+
+No dev case is read. A question reader that knows one phrasing of a question ("Summarize the discussion in #605")
+and not another ("What were the main points raised in #605?") answers the second as a different question; each
+family below takes its probes from the index and asks them in several phrasings, the first being the one the
+original probe asks:
+
+- `summary`: `probe_summaries.py`'s conversations (by key, or `--by title`), scored as it scores them (the means of
+  own / messages / people / last / words / refused);
+- `assignee`: `probe_items.py --mode assignee`'s tickets, right when the answer names the header's assignee;
+- `resolved`: `probe_items.py --mode resolved`'s tickets, right when the answer's first line states the day;
+- `catchup`: (channel, day) pairs of the index's chat messages, counted the same as the briefing that "What
+  happened in #c on <day>?" gives.
+
+    python eval/probe_phrasings.py --config C --family summary -n 20 [--by title]
+    python eval/probe_phrasings.py --config C --family assignee --now 2017-11-20T12:00:00+00:00 -n 20
+    python eval/probe_phrasings.py --config C --family catchup -n 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+SUMMARY_FORMS = (
+    "Summarize the discussion in {k}.",
+    "What were the main points raised in {k}?",
+    "What was discussed in {k}?",
+    "Give me a summary of {k}.",
+    "What happened in {k}?",
+)
+ASSIGNEE_FORMS = (
+    "Who is working on the ticket about {s}?",
+    "Who's handling the ticket about {s}?",
+    "Who is on the ticket about {s}?",
+    "Who picked up the ticket about {s}?",
+    "Who has the ticket about {s}?",
+    "Who's looking into {s}?",
+    "Who is assigned to {s}?",
+)
+RESOLVED_FORMS = (
+    "When was the ticket about {s} resolved?",
+    "What day was {s} resolved?",
+    "When did the ticket about {s} get closed?",
+)
+CATCHUP_FORMS = (
+    "What did I miss in #{c} on {d}?",
+    "Give me the highlights from #{c} on {d}.",
+    "Anything interesting in #{c} on {d}?",
+    "What did people talk about in #{c} on {d}?",
+    "Fill me in on #{c} on {d}.",
+)
+_SUMMARY_METRICS = ("own", "messages", "people", "last", "words", "refused")
+
+
+def summaries(brief: Any, n: int, seed: int, by: str) -> None:
+    from probe_summaries import probes, score
+
+    from briefing.index import Filter
+
+    view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
+    drawn = probes(view.chunks(Filter()), random.Random(seed), by)[:n]  # noqa: S311 (a reproducible draw)
+    for form in SUMMARY_FORMS:
+        sums: Counter[str] = Counter()
+        for probe in drawn:
+            name = probe.question.removeprefix("Summarize the discussion in ").removeprefix("Summarize the discussion")
+            name = name.rstrip(".").strip()
+            name = name if by == "key" else f"the discussion {name}"
+            sums.update(score(probe, brief.ask(form.format(k=name), now=probe.now, k=10)))
+        asked = max(len(drawn), 1)
+        print(f"{form:42s} " + " ".join(f"{m} {sums[m] / asked:.2f}" for m in _SUMMARY_METRICS), flush=True)
+
+
+def items(brief: Any, n: int, seed: int, mode: str, now: datetime) -> None:
+    from probe_items import _cases, _right
+
+    from briefing.ask.run import build_deps
+
+    view = build_deps(brief).retriever.index.view(now)
+    cases = _cases(view, mode)
+    keys = sorted(cases)
+    random.Random(seed).shuffle(keys)  # noqa: S311 (a reproducible draw)
+    keys = keys[:n]
+    opening, closing = (
+        ("Who is working on the ticket about ", "?")
+        if mode == "assignee"
+        else ("When was the ticket about ", " resolved?")
+    )
+    for form in ASSIGNEE_FORMS if mode == "assignee" else RESOLVED_FORMS:
+        right = 0
+        for key in keys:
+            question, expected = cases[key]
+            said = question.removeprefix(opening).removesuffix(closing)
+            right += _right(mode, expected, brief.ask(form.format(s=said), now=now, k=10))
+        print(f"{form:45s} {right} of {len(keys)} right", flush=True)
+
+
+def catchup(brief: Any, n: int, seed: int) -> None:
+    from briefing.index import Filter
+
+    chunks = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter(source_types=("slack",)))
+    pairs = sorted({(c.container.lstrip("#"), u.at.date()) for c in chunks for u in c.units if u.at and c.container})
+    random.Random(seed).shuffle(pairs)  # noqa: S311 (a reproducible draw)
+    same: Counter[str] = Counter()
+    drawn = pairs[:n]
+    for channel, day in drawn:
+        said = f"{day.day} {day.strftime('%B %Y')}"
+        now = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=2)
+        base = brief.ask(f"What happened in #{channel} on {said}?", now=now, k=10).answer.split("\n", 1)[-1]
+        for form in CATCHUP_FORMS:
+            answer = brief.ask(form.format(c=channel, d=said), now=now, k=10).answer.split("\n", 1)[-1]
+            same[form] += answer == base
+    for form in CATCHUP_FORMS:
+        print(f"{form:45s} the same briefing: {same[form]} of {len(drawn)}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--config", type=Path, required=True)
+    parser.add_argument("--family", choices=["summary", "assignee", "resolved", "catchup"], required=True)
+    parser.add_argument("-n", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--by", choices=["key", "title"], default="key", help="summary: name conversations so")
+    parser.add_argument("--now", help="assignee, resolved: the moment the items are read as of")
+    args = parser.parse_args()
+
+    from briefing.service import Brief, parse_now
+    from briefing.settings import load_settings
+
+    with Brief(load_settings(args.config)) as brief:
+        if args.family == "summary":
+            summaries(brief, args.n, args.seed, args.by)
+        elif args.family == "catchup":
+            catchup(brief, args.n, args.seed)
+        else:
+            if not args.now:
+                parser.error(f"--family {args.family} needs --now (the moment the items are read as of)")
+            items(brief, args.n, args.seed, args.family, parse_now(args.now))
+
+
+if __name__ == "__main__":
+    main()
