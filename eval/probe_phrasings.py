@@ -5,8 +5,8 @@ and not another ("What were the main points raised in #605?") answers the second
 family below takes its probes from the index and asks them in several phrasings, the first being the one the
 original probe asks:
 
-- `summary`: `probe_summaries.py`'s conversations (by key, or `--by title`), scored as it scores them (the means of
-  own / messages / people / last / words / refused);
+- `summary`: `probe_summaries.py`'s conversations (by key, or `--by title` in the title's own phrasings), scored as
+  it scores them (the means of own / messages / people / last / words / refused);
 - `assignee`: `probe_items.py --mode assignee`'s tickets, right when the answer names the header's assignee;
 - `resolved`: `probe_items.py --mode resolved`'s tickets, right when the answer's first line states the day;
 - `catchup`: (channel, day) pairs of the index's chat messages, counted the same as the briefing that "What
@@ -35,6 +35,14 @@ SUMMARY_FORMS = (
     "What was discussed in {k}?",
     "Give me a summary of {k}.",
     "What happened in {k}?",
+)
+# A conversation named by its title ({t}: the quoted title, as `probe_summaries.py --by title` names it).
+TITLE_FORMS = (
+    "Summarize the discussion on {t}.",
+    "What were the main points of the discussion on {t}?",
+    "What was discussed in the thread {t}?",
+    "Give me a summary of the discussion on {t}.",
+    "What happened with {t}?",
 )
 ASSIGNEE_FORMS = (
     "Who is working on the ticket about {s}?",
@@ -67,13 +75,14 @@ def summaries(brief: Any, n: int, seed: int, by: str) -> None:
 
     view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
     drawn = probes(view.chunks(Filter()), random.Random(seed), by)[:n]  # noqa: S311 (a reproducible draw)
-    for form in SUMMARY_FORMS:
+    for form in SUMMARY_FORMS if by == "key" else TITLE_FORMS:
         sums: Counter[str] = Counter()
         for probe in drawn:
-            name = probe.question.removeprefix("Summarize the discussion in ").removeprefix("Summarize the discussion")
-            name = name.rstrip(".").strip()
-            name = name if by == "key" else f"the discussion {name}"
-            sums.update(score(probe, brief.ask(form.format(k=name), now=probe.now, k=10)))
+            name = probe.question.removeprefix("Summarize the discussion in ").removeprefix(
+                "Summarize the discussion on "
+            )
+            name = name.removesuffix(".")
+            sums.update(score(probe, brief.ask(form.format(k=name, t=name), now=probe.now, k=10)))
         asked = max(len(drawn), 1)
         print(f"{form:42s} " + " ".join(f"{m} {sums[m] / asked:.2f}" for m in _SUMMARY_METRICS), flush=True)
 

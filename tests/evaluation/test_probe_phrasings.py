@@ -42,7 +42,7 @@ def test_a_summary_asked_for_its_main_points_covers_the_conversation_on_the_samp
     with Brief(load_settings(use_sample.config)) as brief:
         probe_phrasings.summaries(brief, 3, 7, "title")
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(probe_phrasings.SUMMARY_FORMS)
+    assert len(lines) == len(probe_phrasings.TITLE_FORMS)
     for line in lines:
         assert "refused 0.00" in line, line
         own = float(line.split(" own ")[1].split()[0])
