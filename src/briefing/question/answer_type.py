@@ -41,10 +41,11 @@ _ASKS_ORGANISATION = re.compile(
 )
 # "Which engineer / person / developer <did> ... ?" at the start of a question asks for a person, whatever the verb;
 # the noun must be followed by a verb (a past form, an auxiliary, a common irregular one), so "What developer tools
-# do we use?" asks for tools.
+# do we use?" asks for tools. Nouns that name a role ("Which reviewers ...") are read with their role
+# (`asked.asks_role_holders`).
 _ASKS_BY_PERSON_NOUN = re.compile(
-    r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:person|people|engineers?|developers?|contributors?|maintainers?|"
-    r"teammates?|colleagues?|reviewers?)\s+(?=\w+ed\b|(?:is|was|are|were|has|have|had|did|does|do|will|can|could|"
+    r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:person|people|engineers?|developers?|contributors?|teammates?|"
+    r"colleagues?)\s+(?=\w+ed\b|(?:is|was|are|were|has|have|had|did|does|do|will|can|could|"
     r"should|would|knows?|owns?|wrote|writes|made|makes|took|takes|gave|led|leads|runs?|ran|broke|built|sent|said|"
     r"asked|found|set|got|brought)\b)",
     re.I,
