@@ -7,8 +7,9 @@ original probe asks:
 
 - `summary`: `probe_summaries.py`'s conversations (by key, or `--by title` in the title's own phrasings), scored as
   it scores them (the means of own / messages / people / last / words / refused);
-- `assignee`: `probe_items.py --mode assignee`'s tickets, right when the answer names the header's assignee;
-- `resolved`: `probe_items.py --mode resolved`'s tickets, right when the answer's first line states the day;
+- `assignee`, `resolved`, `closed`, `reopened`, `pull`: `probe_items.py`'s tickets of that mode, right as it judges
+  them (the header's assignee named, the resolution day stated, who announced the close named first, the comment
+  that reopened it cited first, the linked pull request named first);
 - `catchup`: (channel, day) pairs of the index's chat messages, counted the same as the briefing that "What
   happened in #c on <day>?" gives.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -44,20 +46,54 @@ TITLE_FORMS = (
     "Give me a summary of the discussion on {t}.",
     "What happened with {t}?",
 )
-ASSIGNEE_FORMS = (
-    "Who is working on the ticket about {s}?",
-    "Who's handling the ticket about {s}?",
-    "Who is on the ticket about {s}?",
-    "Who picked up the ticket about {s}?",
-    "Who has the ticket about {s}?",
-    "Who's looking into {s}?",
-    "Who is assigned to {s}?",
-)
-RESOLVED_FORMS = (
-    "When was the ticket about {s} resolved?",
-    "What day was {s} resolved?",
-    "When did the ticket about {s} get closed?",
-)
+# Per `probe_items.py` mode: the question it asks (the item's words in group 1) and the phrasings asked.
+ITEM_FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "assignee": (
+        r"^Who is working on the ticket about (.*)\?$",
+        (
+            "Who is working on the ticket about {s}?",
+            "Who's handling the ticket about {s}?",
+            "Who is on the ticket about {s}?",
+            "Who picked up the ticket about {s}?",
+            "Who has the ticket about {s}?",
+            "Who's looking into {s}?",
+            "Who is assigned to {s}?",
+        ),
+    ),
+    "resolved": (
+        r"^When was the ticket about (.*) resolved\?$",
+        (
+            "When was the ticket about {s} resolved?",
+            "What day was {s} resolved?",
+            "When did the ticket about {s} get closed?",
+        ),
+    ),
+    "closed": (
+        r"^Who closed the ticket about (.*)\?$",
+        (
+            "Who closed the ticket about {s}?",
+            "Who resolved the ticket about {s}?",
+            "Which person closed the ticket about {s}?",
+        ),
+    ),
+    "reopened": (
+        r"^Why was the ticket about (.*) reopened\?$",
+        (
+            "Why was the ticket about {s} reopened?",
+            "Why did they reopen the ticket about {s}?",
+            "How come the ticket about {s} got reopened?",
+        ),
+    ),
+    "pull": (
+        r"^Which pull request fixed the ticket about (.*)\?$",
+        (
+            "Which pull request fixed the ticket about {s}?",
+            "Which PR fixed the ticket about {s}?",
+            "Where is the pull request for the ticket about {s}?",
+            "What PR has the fix for {s}?",
+        ),
+    ),
+}
 CATCHUP_FORMS = (
     "What did I miss in #{c} on {d}?",
     "Give me the highlights from #{c} on {d}.",
@@ -97,18 +133,15 @@ def items(brief: Any, n: int, seed: int, mode: str, now: datetime) -> None:
     keys = sorted(cases)
     random.Random(seed).shuffle(keys)  # noqa: S311 (a reproducible draw)
     keys = keys[:n]
-    opening, closing = (
-        ("Who is working on the ticket about ", "?")
-        if mode == "assignee"
-        else ("When was the ticket about ", " resolved?")
-    )
-    for form in ASSIGNEE_FORMS if mode == "assignee" else RESOLVED_FORMS:
+    asked, forms = ITEM_FORMS[mode]
+    for form in forms:
         right = 0
         for key in keys:
             question, expected = cases[key]
-            said = question.removeprefix(opening).removesuffix(closing)
-            right += _right(mode, expected, brief.ask(form.format(s=said), now=now, k=10))
-        print(f"{form:45s} {right} of {len(keys)} right", flush=True)
+            said = re.match(asked, question)
+            if said is not None:
+                right += _right(mode, expected, brief.ask(form.format(s=said[1]), now=now, k=10))
+        print(f"{form:55s} {right} of {len(keys)} right", flush=True)
 
 
 def catchup(brief: Any, n: int, seed: int) -> None:
@@ -133,11 +166,11 @@ def catchup(brief: Any, n: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("--family", choices=["summary", "assignee", "resolved", "catchup"], required=True)
+    parser.add_argument("--family", choices=["summary", "catchup", *ITEM_FORMS], required=True)
     parser.add_argument("-n", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--by", choices=["key", "title"], default="key", help="summary: name conversations so")
-    parser.add_argument("--now", help="assignee, resolved: the moment the items are read as of")
+    parser.add_argument("--now", help="the item families: the moment the items are read as of")
     args = parser.parse_args()
 
     from briefing.service import Brief, parse_now

@@ -135,6 +135,7 @@ def test_where_did_a_named_person_suggest_quotes_that_person(answerer: Extractiv
     [
         "Who closed the ticket about the touch ID authentication issue on Android?",
         "Who verified the fix for the touch ID authentication issue on Android?",
+        "Which person closed the ticket about the touch ID authentication issue on Android?",
     ],
 )
 def test_who_closed_or_verified_names_who_announced_it_not_the_reporter(
@@ -145,9 +146,18 @@ def test_who_closed_or_verified_names_who_announced_it_not_the_reporter(
     assert answer.text.startswith("Lokesh Choudhary"), answer.text
 
 
-def test_which_pull_request_fixed_a_ticket_quotes_the_comment_linking_it(answerer: ExtractiveAnswerer) -> None:
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Which pull request fixed the ticket about touch ID authentication failing on Android?",
+        "Where is the pull request for the ticket about touch ID authentication failing on Android?",
+    ],
+)
+def test_which_pull_request_fixed_a_ticket_quotes_the_comment_linking_it(
+    answerer: ExtractiveAnswerer, asked: str
+) -> None:
     # The description words the question best; the developer's comment links the pull request that fixed it.
-    question = parsed("Which pull request fixed the ticket about touch ID authentication failing on Android?")
+    question = parsed(asked)
     answer = answerer.answer(question, [TICKET])
     assert not answer.no_answer
     assert "pull/9421" in answer.text.splitlines()[0], answer.text

@@ -56,6 +56,7 @@ def test_a_status_question_still_reads_the_state_change(answerer: ExtractiveAnsw
     ("question", "cause"),
     [
         ("Why was the Parquet export ticket reopened?", True),
+        ("How come the Parquet export ticket got reopened?", True),
         ("What was the root cause of the payout outage?", True),
         ("Which tickets did Lena resolve last week?", False),
         ("Which pull request fixed the footer bug?", False),

@@ -119,6 +119,19 @@ def test_a_role_asked_of_an_item_named_by_description_reads_the_item_retrieval_f
 
 
 @pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Which engineer fixed the export timeout?", "person"),
+        ("Which person closed the ticket about payout retries?", "person"),
+        ("What developer tools do we use?", ""),  # a noun before a noun: tools are asked for
+        ("What member benefits do we offer?", ""),
+    ],
+)
+def test_a_question_opening_with_a_people_noun_and_a_verb_asks_for_a_person(question: str, kind: str) -> None:
+    assert parse(question, now=NOW).answer_type == kind
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "What is PLAT-120 about?",  # asks no field

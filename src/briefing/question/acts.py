@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from briefing.question.asked import PEOPLE_ASKED
 from briefing.question.model import Question
 
 # Question text: an auxiliary verb right before a named person and their verb makes that person the doer of the act
@@ -16,12 +17,13 @@ from briefing.question.model import Question
 _AUX = r"(?:did|does|do|has|have|had|will|would|could|can|should)"
 # Question text: the reason or the successor of a change of an item's state is asked ("Why was it reopened?",
 # "What was the reason for closing it?", "What superseded PR #610?", "In favour of what was it dropped?").
-_ASKS_REASON = re.compile(r"\bwhy\b|\breasons?\b|\bsupersed\w*|\breplac\w*|\bin\s+favou?r\s+of\b", re.I)
+_ASKS_REASON = re.compile(r"\bwhy\b|\bhow\s+come\b|\breasons?\b|\bsupersed\w*|\breplac\w*|\bin\s+favou?r\s+of\b", re.I)
 # Question text: who made a change of an item's state ("Who closed the ticket about ...?", "Who verified the fix?"):
-# the person who announced it in a comment ("Verified the fix in 6.2.0. Closing.") did, not its reporter.
+# the person who announced it in a comment ("Verified the fix in 6.2.0. Closing.") did, not its reporter; "Which
+# person closed ...?" asks the same.
 _ASKS_WHO_CHANGED = re.compile(
-    r"^\W*who\s+(?:\w+\s+){0,2}?(?:closed|re-?opened|reverted|resolved|rejected|declined|abandoned|withdrew|"
-    r"verified)\b",
+    rf"^\W*(?:who|{PEOPLE_ASKED}|(?:which|what)\s+person)\s+(?:\w+\s+){{0,2}}?"
+    r"(?:closed|re-?opened|reverted|resolved|rejected|declined|abandoned|withdrew|verified)\b",
     re.I,
 )
 # Question text: the change, by family: reopening; reverting; closing in any of its forms (a ticket resolved,

@@ -39,6 +39,17 @@ _ASKS_ORGANISATION = re.compile(
     r"startups?|universit(?:y|ies)|banks?|agenc(?:y|ies)|institutions?|businesses)\b",
     re.I,
 )
+# "Which engineer / person / developer <did> ... ?" at the start of a question asks for a person, whatever the verb;
+# the noun must be followed by a verb (a past form, an auxiliary, a common irregular one), so "What developer tools
+# do we use?" asks for tools. Nouns that name a role ("Which reviewers ...") are read with their role
+# (`asked.asks_role_holders`).
+_ASKS_BY_PERSON_NOUN = re.compile(
+    r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:person|people|engineers?|developers?|contributors?|teammates?|"
+    r"colleagues?)\s+(?=\w+ed\b|(?:is|was|are|were|has|have|had|did|does|do|will|can|could|"
+    r"should|would|knows?|owns?|wrote|writes|made|makes|took|takes|gave|led|leads|runs?|ran|broke|built|sent|said|"
+    r"asked|found|set|got|brought)\b)",
+    re.I,
+)
 _ASKS_POLAR = re.compile(
     r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had)\b(?!.*\b(?:or)\b)", re.I
 )
@@ -51,6 +62,8 @@ def answer_type(question: str, intent: str) -> str:
         return "person"  # "Which engineers approved the 2.0 release?" asks for people, not the release
     if _ASKS_ORGANISATION.search(question):
         return "organisation"
+    if _ASKS_BY_PERSON_NOUN.search(question):
+        return "person"  # "Which engineer fixed the export?", "Which person closed it?"
     if _ASKS_VERSION.search(question):
         return "version"
     if _ASKS_SETTING.search(question):

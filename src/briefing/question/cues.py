@@ -100,8 +100,13 @@ def aboutness_class(question: str) -> str:
     return ""
 
 
-# "Which PR / pull request added X?" is answered by a pull request.
-_ASKS_PULL = re.compile(r"\bwhich\s+(?:\w+\s+)?(?:prs?|pull\s+requests?)\b", re.I)
+# "Which PR added X?", "Where is the pull request for X?", "Is there a PR for X?" are answered by a pull request
+# ("What PR did Ana raise, and what does it change?" asks for what she said about it as well).
+PULL_ASKED = (
+    r"\bwhich\s+(?:\w+\s+)?(?:prs?|pull\s+requests?)\b|\bwhere\s+(?:is|are)\s+(?:the\s+)?(?:prs?|pull\s+requests?)\b"
+    r"|\b(?:is|was)\s+there\s+(?:a|an|any)\s+(?:open\s+)?(?:prs?|pull\s+requests?)\b"
+)
+_ASKS_PULL = re.compile(PULL_ASKED, re.I)
 
 
 def asks_pull(question: str) -> bool:

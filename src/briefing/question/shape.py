@@ -96,8 +96,9 @@ _ASKS_AMOUNT = re.compile(
 )
 _ASKS_REFERENCE = re.compile(
     r"\b(?:issue|pr|pull\s+request|ticket|bug)\s+(?:number|id|no\.?)(?!\w)"
-    # "Which PR fixed ...", "which ticket tracks ...": the answer is a reference, whatever else the lines say.
-    r"|\bwhich\s+(?:\w+\s+)?(?:prs?|pull\s+requests?|issues?|tickets?)\b",
+    # "Which PR fixed ...", "which ticket tracks ...", "where is the PR for ...": the answer is a reference, whatever
+    # else the lines say ("What PR did Ana raise, and what does it change?" may be answered by the PR's message).
+    r"|\bwhich\s+(?:\w+\s+)?(?:prs?|pull\s+requests?|issues?|tickets?)\b|\bwhere\s+(?:is|are)\s+(?:the\s+)?(?:prs?|pull\s+requests?)\b",
     re.I,
 )
 # Contact details: a phone number wants digits in a phone's shape, an email address an address.
