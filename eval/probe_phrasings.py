@@ -10,6 +10,10 @@ original probe asks:
 - `assignee`, `resolved`, `closed`, `reopened`, `pull`: `probe_items.py`'s tickets of that mode, right as it judges
   them (the header's assignee named, the resolution day stated, who announced the close named first, the comment
   that reopened it cited first, the linked pull request named first);
+- `feedback`: `probe_feedback.py`'s conversations, counted when the first citation is the conversation's own and
+  when it is a reply (by someone other than its starter);
+- `answerer`: `probe_threads.py --who`'s chat threads, counted when the first line names the one who replied, the
+  asker, or refuses;
 - `catchup`: (channel, day) pairs of the index's chat messages, counted the same as the briefing that "What
   happened in #c on <day>?" gives.
 
@@ -94,6 +98,20 @@ ITEM_FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
 }
+FEEDBACK_FORMS = (
+    'What was the feedback on "{t}"?',
+    'How did people react to "{t}"?',
+    'What were the reactions to "{t}"?',
+    'What did people think of "{t}"?',
+    'Did anyone reply to "{t}"?',
+)
+ANSWERER_FORMS = (
+    'Who answered the question "{q}"?',
+    'Who helped with "{q}"?',
+    'Who solved "{q}"?',
+    'Who figured out "{q}"?',
+    'Who had the answer to "{q}"?',
+)
 CATCHUP_FORMS = (
     "What did I miss in #{c} on {d}?",
     "Give me the highlights from #{c} on {d}.",
@@ -144,6 +162,52 @@ def items(brief: Any, n: int, seed: int, mode: str, now: datetime) -> None:
         print(f"{form:55s} {right} of {len(keys)} right", flush=True)
 
 
+def feedback(brief: Any, n: int, seed: int) -> None:
+    from probe_feedback import probes
+
+    from briefing.index import Filter
+
+    view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
+    drawn = probes(view.chunks(Filter()), random.Random(seed))[:n]  # noqa: S311 (a reproducible draw)
+    for form in FEEDBACK_FORMS:
+        own = reply = 0
+        for question, now, starter, by in drawn:
+            title = question.removeprefix('What was the feedback on "').removesuffix('"?')
+            answer = brief.ask(form.format(t=title), now=now, k=10)
+            first = answer.citations[0].refs[0] if answer.citations and not answer.no_answer else ""
+            own += first in by
+            reply += first in by and by[first] != starter
+        print(f"{form:45s} first citation its own {own}, a reply {reply} of {len(drawn)}", flush=True)
+
+
+def answerers(brief: Any, n: int, seed: int) -> None:
+    from probe_threads import probes
+
+    from briefing.index import Filter
+
+    chunks = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter())
+    drawn = [p for p in probes(chunks, random.Random(seed)) if p.shape == "thread"][:n]  # noqa: S311
+    authors = {u.ref: u.author for c in chunks for u in c.units if u.author}
+    for form in ANSWERER_FORMS:
+        counts: Counter[str] = Counter()
+        for probe in drawn:
+            answer = brief.ask(form.format(q=probe.question), now=probe.now, k=10)
+            named = (answer.answer.splitlines()[0] if answer.answer else "").split(" — ", 1)[0]
+            repliers = {authors[r] for r in probe.answering if r in authors}
+            askers = {authors[r] for r in probe.asker_refs if r in authors}
+            if answer.no_answer:
+                counts["refused"] += 1
+            elif any(named.startswith(p) for p in repliers):
+                counts["replier"] += 1
+            elif any(named.startswith(p) for p in askers):
+                counts["asker"] += 1
+        print(
+            f"{form:42s} replier named {counts['replier']}, asker {counts['asker']}, refused {counts['refused']} "
+            f"of {len(drawn)}",
+            flush=True,
+        )
+
+
 def catchup(brief: Any, n: int, seed: int) -> None:
     from briefing.index import Filter
 
@@ -166,7 +230,7 @@ def catchup(brief: Any, n: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("--family", choices=["summary", "catchup", *ITEM_FORMS], required=True)
+    parser.add_argument("--family", choices=["summary", "catchup", "feedback", "answerer", *ITEM_FORMS], required=True)
     parser.add_argument("-n", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--by", choices=["key", "title"], default="key", help="summary: name conversations so")
@@ -181,6 +245,10 @@ def main() -> None:
             summaries(brief, args.n, args.seed, args.by)
         elif args.family == "catchup":
             catchup(brief, args.n, args.seed)
+        elif args.family == "feedback":
+            feedback(brief, args.n, args.seed)
+        elif args.family == "answerer":
+            answerers(brief, args.n, args.seed)
         else:
             if not args.now:
                 parser.error(f"--family {args.family} needs --now (the moment the items are read as of)")

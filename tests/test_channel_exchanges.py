@@ -218,6 +218,11 @@ def test_who_answered_names_the_one_who_replied_not_the_asker(deps: AskDeps) -> 
     assert answer.startswith("Sam Ortiz — "), answer
     _, helped = _ask(deps, "Who helped Ana Ruiz with the quillc 3.2 reader error?")
     assert helped.startswith("Sam Ortiz — "), helped
+    _, figured = _ask(deps, "Who figured out why quillc 3.2 fails with no reader function for tag Inf?")
+    assert figured.startswith("Sam Ortiz — "), figured
+    # The asker's question quoted: its first word opens a sentence, it names nothing the sources must hold.
+    _, quoted = _ask(deps, 'Who had the answer to "How do I fix quillc 3.2 failing with no reader function for Inf?"')
+    assert quoted.startswith("Sam Ortiz — "), quoted
 
 
 def test_a_word_that_opens_the_sentence_after_a_mention_is_no_surname() -> None:

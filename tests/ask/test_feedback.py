@@ -48,6 +48,9 @@ def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAns
     [
         "What was the feedback on moving the settlement report to a daily Parquet export?",
         "What did reviewers say about the daily Parquet export of the settlement report?",
+        "How did people react to moving the settlement report to a daily Parquet export?",
+        "What were the reactions to moving the settlement report to a daily Parquet export?",
+        "Did anyone reply to the proposal to move the settlement report to a daily Parquet export?",
     ],
 )
 def test_the_feedback_on_a_post_is_led_by_a_reply(answerer: ExtractiveAnswerer, question: str) -> None:

@@ -27,6 +27,9 @@ def named_terms(question: str) -> list[str]:
             continue
         versioned = bool(re.search(r"\d", tok) and re.search(r"[A-Za-z.]", tok))
         starts = _SENTENCE_START.search(question[max(0, m.start() - 3) : m.start()]) is not None
+        # A quoted sentence starts at its quote: 'Who helped with "How do I ...?"' names no "How".
+        quoted = question[max(0, m.start() - 1) : m.start()] in {'"', "“", "'", "‘"}
+        starts = starts or (quoted and (low in QUESTION_WORDS or low in STOPWORDS))
         if versioned or (not starts and tok[0].isupper()) or (len(tok) >= 2 and tok.isupper()):
             out.append(tok)
     return out

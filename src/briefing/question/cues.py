@@ -55,13 +55,17 @@ _ASKS_HOWTO = re.compile(
     r"\bhow\s+(?:can|could|should|would|might|is|are)\b.*\bbe\s+(?:done|\w+ed)\b|\bhow\s+to\b",
     re.I,
 )
-# "What was the feedback on X?", "What did reviewers say about X?": the replies to one proposal (a patch, a PR).
-_ASKS_FEEDBACK = re.compile(
-    r"\b(?:feedback|reception|review\s+comments?|reaction)\s+(?:on|to|for|of)\b|"
-    r"\bwhat\s+did\s+(?:the\s+)?(?:reviewers?|maintainers?|people|others|folks|the\s+list)\s+"
-    r"(?:say|think|comment|reply|respond)\b",
-    re.I,
+# "What was the feedback on X?", "What did reviewers say about X?", "How did people react to X?", "What were the
+# reactions to X?", "Did anyone reply to X?": the replies to one proposal (a patch, a PR, a post). Not "the response
+# to the outage", which is what was done.
+_OTHERS = r"(?:the\s+)?(?:reviewers?|maintainers?|people|others|folks|everyone|the\s+team|the\s+list|upstream)"
+FEEDBACK_ASKED = (
+    r"\bfeedback\b|\b(?:reception|review\s+comments?|reactions?)\s+(?:on|to|for|of)\b|"
+    rf"\bwhat\s+did\s+{_OTHERS}\s+(?:say|think|comment|reply|respond|suggest)\b|"
+    rf"\bhow\s+did\s+{_OTHERS}\s+(?:react|respond|reply|take\s+it)\b|"
+    r"\bwhat\s+(?:responses|replies|reactions)\s+did\b|\bdid\s+any(?:one|body)\s+(?:reply|respond|answer|react)\b"
 )
+_ASKS_FEEDBACK = re.compile(FEEDBACK_ASKED, re.I)
 
 
 # "Which release / version / build / tag added X?", "What version first shipped X?", "Which build fixed X?": the release
@@ -124,9 +128,12 @@ def asks_poster(question: str) -> bool:
 
 
 # Question text: who answered or helped with something asked ("Who answered the question about X?", "Who helped Ana
-# with the build error?", "Who replied to ...?", "Who explained why ...?"): the one who replied, not the asker.
+# with the build error?", "Who replied to ...?", "Who explained why ...?", "Who figured out ...?", "Who had the answer
+# to ...?"): the one who replied, not the asker.
 _ASKS_ANSWERER = re.compile(
-    r"^\W*who\s+(?:\w+\s+)?(?:answered|helped|replied|responded|explained|solved|suggested\s+a\s+fix)\b", re.I
+    r"^\W*who\s+(?:\w+\s+)?(?:answered|helped|replied|responded|explained|solved|suggested\s+a\s+fix|"
+    r"figured\s+(?:out|it\s+out)|(?:had|knew|gave)\s+(?:the|an)\s+answer)\b",
+    re.I,
 )
 
 

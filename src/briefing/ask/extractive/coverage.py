@@ -185,7 +185,7 @@ _ABSTRACT = frozenset(
     recommendation approach option alternative step idea lesson takeaway trend pattern theme topic highlight progress
     blocker benefit drawback downside upside limitation tradeoff trade-off requirement expectation goal priority
     decision feedback change difference improvement difficulty challenge complaint mistake error failure fix
-    solution workaround news""".split()
+    solution workaround news reaction response reply reception""".split()
 )
 # Words that rank or qualify what is asked rather than name it ("the main problems", "the biggest risk").
 _QUALIFIERS = frozenset("main key major biggest top common usual typical important notable overall general".split())

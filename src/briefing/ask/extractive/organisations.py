@@ -27,10 +27,10 @@ _NAME_RUN = re.compile(
     r"(?<![\w@#/.:'’-])(?:[A-Z][a-z]+[A-Z][\w]*|[A-Z]{2,4}\b|[A-Z][a-z][\w'’-]*)"
     r"(?:\s+(?:&\s+)?(?:[A-Z][a-z]+[A-Z][\w]*|[A-Z]{2,4}\b|[A-Z][a-z][\w'’-]*))*(?![\w/@.:-]*[/@])"
 )
-# Capitalised words that name no organisation: acronyms of work ("API", "PR"), time zones and regions.
 # Sentence text: where a sentence starts (the start, after a full stop, question or exclamation mark, a colon, a
-# closing bracket or a line break).
+# closing bracket or a line break), read on the few characters before a name.
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\]\n)]\s*)$")
+# Capitalised words that name no organisation: acronyms of work ("API", "PR"), time zones and regions.
 _NOT_ORGANISATION = frozenset(
     """api pr prs url ci cd ui ux sdk json http https sql csv cli os ide repl jvm js faq eta tbd fyi imo imho iirc
     afaik tl dr btw ok eu us uk usa cet cest utc gmt pst pdt est edt ist aest am pm id ids io ai ml qa hr ceo cto
@@ -47,7 +47,7 @@ def organisations(text: str, question: str, people: Collection[str] = ()) -> lis
     found: list[re.Match[str]] = []
     for m in _NAME_RUN.finditer(text):
         words = [w for w in m[0].split() if w != "&"]
-        if (m.start() == 0 or _SENTENCE_START.search(text[: m.start()])) and common(words[0]):
+        if _SENTENCE_START.search(text[max(0, m.start() - 3) : m.start()]) and common(words[0]):
             words = words[1:]  # capitalised by its place: "Great news", "Join Akvo"
         low = [w.lower().strip("'’") for w in words]
         if all(w in STOPWORDS or w in CALENDAR or w in _NOT_ORGANISATION or w in persons for w in low):

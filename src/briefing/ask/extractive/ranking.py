@@ -25,6 +25,7 @@ from briefing.errors import BriefError
 from briefing.model import Chunk
 from briefing.question.acts import addressees, written
 from briefing.question.answer_type import extra_of
+from briefing.question.cues import FEEDBACK_ASKED
 from briefing.question.model import Question
 
 PERSON_AUTHOR = 0.15
@@ -81,14 +82,9 @@ _PROMISE = re.compile(
     rf"please (?:send|upload|attach|download)\b{_CHANGE})",
     re.I,
 )
-# Question text: asks for the feedback others gave on something ("What was the feedback on X?", "What did reviewers
-# say about X?", "the reactions to X"): the conversation's starter wrote X; the others' replies are the feedback. Not
-# "the response to the outage", which is what was done.
-_ASKS_FEEDBACK = re.compile(
-    r"\bfeedback\b|\bwhat\s+did\s+(?:the\s+)?(?:reviewers?|maintainers?|others|people|folks|upstream)\s+"
-    r"(?:say|think|reply|respond|suggest)\b|\breactions?\s+(?:to|on)\b",
-    re.I,
-)
+# Question text: asks for the feedback others gave on something (`cues.FEEDBACK_ASKED`): the conversation's starter
+# wrote it; the others' replies are the feedback.
+_ASKS_FEEDBACK = re.compile(FEEDBACK_ASKED, re.I)
 # Chunk text: the header line that names who started the conversation ("#help, thread started by Ana: <first
 # line>", "Email thread (list): <subject>, started by ana").
 _STARTED_BY = re.compile(r"\bstarted by ([^:\n]+?)(?::|$)", re.M)
