@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from briefing.textrules import TICKET_KEY
+
 # -- intents (`briefing.question.constraints`) ----------------------------------------------------------------------
 INTENTS = ("what_happened", "summary", "latest", "who", "when", "fact")
 
@@ -92,7 +94,7 @@ ABOUT_PERSON = re.compile(
 
 # Question text: an item named right after the verb ("the ticket about ...", "PLAT-7", "#57"): "Who is on PLAT-7?",
 # "Who has the ticket about X?" ask for its assignee; "Who is on call?" does not.
-ITEM_NAMED = r"the\s+(?:ticket|issue|bug|task|story|pr|pull\s+request)\b|[A-Z][A-Z0-9]+-\d+\b|#\d+\b"
+ITEM_NAMED = rf"the\s+(?:ticket|issue|bug|task|story|pr|pull\s+request)\b|{TICKET_KEY.pattern}|#\d+\b"
 
 # -- briefings and summaries (`briefing.question.kind`) -------------------------------------------------------------
 # Question text: asking to be caught up ("What did I miss", "Fill me in on", "Give me the highlights of", "Anything
