@@ -7,13 +7,18 @@ original probe asks:
 
 - `summary`: `probe_summaries.py`'s conversations (by key, or `--by title` in the title's own phrasings), scored as
   it scores them (the means of own / messages / people / last / words / refused);
-- `assignee`, `resolved`, `closed`, `reopened`, `pull`: `probe_items.py`'s tickets of that mode, right as it judges
-  them (the header's assignee named, the resolution day stated, who announced the close named first, the comment
-  that reopened it cited first, the linked pull request named first);
+- `assignee`, `resolved`, `closed`, `reopened`, `pull`, `status`, `fix_version`: `probe_items.py`'s tickets of that
+  mode, right as it judges them (the header's assignee named, the resolution day stated, who announced the close
+  named first, the comment that reopened it cited first, the linked pull request named first, the header's status
+  or fix version stated);
 - `feedback`: `probe_feedback.py`'s conversations, counted when the first citation is the conversation's own and
   when it is a reply (by someone other than its starter);
 - `answerer`: `probe_threads.py --who`'s chat threads, counted when the first line names the one who replied, the
   asker, or refuses;
+- `standing`: `probe_standing.py`'s conversations, counted when the first citation is the conversation's own, when
+  it is its last message, and when one of the first two citations is (an item's state may come first);
+- `workload`: `probe_assigned.py`'s assignees, counted when the answer cites all of their open items, and when it
+  cites only those;
 - `catchup`: (channel, day) pairs of the index's chat messages, counted the same as the briefing that "What
   happened in #c on <day>?" gives.
 
@@ -88,6 +93,30 @@ ITEM_FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
             "How come the ticket about {s} got reopened?",
         ),
     ),
+    "status": (
+        r"^What is the status of the ticket about (.*)\?$",
+        (
+            "What is the status of the ticket about {s}?",
+            "Where does the ticket about {s} stand?",
+            "How is the ticket about {s} going?",
+            "Where do things stand with {s}?",
+            "What state is the ticket about {s} in?",
+            "Is the ticket about {s} done?",
+            "Is the ticket about {s} still open?",
+            "What's the current status of {s}?",
+            "Status of the ticket about {s}?",
+        ),
+    ),
+    "fix_version": (
+        r"^Which release is the ticket about (.*) fixed in\?$",
+        (
+            "Which release is the ticket about {s} fixed in?",
+            "What version has the fix for {s}?",
+            "Which version will the fix for {s} ship in?",
+            "What is the fix version of the ticket about {s}?",
+            "When will the fix for {s} be released?",
+        ),
+    ),
     "pull": (
         r"^Which pull request fixed the ticket about (.*)\?$",
         (
@@ -118,6 +147,24 @@ CATCHUP_FORMS = (
     "Anything interesting in #{c} on {d}?",
     "What did people talk about in #{c} on {d}?",
     "Fill me in on #{c} on {d}.",
+)
+# Where a conversation stands ({t}: its title, quoted as `probe_standing.py` quotes it).
+STANDING_FORMS = (
+    'What is the latest on "{t}"?',
+    'Where does "{t}" stand?',
+    'Any news on "{t}"?',
+    'Any updates on "{t}"?',
+    'What is the current state of "{t}"?',
+    'How is "{t}" going?',
+)
+# What someone has open ({p}: an assignee, as `probe_assigned.py` names them).
+WORKLOAD_FORMS = (
+    "What is {p} working on?",
+    "Which tickets is {p} assigned to?",
+    "What's on {p}'s plate?",
+    "What does {p} have open?",
+    "What is assigned to {p}?",
+    "What is {p} busy with?",
 )
 _SUMMARY_METRICS = ("own", "messages", "people", "last", "words", "refused")
 
@@ -208,6 +255,46 @@ def answerers(brief: Any, n: int, seed: int) -> None:
         )
 
 
+def standing(brief: Any, n: int, seed: int) -> None:
+    from probe_standing import probes
+
+    from briefing.index import Filter
+
+    view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
+    drawn = probes(view.chunks(Filter()), random.Random(seed), "latest")[:n]  # noqa: S311 (a reproducible draw)
+    for form in STANDING_FORMS:
+        own = last = second = 0
+        for question, now, refs, final in drawn:
+            title = question.removeprefix('What is the latest on "').removesuffix('"?')
+            answer = brief.ask(form.format(t=title), now=now, k=10)
+            cited = [c.refs[0] for c in answer.citations[:2]] if not answer.no_answer else []
+            own += bool(cited) and cited[0] in refs
+            last += bool(cited) and cited[0] == final
+            second += final in cited  # after the item's state, its last message
+        print(
+            f"{form:42s} first citation its own {own}, its last message {last} (first two {second}) of {len(drawn)}",
+            flush=True,
+        )
+
+
+def workload(brief: Any, n: int) -> None:
+    from probe_assigned import open_by_person
+
+    from briefing.index import Filter
+
+    held, latest = open_by_person(brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter()))
+    people = sorted(held, key=lambda p: (-len(held[p]), p))[:n]
+    for form in WORKLOAD_FORMS:
+        every = only = 0
+        for person in people:
+            answer = brief.ask(form.format(p=person), now=latest + timedelta(days=1), k=10)
+            cited = {r.split("#")[0] if r.startswith("jira:") else r for c in answer.citations for r in c.refs}
+            cited = {r.split("/comment-")[0] for r in cited}
+            every += held[person] <= cited
+            only += bool(cited) and cited <= held[person]
+        print(f"{form:42s} cites all their open items {every}, only those {only} of {len(people)}", flush=True)
+
+
 def catchup(brief: Any, n: int, seed: int) -> None:
     from briefing.index import Filter
 
@@ -230,7 +317,8 @@ def catchup(brief: Any, n: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("--family", choices=["summary", "catchup", "feedback", "answerer", *ITEM_FORMS], required=True)
+    families = ["summary", "catchup", "feedback", "answerer", "standing", "workload", *ITEM_FORMS]
+    parser.add_argument("--family", choices=families, required=True)
     parser.add_argument("-n", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--by", choices=["key", "title"], default="key", help="summary: name conversations so")
@@ -249,6 +337,10 @@ def main() -> None:
             feedback(brief, args.n, args.seed)
         elif args.family == "answerer":
             answerers(brief, args.n, args.seed)
+        elif args.family == "standing":
+            standing(brief, args.n, args.seed)
+        elif args.family == "workload":
+            workload(brief, args.n)
         else:
             if not args.now:
                 parser.error(f"--family {args.family} needs --now (the moment the items are read as of)")
