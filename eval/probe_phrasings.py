@@ -16,9 +16,12 @@ original probe asks:
 - `answerer`: `probe_threads.py --who`'s chat threads, counted when the first line names the one who replied, the
   asker, or refuses;
 - `standing`: `probe_standing.py`'s conversations, counted when the first citation is the conversation's own, when
-  it is its last message, and when one of the first two citations is (an item's state may come first);
+  it is its last message, when one of the first two citations is (an item's state may come first), and when any
+  is (a timeline ends with it);
 - `workload`: `probe_assigned.py`'s assignees, counted when the answer cites all of their open items, and when it
   cites only those;
+- `inventory`: `probe_inventory.py`'s questions (a day after the index's last change), counted as it counts them:
+  the first line states how many items match, the answer cites exactly those;
 - `catchup`: (channel, day) pairs of the index's chat messages, counted the same as the briefing that "What
   happened in #c on <day>?" gives.
 
@@ -166,6 +169,66 @@ WORKLOAD_FORMS = (
     "What is assigned to {p}?",
     "What is {p} busy with?",
 )
+# Per `probe_inventory.py` question (its words in groups), the phrasings asked.
+INVENTORY_FORMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        r"^Which open (\S+) (.+) are there\?$",
+        (
+            "Which open {0} {1} are there?",
+            "What {0} {1} are still open?",
+            "List the open {0} {1}.",
+            "Are there any open {0} {1}?",
+            "Show me all unresolved {0} {1}.",
+        ),
+    ),
+    (
+        r"^Which (.+) are still open\?$",
+        (
+            "Which {0} are still open?",
+            "What {0} are still open?",
+            "List the open {0}.",
+            "Show me the open {0}.",
+            "Do we have any open {0}?",
+        ),
+    ),
+    (
+        r"^How many open (.+) are there\?$",
+        (
+            "How many open {0} are there?",
+            "How many {0} are still open?",
+            "How many open {0} do we have?",
+            "What's the number of open {0}?",
+        ),
+    ),
+    (
+        r"^What went into release (.+)\?$",
+        (
+            "What went into release {0}?",
+            "What was fixed in {0}?",
+            "Which tickets were fixed in release {0}?",
+            "What shipped in {0}?",
+            "What's in release {0}?",
+        ),
+    ),
+    (
+        r"^Which tickets reported by (.+) are still open\?$",
+        (
+            "Which tickets reported by {0} are still open?",
+            "What open tickets did {0} report?",
+            "Which of {0}'s tickets are still open?",
+            "List the open tickets {0} reported.",
+        ),
+    ),
+    (
+        r"^Which (\S+) tickets are unresolved\?$",
+        (
+            "Which {0} tickets are unresolved?",
+            "What {0} tickets are still open?",
+            "List the unresolved {0} tickets.",
+            "Any open {0} tickets?",
+        ),
+    ),
+)
 _SUMMARY_METRICS = ("own", "messages", "people", "last", "words", "refused")
 
 
@@ -263,16 +326,18 @@ def standing(brief: Any, n: int, seed: int) -> None:
     view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
     drawn = probes(view.chunks(Filter()), random.Random(seed), "latest")[:n]  # noqa: S311 (a reproducible draw)
     for form in STANDING_FORMS:
-        own = last = second = 0
+        own = last = second = anywhere = 0
         for question, now, refs, final in drawn:
             title = question.removeprefix('What is the latest on "').removesuffix('"?')
             answer = brief.ask(form.format(t=title), now=now, k=10)
-            cited = [c.refs[0] for c in answer.citations[:2]] if not answer.no_answer else []
+            cited = [r for c in answer.citations for r in c.refs] if not answer.no_answer else []
             own += bool(cited) and cited[0] in refs
             last += bool(cited) and cited[0] == final
-            second += final in cited  # after the item's state, its last message
+            second += final in cited[:2]  # after the item's state, its last message
+            anywhere += final in cited  # a timeline ends with it
         print(
-            f"{form:42s} first citation its own {own}, its last message {last} (first two {second}) of {len(drawn)}",
+            f"{form:38s} first citation its own {own}, its last message {last} (of the first two {second}, "
+            f"anywhere {anywhere}) of {len(drawn)}",
             flush=True,
         )
 
@@ -293,6 +358,28 @@ def workload(brief: Any, n: int) -> None:
             every += held[person] <= cited
             only += bool(cited) and cited <= held[person]
         print(f"{form:42s} cites all their open items {every}, only those {only} of {len(people)}", flush=True)
+
+
+def inventory(brief: Any, n: int, seed: int) -> None:
+    from probe_inventory import SHOWN, questions, read_items
+
+    from briefing.index import Filter
+
+    chunks = list(brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter()))
+    now = max(c.end for c in chunks) + timedelta(days=1)
+    made = questions(read_items(brief.index.view(now).chunks(Filter())))
+    random.Random(seed).shuffle(made)  # noqa: S311 (a reproducible draw)
+    for asked, forms in INVENTORY_FORMS:
+        drawn = [(m, keys) for question, keys in made if (m := re.match(asked, question))][:n]
+        for form in forms:
+            counted = exact = 0
+            for m, keys in drawn:
+                answer = brief.ask(form.format(*m.groups()), now=now, k=10)
+                cited = {r.split("#comment")[0].split("/comment-")[0] for c in answer.citations for r in c.refs}
+                first = answer.answer.splitlines()[0] if answer.answer else ""
+                counted += first.startswith(f"{len(keys)} ")
+                exact += cited == keys if len(keys) <= SHOWN else (len(cited) == SHOWN and cited <= keys)
+            print(f"{form:48s} count right {counted}, cited set right {exact} of {len(drawn)}", flush=True)
 
 
 def catchup(brief: Any, n: int, seed: int) -> None:
@@ -317,7 +404,7 @@ def catchup(brief: Any, n: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    families = ["summary", "catchup", "feedback", "answerer", "standing", "workload", *ITEM_FORMS]
+    families = ["summary", "catchup", "feedback", "answerer", "standing", "workload", "inventory", *ITEM_FORMS]
     parser.add_argument("--family", choices=families, required=True)
     parser.add_argument("-n", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
@@ -341,6 +428,8 @@ def main() -> None:
             standing(brief, args.n, args.seed)
         elif args.family == "workload":
             workload(brief, args.n)
+        elif args.family == "inventory":
+            inventory(brief, args.n, args.seed)
         else:
             if not args.now:
                 parser.error(f"--family {args.family} needs --now (the moment the items are read as of)")

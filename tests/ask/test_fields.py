@@ -105,6 +105,19 @@ def test_where_an_item_stands_is_its_status_then_its_latest_comment_that_says_so
     # No comment yet: the state alone; a pull request without a status row: its merge.
     assert _sentence(_item(JIRA_HEADER, opening), "standing") == "PLAT-7 is In Review"
     assert _sentence(_item(PR_HEADER, label="PR #57"), "standing") == "PR #57 was merged by lena on 2026-05-09"
+    # A review that only says it commented is no news; one that approves is.
+    lowered = Unit("github:acme/api#57/comment-1", "[2026-05-08 10:00] sam: Lowered the cap to 3.", "sam", later)
+    commented = Unit(
+        "github:acme/api#57/comment-2", "review: commented by lena", "lena", datetime(2026, 5, 9, tzinfo=UTC)
+    )
+    pull = _item(PR_HEADER, lowered, commented, label="PR #57")
+    assert _sentence(pull, "standing").endswith('latest, sam on Sat 9 May 2026: "Lowered the cap to 3."')
+    approved = Unit(
+        "github:acme/api#57/comment-3", "review: approved by lena", "lena", datetime(2026, 5, 10, tzinfo=UTC)
+    )
+    assert _sentence(_item(PR_HEADER, lowered, approved, label="PR #57"), "standing").endswith(
+        '"review: approved by lena"'
+    )
 
 
 NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
@@ -126,6 +139,8 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("Where do things stand on PLAT-120?", ("standing",)),
         ("How is PLAT-120 going?", ("standing",)),
         ("How's PLAT-120 coming along?", ("standing",)),
+        ("Any updates on PLAT-120?", ("standing",)),
+        ("What's the latest on PLAT-120?", ("standing",)),
         ("When will the fix for PLAT-120 be released?", ("fix_version",)),
         ("What version has the fix for PLAT-120?", ("fix_version",)),
         ("Which version will PLAT-120 ship in?", ("fix_version",)),
@@ -154,6 +169,7 @@ def test_a_role_asked_of_an_item_named_by_description_reads_the_item_retrieval_f
         ("Where does the ticket about payout retries stand?", ("standing",)),
         ("How is the bug about the login redirect going?", ("standing",)),
         ("Where do things stand with the payout retries?", ("standing",)),
+        ("Any news on the ticket about payout retries?", ("standing",)),
         ("When will the fix for the login redirect ship?", ("fix_version",)),
         # A release's date, not the version of an item's fix: the fact path.
         ("When will Relay 3.0 be released?", ()),
@@ -163,6 +179,11 @@ def test_a_role_asked_of_an_item_named_by_description_reads_the_item_retrieval_f
 def test_where_an_item_named_by_description_stands_is_read_from_it(question: str, fields: tuple[str, ...]) -> None:
     wanted = parse(question, now=NOW).extra["wants"]
     assert (wanted.fields, wanted.described) == (fields, bool(fields))
+
+
+def test_news_of_an_item_in_a_period_is_that_periods_briefing_not_its_state_now() -> None:
+    assert parse("Any updates on PLAT-120 this week?", now=NOW).kind == "briefing"
+    assert parse("Any updates on PLAT-120?", now=NOW).kind == "fields"
 
 
 @pytest.mark.parametrize(

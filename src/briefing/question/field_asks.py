@@ -64,7 +64,9 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "standing",
             r"\bwhere\s+(?:does|do|did|is|are)\b(?=[^?]{0,160}?\bstand(?:s|ing)?\b)"
-            r"|\bhow(?:'s|\s+is|\s+are)\b(?=[^?]{0,160}?\b(?:going|coming\s+along|progressing)\b)",
+            r"|\bhow(?:'s|\s+is|\s+are)\b(?=[^?]{0,160}?\b(?:going(?!\s+to\b)|coming\s+along|progressing)\b)"
+            # "Any updates on X?", "What's the latest on X?" (asked with a period, a briefing: `kind.read`)
+            r"|\bany\s+(?:news|updates?)\s+(?:on|about|for|with)\b|\bwhat(?:'s|\s+is)\s+the\s+latest\s+(?:on|with|about)\b",
         ),
         (
             "status",

@@ -78,7 +78,7 @@ def fields_asked(question: str, constraints: Constraints) -> tuple[str, ...]:
         return ()
     names: list[str] = []
     for part in question_parts(question):
-        found = _fields_of(part)
+        found = _as_of_now(_fields_of(part), constraints)
         if not found:
             return ()
         names += found
@@ -132,13 +132,20 @@ def described_fields(question: str, constraints: Constraints) -> tuple[str, ...]
     if constraints.tickets or constraints.prs or len(question_parts(question)) > 1:
         return ()
     asked = [(m.start(), name) for name, pattern in FIELD_ASKS if (m := pattern.search(question))]
+    asked = [(at, name) for at, name in asked if name in _as_of_now([name], constraints)]
     if item is None:  # "What is the status of the Parquet footer fix?": its state fields are still asked
         if not asked or not all(name in STATE_FIELDS for _, name in asked):
             return ()
     elif not any(at < item.start() for at, _ in asked):
         return ()
-    names = _fields_of(question)
+    names = _as_of_now(_fields_of(question), constraints)
     return tuple(names) if names and all(name in DESCRIBED_FIELDS for name in names) else ()
+
+
+def _as_of_now(names: list[str], constraints: Constraints) -> list[str]:
+    """The fields asked, less where the item stands when the question names a period: "Any updates on PLAT-7 this
+    week?" asks for that week's briefing, not the state as of now."""
+    return [name for name in names if name != "standing" or constraints.time is None]
 
 
 def finished_asked(question: str, constraints: Constraints) -> FinishedAsked | None:

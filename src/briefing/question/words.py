@@ -37,7 +37,9 @@ INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("when", re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b"
                         r"|\bhow\s+long\s+ago\b", re.I)),
     ("latest", re.compile(r"\b(?:latest|newest|current(?:ly)?|now|still|most\s+recent|as\s+of\s+today)\b|"
-                          r"\bwhere\s+(?:does|do|did)\s+[^?]{1,80}?\s+stand\b|\bwhere\s+(?:are\s+we|things\s+stand)\b",
+                          r"\bwhere\s+(?:does|do|did)\s+[^?]{1,80}?\s+stand\b|\bwhere\s+(?:are\s+we|things\s+stand)\b|"
+                          # "How is the migration going?" ("going to" speaks of a plan, not of how it goes)
+                          r"\bhow(?:'s|\s+is|\s+are)\s+[^?]{1,80}?\s+(?:going(?!\s+to\b)|coming\s+along|progressing)\b",
                           re.I)),
 )  # fmt: skip
 
