@@ -7,10 +7,11 @@ original probe asks:
 
 - `summary`: `probe_summaries.py`'s conversations (by key, or `--by title` in the title's own phrasings), scored as
   it scores them (the means of own / messages / people / last / words / refused);
-- `assignee`, `resolved`, `closed`, `reopened`, `pull`, `status`, `fix_version`: `probe_items.py`'s tickets of that
-  mode, right as it judges them (the header's assignee named, the resolution day stated, who announced the close
-  named first, the comment that reopened it cited first, the linked pull request named first, the header's status
-  or fix version stated);
+- `assignee`, `resolved`, `closed`, `reopened`, `pull`, `status`, `fix_version`, `merger`, `author`, `tagged`:
+  `probe_items.py`'s items of that mode, right as it judges them (the header's assignee named, the resolution day
+  stated, who announced the close named first, the comment that reopened it cited first, the linked pull request
+  named first, the header's status or fix version stated, the merger or author named first, a reviewer its tags
+  name named first);
 - `feedback`: `probe_feedback.py`'s conversations, counted when the first citation is the conversation's own and
   when it is a reply (by someone other than its starter);
 - `answerer`: `probe_threads.py --who`'s chat threads, counted when the first line names the one who replied, the
@@ -118,6 +119,37 @@ ITEM_FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
             "Which version will the fix for {s} ship in?",
             "What is the fix version of the ticket about {s}?",
             "When will the fix for {s} be released?",
+        ),
+    ),
+    "merger": (
+        r"^Who merged the pull request that does (.*)\?$",
+        (
+            "Who merged the pull request that does {s}?",
+            "Who merged the PR that does {s}?",
+            "Who landed the pull request that does {s}?",
+            "Which person merged the PR that does {s}?",
+            "By whom was the pull request that does {s} merged?",
+        ),
+    ),
+    "author": (
+        r"^Who opened the pull request that does (.*)\?$",
+        (
+            "Who opened the pull request that does {s}?",
+            "Who wrote the PR that does {s}?",
+            "Who authored the pull request that does {s}?",
+            "Who created the PR that does {s}?",
+            "Whose pull request does {s}?",
+            "Who sent the PR that does {s}?",
+        ),
+    ),
+    "tagged": (
+        r"^Who reviewed the patch about (.*)\?$",
+        (
+            "Who reviewed the patch about {s}?",
+            "Who acked the patch about {s}?",
+            "Who signed off on the patch about {s}?",
+            "Who gave a Reviewed-by on the patch about {s}?",
+            "Which people reviewed the patch about {s}?",
         ),
     ),
     "pull": (
