@@ -33,7 +33,7 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   the answer's first line names one of them; the count line adds how many first lines read "Sources differ";
 - `status`, `fix_version`, `resolved`: "What is the status of the ticket about <summary>?", "Which release is the
   ticket about <summary> fixed in?", "When was the ticket about <summary> resolved?", right when the answer's first
-  line states the header's value as of `--now` (its day, for `resolved`).
+  line states the header's value as of `--now` (its day, for `resolved`; a code host's "state", for `status`).
 
     python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30 [--typed]
 
@@ -170,7 +170,10 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                     asked = _TWO_PART[mode].format(_summary(chunk.title)) if mode == "assignee2" else asked
                     found[chunk.doc_key] = (asked, {assignee.split()[0]})
             elif mode in _HEADER_ASKS and own and is_header(unit.text):
-                value = rows(unit.text).get(_HEADER_ASKS[mode][0], "").split(",")[0].strip()
+                cells = rows(unit.text)
+                # A code host's item states its status as "state: merged".
+                value = cells.get(_HEADER_ASKS[mode][0]) or (cells.get("state", "") if mode == "status" else "")
+                value = value.split(",")[0].strip()
                 value = value[:10] if mode == "resolved" else value
                 if value and "recorded" not in value:
                     found[chunk.doc_key] = (_HEADER_ASKS[mode][1].format(_summary(chunk.title)), {value})

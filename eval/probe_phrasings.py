@@ -7,13 +7,22 @@ original probe asks:
 
 - `summary`: `probe_summaries.py`'s conversations (by key, or `--by title` in the title's own phrasings), scored as
   it scores them (the means of own / messages / people / last / words / refused);
-- `assignee`, `resolved`, `closed`, `reopened`, `pull`: `probe_items.py`'s tickets of that mode, right as it judges
-  them (the header's assignee named, the resolution day stated, who announced the close named first, the comment
-  that reopened it cited first, the linked pull request named first);
+- `assignee`, `resolved`, `closed`, `reopened`, `pull`, `status`, `fix_version`, `merger`, `author`, `tagged`:
+  `probe_items.py`'s items of that mode, right as it judges them (the header's assignee named, the resolution day
+  stated, who announced the close named first, the comment that reopened it cited first, the linked pull request
+  named first, the header's status or fix version stated, the merger or author named first, a reviewer its tags
+  name named first);
 - `feedback`: `probe_feedback.py`'s conversations, counted when the first citation is the conversation's own and
   when it is a reply (by someone other than its starter);
 - `answerer`: `probe_threads.py --who`'s chat threads, counted when the first line names the one who replied, the
   asker, or refuses;
+- `standing`: `probe_standing.py`'s conversations, counted when the first citation is the conversation's own, when
+  it is its last message, when one of the first two citations is (an item's state may come first), and when any
+  is (a timeline ends with it);
+- `workload`: `probe_assigned.py`'s assignees, counted when the answer cites all of their open items, and when it
+  cites only those;
+- `inventory`: `probe_inventory.py`'s questions (a day after the index's last change), counted as it counts them:
+  the first line states how many items match, the answer cites exactly those;
 - `catchup`: (channel, day) pairs of the index's chat messages, counted the same as the briefing that "What
   happened in #c on <day>?" gives.
 
@@ -88,6 +97,61 @@ ITEM_FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
             "How come the ticket about {s} got reopened?",
         ),
     ),
+    "status": (
+        r"^What is the status of the ticket about (.*)\?$",
+        (
+            "What is the status of the ticket about {s}?",
+            "Where does the ticket about {s} stand?",
+            "How is the ticket about {s} going?",
+            "Where do things stand with {s}?",
+            "What state is the ticket about {s} in?",
+            "Is the ticket about {s} done?",
+            "Is the ticket about {s} still open?",
+            "What's the current status of {s}?",
+            "Status of the ticket about {s}?",
+        ),
+    ),
+    "fix_version": (
+        r"^Which release is the ticket about (.*) fixed in\?$",
+        (
+            "Which release is the ticket about {s} fixed in?",
+            "What version has the fix for {s}?",
+            "Which version will the fix for {s} ship in?",
+            "What is the fix version of the ticket about {s}?",
+            "When will the fix for {s} be released?",
+        ),
+    ),
+    "merger": (
+        r"^Who merged the pull request that does (.*)\?$",
+        (
+            "Who merged the pull request that does {s}?",
+            "Who merged the PR that does {s}?",
+            "Who landed the pull request that does {s}?",
+            "Which person merged the PR that does {s}?",
+            "By whom was the pull request that does {s} merged?",
+        ),
+    ),
+    "author": (
+        r"^Who opened the pull request that does (.*)\?$",
+        (
+            "Who opened the pull request that does {s}?",
+            "Who wrote the PR that does {s}?",
+            "Who authored the pull request that does {s}?",
+            "Who created the PR that does {s}?",
+            "Whose pull request does {s}?",
+            "Who sent the PR that does {s}?",
+        ),
+    ),
+    "tagged": (
+        r"^Who reviewed the patch about (.*)\?$",
+        (
+            "Who reviewed the patch about {s}?",
+            "Who acked the patch about {s}?",
+            "Who signed off on the patch about {s}?",
+            "Who gave a Reviewed-by on the patch about {s}?",
+            "Which people reviewed the patch about {s}?",
+        ),
+    ),
     "pull": (
         r"^Which pull request fixed the ticket about (.*)\?$",
         (
@@ -118,6 +182,84 @@ CATCHUP_FORMS = (
     "Anything interesting in #{c} on {d}?",
     "What did people talk about in #{c} on {d}?",
     "Fill me in on #{c} on {d}.",
+)
+# Where a conversation stands ({t}: its title, quoted as `probe_standing.py` quotes it).
+STANDING_FORMS = (
+    'What is the latest on "{t}"?',
+    'Where does "{t}" stand?',
+    'Any news on "{t}"?',
+    'Any updates on "{t}"?',
+    'What is the current state of "{t}"?',
+    'How is "{t}" going?',
+)
+# What someone has open ({p}: an assignee, as `probe_assigned.py` names them).
+WORKLOAD_FORMS = (
+    "What is {p} working on?",
+    "Which tickets is {p} assigned to?",
+    "What's on {p}'s plate?",
+    "What does {p} have open?",
+    "What is assigned to {p}?",
+    "What is {p} busy with?",
+)
+# Per `probe_inventory.py` question (its words in groups), the phrasings asked.
+INVENTORY_FORMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        r"^Which open (\S+) (.+) are there\?$",
+        (
+            "Which open {0} {1} are there?",
+            "What {0} {1} are still open?",
+            "List the open {0} {1}.",
+            "Are there any open {0} {1}?",
+            "Show me all unresolved {0} {1}.",
+        ),
+    ),
+    (
+        r"^Which (.+) are still open\?$",
+        (
+            "Which {0} are still open?",
+            "What {0} are still open?",
+            "List the open {0}.",
+            "Show me the open {0}.",
+            "Do we have any open {0}?",
+        ),
+    ),
+    (
+        r"^How many open (.+) are there\?$",
+        (
+            "How many open {0} are there?",
+            "How many {0} are still open?",
+            "How many open {0} do we have?",
+            "What's the number of open {0}?",
+        ),
+    ),
+    (
+        r"^What went into release (.+)\?$",
+        (
+            "What went into release {0}?",
+            "What was fixed in {0}?",
+            "Which tickets were fixed in release {0}?",
+            "What shipped in {0}?",
+            "What's in release {0}?",
+        ),
+    ),
+    (
+        r"^Which tickets reported by (.+) are still open\?$",
+        (
+            "Which tickets reported by {0} are still open?",
+            "What open tickets did {0} report?",
+            "Which of {0}'s tickets are still open?",
+            "List the open tickets {0} reported.",
+        ),
+    ),
+    (
+        r"^Which (\S+) tickets are unresolved\?$",
+        (
+            "Which {0} tickets are unresolved?",
+            "What {0} tickets are still open?",
+            "List the unresolved {0} tickets.",
+            "Any open {0} tickets?",
+        ),
+    ),
 )
 _SUMMARY_METRICS = ("own", "messages", "people", "last", "words", "refused")
 
@@ -208,6 +350,70 @@ def answerers(brief: Any, n: int, seed: int) -> None:
         )
 
 
+def standing(brief: Any, n: int, seed: int) -> None:
+    from probe_standing import probes
+
+    from briefing.index import Filter
+
+    view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
+    drawn = probes(view.chunks(Filter()), random.Random(seed), "latest")[:n]  # noqa: S311 (a reproducible draw)
+    for form in STANDING_FORMS:
+        own = last = second = anywhere = 0
+        for question, now, refs, final in drawn:
+            title = question.removeprefix('What is the latest on "').removesuffix('"?')
+            answer = brief.ask(form.format(t=title), now=now, k=10)
+            cited = [r for c in answer.citations for r in c.refs] if not answer.no_answer else []
+            own += bool(cited) and cited[0] in refs
+            last += bool(cited) and cited[0] == final
+            second += final in cited[:2]  # after the item's state, its last message
+            anywhere += final in cited  # a timeline ends with it
+        print(
+            f"{form:38s} first citation its own {own}, its last message {last} (of the first two {second}, "
+            f"anywhere {anywhere}) of {len(drawn)}",
+            flush=True,
+        )
+
+
+def workload(brief: Any, n: int) -> None:
+    from probe_assigned import open_by_person
+
+    from briefing.index import Filter
+
+    held, latest = open_by_person(brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter()))
+    people = sorted(held, key=lambda p: (-len(held[p]), p))[:n]
+    for form in WORKLOAD_FORMS:
+        every = only = 0
+        for person in people:
+            answer = brief.ask(form.format(p=person), now=latest + timedelta(days=1), k=10)
+            cited = {r.split("#")[0] if r.startswith("jira:") else r for c in answer.citations for r in c.refs}
+            cited = {r.split("/comment-")[0] for r in cited}
+            every += held[person] <= cited
+            only += bool(cited) and cited <= held[person]
+        print(f"{form:42s} cites all their open items {every}, only those {only} of {len(people)}", flush=True)
+
+
+def inventory(brief: Any, n: int, seed: int) -> None:
+    from probe_inventory import SHOWN, questions, read_items
+
+    from briefing.index import Filter
+
+    chunks = list(brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter()))
+    now = max(c.end for c in chunks) + timedelta(days=1)
+    made = questions(read_items(brief.index.view(now).chunks(Filter())))
+    random.Random(seed).shuffle(made)  # noqa: S311 (a reproducible draw)
+    for asked, forms in INVENTORY_FORMS:
+        drawn = [(m, keys) for question, keys in made if (m := re.match(asked, question))][:n]
+        for form in forms:
+            counted = exact = 0
+            for m, keys in drawn:
+                answer = brief.ask(form.format(*m.groups()), now=now, k=10)
+                cited = {r.split("#comment")[0].split("/comment-")[0] for c in answer.citations for r in c.refs}
+                first = answer.answer.splitlines()[0] if answer.answer else ""
+                counted += first.startswith(f"{len(keys)} ")
+                exact += cited == keys if len(keys) <= SHOWN else (len(cited) == SHOWN and cited <= keys)
+            print(f"{form:48s} count right {counted}, cited set right {exact} of {len(drawn)}", flush=True)
+
+
 def catchup(brief: Any, n: int, seed: int) -> None:
     from briefing.index import Filter
 
@@ -230,7 +436,8 @@ def catchup(brief: Any, n: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("--family", choices=["summary", "catchup", "feedback", "answerer", *ITEM_FORMS], required=True)
+    families = ["summary", "catchup", "feedback", "answerer", "standing", "workload", "inventory", *ITEM_FORMS]
+    parser.add_argument("--family", choices=families, required=True)
     parser.add_argument("-n", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--by", choices=["key", "title"], default="key", help="summary: name conversations so")
@@ -249,6 +456,12 @@ def main() -> None:
             feedback(brief, args.n, args.seed)
         elif args.family == "answerer":
             answerers(brief, args.n, args.seed)
+        elif args.family == "standing":
+            standing(brief, args.n, args.seed)
+        elif args.family == "workload":
+            workload(brief, args.n)
+        elif args.family == "inventory":
+            inventory(brief, args.n, args.seed)
         else:
             if not args.now:
                 parser.error(f"--family {args.family} needs --now (the moment the items are read as of)")

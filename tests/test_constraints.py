@@ -654,7 +654,16 @@ def test_still_asks_for_the_current_state_only_when_it_means_as_of_now(question:
         "Where does the Aurora migration stand?",
         "Where are we with the ledger cutover?",
         "Where do things stand on PLAT-7?",
+        "How is the ledger cutover going?",
+        "How's the Aurora migration coming along?",
+        "Any updates on the ledger cutover?",
+        "Is there any news about the Aurora migration?",
     ],
 )
 def test_where_something_stands_asks_for_the_state_as_of_now(question: str) -> None:
     assert extract(question, now=NOW, directory=Directory()).intent == "latest"
+
+
+def test_how_something_is_going_to_work_and_news_in_a_period_ask_no_state_now() -> None:
+    assert extract("How is the cutover going to work?", now=NOW, directory=Directory()).intent != "latest"
+    assert extract("Any updates on the cutover this week?", now=NOW, directory=Directory()).intent == "what_happened"

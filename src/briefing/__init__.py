@@ -1,3 +1,3 @@
 """brief: a briefing assistant for engineering managers."""
 
-__version__ = "0.39.0"
+__version__ = "0.40.0"

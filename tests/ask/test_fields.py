@@ -84,6 +84,42 @@ def test_reviewers_come_from_review_verdicts_each_cited_by_its_review() -> None:
     assert read_field(_item(PR_HEADER, comment, label="PR #57"), "reviewer") is None
 
 
+def test_where_an_item_stands_is_its_status_then_its_latest_comment_that_says_something() -> None:
+    later = datetime(2026, 5, 9, tzinfo=UTC)
+    opening = Unit("jira:PLAT-7", "Payouts retry forever when the bank times out.", "Lee Park", AT)
+    comment = Unit(
+        "jira:PLAT-7/comment-1",
+        "[2026-05-06 10:00] Dana Reyes: Fix is up for review, capped at 5.",
+        "Dana Reyes",
+        datetime(2026, 5, 6, tzinfo=UTC),
+    )
+    moved = Unit("jira:PLAT-7/history-2", "Status: In Progress → In Review", "Dana Reyes", later)
+    thanks = Unit("jira:PLAT-7/comment-3", "Thanks Dana!", "Lee Park", later)
+    item = _item(JIRA_HEADER, opening, comment, moved, thanks)
+    sentence, units = read_field(item, "standing") or ("", [])
+    # The state, then the newest comment that states something: not the state record, not the thanks.
+    assert sentence.replace("\x00", "") == (
+        'PLAT-7 is In Review; latest, Dana Reyes on Wed 6 May 2026: "Fix is up for review, capped at 5."'
+    )
+    assert [u.ref for u in units] == [JIRA_HEADER.ref, comment.ref]
+    # No comment yet: the state alone; a pull request without a status row: its merge.
+    assert _sentence(_item(JIRA_HEADER, opening), "standing") == "PLAT-7 is In Review"
+    assert _sentence(_item(PR_HEADER, label="PR #57"), "standing") == "PR #57 was merged by lena on 2026-05-09"
+    # A review that only says it commented is no news; one that approves is.
+    lowered = Unit("github:acme/api#57/comment-1", "[2026-05-08 10:00] sam: Lowered the cap to 3.", "sam", later)
+    commented = Unit(
+        "github:acme/api#57/comment-2", "review: commented by lena", "lena", datetime(2026, 5, 9, tzinfo=UTC)
+    )
+    pull = _item(PR_HEADER, lowered, commented, label="PR #57")
+    assert _sentence(pull, "standing").endswith('latest, sam on Sat 9 May 2026: "Lowered the cap to 3."')
+    approved = Unit(
+        "github:acme/api#57/comment-3", "review: approved by lena", "lena", datetime(2026, 5, 10, tzinfo=UTC)
+    )
+    assert _sentence(_item(PR_HEADER, lowered, approved, label="PR #57"), "standing").endswith(
+        '"review: approved by lena"'
+    )
+
+
 NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
 
 
@@ -99,6 +135,15 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("Which people reviewed PR #57?", ("reviewer",)),
         ("Which people are working on PLAT-120?", ("assignee",)),
         ("Which engineers are handling PLAT-120?", ("assignee",)),
+        ("Where does PLAT-120 stand?", ("standing",)),
+        ("Where do things stand on PLAT-120?", ("standing",)),
+        ("How is PLAT-120 going?", ("standing",)),
+        ("How's PLAT-120 coming along?", ("standing",)),
+        ("Any updates on PLAT-120?", ("standing",)),
+        ("What's the latest on PLAT-120?", ("standing",)),
+        ("When will the fix for PLAT-120 be released?", ("fix_version",)),
+        ("What version has the fix for PLAT-120?", ("fix_version",)),
+        ("Which version will PLAT-120 ship in?", ("fix_version",)),
     ],
 )
 def test_a_field_question_naming_a_key_is_a_fields_question(question: str, fields: tuple[str, ...]) -> None:
@@ -116,6 +161,29 @@ def test_a_role_asked_of_an_item_named_by_description_reads_the_item_retrieval_f
     assert parse("Which engineers worked on the Kafka connector?", now=NOW).answer_type == "person"
     # Not a role: the fact path.
     assert parse("Who is on call this week?", now=NOW).kind == "fact"
+
+
+@pytest.mark.parametrize(
+    ("question", "fields"),
+    [
+        ("Where does the ticket about payout retries stand?", ("standing",)),
+        ("How is the bug about the login redirect going?", ("standing",)),
+        ("Where do things stand with the payout retries?", ("standing",)),
+        ("Any news on the ticket about payout retries?", ("standing",)),
+        ("When will the fix for the login redirect ship?", ("fix_version",)),
+        # A release's date, not the version of an item's fix: the fact path.
+        ("When will Relay 3.0 be released?", ()),
+        ("How did the migration go?", ()),
+    ],
+)
+def test_where_an_item_named_by_description_stands_is_read_from_it(question: str, fields: tuple[str, ...]) -> None:
+    wanted = parse(question, now=NOW).extra["wants"]
+    assert (wanted.fields, wanted.described) == (fields, bool(fields))
+
+
+def test_news_of_an_item_in_a_period_is_that_periods_briefing_not_its_state_now() -> None:
+    assert parse("Any updates on PLAT-120 this week?", now=NOW).kind == "briefing"
+    assert parse("Any updates on PLAT-120?", now=NOW).kind == "fields"
 
 
 @pytest.mark.parametrize(
@@ -206,6 +274,14 @@ def test_the_status_of_a_ticket_is_its_status_field(brief: Brief) -> None:
     result = brief.ask("What is the status of PLAT-101?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
     assert result["answer"] == "PLAT-101 is Done [1]."
     assert [c["refs"] for c in result["citations"]] == [["jira:PLAT-101"]]
+
+
+@pytest.mark.slow
+def test_where_a_ticket_stands_is_its_status_and_its_latest_comment(brief: Brief) -> None:
+    result = brief.ask("Where does PLAT-101 stand?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
+    assert result["answer"].startswith("PLAT-101 is Done [1]; latest, ")
+    assert result["citations"][0]["refs"] == ["jira:PLAT-101"]
+    assert len(result["citations"]) == 2 and result["citations"][1]["refs"][0].startswith("jira:PLAT-101")
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from briefing.ask.header import rows as row_cells
 from briefing.ask.inventory import ItemState, answer_inventory, parent_of
 from briefing.index import Index
 from briefing.model import Document, Unit
+from briefing.question.inventory import inventory_asked
 from briefing.question.parse import parse, wants
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings
 from chunkers.github import chunk_issue
@@ -51,8 +52,11 @@ def test_open_items_of_a_priority_are_listed_with_their_count(index: Index) -> N
     assert found.cited == {1: ["jira:ACME-1"]}
 
 
-def test_how_many_counts_only_the_type_asked(index: Index) -> None:
-    found = _listed(index, "How many open bugs are there?", CLOUD_NOW)
+@pytest.mark.parametrize(
+    "question", ["How many open bugs are there?", "What's the number of open bugs?", "Count the open bugs."]
+)
+def test_how_many_counts_only_the_type_asked(index: Index, question: str) -> None:
+    found = _listed(index, question, CLOUD_NOW)
     assert found is not None
     assert found.text.splitlines()[0] == "1 open bug as of Mon 1 Jun 2026:", found.text
     assert "ACME-2" in found.text and "ACME-4" not in found.text  # a task, not a bug
@@ -64,8 +68,16 @@ def test_a_component_named_by_the_question_picks_its_items(index: Index) -> None
     assert {ref for refs in found.cited.values() for ref in refs} == {"jira:ACME-1", "jira:ACME-2"}, found.text
 
 
-def test_the_reporter_the_question_names(index: Index) -> None:
-    found = _listed(index, "Which tickets reported by Carol Park are still open?", CLOUD_NOW)
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which tickets reported by Carol Park are still open?",
+        "List the open tickets Carol Park reported.",
+        "Which tickets that Carol filed are still open?",
+    ],
+)
+def test_the_reporter_the_question_names(index: Index, question: str) -> None:
+    found = _listed(index, question, CLOUD_NOW)
     assert found is not None
     assert {ref for refs in found.cited.values() for ref in refs} == {"jira:ACME-1", "jira:ACME-4"}, found.text
 
@@ -157,3 +169,9 @@ def test_a_pull_request_is_open_until_its_merge(pulls: Index) -> None:
     assert merged is not None and "(merged)" in merged.text.splitlines()[1], merged.text
     # Asked for bugs, a pull request is none.
     assert _listed(pulls, "Which open bugs are there?", "2017-03-21T12:00:00+00:00") is None
+
+
+def test_items_that_were_reported_name_no_reporter() -> None:
+    text = "Which bugs that were reported against the iOS component are still open?"
+    asked = inventory_asked(text, parse(text, now=datetime(2026, 6, 15, tzinfo=UTC)).constraints)
+    assert asked is not None and (asked.reporter, asked.state) == ("", "open")

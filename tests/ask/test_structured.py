@@ -210,7 +210,15 @@ def test_what_blocks_a_release_is_its_unresolved_tickets_as_of_now(index: Index)
 
 @pytest.mark.parametrize(
     "question",
-    ["What is Zoe Braden working on?", "Which tickets is Zoe assigned to?", "Which open issues does Zoe have?"],
+    [
+        "What is Zoe Braden working on?",
+        "Which tickets is Zoe assigned to?",
+        "Which open issues does Zoe have?",
+        "What is Zoe busy with?",
+        "What is assigned to Zoe Braden?",
+        "What does Zoe have open?",
+        "What does Zoe have on her plate?",
+    ],
 )
 def test_what_someone_is_working_on_is_their_unresolved_tickets_as_of_now(index: Index, question: str) -> None:
     at = datetime.fromisoformat("2013-07-20T00:00:00+00:00")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from briefing.ask.fields import Item, bare_title, compose, items_at, read_field
 from briefing.index.payload import doc_id
-from briefing.question.kind import FIELD_ASKS
+from briefing.question.field_asks import FIELD_ASKS
 from briefing.question.terms import GENERIC, content_words, says
 
 if TYPE_CHECKING:

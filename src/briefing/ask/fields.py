@@ -39,6 +39,8 @@ REVIEW_FIELDS = {
 # How a sentence says each review role was played.
 _REVIEWED = {"tester": "was tested by"}
 MAX_ITEMS = 3
+# How much of an item's latest comment a "where does it stand" answer quotes.
+LATEST_QUOTE = 240
 # Where a citation marker goes in a sentence `read_field` writes.
 MARK = "\x00"
 
@@ -46,6 +48,8 @@ MARK = "\x00"
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 _CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
+# Comment text: a review verdict that decides ("approved", "requested changes"), not one that only commented.
+_DECIDES = re.compile(r"\b(?:approved|requested\s+changes)\b")
 # A review verdict unit: an optional "[time]" stamp, the reviewer, the verdict.
 _VERDICT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([\w.@-]+)\s+(approved|requested changes|reviewed)\b")
 # Mail text: a review tag on a line of its own, not quoted ("Acked-by: Rob Herring <robh@kernel.org>"): the tag and
@@ -148,6 +152,8 @@ def read_field(item: Item, field: str) -> Read | None:
         return _merged(item, header)
     if field == "resolved":
         return _resolved(item, header)
+    if field == "standing":
+        return _standing(item, header)
     if value is None or value.lower() in UNSET:
         return None
     if field == "status":
@@ -155,6 +161,42 @@ def read_field(item: Item, field: str) -> Read | None:
     if field == "organiser":
         return f"{item.label} was organised by {value}{MARK}", [header]
     return f"The {NAMES.get(field, field)} of {item.label} is {value}{MARK}", [header]
+
+
+def _standing(item: Item, header: Unit) -> Read | None:
+    """Where an item stands: its status (a pull request's merge or close, when merged or closed), then its latest
+    comment that says something, with who wrote it and when; None when its header states neither."""
+    from briefing.ask.extractive.acts import bare_verdict
+    from briefing.ask.extractive.contentless import contentless
+    from briefing.ask.extractive.extractors import state_record
+    from briefing.ask.extractive.heads import without_head
+    from briefing.ask.extractive.render import day
+    from briefing.ask.segment import clean
+
+    value = _row(header, "status")
+    state = _merged(item, header)  # a pull request's merge says by whom and when
+    if state is None and value and value.lower() not in UNSET:
+        state = f"{item.label} is {value}{MARK}", [header]
+    if state is None:
+        return None
+    # Comments only (not the item's own description, not a changelog's state records, not a review that only says it
+    # commented); of the newest, its first unit.
+    said = [
+        (u.at, -n, u)
+        for n, u in enumerate(item.units)
+        if u.ref != item.key
+        and u.at
+        and u.author
+        and not state_record(t := clean(u.text))
+        and not contentless(t)
+        and not (bare_verdict(t) and not _DECIDES.search(t))
+    ]
+    if not said:
+        return state
+    at, _, last = max(said)
+    when = day(at, with_time=False, with_year=True)
+    quote = clean(without_head(last.text, last.author, last.text.split("\n", 1)[0]), LATEST_QUOTE)
+    return f'{state[0]}; latest, {last.author} on {when}: "{quote}"{MARK}', [*state[1], last]
 
 
 def _started(item: Item) -> Read | None:

@@ -65,6 +65,11 @@ def about_person(question: str, constraints: Constraints) -> bool:
 _STILL_NOT_NOW = re.compile(r"^\W*(?:why|how\s+(?:come|do|does|did|can|could|should|would)|if|even)\b", re.I)
 
 
+# Question text: asks for news of something and nothing else ("Any updates on the migration?", "Is there any news
+# about PLAT-7?"): with no period it asks how that stands now, not for a briefing.
+_NEWS_OF = re.compile(r"^\W*(?:(?:is|are)\s+there\s+)?any\s+(?:news|updates?)\s+(?:on|about|for|with)\b", re.I)
+
+
 def _intent(question: str) -> str:
     for intent, pattern in INTENT_PATTERNS:
         found = [m[0].lower() for m in pattern.finditer(question)]
@@ -129,5 +134,7 @@ def extract(
     # "What was discussed in #general last week?" asks for the window's briefing, not one conversation's summary.
     if out.intent in ("fact", "summary") and _period_only(found, out):
         out.intent = "what_happened"
+    if out.intent == "what_happened" and out.time is None and _NEWS_OF.match(text):
+        out.intent = "latest"
     out.spans = sorted(found.spans, key=lambda ks: ks[1].start)
     return out

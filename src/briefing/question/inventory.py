@@ -21,7 +21,7 @@ from briefing.question.words import NOBODY
 # Question text: the opening of a question that asks for a set or a count ("Which ...", "List the ...", "How
 # many ...", "Are there any ...", "Do we have any ...").
 _OPENING = re.compile(
-    r"^\W*(?:which|what|list|show(?:\s+me)?|give\s+me|how\s+many|are\s+there(?:\s+still)?(?:\s+any)?|any|"
+    r"^\W*(?:which|what|list|count|show(?:\s+me)?|give\s+me|how\s+many|are\s+there(?:\s+still)?(?:\s+any)?|any|"
     r"do\s+we\s+(?:still\s+)?have(?:\s+any)?)\b",
     re.I,
 )
@@ -69,7 +69,13 @@ _IN_RELEASE = re.compile(
 _CLAUSE_END = r"(?=\s*[?.!,]|\s+(?:that|which|and|are|is|were|in|for|with)\b|$)"
 _REPORTED_BY = re.compile(rf"\b(?:reported|filed|raised|created|opened|logged)\s+by\s+([\w.' -]+?){_CLAUSE_END}", re.I)
 _ASSIGNED_TO = re.compile(rf"\bassigned\s+to\s+([\w.' -]+?){_CLAUSE_END}", re.I)
-_DID_REPORT = re.compile(r"\b(?:did|has|have)\s+((?:[\w.'-]+\s+){1,3}?)(?:report|file|raise|open|log)(?:ed)?\b", re.I)
+_DID_REPORT = re.compile(
+    r"\b(?:did|has|have)\s+((?:[\w.'-]+\s+){1,3}?)(?:report|file|raise|open|log)(?:ed)?\b"
+    # "the open tickets Ewan reported", "the bugs that Ewan filed" (not "the bugs that were reported")
+    rf"|\b{ITEMS}\s+(?:that\s+)?(?!(?:that|which|who|were|was|are|is|have|has|had|been|got|get|we|you|they)\b)"
+    r"((?:[\w.'-]+\s+){1,3}?)(?:reported|filed|raised|opened|logged)\b",
+    re.I,
+)
 # Question text: asks for the items under another one, an epic or a parent ("sub-tasks of", "children of", "in the
 # epic", "make up the epic", "belong to the epic", "part of the parent").
 _WITHIN = re.compile(
@@ -78,18 +84,21 @@ _WITHIN = re.compile(
     r"grouped\s+under)\s+(?:the\s+|this\s+|that\s+|its\s+)?(?:epic|parent)\b)",
     re.I,
 )
-# Question text: a count asked for ("How many open bugs are there?"): the listing's count answers it.
-_HOW_MANY = re.compile(r"^\W*how\s+many\b", re.I)
+# Question text: a count asked for ("How many open bugs are there?", "What's the number of open bugs?", "Count the
+# open bugs."): the listing's count answers it.
+_HOW_MANY = re.compile(
+    r"^\W*(?:how\s+many|what(?:'s|\s+is)\s+the\s+(?:number|count|total)\s+of|count\s+(?:the\s+|all\s+|our\s+)?)\b", re.I
+)
 # Question text: the words of the question's own shape, which say nothing about which items are meant.
 _SHAPE_WORDS = content_words(
-    "which what list show give many how any there still currently right now yet today have has had we our us you "
-    "the team all every open unresolved outstanding pending remaining unfixed unfinished progress left closed "
-    "resolved fixed done finished completed merged shipped delivered went gone got into included planned targeted "
-    "scheduled landed release releases version versions fix priority assigned assignee reported reporter filed "
-    "raised created opened logged by state status currently ticket tickets issue issues bug bugs task tasks subtask "
-    "sub-task sub-tasks story stories epic epics improvement improvements feature features item items pr prs pull "
-    "request requests work tracked tracker label labels labelled labeled tagged marked component components type "
-    "types kind " + PRIORITIES.replace("|", " ")
+    "which what list show give many how number count total any there still currently right now yet today have has "
+    "had we our us you the team all every open unresolved outstanding pending remaining unfixed unfinished "
+    "progress left closed resolved fixed done finished completed merged shipped delivered went gone got into "
+    "included planned targeted scheduled landed release releases version versions fix priority assigned assignee "
+    "reported reporter filed raised created opened logged by state status currently ticket tickets issue issues "
+    "bug bugs task tasks subtask sub-task sub-tasks story stories epic epics improvement improvements feature "
+    "features item items pr prs pull request requests work tracked tracker label labels labelled labeled tagged "
+    "marked component components type types kind " + PRIORITIES.replace("|", " ")
 )
 
 
@@ -162,7 +171,7 @@ def inventory_asked(question: str, constraints: Constraints) -> InventoryAsked |
         dict.fromkeys(m[1].lower() for m in (*_PRIORITY_BEFORE.finditer(text), *_PRIORITY_AFTER.finditer(text)))
     )
     reported = _REPORTED_BY.search(text) or _DID_REPORT.search(text)
-    reporter = _person(reported[1], constraints) if reported else ""
+    reporter = _person(next(g for g in reported.groups() if g), constraints) if reported else ""
     held = assigned_to(text) or (m[1] if (m := _ASSIGNED_TO.search(text)) else "")
     assignee = _person(held, constraints) if not reporter else ""
     if not assignee and not reporter and constraints.people:

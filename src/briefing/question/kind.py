@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from briefing.question.asked import PEOPLE_ASKED, WORKING_ON
+from briefing.question.field_asks import FIELD_ASKS
 from briefing.question.inventory import InventoryAsked, inventory_asked
 from briefing.question.listings import DocumentsAsked, FinishedAsked, RecordsAsked, assigned_to
 from briefing.question.parts import question_parts
@@ -33,7 +33,6 @@ from briefing.question.words import (
     CATCH_UP,
     EVENT_OF,
     FINISHED_ITEMS,
-    ITEM_NAMED,
     LISTING_TOPIC,
     NOBODY,
     NOT_OUTLINE,
@@ -44,59 +43,6 @@ from briefing.question.words import (
     SCOPE_WORDS,
     WEEK_OF,
 )
-
-# What a question about one named ticket or pull request asks of its fields (`briefing.ask.fields`), each
-# pattern a way English asks for that field or role; read only when the question names a key or PR number. "who"
-# also reads as the contraction "who's" ("Who's assigned to PLAT-142?", "Who's reviewed #57?") and as a people noun
-# ("Which people reviewed #57?", `asked.PEOPLE_ASKED`).
-FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern.replace(r"\bwho\s+", rf"\b(?:who(?:'s)?|{PEOPLE_ASKED})\s+"), re.I))
-    for name, pattern in (
-        ("changes", r"\bwho\s+(?:\w+\s+){0,2}?requested\s+changes\b"),
-        ("approver", r"\bwho\s+(?:\w+\s+){0,2}?(?:approved|acked)\b|\bwhich\s+reviewers?\s+approved\b"),
-        ("tester", r"\bwho\s+(?:\w+\s+){0,2}?tested\b"),
-        ("reviewer", r"\bwho\s+(?:\w+\s+){0,2}?(?:reviewed|reviews|is\s+reviewing|reviewing)\b|\bwhich\s+reviewers?\b"),
-        ("merger", r"\bwho\s+(?:\w+\s+){0,2}?merged\b|\bwho\s+merged\b|\bmerged\s+it\b"),
-        (
-            "assignee",
-            r"\bwho\s+(?:\w+\s+){0,2}?(?:assigned|owns|owner|is\s+responsible|is\s+working\s+on)\b"
-            r"|\bwho(?:'s|\s+is|\s+was)\s+(?:doing|handling|taking\s+care\s+of|in\s+charge\s+of|working\s+on|"
-            r"looking\s+(?:into|at)|fixing|tackling|driving)\b|\bwho\s+(?:picked\s+up|took\s+(?:on|over))\b"
-            rf"|\bwho(?:'s|\s+is|\s+was|\s+has)\s+(?:on\s+)?(?={ITEM_NAMED})"
-            r"|\bwho\s+is\s+\S+\s+assigned\s+to\b|\bassignee\b|\bwho\s+is\s+it\s+assigned"
-            rf"|\b{PEOPLE_ASKED}\s+(?:are|is|were|was)\s+(?:{WORKING_ON})\b",
-        ),
-        (
-            "reporter",
-            r"\bwho\s+(?:\w+\s+){0,2}?(?:reported|filed|raised|opened|created|wrote|authored|sent|posted|submitted)\b"
-            r"|\breporter\b",
-        ),
-        ("organiser", r"\bwho\s+(?:\w+\s+){0,2}?(?:organi[sz]ed|organi[sz]es|scheduled)\b|\borgani[sz]er\b"),
-        (
-            "fix_version",
-            r"\bfix\s+versions?\b|\b(?:which|what)\s+(?:release|version)s?\s+(?:is|was|will)\s+(?:\S+\s+){0,24}?"
-            r"(?:be\s+)?(?:fixed|shipped)\s+in\b|\bwhich\s+(?:release|version)s?\s+is\s+it\s+fixed\b",
-        ),
-        ("resolution", r"\bresolution\b"),
-        # The day an item reached its end: "When was the ticket about X resolved?", "When did PR #57 get merged?".
-        (
-            "resolved",
-            r"\b(?:when|what\s+(?:day|date)|on\s+which\s+day)\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?(?:get\s+|got\s+|been\s+)?"
-            r"(?:resolved|closed|fixed|merged|resolve|close|fix|merge)\b",
-        ),
-        ("sprint", r"\bsprints?\b"),
-        ("milestone", r"\bmilestone\b"),
-        ("priority", r"\bpriority\b"),
-        ("labels", r"\blabels?\b"),
-        (
-            "status",
-            r"\b(?:status|state)\b|\bis\s+(?:\S+\s+){1,20}?still\s+(?:open|in\s+progress)\b"
-            r"|\b(?:is|was|has)\s+(?:\S+\s+){1,3}?(?:ever\s+|been\s+|already\s+)?"
-            r"(?:open|closed|resolved|done|merged)(?:\s+yet)?\s*\?",
-        ),
-    )
-)
-
 
 # Question text: where the description of the item asked about begins ("the ticket about ...", "the bug that ...").
 _DESCRIBED = re.compile(r"\b(?:about|regarding|concerning|that|where|titled|called|named)\b", re.I)
@@ -132,7 +78,7 @@ def fields_asked(question: str, constraints: Constraints) -> tuple[str, ...]:
         return ()
     names: list[str] = []
     for part in question_parts(question):
-        found = _fields_of(part)
+        found = _as_of_now(_fields_of(part), constraints)
         if not found:
             return ()
         names += found
@@ -168,10 +114,13 @@ def part_roles(part: str) -> tuple[str, ...]:
 
 # The fields of an item's header a question may ask of an item it names by description ("What is the status of the
 # ticket about the login page?", "Which release is the bug that crashes on resume fixed in?"), when it says it asks
-# about an item: read as of now from the item retrieval finds, like the roles above.
-DESCRIBED_FIELDS = frozenset({"status", "resolution", "resolved", "fix_version", "priority", "milestone", "sprint"})
+# about an item: read as of now from the item retrieval finds, like the roles above. Where it stands ("Where does
+# the ticket about X stand?") is asked of an item named so.
+DESCRIBED_FIELDS = frozenset(
+    {"standing", "status", "resolution", "resolved", "fix_version", "priority", "milestone", "sprint"}
+)
 # The fields that say how an item stands, asked whether or not the question says it is about an item.
-STATE_FIELDS = frozenset({"status", "resolution", "resolved", "fix_version"})
+STATE_FIELDS = frozenset({"standing", "status", "resolution", "resolved", "fix_version"})
 _NAMES_ITEM = re.compile(r"\b(?:ticket|issue|bug|pr|pull\s+request|epic|story|task|sub-?task)s?\b", re.I)
 
 
@@ -183,13 +132,20 @@ def described_fields(question: str, constraints: Constraints) -> tuple[str, ...]
     if constraints.tickets or constraints.prs or len(question_parts(question)) > 1:
         return ()
     asked = [(m.start(), name) for name, pattern in FIELD_ASKS if (m := pattern.search(question))]
+    asked = [(at, name) for at, name in asked if name in _as_of_now([name], constraints)]
     if item is None:  # "What is the status of the Parquet footer fix?": its state fields are still asked
         if not asked or not all(name in STATE_FIELDS for _, name in asked):
             return ()
     elif not any(at < item.start() for at, _ in asked):
         return ()
-    names = _fields_of(question)
+    names = _as_of_now(_fields_of(question), constraints)
     return tuple(names) if names and all(name in DESCRIBED_FIELDS for name in names) else ()
+
+
+def _as_of_now(names: list[str], constraints: Constraints) -> list[str]:
+    """The fields asked, less where the item stands when the question names a period: "Any updates on PLAT-7 this
+    week?" asks for that week's briefing, not the state as of now."""
+    return [name for name in names if name != "standing" or constraints.time is None]
 
 
 def finished_asked(question: str, constraints: Constraints) -> FinishedAsked | None:

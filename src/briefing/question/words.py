@@ -37,7 +37,9 @@ INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("when", re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b"
                         r"|\bhow\s+long\s+ago\b", re.I)),
     ("latest", re.compile(r"\b(?:latest|newest|current(?:ly)?|now|still|most\s+recent|as\s+of\s+today)\b|"
-                          r"\bwhere\s+(?:does|do|did)\s+[^?]{1,80}?\s+stand\b|\bwhere\s+(?:are\s+we|things\s+stand)\b",
+                          r"\bwhere\s+(?:does|do|did)\s+[^?]{1,80}?\s+stand\b|\bwhere\s+(?:are\s+we|things\s+stand)\b|"
+                          # "How is the migration going?" ("going to" speaks of a plan, not of how it goes)
+                          r"\bhow(?:'s|\s+is|\s+are)\s+[^?]{1,80}?\s+(?:going(?!\s+to\b)|coming\s+along|progressing)\b",
                           re.I)),
 )  # fmt: skip
 
@@ -216,9 +218,14 @@ ASKS_AWAITING_REVIEW = re.compile(
     re.I,
 )
 # Work assigned to someone and not done, as of now: "What is Dana working on?", "Which tickets is Dana assigned to?",
-# "Which open issues does Dana have?", "What's on Dana's plate?"; `who` is the person as written.
+# "Which open issues does Dana have?", "What's on Dana's plate?", "What is Dana busy with?", "What is assigned to
+# Dana?", "What does Dana have open?"; `who` is the person as written.
 ASKS_ASSIGNED = re.compile(
-    rf"^\W*(?:what(?:'s|\s+is|\s+are)\s+(?P<who>(?:[\w.'-]+\s+){{1,3}}?)(?:currently\s+|still\s+)?working\s+on|"
+    rf"^\W*(?:what(?:'s|\s+is|\s+are)\s+(?P<who>(?:[\w.'-]+\s+){{1,3}}?)(?:currently\s+|still\s+)?"
+    r"(?:working\s+on|busy\s+with)|"
+    r"what(?:'s|\s+is)\s+(?:currently\s+|still\s+)?assigned\s+to\s+(?P<who6>[\w.' -]+?)(?=\s*[?.!]?\s*$)|"
+    r"what\s+(?:does|do)\s+(?P<who7>(?:[\w.'-]+\s+){1,3}?)have\s+(?:open|in\s+progress|assigned|"
+    r"on\s+(?:their|his|her)\s+plate)|"
     rf"(?:which|what)\s+(?:open\s+|unresolved\s+|current\s+)?(?:{WORK_ITEMS})\s+(?:is|are)\s+"
     r"(?:(?P<who2>(?:[\w.'-]+\s+){1,3}?)(?:currently\s+)?(?:assigned(?:\s+to)?|working\s+on|handling)|"
     r"(?:currently\s+|still\s+)?assigned\s+to\s+(?P<who3>[\w.' -]+?)(?=\s*[?.!]?\s*$))|"

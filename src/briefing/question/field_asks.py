@@ -1,0 +1,78 @@
+"""What a question about one ticket or pull request asks of its fields and roles: a pattern per field.
+
+Read by `question.kind` (which fields a question asks) and `ask.described` (the words left once the field asked is
+taken out are what the item is about).
+"""
+
+from __future__ import annotations
+
+import re
+
+from briefing.question.asked import PEOPLE_ASKED, WORKING_ON
+from briefing.question.words import ITEM_NAMED
+
+# What a question about one named ticket or pull request asks of its fields (`briefing.ask.fields`), each
+# pattern a way English asks for that field or role; read only when the question names a key or PR number. "who"
+# also reads as the contraction "who's" ("Who's assigned to PLAT-142?", "Who's reviewed #57?") and as a people noun
+# ("Which people reviewed #57?", `asked.PEOPLE_ASKED`).
+FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern.replace(r"\bwho\s+", rf"\b(?:who(?:'s)?|{PEOPLE_ASKED})\s+"), re.I))
+    for name, pattern in (
+        ("changes", r"\bwho\s+(?:\w+\s+){0,2}?requested\s+changes\b"),
+        ("approver", r"\bwho\s+(?:\w+\s+){0,2}?(?:approved|acked)\b|\bwhich\s+reviewers?\s+approved\b"),
+        ("tester", r"\bwho\s+(?:\w+\s+){0,2}?tested\b"),
+        ("reviewer", r"\bwho\s+(?:\w+\s+){0,2}?(?:reviewed|reviews|is\s+reviewing|reviewing)\b|\bwhich\s+reviewers?\b"),
+        ("merger", r"\bwho\s+(?:\w+\s+){0,2}?merged\b|\bwho\s+merged\b|\bmerged\s+it\b"),
+        (
+            "assignee",
+            r"\bwho\s+(?:\w+\s+){0,2}?(?:assigned|owns|owner|is\s+responsible|is\s+working\s+on)\b"
+            r"|\bwho(?:'s|\s+is|\s+was)\s+(?:doing|handling|taking\s+care\s+of|in\s+charge\s+of|working\s+on|"
+            r"looking\s+(?:into|at)|fixing|tackling|driving)\b|\bwho\s+(?:picked\s+up|took\s+(?:on|over))\b"
+            rf"|\bwho(?:'s|\s+is|\s+was|\s+has)\s+(?:on\s+)?(?={ITEM_NAMED})"
+            r"|\bwho\s+is\s+\S+\s+assigned\s+to\b|\bassignee\b|\bwho\s+is\s+it\s+assigned"
+            rf"|\b{PEOPLE_ASKED}\s+(?:are|is|were|was)\s+(?:{WORKING_ON})\b",
+        ),
+        (
+            "reporter",
+            r"\bwho\s+(?:\w+\s+){0,2}?(?:reported|filed|raised|opened|created|wrote|authored|sent|posted|submitted)\b"
+            r"|\breporter\b",
+        ),
+        ("organiser", r"\bwho\s+(?:\w+\s+){0,2}?(?:organi[sz]ed|organi[sz]es|scheduled)\b|\borgani[sz]er\b"),
+        (
+            "fix_version",
+            r"\bfix\s+versions?\b|\b(?:which|what)\s+(?:release|version)s?\s+(?:is|was|will)\s+(?:\S+\s+){0,24}?"
+            r"(?:be\s+)?(?:fixed|shipped|ship|land)\s+in\b|\bwhich\s+(?:release|version)s?\s+is\s+it\s+fixed\b"
+            # "What version has the fix for X?"
+            r"|\b(?:which|what)\s+(?:release|version)s?\s+(?:has|have|had|contains?|includes?|gets?)\s+the\s+fix\b"
+            # "When will the fix for X be released?": the release it is set to ship in.
+            r"|\bwhen\s+(?:will|does|did|is|was)\s+the\s+(?:fix|ticket|bug|issue)\b[^?]{0,160}?\b(?:be\s+)?"
+            r"(?:released|shipped|ship|land(?:ed)?|go(?:ne)?\s+out)\b",
+        ),
+        ("resolution", r"\bresolution\b"),
+        # The day an item reached its end: "When was the ticket about X resolved?", "When did PR #57 get merged?".
+        (
+            "resolved",
+            r"\b(?:when|what\s+(?:day|date)|on\s+which\s+day)\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?(?:get\s+|got\s+|been\s+)?"
+            r"(?:resolved|closed|fixed|merged|resolve|close|fix|merge)\b",
+        ),
+        ("sprint", r"\bsprints?\b"),
+        ("milestone", r"\bmilestone\b"),
+        ("priority", r"\bpriority\b"),
+        ("labels", r"\blabels?\b"),
+        # How an item is doing as a whole ("Where does the ticket about X stand?", "How is PLAT-7 going?"): its
+        # state and its latest word. Matched at "where" / "how", before the item is named.
+        (
+            "standing",
+            r"\bwhere\s+(?:does|do|did|is|are)\b(?=[^?]{0,160}?\bstand(?:s|ing)?\b)"
+            r"|\bhow(?:'s|\s+is|\s+are)\b(?=[^?]{0,160}?\b(?:going(?!\s+to\b)|coming\s+along|progressing)\b)"
+            # "Any updates on X?", "What's the latest on X?" (asked with a period, a briefing: `kind.read`)
+            r"|\bany\s+(?:news|updates?)\s+(?:on|about|for|with)\b|\bwhat(?:'s|\s+is)\s+the\s+latest\s+(?:on|with|about)\b",
+        ),
+        (
+            "status",
+            r"\b(?:status|state)\b|\bis\s+(?:\S+\s+){1,20}?still\s+(?:open|in\s+progress)\b"
+            r"|\b(?:is|was|has)\s+(?:\S+\s+){1,3}?(?:ever\s+|been\s+|already\s+)?"
+            r"(?:open|closed|resolved|done|merged)(?:\s+yet)?\s*\?",
+        ),
+    )
+)
