@@ -7,11 +7,12 @@ original probe asks:
 
 - `summary`: `probe_summaries.py`'s conversations (by key, or `--by title` in the title's own phrasings), scored as
   it scores them (the means of own / messages / people / last / words / refused);
-- `assignee`, `resolved`, `closed`, `reopened`, `pull`, `status`, `fix_version`, `merger`, `author`, `tagged`:
-  `probe_items.py`'s items of that mode, right as it judges them (the header's assignee named, the resolution day
-  stated, who announced the close named first, the comment that reopened it cited first, the linked pull request
-  named first, the header's status or fix version stated, the merger or author named first, a reviewer its tags
-  name named first);
+- `assignee`, `resolved`, `closed`, `reopened`, `pull`, `status`, `fix_version`, `merger`, `author`, `tagged`,
+  `cause`, `fixed`, `said`, `closes`: `probe_items.py`'s items of that mode, right as it judges them (the header's
+  assignee named, the resolution day stated, who announced the close named first, the comment that reopened it
+  cited first, the linked pull request named first, the header's status or fix version stated, the merger or author
+  named first, a reviewer its tags name named first, a comment that states the cause or the fix or one of the
+  person's comments cited first, the issue closed named first);
 - `feedback`: `probe_feedback.py`'s conversations, counted when the first citation is the conversation's own and
   when it is a reply (by someone other than its starter);
 - `answerer`: `probe_threads.py --who`'s chat threads, counted when the first line names the one who replied, the
@@ -150,6 +151,45 @@ ITEM_FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
             "Who signed off on the patch about {s}?",
             "Who gave a Reviewed-by on the patch about {s}?",
             "Which people reviewed the patch about {s}?",
+        ),
+    ),
+    "cause": (
+        r"^(?:Why did the problem in (.*) happen|What caused the problem in (.*))\?$",
+        (
+            "What caused the problem in {s}?",
+            "What is the root cause of the problem in {s}?",
+            "What was behind the problem in {s}?",
+            "What was the reason for the problem in {s}?",
+            "How come the problem in {s} happened?",
+        ),
+    ),
+    "fixed": (
+        r"^What fixed the problem in (.*)\?$",
+        (
+            "What fixed the problem in {s}?",
+            "How was the problem in {s} fixed?",
+            "What was the fix for the problem in {s}?",
+            "How did they solve the problem in {s}?",
+            "What resolved the problem in {s}?",
+        ),
+    ),
+    "said": (
+        r"^What did (.*) say about (the .*)\?$",
+        (
+            "What did {0} say about {1}?",
+            "What was {0}'s take on {1}?",
+            "What did {0} think about {1}?",
+            "What were {0}'s comments on {1}?",
+            "How did {0} weigh in on {1}?",
+        ),
+    ),
+    "closes": (
+        r"^Which issue did the pull request that does (.*) close\?$",
+        (
+            "Which issue did the pull request that does {s} close?",
+            "What issue does the PR that does {s} fix?",
+            "Which issue is closed by the pull request that does {s}?",
+            "Which bug does the PR that does {s} resolve?",
         ),
     ),
     "pull": (
@@ -300,7 +340,8 @@ def items(brief: Any, n: int, seed: int, mode: str, now: datetime) -> None:
             question, expected = cases[key]
             said = re.match(asked, question)
             if said is not None:
-                right += _right(mode, expected, brief.ask(form.format(s=said[1]), now=now, k=10))
+                groups = [g for g in said.groups() if g is not None]
+                right += _right(mode, expected, brief.ask(form.format(*groups, s=groups[0]), now=now, k=10))
         print(f"{form:55s} {right} of {len(keys)} right", flush=True)
 
 

@@ -62,12 +62,17 @@ def test_a_status_question_still_reads_the_state_change(answerer: ExtractiveAnsw
         ("Which pull request fixed the footer bug?", False),
         ("What caused the payout outage?", True),
         ("What is causing the export timeouts?", True),
+        ("What was behind the payout outage?", True),
         ("Which change caused the footer regression?", False),
+        ("Who was behind the payout redesign?", False),
     ],
 )
 def test_only_a_why_question_is_a_cause_question(question: str, cause: bool) -> None:
     # Which ticket was resolved, which PR fixed it: the record of the change is the answer there.
-    assert extra_of(parsed(question))["asks_cause"] is cause
+    extra = extra_of(parsed(question))
+    assert extra["asks_cause"] is cause
+    if cause:  # answered by a reply, not by the report it replies to
+        assert extra["asks_fix"], question
 
 
 def _ticket(key: str, title: str, *units: tuple[str, str, str]) -> Chunk:

@@ -106,6 +106,18 @@ def test_a_person_who_only_reported_the_ticket_is_quoted_from_its_description(an
     assert who.startswith("Ana Ruiz") and "wrong position" in text, answer.text
 
 
+@pytest.mark.parametrize("asked", ["What was Hans Knöchel's take on", "What were Hans Knöchel's comments on"])
+def test_a_persons_take_on_a_ticket_is_their_comment_on_it(answerer: ExtractiveAnswerer, asked: str) -> None:
+    question = parsed(
+        f"{asked} the ticket about search bar in absolute-positioned list view extends when focused?",
+        people=["Hans Knöchel"],
+    )
+    answer = answerer.answer(question, [POSITIONED, EXTENDS])
+    who, _ = first_quote(answer)
+    assert who.startswith("Hans Knöchel"), answer.text
+    assert answer.cited[min(answer.cited)] == ["jira:APP-12#comment-101"], answer.text
+
+
 def test_what_a_reviewer_said_is_their_words_not_their_bare_verdict(answerer: ExtractiveAnswerer) -> None:
     question = parsed("What did lee say about the ticket about add retries to the export client?", people=["lee"])
     answer = answerer.answer(question, [RETRIES, EXTENDS])
@@ -123,6 +135,10 @@ def test_what_a_reviewer_said_is_their_words_not_their_bare_verdict(answerer: Ex
             " the search bar?",
         ),
         ("What has Ana written on the PR that adds retries?", ["Ana"], ("Ana",), " adds retries?"),
+        ("What was Hans's take on the ticket about the search bar?", ["Hans"], ("Hans",), " the search bar?"),
+        ("What were Ana's comments on the PR that adds retries?", ["Ana"], ("Ana",), " adds retries?"),
+        ("How did Hans weigh in on the ticket about the search bar?", ["Hans"], ("Hans",), " the search bar?"),
+        ("What was Hans's ticket about?", ["Hans"], (), ""),
         ("What did Hans say about the search bar?", ["Hans"], (), ""),
         ("What did the team ask Ana about the ticket about exports?", ["Ana"], (), ""),
         ("Who did Hans assign the ticket about exports to?", ["Hans"], (), ""),

@@ -76,12 +76,25 @@ def _as_written(question: Question, person: str) -> str:
     return "(?:" + "|".join(re.escape(f) for f in written(question, person)) + ")"
 
 
+# Question text: a person's words asked for by what they gave, after the name's possessive ("Hans's take on", "Ana's
+# comments on", "Ewan's view of"), or by their weighing in ("How did Hans weigh in on ...").
+_OPINION = (
+    r"(?:'s|’s|')\s+(?:take|views?|opinions?|thoughts|comments?|feedback|position|stance|input|response|reply|"
+    r"suggestions?|remarks?)\b"
+)
+
+
 def speakers(question: Question) -> tuple[str, ...]:
-    """The doers whose words the question asks for ("What did Hans say / suggest / reply ..."), in its order."""
+    """The doers whose words the question asks for ("What did Hans say / suggest / reply ...", "What was Hans's take
+    on ...", "How did Hans weigh in on ..."), in its order."""
     text = question.text
-    return tuple(
-        p for p in doers(question) if re.search(rf"\b{_AUX}\s+{_as_written(question, p)}\s+{_SPEECH}\b", text, re.I)
-    )
+
+    def asked(person: str) -> bool:
+        said = _as_written(question, person)
+        spoke = rf"\b{_AUX}\s+{said}\s+(?:{_SPEECH}|weigh(?:ed)?\s+in)\b"
+        return bool(re.search(spoke, text, re.I) or re.search(rf"\b{said}{_OPINION}", text, re.I))
+
+    return tuple(p for p in doers(question) if asked(p))
 
 
 def said_on_item(question: Question) -> tuple[tuple[str, ...], str]:
@@ -123,11 +136,13 @@ def asks_closed_item(question: Question) -> bool:
 
 def doers(question: Question) -> tuple[str, ...]:
     """The people the question names as the ones who did what it asks about ("Where did raphaelrobert suggest
-    ...?" names raphaelrobert), in the question's order; none when it names people only otherwise."""
+    ...?", "What was raphaelrobert's take on ...?" name raphaelrobert), in the question's order; none when it names
+    people only otherwise."""
     text = question.text
     found = []
     for person in question.people:
-        if person.strip() and re.search(rf"\b{_AUX}\s+{_as_written(question, person)}(?:'s)?\s+[a-z]", text, re.I):
+        said = _as_written(question, person) if person.strip() else ""
+        if said and re.search(rf"\b{_AUX}\s+{said}(?:'s)?\s+[a-z]|\b{said}{_OPINION}", text, re.I):
             found.append(person)
     return tuple(found)
 

@@ -26,7 +26,9 @@ _ASKS_ABOUT_REPORT = re.compile(
 _ASKS_FIX = re.compile(
     r"\b(?:why|fix(?:es|ed)?|solution|solved?|workaround|recommend\w*|suggest\w*|advi[cs]\w*|resolv\w*|"
     r"caus(?:e|ed|es|ing)|reason|turned\s+out|had\s+to|came\s+of|done\s+about|clears?|cure[ds]?|remed\w*|"
-    r"answers|answered|replies|replied|responses|responded)\b",
+    r"answers|answered|replies|replied|responses|responded)\b"
+    # "How come X broke?", "What was behind X?": the cause, asked in other words
+    r"|\bhow\s+come\b|\bwhat(?:'s|\s+was|\s+is|\s+were|\s+are)\s+behind\b",
     re.I,
 )
 

@@ -32,10 +32,10 @@ _ASKS_PATH = re.compile(
 )
 
 # Question text: asks why, or for the reason or cause ("Why was X reopened?", "What was the reason for ...", "What
-# caused the crash?", "What is causing the timeouts?"); "how come" asks why.
+# caused the crash?", "What is causing the timeouts?", "What was behind the outage?"); "how come" asks why.
 _ASKS_CAUSE = re.compile(
     r"^\W*(?:why|how\s+come)\b|\bwhy\s+(?:was|were|did|is|are|do|does|had|has|have)\b|\bfor\s+what\s+reason\b"
-    r"|\bwhat\s+(?:caused|causes|(?:is|was)\s+causing)\b"
+    r"|\bwhat\s+(?:caused|causes|(?:is|was)\s+causing)\b|\bwhat(?:'s|\s+was|\s+is|\s+were|\s+are)\s+behind\b"
     r"|\b(?:what|which)\s+(?:was|is|were|are)?\s*(?:the\s+)?(?:main\s+|root\s+)?(?:reason|cause|rationale)s?\b",
     re.I,
 )
