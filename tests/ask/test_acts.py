@@ -5,14 +5,16 @@ before a better-worded line by someone else; on hand-built conversations."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
+from briefing.model import Unit
 from briefing.question.acts import change_asked, doers
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import at, first_quote, slack
+from tests.ask.chunks import at, first_quote, slack, ticket_chunk
 from tests.ask.parsed import parsed
 
 PULL = slack(
@@ -95,6 +97,31 @@ MARKER = slack(
     ),
 )
 
+# The same pull request as a code host's item (its record and description, then a review reply that speaks of the
+# fix in the question's words).
+_PR = "github:acme/wire#687"
+REVIEWED = replace(
+    ticket_chunk(
+        "X-687",
+        "acme/wire#687: Add a marker byte to tree hash input structs",
+        [
+            Unit(_PR, MARKER.units[0].text, "bren", at(5, 21, 10, 0)),
+            Unit(_PR, "Closes #663, where leaf and parent hash inputs could collide.", "bren", at(5, 21, 10, 0)),
+            Unit(
+                f"{_PR}/comment-1",
+                "Looks right: this fixes the leaf and parent hash input collision with the marker byte.",
+                "lee",
+                at(5, 22, 9, 0),
+            ),
+        ],
+        "acme/wire",
+    ),
+    doc_key=_PR,
+    chunk_id=f"{_PR}::0",
+    source_type="github",
+    kind="github_issue",
+)
+
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtractiveAnswerer]:
@@ -173,9 +200,18 @@ def test_the_named_persons_line_in_the_item_asked_about_leads_their_lines_elsewh
     assert not any(ref in ELSEWHERE.refs for refs in answer.cited.values() for ref in refs), answer.text
 
 
-def test_which_issue_a_pull_request_closed_is_the_line_naming_it(answerer: ExtractiveAnswerer) -> None:
-    question = parsed("Which issue did the pull request that adds a marker byte to tree hash input structs close?")
-    answer = answerer.answer(question, [MARKER])
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Which issue did the pull request that adds a marker byte to tree hash input structs close?",
+        # "fix" and "resolve" ask which issue too: the change's own description names it, not a reply to it
+        "What issue does the PR that adds a marker byte to tree hash input structs fix?",
+        "Which bug does the PR that adds a marker byte to tree hash input structs resolve?",
+    ],
+)
+def test_which_issue_a_pull_request_closed_is_the_line_naming_it(answerer: ExtractiveAnswerer, asked: str) -> None:
+    question = parsed(asked)
+    answer = answerer.answer(question, [REVIEWED])
     assert "#663" in answer.text.splitlines()[0], answer.text
 
 

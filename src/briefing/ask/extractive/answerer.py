@@ -71,6 +71,7 @@ from briefing.ask.learned.model import AnswerModel
 from briefing.ask.vocabulary import Spread, Vocabulary
 from briefing.embed import Embedder
 from briefing.model import Chunk
+from briefing.question.acts import asks_closed_item
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import GENERIC
@@ -247,7 +248,13 @@ class ExtractiveAnswerer:
         if asked["asks_report"]:
             openers_lead(evidence)
             evidence.sort(key=lambda e: (-e.score, e.n))
-        replies_first = not asked["about_asking"] and not asked["asks_report"] and question.answer_type != "person"
+        # The issue a change closes is named by the change's own description ("Closes #516"), not by a reply to it.
+        replies_first = (
+            not asked["about_asking"]
+            and not asked["asks_report"]
+            and question.answer_type != "person"
+            and not asks_closed_item(question)
+        )
         choose = partial(
             select,
             max_sentences=self.max_sentences,
