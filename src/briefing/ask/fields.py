@@ -48,8 +48,6 @@ MARK = "\x00"
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 _CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
-# Comment text: a review verdict that decides ("approved", "requested changes"), not one that only commented.
-_DECIDES = re.compile(r"\b(?:approved|requested\s+changes)\b")
 # A review verdict unit: an optional "[time]" stamp, the reviewer, the verdict.
 _VERDICT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([\w.@-]+)\s+(approved|requested changes|reviewed)\b")
 # Mail text: a review tag on a line of its own, not quoted ("Acked-by: Rob Herring <robh@kernel.org>"): the tag and
@@ -166,7 +164,7 @@ def read_field(item: Item, field: str) -> Read | None:
 def _standing(item: Item, header: Unit) -> Read | None:
     """Where an item stands: its status (a pull request's merge or close, when merged or closed), then its latest
     comment that says something, with who wrote it and when; None when its header states neither."""
-    from briefing.ask.extractive.acts import bare_verdict
+    from briefing.ask.extractive.acts import bare_review
     from briefing.ask.extractive.contentless import contentless
     from briefing.ask.extractive.extractors import state_record
     from briefing.ask.extractive.heads import without_head
@@ -189,7 +187,7 @@ def _standing(item: Item, header: Unit) -> Read | None:
         and u.author
         and not state_record(t := clean(u.text))
         and not contentless(t)
-        and not (bare_verdict(t) and not _DECIDES.search(t))
+        and not bare_review(t)
     ]
     if not said:
         return state

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from briefing.question.asked import PEOPLE_ASKED, WORKING_ON
-from briefing.question.words import ITEM_NAMED
+from briefing.question.words import ITEM_NAMED, STANDS
 
 # What a question about one named ticket or pull request asks of its fields (`briefing.ask.fields`), each
 # pattern a way English asks for that field or role; read only when the question names a key or PR number. "who"
@@ -59,12 +59,11 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("milestone", r"\bmilestone\b"),
         ("priority", r"\bpriority\b"),
         ("labels", r"\blabels?\b"),
-        # How an item is doing as a whole ("Where does the ticket about X stand?", "How is PLAT-7 going?"): its
-        # state and its latest word. Matched at "where" / "how", before the item is named.
+        # How an item is doing as a whole ("Where does the ticket about X stand?", "How is PLAT-7 going?": `STANDS`,
+        # matched before the item is named): its state and its latest word.
         (
             "standing",
-            r"\bwhere\s+(?:does|do|did|is|are)\b(?=[^?]{0,160}?\bstand(?:s|ing)?\b)"
-            r"|\bhow(?:'s|\s+is|\s+are)\b(?=[^?]{0,160}?\b(?:going(?!\s+to\b)|coming\s+along|progressing)\b)"
+            rf"{STANDS}"
             # "Any updates on X?", "What's the latest on X?" (asked with a period, a briefing: `kind.read`)
             r"|\bany\s+(?:news|updates?)\s+(?:on|about|for|with)\b|\bwhat(?:'s|\s+is)\s+the\s+latest\s+(?:on|with|about)\b",
         ),

@@ -15,6 +15,13 @@ SUMMARY_SHAPE = re.compile(
     r"\b(?:main|key|major|important)\s+(?:points?|arguments?|themes?|highlights?|concerns?|takeaways?)\b", re.I
 )
 
+# Question text: how something stands now, asked as "Where does X stand?" or "How is X going?" ("going to" speaks of
+# a plan, not of how it goes); matched at "where" / "how", before what it asks about is named.
+STANDS = (
+    r"\bwhere\s+(?:does|do|did|is|are)\b(?=[^?]{0,160}?\bstand(?:s|ing)?\b)"
+    r"|\bhow(?:'s|\s+is|\s+are)\b(?=[^?]{0,160}?\b(?:going(?!\s+to\b)|coming\s+along|progressing)\b)"
+)
+
 # Question text: the intent its words ask for, first match wins; "Where does X stand?" and "Where are we with X?"
 # ask how X stands now. A summary is asked for by name ("summarize", "recap") or by what it gives: the main points,
 # the takeaways, the gist of something, or what was discussed in it.
@@ -37,9 +44,7 @@ INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("when", re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b"
                         r"|\bhow\s+long\s+ago\b", re.I)),
     ("latest", re.compile(r"\b(?:latest|newest|current(?:ly)?|now|still|most\s+recent|as\s+of\s+today)\b|"
-                          r"\bwhere\s+(?:does|do|did)\s+[^?]{1,80}?\s+stand\b|\bwhere\s+(?:are\s+we|things\s+stand)\b|"
-                          # "How is the migration going?" ("going to" speaks of a plan, not of how it goes)
-                          r"\bhow(?:'s|\s+is|\s+are)\s+[^?]{1,80}?\s+(?:going(?!\s+to\b)|coming\s+along|progressing)\b",
+                          rf"{STANDS}|\bwhere\s+(?:are\s+we|things\s+stand)\b",
                           re.I)),
 )  # fmt: skip
 

@@ -222,6 +222,16 @@ def bare_verdict(text: str) -> bool:
     return bool(_BARE_VERDICT.match(text))
 
 
+# Review text: the verdict word of a review that only says it happened (not an approval or a request for changes).
+_ONLY_REVIEWED = re.compile(r"\b(?:reviewed|commented)\b", re.I)
+
+
+def bare_review(text: str) -> bool:
+    """Whether `text` is a bare verdict that only says a person reviewed or commented ("review: commented by lee"):
+    no news of what they said or decided. An approval or a request for changes decides something."""
+    return bare_verdict(text) and bool(_ONLY_REVIEWED.search(text))
+
+
 def _title_words(key: str, title: str) -> set[str]:
     """The words of an item's title without its key ("TIMOB-1: iOS: X" says "ios" and X's words)."""
     return content_words(title) - content_words(key.rpartition(":")[2]) - content_words(key)

@@ -10,21 +10,18 @@ messages give way a little to other writers', and a bare review record ("review:
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 
-from briefing.ask.extractive.acts import bare_verdict
+from briefing.ask.extractive.acts import bare_review
 from briefing.ask.extractive.evidence import SENTENCE_MAX_CHARS, Evidence, sentence_text
 from briefing.embed import Embedder
 from briefing.question.answer_type import extra_of
 from briefing.question.model import Question
 from briefing.question.terms import GENERIC, content_words
 
-# Review text: the verdict word of a review that only says it happened.
-_SAID_NOTHING = re.compile(r"\b(?:reviewed|commented)\b", re.I)
 # The words that ask for a summary of a conversation rather than name something in it.
 SUMMARY_WORDS = frozenset(
     content_words(
@@ -103,4 +100,4 @@ def worded(lines: list[Evidence]) -> list[Evidence]:
     """`lines` without the bare review verdicts that only say a person reviewed or commented ("review: commented by
     lee", "[2022-02-15 21:10] lee reviewed"): a summary says what was said. An approval or a request for changes
     is a verdict worth a line and stays."""
-    return [ev for ev in lines if not (bare_verdict(ev.text) and _SAID_NOTHING.search(ev.text))]
+    return [ev for ev in lines if not bare_review(ev.text)]
