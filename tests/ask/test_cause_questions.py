@@ -125,8 +125,17 @@ def test_why_did_it_crash_quotes_the_comment_stating_the_cause(answerer: Extract
     assert_citations_valid(answer, [CRASH])
 
 
-def test_what_caused_it_is_asked_the_same_way(answerer: ExtractiveAnswerer) -> None:
-    answer = answerer.answer(parsed("What caused the barcode module crash on Android with SDK 6.2.0?"), [CRASH])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What caused the barcode module crash on Android with SDK 6.2.0?",
+        "What was behind the barcode module crash on Android with SDK 6.2.0?",
+        "How come the barcode module crashed on Android with SDK 6.2.0?",
+    ],
+)
+def test_what_caused_it_is_asked_the_same_way(answerer: ExtractiveAnswerer, question: str) -> None:
+    # A cause asked in other words ("what was behind", "how come") is led by the comment stating it as well.
+    answer = answerer.answer(parsed(question), [CRASH])
     assert first_quote(answer)[0].startswith("Hans Knoechel"), answer.text
 
 

@@ -152,8 +152,8 @@ def states_remedy(text: str) -> bool:
 # Question text: asks what fixed or resolved a problem ("What fixed ...?", "What did Chris change to resolve ...?",
 # "How was the crash solved?").
 _ASKS_REMEDY = re.compile(r"\b(?:fix(?:es|ed)?|resolv\w*|solv\w*|remed\w*|cure[ds]?)\b", re.I)
-# Question text: the words that make it ask why ("why", "reason", "cause", "rationale").
-_ASKS_CAUSE_OWN = re.compile(r"\b(?:why|reasons?|caus\w*|rationale)\b", re.I)
+# Question text: the words that make it ask why ("why", "how come", "reason", "cause", "rationale", "what was behind").
+_ASKS_CAUSE_OWN = re.compile(r"\b(?:why|how\s+come|reasons?|caus\w*|rationale|behind)\b", re.I)
 # Question text: the first part's topic words a later part of a two-part question is scored with, in brackets at
 # its end.
 _TOPIC_ADDED = re.compile(r"\s*\([^()]*\)\s*$")
