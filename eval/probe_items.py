@@ -163,7 +163,14 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
             own = unit.ref == chunk.doc_key
             if own and unit.author:
                 openers[chunk.doc_key] = unit.author
-            if mode in {"assignee", "assignee2"} and own and is_header(unit.text):
+            if mode == "reporter" and own and is_header(unit.text):
+                reporter = rows(unit.text).get("reporter", "")
+                if reporter and "recorded" not in reporter:
+                    found[chunk.doc_key] = (
+                        f"Who reported the ticket about {_summary(chunk.title)}?",
+                        {reporter.split()[0]},
+                    )
+            elif mode in {"assignee", "assignee2"} and own and is_header(unit.text):
                 assignee = rows(unit.text).get("assignee", "")
                 if assignee and assignee.lower() not in {"unassigned", "none", "-"} and "recorded" not in assignee:
                     asked = f"Who is working on the ticket about {_summary(chunk.title)}?"
@@ -246,7 +253,11 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
         return any(e.lower() in line for e in expected for line in lines)
     if mode in {"pull", "closes"}:
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
-    said = first if mode in _ANNOUNCES or mode in _HEADER_ASKS or mode in {"tagged", "replied"} else answer.answer
+    said = (
+        first
+        if mode in _ANNOUNCES or mode in _HEADER_ASKS or mode in {"tagged", "replied", "reporter"}
+        else answer.answer
+    )
     said = said.lower()
     return any(e.lower() in said for e in expected)
 
@@ -283,7 +294,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument("--now", required=True)
-    modes = ["assignee", "closed", "verified", "merger", "author", "pull", "reopened", "status", "fix_version"]
+    modes = [
+        "assignee",
+        "reporter",
+        "closed",
+        "verified",
+        "merger",
+        "author",
+        "pull",
+        "reopened",
+        "status",
+        "fix_version",
+    ]
     modes += ["resolved", "said", "closes", "tagged", "replied", *_STATED, *_TWO_PART]
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)

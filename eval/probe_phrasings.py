@@ -74,6 +74,30 @@ ITEM_FORMS: dict[str, tuple[str, tuple[str, ...]]] = {
             "Who is assigned to {s}?",
         ),
     ),
+    "owner": (
+        r"^Who is working on the ticket about (.*)\?$",
+        (
+            "Who owns the ticket about {s}?",
+            "Who is the owner of the ticket about {s}?",
+            "Who is responsible for {s}?",
+            "Who is doing {s}?",
+            "Who's taking care of {s}?",
+            "Who is in charge of the ticket about {s}?",
+            "Whose ticket is {s}?",
+        ),
+    ),
+    "reporter": (
+        r"^Who reported the ticket about (.*)\?$",
+        (
+            "Who reported the ticket about {s}?",
+            "Who filed the ticket about {s}?",
+            "Who raised the ticket about {s}?",
+            "Who opened the ticket about {s}?",
+            "Who created the ticket about {s}?",
+            "Who logged the bug about {s}?",
+            "Who first reported {s}?",
+        ),
+    ),
     "resolved": (
         r"^When was the ticket about (.*) resolved\?$",
         (
@@ -216,6 +240,18 @@ ANSWERER_FORMS = (
     'Who figured out "{q}"?',
     'Who had the answer to "{q}"?',
 )
+# Work someone finished in a week, asked as of the Monday after: counted the same as the canonical first form's.
+FINISHED_FORMS = (
+    "Which tickets did {p} finish last week?",
+    "What did {p} finish last week?",
+    "What did {p} get done last week?",
+    "What did {p} complete last week?",
+    "What did {p} resolve last week?",
+    "What did {p} close out last week?",
+    "What did {p} wrap up last week?",
+    "What did {p} deliver last week?",
+    "What work did {p} finish last week?",
+)
 CATCHUP_FORMS = (
     "What did I miss in #{c} on {d}?",
     "Give me the highlights from #{c} on {d}.",
@@ -301,6 +337,8 @@ INVENTORY_FORMS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
 )
+# A family asked of another family's `probe_items.py` mode: an owner is the assignee.
+_ITEM_MODE = {"owner": "assignee"}
 _SUMMARY_METRICS = ("own", "messages", "people", "last", "words", "refused")
 
 
@@ -329,11 +367,12 @@ def items(brief: Any, n: int, seed: int, mode: str, now: datetime) -> None:
     from briefing.ask.run import build_deps
 
     view = build_deps(brief).retriever.index.view(now)
+    asked, forms = ITEM_FORMS[mode]
+    mode = _ITEM_MODE.get(mode, mode)
     cases = _cases(view, mode)
     keys = sorted(cases)
     random.Random(seed).shuffle(keys)  # noqa: S311 (a reproducible draw)
     keys = keys[:n]
-    asked, forms = ITEM_FORMS[mode]
     for form in forms:
         right = 0
         for key in keys:
@@ -455,6 +494,39 @@ def inventory(brief: Any, n: int, seed: int) -> None:
             print(f"{form:48s} count right {counted}, cited set right {exact} of {len(drawn)}", flush=True)
 
 
+def finished(brief: Any, n: int, seed: int) -> None:
+    from briefing.ask.finished import history_families
+    from briefing.index import Filter
+
+    chunks = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter(source_types=history_families()))
+    pairs = sorted(
+        {
+            (u.author.split()[0], (u.at - timedelta(days=u.at.weekday())).date())
+            for c in chunks
+            for u in c.units
+            if u.at and u.author and u.ref != c.doc_key
+        }
+    )
+    random.Random(seed).shuffle(pairs)  # noqa: S311 (a reproducible draw)
+    same: Counter[str] = Counter()
+    drawn = 0
+    for person, monday in pairs:
+        if drawn == n:
+            break
+        now = datetime(monday.year, monday.month, monday.day, 10, tzinfo=UTC) + timedelta(days=7)
+        base = brief.ask(FINISHED_FORMS[0].format(p=person), now=now, k=10)
+        if base.no_answer or not re.match(r"\d+ \w+ finished by ", base.answer):
+            continue  # asked of the weeks in which the person finished something (the list answers)
+        drawn += 1
+        cited = {r.split("#")[0].split("/comment-")[0] for c in base.citations for r in c.refs}
+        for form in FINISHED_FORMS:
+            answer = brief.ask(form.format(p=person), now=now, k=10)
+            got = {r.split("#")[0].split("/comment-")[0] for c in answer.citations for r in c.refs}
+            same[form] += not answer.no_answer and got == cited
+    for form in FINISHED_FORMS:
+        print(f"{form:45s} the same items: {same[form]} of {drawn}", flush=True)
+
+
 def catchup(brief: Any, n: int, seed: int) -> None:
     from briefing.index import Filter
 
@@ -477,7 +549,17 @@ def catchup(brief: Any, n: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    families = ["summary", "catchup", "feedback", "answerer", "standing", "workload", "inventory", *ITEM_FORMS]
+    families = [
+        "summary",
+        "catchup",
+        "finished",
+        "feedback",
+        "answerer",
+        "standing",
+        "workload",
+        "inventory",
+        *ITEM_FORMS,
+    ]
     parser.add_argument("--family", choices=families, required=True)
     parser.add_argument("-n", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
@@ -493,6 +575,8 @@ def main() -> None:
             summaries(brief, args.n, args.seed, args.by)
         elif args.family == "catchup":
             catchup(brief, args.n, args.seed)
+        elif args.family == "finished":
+            finished(brief, args.n, args.seed)
         elif args.family == "feedback":
             feedback(brief, args.n, args.seed)
         elif args.family == "answerer":

@@ -318,6 +318,24 @@ def test_the_tickets_someone_finished_last_week_are_listed_from_the_changelog(br
 
 
 @pytest.mark.slow
+def test_what_someone_got_done_or_delivered_is_the_same_listing(brief: Brief) -> None:
+    now = parse_now("2026-06-01T09:00:00+00:00")
+    listed = brief.ask("Which tickets did Lena finish last week?", now=now).to_json()
+    for question in ("What did Lena get done last week?", "What did Lena deliver last week?"):
+        answer = brief.ask(question, now=now).to_json()
+        assert answer["answer"].splitlines()[0] == "3 items finished by Lena last week, oldest first:", answer["answer"]
+        assert answer["citations"] == listed["citations"]
+
+
+@pytest.mark.slow
+def test_a_week_someone_finished_nothing_says_so_before_the_closest_lines(brief: Brief) -> None:
+    # Lena was on leave in the week of 8 June and resolved nothing: lines of that week are not work she finished.
+    answer = brief.ask("Which tickets did Lena finish last week?", now=parse_now("2026-06-15T09:00:00+00:00"))
+    first = answer.to_json()["answer"].splitlines()[0]
+    assert first.startswith("No tickets recorded as finished by Lena last week"), first
+
+
+@pytest.mark.slow
 def test_prs_waiting_for_review_are_the_open_unapproved_ones_as_of_now(brief: Brief) -> None:
     answer = brief.ask("Which PRs are waiting for review?", now=parse_now("2026-06-20T09:00:00+00:00")).to_json()
     lines = answer["answer"].splitlines()

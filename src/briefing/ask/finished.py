@@ -212,12 +212,7 @@ def answer_finished(
         return None
     unfixed = sorted({item.resolution for item in ended if item.without_work})
     others = len(ended) - len(items)
-    period = period_words(window.label, "") if window is not None else "so far"
-    noun = FINISHED_ITEMS.search(asked.narrowing)
-    kind = noun[0].lower() if noun else "items"
-    if len(items) == 1:  # "1 ticket", "1 story"
-        kind = re.sub(r"ies$", "y", kind) if kind.endswith("ies") else kind.removesuffix("s")
-    who = f" by {asked.by or question.constraints.people[0]}" if asked.by or question.constraints.people else ""
+    period, kind, who = _worded(asked, question, len(items))
     shown = items[:MAX_LISTED]
     more = f" ({len(items) - len(shown)} more not shown)" if len(items) > len(shown) else ""
     closed = f" ({others} more closed without the work done: {', '.join(unfixed)})" if others else ""
@@ -228,3 +223,36 @@ def answer_finished(
         lines.append(_line(n, item, zone))
         cited[n], urls[n] = [item.unit.ref], item.unit.url
     return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]
+
+
+def _worded(asked: FinishedAsked, question: Question, n: int) -> tuple[str, str, str]:
+    """The period ("last week", "so far"), the item noun ("ticket", "tickets", "items") and " by <person>" (or "")
+    a listing of `n` finished items is worded with."""
+    window = question.window
+    period = period_words(window.label, "") if window is not None else "so far"
+    noun = FINISHED_ITEMS.search(asked.narrowing)
+    kind = noun[0].lower() if noun else "items"
+    if n == 1:  # "1 ticket", "1 story"
+        kind = re.sub(r"ies$", "y", kind) if kind.endswith("ies") else kind.removesuffix("s")
+    who = f" by {asked.by or question.constraints.people[0]}" if asked.by or question.constraints.people else ""
+    return period, kind, who
+
+
+def none_finished(
+    asked: FinishedAsked, question: Question, answer: ExtractiveAnswer, view: View
+) -> ExtractiveAnswer | None:
+    """When no item was finished in the window (`answer_finished` found none): the fact answer, first saying that
+    the trackers record none ("No tickets recorded as finished by Nigel last week; the closest lines:"), so that a
+    person's comments of that week are not read as the work they finished. None when the workspace holds no item
+    of a source that keeps a history as of `now` (nothing could record a finished item). A refusal, or an answer
+    with a header line of its own ("Nothing from last week; the closest, from ...:"), follows that sentence as it
+    is."""
+    families = history_families()
+    if not families or not view.count(Filter(source_types=families)):
+        return None
+    period, kind, who = _worded(asked, question, 0)
+    kind = "items" if kind == "work" else kind
+    said = f"No {kind} recorded as finished{who} {period}"
+    if answer.no_answer or answer.text.split("\n", 1)[0].endswith(":"):  # a refusal, or a header of its own
+        return replace(answer, text=f"{said}. {answer.text}")
+    return replace(answer, text=f"{said}; the closest lines:\n{answer.text}")

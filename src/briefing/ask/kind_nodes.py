@@ -107,6 +107,13 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
         done = answer_finished(asked.finished, question, answer, view, zone=zone)
         if done is not None:
             return done[0], {"listing": done[1]}
+        if deps.answerer is None:
+            from briefing.ask.finished import none_finished
+
+            # None finished: the fact answer says so first, so a person's comments are not read as finished work.
+            closest = none_finished(asked.finished, question, answer, view)
+            if closest is not None:
+                return closest, {"listing": []}
     if window is None:
         return None
     # "Which blog posts came out in July?" lists the documents of that kind dated in the window, not a fact inside

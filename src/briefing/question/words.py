@@ -195,9 +195,14 @@ ASKS_EVENTS_BY = re.compile(
 )
 # Work items finished in a period, by someone or by anyone: "which tickets did Dana resolve last week", "what did
 # Lee finish this week", "what was resolved yesterday", "which bugs targeted at 2.2.1 were fixed last week", "how many
-# tickets did we close last week" (the listing's count answers it). The
-# verbs are the ways English says a piece of work reached its end; pull requests are left to the records listing.
-DONE_VERBS = r"resolved?|finish(?:ed)?|clos(?:e|ed)|fix(?:ed)?|complet(?:e|ed)|wrap(?:ped)?\s+up|ship(?:ped)?"
+# tickets did we close last week" (the listing's count answers it), "what did Lee get done / deliver last week",
+# not "what got done" (the day's briefing: "what got done yesterday on the move" asks about more than items). The
+# verbs are the ways English says a piece of work reached its end; pull requests are
+# left to the records listing.
+DONE_VERBS = (
+    r"resolved?|finish(?:ed)?|clos(?:e|ed)(?:\s+out)?|fix(?:ed)?|complet(?:e|ed)|wrap(?:ped)?\s+up|ship(?:ped)?|"
+    r"get\s+done|deliver(?:ed)?|accomplish(?:ed)?|knock(?:ed)?\s+out"
+)
 WORK_ITEMS = r"tickets?|issues?|bugs?|tasks?|stories|story|items?|work"
 ASKS_FINISHED = re.compile(
     rf"^\W*(?:which|what|how\s+many)\s+(?:(?:[\w.-]+\s+){{0,6}}?(?:{WORK_ITEMS})\s+(?:[\w.-]+\s+){{0,5}}?)?"
