@@ -98,3 +98,52 @@ def test_a_question_that_asks_no_fix_keeps_the_best_line(answerer: ExtractiveAns
     answer = answerer.answer(parsed(f"Who else saw the {SUMMARY}?"), [REMARK, TICKET])
     assert "Lena Vogel in #mobile" in first_line(answer), answer.text
     assert "Hans Knoechel" not in first_line(answer)
+
+
+ORIENTATION = "Window orientation should return the screen orientation in split-screen mode"
+# Filed by the developer who then fixed it: his own comment links the pull request; QA's verification comes later.
+OWN_FIX = Chunk(
+    chunk_id="jira:APP-25467::0",
+    doc_key="jira:APP-25467",
+    source_type="jira",
+    kind="jira_issue",
+    title=f"APP-25467: {ORIENTATION}",
+    text=(
+        "Joshua Quick: In split-screen mode the window orientation reports the device orientation, not the screen's.\n"
+        "Joshua Quick: PR (master): https://github.com/example/app/pull/9585\n"
+        "Abir Mukherjee: Changes to the split-screen orientation are seen in SDK 7.0.0.v20171114."
+    ),
+    refs=["jira:APP-25467", "jira:APP-25467#comment-1", "jira:APP-25467#comment-2"],
+    start=at(3, 1, 9),
+    end=at(3, 15, 9),
+    authors=["Joshua Quick", "Abir Mukherjee"],
+    container="APP",
+    units=[
+        Unit(
+            "jira:APP-25467",
+            "In split-screen mode the window orientation reports the device orientation, not the screen's.",
+            "Joshua Quick",
+            at(3, 1, 9),
+        ),
+        Unit(
+            "jira:APP-25467#comment-1",
+            "PR (master): https://github.com/example/app/pull/9585",
+            "Joshua Quick",
+            at(3, 4, 9),
+        ),
+        Unit(
+            "jira:APP-25467#comment-2",
+            "Changes to the split-screen orientation are seen in SDK 7.0.0.v20171114.",
+            "Abir Mukherjee",
+            at(3, 15, 9),
+        ),
+    ],
+)
+
+
+def test_the_openers_own_comment_stating_the_fix_leads_its_item(answerer: ExtractiveAnswerer) -> None:
+    # Someone else's later comment is not the answer when the one who filed it linked the fix himself.
+    answer = answerer.answer(parsed("What fixed the window orientation in split-screen mode?"), [OWN_FIX])
+    assert first_line(answer).startswith("- Joshua Quick"), answer.text
+    assert "pull/9585" in first_line(answer)
+    assert_citations_valid(answer, [OWN_FIX])

@@ -234,10 +234,12 @@ def restated_thread_lead(ranked: list[Evidence], words: Collection[str]) -> None
 
 # The same for an item whose opening is its own record (a ticket's or an issue's description, a thread's first mail:
 # its ref is the document's key), when the question asks for the fix: a question that restates the item's title or
-# opening (the rule above) is led by the item's best line by someone other than its opener.
+# opening (the rule above) is led by the item's best line by someone other than its opener, unless the opener's own
+# best comment states the fix or the cause (a developer who filed the ticket and links the pull request that fixed it).
 def restated_item_lead(ranked: list[Evidence], words: Collection[str], *, fix: bool) -> None:
     """When `fix` and the question's content `words` restate the title or opening of an item of `ranked` (best
-    first), move that item's best line by someone other than its opener to the front, in place."""
+    first), move that item's best line by someone other than its opener to the front, in place; not when the item's
+    best comment is the opener's and states a fix or a cause (`acts.states_remedy`): they answered it."""
     asked = set(words)
     if not fix or len(ranked) < 2 or len(asked) < RESTATED_WORDS:
         return
@@ -250,7 +252,9 @@ def restated_item_lead(ranked: list[Evidence], words: Collection[str], *, fix: b
         said = content_words(e.chunk.title) | content_words(opening.text)
         if len(asked & said) < max(RESTATED_WORDS, RESTATED * len(asked)):
             continue
-        _reply_leads(ranked, key, opening.author, best * RESTATED_FLOOR, own=True)
+        comment = next((c for c in ranked if c.chunk.doc_key == key and c.ref != key), None)
+        if comment is None or comment.author != opening.author or not states_remedy(comment.text):
+            _reply_leads(ranked, key, opening.author, best * RESTATED_FLOOR, own=True)
         return
 
 
