@@ -194,8 +194,17 @@ def _pending(index: Index, question: str, now: str) -> ExtractiveAnswer | None:
     return found[0] if found is not None else None
 
 
-def test_what_blocks_a_release_is_its_unresolved_tickets_as_of_now(index: Index) -> None:
-    found = _pending(index, "What is blocking the 0.9.0 release?", "2013-07-20T00:00:00+00:00")
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is blocking the 0.9.0 release?",
+        "What remains to be done for 0.9.0?",
+        "What do we still need to finish for 0.9.0?",
+        "What is keeping us from shipping 0.9.0?",
+    ],
+)
+def test_what_blocks_a_release_is_its_unresolved_tickets_as_of_now(index: Index, question: str) -> None:
+    found = _pending(index, question, "2013-07-20T00:00:00+00:00")
     assert found is not None
     lines = found.text.splitlines()
     assert lines[0] == "1 item with fix version 0.9.0 not resolved as of 2013-07-20:"

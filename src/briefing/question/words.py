@@ -212,11 +212,15 @@ ASKS_FINISHED = re.compile(
 )
 FINISHED_ITEMS = re.compile(rf"\b(?:{WORK_ITEMS})\b", re.I)
 # What still stands between a release and its shipping: "what is blocking 7.0.0", "what's left for the 2.2.1
-# release", "which tickets are still open for 6.3.0" (the release is named by its version).
+# release", "which tickets are still open for 6.3.0", "what remains to be done for 6.4.0", "what do we still need to
+# finish for 6.4.0", "what is keeping us from shipping 6.4.0" (the release is named by its version).
 ASKS_OPEN_FOR = re.compile(
     rf"^\W*(?:what|which\s+(?:[\w-]+\s+){{0,2}}?(?:{WORK_ITEMS}))(?:'s|\s+is|\s+are|\s+remains?)\s+(?:still\s+)?"
-    r"(?:blocking|holding\s+up|left\s+(?:for|in|before)|open\s+(?:for|in|against)|outstanding\s+(?:for|in)|"
-    r"unresolved\s+(?:for|in))\b",
+    r"(?:blocking|holding\s+up|(?:left|to\s+be\s+done|to\s+do)\s+(?:for|in|before)|open\s+(?:for|in|against)|"
+    r"outstanding\s+(?:for|in)|unresolved\s+(?:for|in)|keeping\s+(?:us\s+)?from\s+(?:shipping|releasing)|"
+    r"stopping\s+(?:us\s+from\s+)?(?:shipping|releasing))\b"
+    r"|^\W*what\s+(?:do|does)\s+(?:we|they|the\s+team)\s+(?:still\s+)?(?:need|have)\s+to\s+"
+    r"(?:finish|do|fix|close|resolve|complete)\s+(?:for|in|before)\b",
     re.I,
 )
 # Pull requests nobody has approved yet: "which PRs are waiting for review", "what pull requests still need a
