@@ -350,6 +350,21 @@ def test_prs_waiting_for_review_are_the_open_unapproved_ones_as_of_now(brief: Br
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
+    "question",
+    [
+        "Which PRs haven't been reviewed yet?",
+        "Which pull requests need approval?",
+        "Any open PRs without a review?",
+        "What's in the review queue?",
+    ],
+)
+def test_prs_waiting_for_review_asked_in_other_words(brief: Brief, question: str) -> None:
+    answer = brief.ask(question, now=parse_now("2026-06-20T09:00:00+00:00")).to_json()["answer"]
+    assert answer.startswith("2 open pull requests without an approval as of 2026-06-20"), answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
     ("now", "verdict", "state"),
     [("2026-05-24T09:00:00+00:00", "No", "open"), ("2026-05-28T09:00:00+00:00", "Yes", "merged")],
 )

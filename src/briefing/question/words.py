@@ -224,11 +224,15 @@ ASKS_OPEN_FOR = re.compile(
     re.I,
 )
 # Pull requests nobody has approved yet: "which PRs are waiting for review", "what pull requests still need a
-# review", "any PRs awaiting review?", "which PRs are unreviewed".
+# review", "any PRs awaiting review?", "which PRs are unreviewed", "which PRs haven't been reviewed yet", "which
+# pull requests need approval", "which PRs have no approval yet", "any open PRs without a review", "what's in the
+# review queue".
 ASKS_AWAITING_REVIEW = re.compile(
     r"^\W*(?:which|what|any)\s+(?:open\s+)?(?:prs?|pull\s+requests?)\s+(?:(?:are|is)\s+)?(?:still\s+)?"
-    r"(?:waiting\s+(?:for|on)\s+(?:an?\s+)?reviews?|awaiting\s+(?:an?\s+)?reviews?|need(?:s|ing)?\s+(?:an?\s+)?reviews?|"
-    r"pending\s+reviews?|unreviewed|not\s+(?:yet\s+)?reviewed|in\s+review)\b",
+    r"(?:(?:waiting\s+(?:for|on)|awaiting|need(?:s|ing)?|blocked\s+on|without)\s+(?:an?\s+|any\s+)?"
+    r"(?:reviews?|reviewers?|approvals?)|pending\s+reviews?|unreviewed|not\s+(?:yet\s+)?reviewed|in\s+review|"
+    r"(?:have|has)(?:n't|\s+not)\s+(?:yet\s+)?been\s+(?:reviewed|approved)|(?:have|has)\s+no\s+(?:reviews?|approvals?))\b"
+    r"|^\W*what(?:'s|\s+is)\s+(?:in|on)\s+the\s+review\s+queue\b",
     re.I,
 )
 # Work assigned to someone and not done, as of now: "What is Dana working on?", "Which tickets is Dana assigned to?",
