@@ -224,9 +224,9 @@ class AnswerSettings(_Strict):
     # Which classes of question are refused when the conversation their best line sits in is about something else
     # (briefing.ask.extractive.aboutness, docs/answering.md "Refusal"): "fix" (the cause, the fix, the advice),
     # "outcome" ("What was done about X?"), "howto" ("How do I X?"), "feedback" ("What did reviewers say about X?").
-    # "release" ("Which release added X?": the lead release line must be about X). Measured: only "fix" held on the
-    # corpora that did not choose the threshold.
-    aboutness: list[AboutnessClass] = Field(default_factory=lambda: list[AboutnessClass](["fix"]))
+    # "release" ("Which release added X?": the lead release line must be about X). On by default: "fix" (it held on
+    # the corpora that did not choose its threshold) and "release" (at a threshold below every one its folds chose).
+    aboutness: list[AboutnessClass] = Field(default_factory=lambda: list[AboutnessClass](["fix", "release"]))
     # A question that names a past time ("yesterday", "last week") is answered from that time's lines, a timeline
     # too, and an answer from other days says so: "Nothing from yesterday; the closest, from ..." (docs/answering.md).
     windowed: bool = True

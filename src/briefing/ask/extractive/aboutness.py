@@ -26,15 +26,16 @@ from briefing.question.model import Question
 # largest threshold at which no answerable dev question of the corpora fitted on is refused; 0.425 already refuses
 # some, so one step below it (docs/answering.md, "Refusal").
 SUBJECT_BELOW = 0.375
-# The classes of question (`cues.aboutness_class`) capped by default; `[answer] aboutness` names others too. Only fix
-# questions held on the corpora that did not choose the threshold (docs/answering.md, "Refusal").
-CAPPED = ("fix",)
+# The classes of question (`cues.aboutness_class`) capped by default; `[answer] aboutness` names others too. Fix
+# questions held on the corpora that did not choose the threshold; release questions at RELEASE_BELOW, below every
+# threshold a fold chose (docs/answering.md, "Refusal").
+CAPPED = ("fix", "release")
 # A release question ("Which release added X?") is held to what its lead line says of X: the question's X (the
 # words left once the template is dropped) against the lead's own message or section, each of its lines, and its
-# conversation's title and opening. Below RELEASE_BELOW the line names a version but announces other changes. Opt-in
-# (`[answer] aboutness`): leaving one corpus out (`eval/subject_threshold.py --classes release`, on the release probes
-# of `eval/probe_releases.py`) the folds pick 0.55, or 0.6 with the chat corpus left out, which then refuses one of
-# its answerable dev questions; 0.5 is the largest threshold at which no answerable dev question of any corpus is
+# conversation's title and opening. Below RELEASE_BELOW the line names a version but announces other changes. Leaving
+# one corpus out (`eval/subject_threshold.py --classes release`, on the release probes of `eval/probe_releases.py`)
+# the folds pick 0.55, or 0.6 with the chat corpus left out, which then refuses one of its answerable dev questions;
+# 0.5, below every fold's choice, is the largest threshold at which no answerable dev question of any corpus is
 # refused and no probe answer of the chat or ticket corpora is lost (docs/answering.md, "Refusal").
 RELEASE_BELOW = 0.5
 # Question text: the template words of a release question ("In which CIDER release was", "added support for").
