@@ -25,7 +25,11 @@ original probe asks:
 - `inventory`: `probe_inventory.py`'s questions (a day after the index's last change), counted as it counts them:
   the first line states how many items match, the answer cites exactly those;
 - `catchup`: (channel, day) pairs of the index's chat messages, counted the same as the briefing that "What
-  happened in #c on <day>?" gives.
+  happened in #c on <day>?" gives;
+- `owner`, `reporter`: `probe_items.py`'s `assignee` and `reporter` items in other words ("Who owns the ticket about
+  X?", "Who filed the ticket about X?"), judged as it judges them;
+- `finished`: (person, week) pairs of the index's trackers in which "Which tickets did P finish last week?" lists
+  items, asked as of the Monday after; counted when a phrasing cites the same items.
 
     python eval/probe_phrasings.py --config C --family summary -n 20 [--by title]
     python eval/probe_phrasings.py --config C --family assignee --now 2017-11-20T12:00:00+00:00 -n 20

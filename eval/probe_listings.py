@@ -1,0 +1,149 @@
+"""Ask the listing questions of a corpus (someone's week, the review queue, what blocks a release) in the other
+words a manager uses, and count the answers that are the listing the first phrasing gives.
+
+No dev case is read. Each family draws its cases from the index and asks them as of a moment the index holds:
+
+- `activity`: (person, week) pairs with three or more of the person's messages or comments that week, asked as of
+  the Monday after ("this week" forms: the Saturday of that week); counted when the answer is the person's week
+  briefing ("What happened <week> (by <person>)"), and when half of its citations or more are the person's own
+  lines of that week;
+- `awaiting`: the first of every other month of the index's years at which "Which PRs are waiting for review?"
+  lists open pull requests without an approval; counted when a phrasing gives the same answer;
+- `blocking`: (moment, fix version) pairs, the 15th of each month of the index's years, whose version has items
+  unresolved then; counted when the first line lists the items with that fix version not resolved.
+
+    python eval/probe_listings.py --config C --family activity -n 10
+    python eval/probe_listings.py --config C --family awaiting --years 2021 2022 2023
+    python eval/probe_listings.py --config C --family blocking --years 2017 2018 -n 12
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ACTIVITY_FORMS = (
+    "What did {p} work on last week?",
+    "What did {p} do last week?",
+    "What was {p} doing last week?",
+    "What was {p} working on last week?",
+    "What was {p} busy with last week?",
+    "What has {p} been busy with this week?",
+)
+AWAITING_FORMS = (
+    "Which PRs are waiting for review?",
+    "What pull requests still need a review?",
+    "Which PRs haven't been reviewed yet?",
+    "Which PRs are waiting on reviewers?",
+    "What's in the review queue?",
+    "Which pull requests need approval?",
+    "Which PRs have no approval yet?",
+    "What PRs are blocked on review?",
+    "Any open PRs without a review?",
+    "What needs review?",
+)
+BLOCKING_FORMS = (
+    "What is blocking {v}?",
+    "What's blocking the {v} release?",
+    "What is left for {v}?",
+    "What's holding up {v}?",
+    "Which tickets are still open for {v}?",
+    "What's outstanding for {v}?",
+    "What remains to be done for {v}?",
+    "What do we still need to finish for {v}?",
+    "What is keeping us from shipping {v}?",
+    "Is {v} ready to ship?",
+)
+
+
+def activity(brief: Any, n: int, seed: int) -> None:
+    from briefing.index import Filter
+
+    chunks = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter())
+    said: dict[tuple[str, Any], set[str]] = {}
+    for chunk in chunks:
+        for unit in chunk.units:
+            if unit.at and unit.author:
+                monday = (unit.at - timedelta(days=unit.at.weekday())).date()
+                said.setdefault((unit.author, monday), set()).add(unit.ref)
+    pairs = sorted(key for key, refs in said.items() if len(refs) >= 3)
+    random.Random(seed).shuffle(pairs)  # noqa: S311 (a reproducible draw)
+    pairs = pairs[:n]
+    for form in ACTIVITY_FORMS:
+        briefed = own = 0
+        for author, monday in pairs:
+            start = datetime(monday.year, monday.month, monday.day, 10, tzinfo=UTC)
+            now = start + timedelta(days=5 if "this week" in form else 7)
+            answer = brief.ask(form.format(p=author.split()[0]), now=now, k=10)
+            cited = [r for c in answer.citations for r in c.refs] if not answer.no_answer else []
+            briefed += answer.answer.startswith("What happened")
+            own += bool(cited) and 2 * sum(r in said[(author, monday)] for r in cited) >= len(cited)
+        print(f"{form:45s} the person's week {briefed}, half the citations theirs {own} of {len(pairs)}", flush=True)
+
+
+def awaiting(brief: Any, years: list[int]) -> None:
+    from briefing.service import parse_now
+
+    moments = [parse_now(f"{y}-{m:02d}-01T00:00:00+00:00") for y in years for m in range(1, 13, 2)]
+    base = {at: brief.ask(AWAITING_FORMS[0], now=at, k=10).answer for at in moments}
+    listed = [at for at in moments if " open pull request" in base[at].split("\n")[0]]
+    for form in AWAITING_FORMS:
+        same = sum(brief.ask(form, now=at, k=10).answer == base[at] for at in listed)
+        print(f"{form:45s} the same listing {same} of {len(listed)}", flush=True)
+
+
+def blocking(brief: Any, years: list[int], n: int, seed: int) -> None:
+    from briefing.ask.blocking import open_items
+    from briefing.ask.finished import fix_versions, history_families
+    from briefing.ask.header import is_header, rows
+    from briefing.ask.run import build_deps
+    from briefing.index import Filter
+    from briefing.service import parse_now
+
+    index = build_deps(brief).retriever.index
+    pairs = []
+    for at in (parse_now(f"{y}-{m:02d}-15T12:00:00+00:00") for y in years for m in range(1, 13)):
+        view = index.view(at)
+        versions: Counter[str] = Counter()
+        for chunk in view.chunks(Filter(source_types=history_families())):
+            for unit in chunk.units:
+                if unit.ref == chunk.doc_key and is_header(unit.text):
+                    versions.update(fix_versions(rows(unit.text)))
+        pairs += [(at, v) for v, _ in versions.most_common(10) if open_items([v], view, "")]
+    random.Random(seed).shuffle(pairs)  # noqa: S311 (a reproducible draw)
+    pairs = pairs[:n]
+    for form in BLOCKING_FORMS:
+        right = 0
+        for at, version in pairs:
+            first = brief.ask(form.format(v=version), now=at, k=10).answer.split("\n", 1)[0]
+            right += f"with fix version {version} not resolved" in first
+        print(f"{form:45s} the release's open items {right} of {len(pairs)}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--config", type=Path, required=True)
+    parser.add_argument("--family", choices=["activity", "awaiting", "blocking"], required=True)
+    parser.add_argument("-n", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--years", type=int, nargs="*", default=[], help="awaiting, blocking: the years to ask in")
+    args = parser.parse_args()
+
+    from briefing.service import Brief
+    from briefing.settings import load_settings
+
+    with Brief(load_settings(args.config)) as brief:
+        if args.family == "activity":
+            activity(brief, args.n, args.seed)
+        elif args.family == "awaiting":
+            awaiting(brief, args.years)
+        else:
+            blocking(brief, args.years, args.n, args.seed)
+
+
+if __name__ == "__main__":
+    main()
