@@ -11,7 +11,7 @@ from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import assert_citations_valid, at, first_line, slack, thread_part
+from tests.ask.chunks import assert_citations_valid, at, first_line, slack, thread_part, ticket_chunk
 from tests.ask.parsed import parsed
 
 
@@ -102,23 +102,10 @@ def test_a_question_that_asks_no_fix_keeps_the_best_line(answerer: ExtractiveAns
 
 ORIENTATION = "Window orientation should return the screen orientation in split-screen mode"
 # Filed by the developer who then fixed it: his own comment links the pull request; QA's verification comes later.
-OWN_FIX = Chunk(
-    chunk_id="jira:APP-25467::0",
-    doc_key="jira:APP-25467",
-    source_type="jira",
-    kind="jira_issue",
-    title=f"APP-25467: {ORIENTATION}",
-    text=(
-        "Joshua Quick: In split-screen mode the window orientation reports the device orientation, not the screen's.\n"
-        "Joshua Quick: PR (master): https://github.com/example/app/pull/9585\n"
-        "Abir Mukherjee: Changes to the split-screen orientation are seen in SDK 7.0.0.v20171114."
-    ),
-    refs=["jira:APP-25467", "jira:APP-25467#comment-1", "jira:APP-25467#comment-2"],
-    start=at(3, 1, 9),
-    end=at(3, 15, 9),
-    authors=["Joshua Quick", "Abir Mukherjee"],
-    container="APP",
-    units=[
+OWN_FIX = ticket_chunk(
+    "APP-25467",
+    ORIENTATION,
+    [
         Unit(
             "jira:APP-25467",
             "In split-screen mode the window orientation reports the device orientation, not the screen's.",
@@ -138,6 +125,7 @@ OWN_FIX = Chunk(
             at(3, 15, 9),
         ),
     ],
+    "APP",
 )
 
 
