@@ -33,6 +33,7 @@ ACTIVITY_FORMS = (
     "What was {p} working on last week?",
     "What was {p} busy with last week?",
     "What has {p} been busy with this week?",
+    "What did {p} get up to last week?",
 )
 AWAITING_FORMS = (
     "Which PRs are waiting for review?",

@@ -338,6 +338,8 @@ def test_people_resolve_in_a_mailing_list_sized_directory() -> None:
         ("What was Alice doing last week?", "what_happened"),
         ("What was Alice working on last week?", "what_happened"),
         ("What has Bob been busy with this week?", "what_happened"),
+        ("What did Alice get up to last week?", "what_happened"),
+        ("What has Bob been up to this week?", "what_happened"),
         ("What was Alice doing with the billing rewrite last week?", "fact"),
         ("What did Alice work on for the billing rewrite last week?", "fact"),
         ("What did Bob say last week?", "fact"),
@@ -671,3 +673,12 @@ def test_where_something_stands_asks_for_the_state_as_of_now(question: str) -> N
 def test_how_something_is_going_to_work_and_news_in_a_period_ask_no_state_now() -> None:
     assert extract("How is the cutover going to work?", now=NOW, directory=Directory()).intent != "latest"
     assert extract("Any updates on the cutover this week?", now=NOW, directory=Directory()).intent == "what_happened"
+
+
+def test_get_up_to_is_what_someone_did_and_up_to_alone_is_until() -> None:
+    # "get / been up to" says what someone did; "up to last week" alone bounds the window at its end.
+    did = extract("What did Alice get up to last week?", now=NOW, directory=PEOPLE).time
+    until = extract("What was released up to last week?", now=NOW, directory=PEOPLE).time
+    assert did is not None and until is not None
+    assert did.label == "last week" and did.end == until.end
+    assert until.start < did.start

@@ -17,10 +17,13 @@ from briefing.question.timewindow import Span as Span
 from briefing.question.timewindow import TimeWindow as TimeWindow
 from briefing.question.words import MONTH, ORD, WEEKDAY, YEAR
 
-# Question text around a time expression: a range word just before it ("since the"), the gap between the two ends
-# of a range ("-", "to", "and"), and a bare day number that ends a range ("1 to the 15th").
+# Question text around a time expression: a range word just before it ("since the"; "up to", not in "get up to" or
+# "been up to", which say what someone did: "What did Dana get up to last week?"), the gap between the two ends of a
+# range ("-", "to", "and"), and a bare day number that ends a range ("1 to the 15th").
 _RANGE_PREFIX = re.compile(
-    r"\b(since|after|before|until|till|up\s+to|prior\s+to|from|between)\s+(?:the\s+)?$", re.IGNORECASE
+    r"\b(since|after|before|until|till|(?<!get\s)(?<!got\s)(?<!been\s)(?<!getting\s)up\s+to|prior\s+to|from|"
+    r"between)\s+(?:the\s+)?$",
+    re.IGNORECASE,
 )
 _RANGE_GAP = re.compile(r"\s*(?:-|–|—|to|until|till|through|thru)\s*", re.IGNORECASE)
 _AND_GAP = re.compile(r"\s+and\s+", re.IGNORECASE)

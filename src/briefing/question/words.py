@@ -51,13 +51,13 @@ INTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # "What was announced in #announcements last week?": a period and a place, nothing else asked about. It is a
 # briefing over the window ("what happened"), not a fact to look up; "What was released for the Workers
 # component yesterday?" names its topic and stays a fact question. A person's week is asked the same ways: "What
-# did Dana work on last week?", "What was Dana doing last week?", "What has Dana been busy with this week?" (not "up
-# to", which the time reader takes for "until").
+# did Dana work on last week?", "What was Dana doing last week?", "What has Dana been busy with this week?", "What
+# did Dana get up to last week?".
 PERIOD_VERB = re.compile(
     r"^\W*what\s+(?:(?:was|were|got|has\s+been|have\s+been)\s+(?:announced|released|shipped|launched|posted|shared|"
     r"discussed|decided)|(?:did|has|have|had)\s+[^?]+?\s+(?:do|done|been\s+doing|work(?:ed)?\s+on|"
-    r"been\s+working\s+on|ship(?:ped)?|post(?:ed)?|been\s+busy\s+with)"
-    r"|(?:was|were)\s+[^?]+?\s+(?:doing|working\s+on|busy\s+with))\b",
+    r"been\s+working\s+on|ship(?:ped)?|post(?:ed)?|been\s+busy\s+with|get\s+up\s+to|been\s+up\s+to)"
+    r"|(?:was|were)\s+[^?]+?\s+(?:doing|working\s+on|busy\s+with|up\s+to))\b",
     re.I,
 )
 SCOPE_WORDS = frozenset(
@@ -69,7 +69,7 @@ AUXILIARIES = frozenset("what what's whats has have had been is are was were do 
 # The words of the opening itself ("What did ... work on", "What has been announced").
 OPENING_WORDS = frozenset(
     "what was were got has have had been did do done doing work worked working ship shipped post posted announced "
-    "released launched shared discussed decided busy with".split()
+    "released launched shared discussed decided busy with get up to".split()
 )
 
 # -- constraints --------------------------------------------------------------------------------------------------
