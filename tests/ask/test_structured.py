@@ -24,6 +24,7 @@ from briefing.index import Filter, Index
 from briefing.model import Chunk, ChunkLimits, Document, RawRecord
 from briefing.model import Item as MailItem
 from briefing.question.parse import parse, wants
+from briefing.question.words import ASKS_READY
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings
 from chunkers.email import chunk_thread
 from chunkers.jira import chunk_issue
@@ -192,6 +193,18 @@ def _pending(index: Index, question: str, now: str) -> ExtractiveAnswer | None:
     assert asked and parsed.kind == "listing"
     found = answer_open(asked, REFUSED, index.view(at), zone=UTC)
     return found[0] if found is not None else None
+
+
+def test_a_release_with_unresolved_tickets_is_not_ready(index: Index) -> None:
+    at = datetime.fromisoformat("2013-07-20T00:00:00+00:00")
+    parsed = parse("Is 0.9.0 ready to ship?", now=at)
+    assert wants(parsed).open_for == ("0.9.0",) and ASKS_READY.search(parsed.text)
+    found = answer_open(("0.9.0",), REFUSED, index.view(at), zone=UTC, ready=True)
+    assert found is not None
+    assert found[0].text.splitlines()[0] == "No — 1 item with fix version 0.9.0 not resolved as of 2013-07-20:"
+    # Release notes being ready, or a fix in a release, are not the release's readiness.
+    for other in ("Are the 0.9.0 release notes ready?", "Is the fix ready in 0.9.0?"):
+        assert not wants(parse(other, now=at)).open_for, other
 
 
 @pytest.mark.parametrize(

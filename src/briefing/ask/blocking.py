@@ -61,11 +61,17 @@ def open_items(versions: Sequence[str], view: View, person: str = "") -> list[Op
 
 
 def answer_open(
-    versions: Sequence[str], answer: ExtractiveAnswer, view: View, *, zone: tzinfo, person: str = ""
+    versions: Sequence[str],
+    answer: ExtractiveAnswer,
+    view: View,
+    *,
+    zone: tzinfo,
+    person: str = "",
+    ready: bool = False,
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """The unresolved items of the release (or, with `person` and no version, the unresolved items assigned to
     them: "What is Dana working on?"), each cited to its state, with their keys; None when there are none. The day
-    "as of" is named in `zone`, the workspace's."""
+    "as of" is named in `zone`, the workspace's. `ready` ("Is 6.4.0 ready to ship?"): the list opens with "No — "."""
     items = open_items(versions, view, person)
     if not items:
         return None
@@ -74,7 +80,8 @@ def answer_open(
     noun = "item" if len(items) == 1 else "items"
     today = local_day(view.now, zone)
     scope = f"with fix version {', '.join(versions)}" if versions else f"assigned to {person}"
-    lines = [f"{len(items)} {noun} {scope} not resolved as of {today}{more}:"]
+    verdict = "No — " if ready else ""
+    lines = [f"{verdict}{len(items)} {noun} {scope} not resolved as of {today}{more}:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, item in enumerate(shown, 1):

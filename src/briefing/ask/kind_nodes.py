@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from briefing.ask.nodes import AskDeps, answer_update, extractive_answer, searched_scope
 from briefing.ask.state import AskState
 from briefing.question.parse import wants
+from briefing.question.words import ASKS_READY
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
@@ -82,7 +83,8 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
         from briefing.ask.blocking import answer_open
 
         # "What is blocking 7.0.0?": the items still unresolved with that fix version as of now.
-        pending = answer_open(asked.open_for, answer, view, zone=zone)
+        ready = bool(ASKS_READY.search(question.text))  # "Is 6.4.0 ready to ship?": "No — " and the items
+        pending = answer_open(asked.open_for, answer, view, zone=zone, ready=ready)
         if pending is not None:
             return pending[0], {"listing": pending[1]}
     if asked.inventory is not None:

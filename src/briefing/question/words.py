@@ -214,6 +214,14 @@ ASKS_FINISHED = re.compile(
     re.I,
 )
 FINISHED_ITEMS = re.compile(rf"\b(?:{WORK_ITEMS})\b", re.I)
+# Whether a release can ship: "Is 6.4.0 ready to ship?", "Are we ready to release 2.2.1?", "Is the 7.0.0 release
+# ready?" (the release is named by its version): answered "No" with its unresolved items, if it has any.
+ASKS_READY = re.compile(
+    r"^\W*(?:is|are)\s+(?:we|the\s+team|(?:the\s+)?(?:release\s+)?v?\d[\w.-]*(?:\s+release)?)\s+ready\b"
+    r"(?:\s+(?:to\s+(?:ship|release|go(?:\s+out)?)(?:\s+(?:the\s+)?(?:release\s+)?v?\d[\w.-]*(?:\s+release)?)?|"
+    r"for\s+(?:release|shipping)))?\s*\?*\s*$",
+    re.I,
+)
 # What still stands between a release and its shipping: "what is blocking 7.0.0", "what's left for the 2.2.1
 # release", "which tickets are still open for 6.3.0", "what remains to be done for 6.4.0", "what do we still need to
 # finish for 6.4.0", "what is keeping us from shipping 6.4.0" (the release is named by its version).
@@ -223,7 +231,8 @@ ASKS_OPEN_FOR = re.compile(
     r"outstanding\s+(?:for|in)|unresolved\s+(?:for|in)|keeping\s+(?:us\s+)?from\s+(?:shipping|releasing)|"
     r"stopping\s+(?:us\s+from\s+)?(?:shipping|releasing))\b"
     r"|^\W*what\s+(?:do|does)\s+(?:we|they|the\s+team)\s+(?:still\s+)?(?:need|have)\s+to\s+"
-    r"(?:finish|do|fix|close|resolve|complete)\s+(?:for|in|before)\b",
+    r"(?:finish|do|fix|close|resolve|complete)\s+(?:for|in|before)\b"
+    rf"|{ASKS_READY.pattern}",
     re.I,
 )
 # Pull requests nobody has approved yet: "which PRs are waiting for review", "what pull requests still need a
