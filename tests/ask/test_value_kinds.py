@@ -101,3 +101,19 @@ def test_a_sentence_without_a_value_of_the_kind_is_quoted_as_it_is(answerer: Ext
     )
     line = first_line(answerer, "What is the status of the Parquet export fix?", note)
     assert line.startswith("- Tom Berg in #exports"), line
+
+
+def test_how_long_ago_asks_when_and_a_hash_states_no_number(answerer: ExtractiveAnswerer) -> None:
+    # "How long ago" is answered by the day it happened; the digits that open a commit hash are no quantity.
+    assert extra_of(parsed("How long ago was v0.9.3 released?"))["span_kind"] == "time"
+    release = slack(
+        "slack:CRELEASES::0",
+        "releases",
+        ("releasebot", "Tag v0.9.3 at commit 795adb81415a, published 2026-08-18.", at(8, 18, 9)),
+    )
+    line = first_line(answerer, "How long ago was v0.9.3 released?", release)
+    assert line.startswith("2026-08-18 — releasebot in #releases"), line
+    count = slack(
+        "slack:CRELEASES::1", "releases", ("releasebot", "Commit 795adb81415a changed 12 files.", at(8, 18, 9))
+    )
+    assert first_line(answerer, "How many files did commit 795adb81415a change?", count).startswith("12 files — ")

@@ -17,14 +17,17 @@ if TYPE_CHECKING:
     from briefing.question.model import Question
 
 # Question text: the words that say what kind of value the answer is (a number, a time, a person, a version, a
-# setting), and a yes/no question that offers no alternative ("Is X enabled?", not "Is it X or Y?").
+# setting; "how long ago" asks when, not for a number), and a yes/no question that offers no alternative ("Is X
+# enabled?", not "Is it X or Y?").
 _ASKS_NUMBER = re.compile(
-    r"\bhow\s+(?:many|much|long|big|large|fast|slow|often|bad|high|low|far)\b|\b(?:what|which)\s+(?:[\w-]+\s+)?"
+    r"\bhow\s+(?:many|much|long(?!\s+ago)|big|large|fast|slow|often|bad|high|low|far)\b|\b(?:what|which)\s+(?:[\w-]+\s+)?"
     r"(?:percentage|size|number|limit|rate|latency|count|timeout|interval|factor|threshold|amount|cost|price)\b"
     r"|\bby\s+how\b|\bby\s+(?:roughly\s+)?what\s+factor\b",
     re.I,
 )
-_ASKS_TIME = re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b", re.I)
+_ASKS_TIME = re.compile(
+    r"^\W*when\b|\bwhen\s+(?:did|was|is|were|will|does|do)\b|\bwhat\s+(?:date|time|day)\b|\bhow\s+long\s+ago\b", re.I
+)
 _ASKS_PERSON = re.compile(r"^\W*(?:who|whom|whose)\b|\bwho\b", re.I)
 _ASKS_VERSION = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,5}?(?:version|release)s?\b|\bversion\s+(?:of|is)\b", re.I)
 _ASKS_SETTING = re.compile(

@@ -6,9 +6,10 @@ import re
 
 from briefing.question.shape import asks_money, number_shape
 
-# Question text: asks how long something lasts or takes ("how long", "for how long", "what retention").
+# Question text: asks how long something lasts or takes ("how long", "for how long", "what retention"; not "how long
+# ago", which asks when).
 _ASKS_DURATION = re.compile(
-    r"\bhow\s+long\b|\b(?:what|which)\s+(?:\w+\s+)?(?:duration|downtime|delay|timeout|retention|ttl)\b", re.I
+    r"\bhow\s+long\b(?!\s+ago)|\b(?:what|which)\s+(?:\w+\s+)?(?:duration|downtime|delay|timeout|retention|ttl)\b", re.I
 )
 # Question text: asks for the state something is in ("what is the status of", "what state is", "where does X
 # stand").

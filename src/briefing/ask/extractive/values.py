@@ -36,11 +36,12 @@ VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:-[a-z0-9.]+)?(?![\w.]*\d
 SETTING = re.compile(
     r"`([^`\n]{2,60})`|(?<![\w-])(--?[a-z][\w-]+(?:=\S+)?)|(?<![\w.])([a-z][a-z0-9]*(?:[_.][a-z0-9]+)+(?:\s*[:=]\s*[\w.\"-]+)?)",
 )
-# Sentence text: a quantity with its unit ("512 MB", "4.6x", "$40k", "22 minutes", "3k rows/s").
+# Sentence text: a quantity with its unit ("512 MB", "4.6x", "$40k", "22 minutes", "3k rows/s"); not the digits
+# that open an identifier or a hash ("795adb81415a", "1080p").
 _QUANTITY_PATTERN = (
     r"(?<![\w.$€£¥₹])[~≈]?[$€£¥₹]?\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|×|x\b|k\b|m\b|(?:gb|mb|kb|tb|gib|mib|mi|gi|ms|s|sec|secs|seconds?|"
     r"min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?|rows?|records?|times|threads?|cores?|"
-    r"nodes?|pods?|files?|tables?|rps|ops|mbps|gbps)\b)?(?:/s\b|\s+per\s+\w+)?"
+    r"nodes?|pods?|files?|tables?|rps|ops|mbps|gbps)\b)?(?:/s\b|\s+per\s+\w+)?(?![a-z\d_])"
 )
 QUANTITY = re.compile(_QUANTITY_PATTERN, re.I)
 # For the answer span: "4 billion rows" is one quantity, so its "4" never answers "by what factor".
