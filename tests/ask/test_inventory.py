@@ -175,3 +175,15 @@ def test_items_that_were_reported_name_no_reporter() -> None:
     text = "Which bugs that were reported against the iOS component are still open?"
     asked = inventory_asked(text, parse(text, now=datetime(2026, 6, 15, tzinfo=UTC)).constraints)
     assert asked is not None and (asked.reporter, asked.state) == ("", "open")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which tickets are unassigned?", "Which open tickets have no assignee?", "Which tickets is nobody working on?"],
+)
+def test_open_items_nobody_holds_are_listed(index: Index, question: str) -> None:
+    found = _listed(index, question, CLOUD_NOW)
+    assert found is not None
+    lines = found.text.splitlines()
+    assert lines[0].endswith("with no assignee as of Mon 1 Jun 2026:"), found.text
+    assert all("assignee" not in line for line in lines[1:]), found.text  # a held item shows its assignee

@@ -127,6 +127,8 @@ def _matches(asked: InventoryAsked, item: ItemState, tags: set[str]) -> bool:
         return False
     if asked.assignee and not names_match([asked.assignee], item.assignee):
         return False
+    if asked.unassigned and item.assignee:
+        return False
     if asked.reporter and not names_match([asked.reporter], item.reporter):
         return False
     # A word that names a component or a label somewhere in the workspace ("Android bugs") is said by the item's
@@ -211,6 +213,8 @@ def _described(asked: InventoryAsked, total: int, parent: tuple[str, str] | None
         parts.append(f"with fix version {', '.join(asked.versions)}")
     if asked.assignee:
         parts.append(f"assigned to {asked.assignee}")
+    if asked.unassigned:
+        parts.append("with no assignee")
     if asked.reporter:
         parts.append(f"reported by {asked.reporter}")
     if asked.words:

@@ -76,6 +76,14 @@ _DID_REPORT = re.compile(
     r"((?:[\w.'-]+\s+){1,3}?)(?:reported|filed|raised|opened|logged)\b",
     re.I,
 )
+# Question text: asks for the items nobody holds ("unassigned", "with no assignee", "not assigned to anyone",
+# "nobody is assigned to", "nobody has picked up").
+_UNASSIGNED = re.compile(
+    r"\b(?:unassigned|(?:with\s+)?no\s+assignee|without\s+(?:an?\s+)?(?:assignee|owner)|"
+    r"not\s+(?:yet\s+)?assigned(?:\s+to\s+any(?:one|body))?|(?:nobody|no\s+one)\s+(?:is\s+|has\s+)?"
+    r"(?:assigned|working\s+on|picked\s+up|owns?))\b",
+    re.I,
+)
 # Question text: asks for the items under another one, an epic or a parent ("sub-tasks of", "children of", "in the
 # epic", "make up the epic", "belong to the epic", "part of the parent").
 _WITHIN = re.compile(
@@ -98,7 +106,8 @@ _SHAPE_WORDS = content_words(
     "reported reporter filed raised created opened logged by state status currently ticket tickets issue issues "
     "bug bugs task tasks subtask sub-task sub-tasks story stories epic epics improvement improvements feature "
     "features item items pr prs pull request requests work tracked tracker label labels labelled labeled tagged "
-    "marked component components type types kind " + PRIORITIES.replace("|", " ")
+    "marked component components type types kind unassigned nobody without owner owns picked "
+    + PRIORITIES.replace("|", " ")
 )
 
 
@@ -110,8 +119,8 @@ _UNDER_WORDS = content_words("belong belongs belonging make makes making made pa
 class InventoryAsked:
     """The items an inventory question asks for: `state` "open", "done" or "" (any); `worked` when done means the
     work was done (a duplicate is not fixed); the item types, priorities and versions named; the assignee and
-    reporter as written (or ""); `count` for "how many"; `words`, the question's other content words (a component
-    or a label's name, or what the items are about)."""
+    reporter as written (or ""); `unassigned` for items nobody holds; `count` for "how many"; `words`, the
+    question's other content words (a component or a label's name, or what the items are about)."""
 
     state: str = ""
     worked: bool = False
@@ -120,6 +129,7 @@ class InventoryAsked:
     versions: tuple[str, ...] = ()
     assignee: str = ""
     reporter: str = ""
+    unassigned: bool = False
     count: bool = False
     words: tuple[str, ...] = ()
     within: str = ""
@@ -172,16 +182,17 @@ def inventory_asked(question: str, constraints: Constraints) -> InventoryAsked |
     )
     reported = _REPORTED_BY.search(text) or _DID_REPORT.search(text)
     reporter = _person(next(g for g in reported.groups() if g), constraints) if reported else ""
-    held = assigned_to(text) or (m[1] if (m := _ASSIGNED_TO.search(text)) else "")
+    unassigned = bool(_UNASSIGNED.search(text))
+    held = "" if unassigned else assigned_to(text) or (m[1] if (m := _ASSIGNED_TO.search(text)) else "")
     assignee = _person(held, constraints) if not reporter else ""
-    if not assignee and not reporter and constraints.people:
+    if not assignee and not reporter and not unassigned and constraints.people:
         # "Dana's open tickets" are assigned to Dana; a person in any other role ("Which bugs did Dana comment on?")
         # is not a field of the items' state. Question text: the person's first name with a possessive "'s".
         owners = [p for p in constraints.people if re.search(rf"\b{re.escape(p.split()[0])}\S*'s\b", text, re.I)]
         if not owners:
             return None
         assignee = owners[0]
-    if not state and assignee:
+    if not state and (assignee or unassigned):
         state = "open"  # "Which tickets are assigned to Dana?": the work they hold now, as the assigned listing has it
     words = _other_words(text, constraints, (assignee, reporter))
     if within:
@@ -200,12 +211,13 @@ def inventory_asked(question: str, constraints: Constraints) -> InventoryAsked |
         versions=() if titled else tuple(constraints.versions),
         assignee=assignee,
         reporter=reporter,
+        unassigned=unassigned,
         count=how_many,
         words=() if titled else words,
         within=within,
         within_title=(*(set(words) - _UNDER_WORDS), *(v.lower() for v in constraints.versions)) if titled else (),
     )
-    picked = asked.priorities or asked.versions or asked.assignee or asked.reporter or asked.count
+    picked = asked.priorities or asked.versions or asked.assignee or asked.reporter or asked.unassigned or asked.count
     if not (asked.state or picked or asked.within or asked.within_title):
         return None
     return asked

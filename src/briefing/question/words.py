@@ -264,7 +264,7 @@ ASKS_ASSIGNED = re.compile(
     re.I,
 )
 # Who "did" it when the question names nobody in particular.
-NOBODY = frozenset("we you they i us them the team everyone anybody anyone people".split())
+NOBODY = frozenset([*"we you they i us them the team everyone anybody anyone people nobody".split(), "no one"])
 PULL = re.compile(r"\bprs?\b|\bpull\s+requests?\b", re.I)
 # "what meetings do we have", "which syncs are scheduled", "any 1:1s", "what's on the calendar": the plural is what
 # makes it a list ("What meeting decided the cutover?" asks a fact). "Events" and "calls" are left out: "what
