@@ -16,7 +16,7 @@ import pytest
 
 from briefing.ask.extractive import ExtractiveAnswer
 from briefing.ask.header import rows as row_cells
-from briefing.ask.inventory import ItemState, answer_inventory, parent_of
+from briefing.ask.inventory import ItemState, _matching, answer_inventory, parent_of
 from briefing.index import Index
 from briefing.model import Document, Unit
 from briefing.question.inventory import inventory_asked
@@ -187,3 +187,28 @@ def test_open_items_nobody_holds_are_listed(index: Index, question: str) -> None
     lines = found.text.splitlines()
     assert lines[0].endswith("with no assignee as of Mon 1 Jun 2026:"), found.text
     assert all("assignee" not in line for line in lines[1:]), found.text  # a held item shows its assignee
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What are the highest priority open bugs?",
+        "Which top-priority bugs are still open?",
+        "What are the most urgent open bugs?",
+    ],
+)
+def test_the_highest_priority_is_the_most_urgent_one_the_items_have(question: str) -> None:
+    # A Blocker-to-Trivial scheme names no priority "Highest": its most urgent open bugs are the Critical ones.
+    items = [
+        _state("MOB-1", "Crash on launch", "Type: Bug | Status: Open | Priority: Critical"),
+        _state("MOB-2", "Typo in the settings page", "Type: Bug | Status: Open | Priority: Minor"),
+        _state(
+            "MOB-3", "Blank screen after login", "Type: Bug | Status: Closed | Priority: Blocker\nResolution: Fixed"
+        ),
+        _state("MOB-4", "Add a dark theme", "Type: Story | Status: Open | Priority: Blocker"),
+    ]
+    asked = wants(parse(question, now=datetime(2026, 6, 1, tzinfo=UTC))).inventory
+    assert asked is not None and asked.priorities == ("highest",)
+    found, _, read = _matching(asked, items)
+    assert [item.key for item in found] == ["jira:MOB-1"]
+    assert read.priorities == ("critical",)

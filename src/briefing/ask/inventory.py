@@ -188,16 +188,34 @@ def matching(asked: InventoryAsked, view: View) -> list[ItemState]:
     return _matching(asked, list(item_states(view)))[0]
 
 
-def _matching(asked: InventoryAsked, items: list[ItemState]) -> tuple[list[ItemState], tuple[str, str] | None]:
-    """The items matching `asked` among `items` (sorted as `matching` sorts them), and the parent they are under."""
+def _matching(
+    asked: InventoryAsked, items: list[ItemState]
+) -> tuple[list[ItemState], tuple[str, str] | None, InventoryAsked]:
+    """The items matching `asked` among `items` (sorted as `matching` sorts them), the parent they are under, and
+    `asked` with "the highest priority" read as the most urgent one the items have (`_top_present`)."""
     parent = parent_of(asked, items) if asked.within or asked.within_title else None
     if (asked.within or asked.within_title) and parent is None:
-        return [], None
+        return [], None, asked
     tags = set().union(*(content_words(_tag_words(item)) for item in items)) if asked.words else set()
+    asked = _top_present(asked, items, tags)
     found = [
         item for item in items if _matches(asked, item, tags) and (parent is None or parent[0] in _parent_key(item))
     ]
-    return sorted(found, key=_order), parent
+    return sorted(found, key=_order), parent, asked
+
+
+def _top_present(asked: InventoryAsked, items: list[ItemState], tags: set[str]) -> InventoryAsked:
+    """ "The highest-priority open bugs" where no item's priority is named "Highest": the most urgent priority the
+    items matching the rest of the question have ("Critical" in a Blocker-to-Trivial scheme), so the answer lists
+    those and says which priority it is."""
+    if asked.priorities != ("highest",):
+        return asked
+    anyone = replace(asked, priorities=())
+    levels = {item.cells.get("priority", "").lower() for item in items if _matches(anyone, item, tags)}
+    ranked = sorted(level for level in levels if level in _URGENCY)
+    if "highest" in levels or not ranked:
+        return asked
+    return replace(asked, priorities=(min(ranked, key=_URGENCY.index),))
 
 
 def _described(asked: InventoryAsked, total: int, parent: tuple[str, str] | None = None) -> str:
@@ -243,7 +261,7 @@ def answer_inventory(
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """The count and list of the items matching `asked`, each cited to its state, with their keys; None when no
     item matches. The day "as of" is named in `zone`, the workspace's."""
-    items, parent = _matching(asked, list(item_states(view)))
+    items, parent, asked = _matching(asked, list(item_states(view)))
     if not items:
         return None
     shown = items[:MAX_LISTED]

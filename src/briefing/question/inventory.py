@@ -57,6 +57,9 @@ _WORKED = re.compile(r"\b(?:fixed|done|finished|completed|merged|shipped|deliver
 PRIORITIES = "blocker|critical|highest|high|medium|normal|low|lowest|major|minor|trivial"
 _PRIORITY_BEFORE = re.compile(rf"\b({PRIORITIES})(?:[\s-]+priority)?\s+(?:[\w-]+\s+){{0,2}}?(?={ITEMS}\b)", re.I)
 _PRIORITY_AFTER = re.compile(rf"\bpriority\s+(?:of\s+|is\s+|=\s*)?({PRIORITIES})\b", re.I)
+# Question text: the most urgent items, by whatever name the tracker gives that priority ("top-priority bugs", "the
+# most urgent open tickets").
+_TOP_PRIORITY = re.compile(rf"\b(?:top[\s-]+priority|most\s+urgent)\s+(?:[\w-]+\s+){{0,2}}?{ITEMS}\b", re.I)
 # Question text: the release the items are planned for or went into, named by a version the constraints read
 # ("What went into release 6.2.1?", "What's in the 7.0.0 release?", "What was fixed in 6.3.0?").
 _IN_RELEASE = re.compile(
@@ -106,7 +109,7 @@ _SHAPE_WORDS = content_words(
     "reported reporter filed raised created opened logged by state status currently ticket tickets issue issues "
     "bug bugs task tasks subtask sub-task sub-tasks story stories epic epics improvement improvements feature "
     "features item items pr prs pull request requests work tracked tracker label labels labelled labeled tagged "
-    "marked component components type types kind unassigned nobody without owner owns picked "
+    "marked component components type types kind unassigned nobody without owner owns picked top most urgent "
     + PRIORITIES.replace("|", " ")
 )
 
@@ -180,6 +183,8 @@ def inventory_asked(question: str, constraints: Constraints) -> InventoryAsked |
     priorities = tuple(
         dict.fromkeys(m[1].lower() for m in (*_PRIORITY_BEFORE.finditer(text), *_PRIORITY_AFTER.finditer(text)))
     )
+    if not priorities and _TOP_PRIORITY.search(text):
+        priorities = ("highest",)  # the most urgent priority the items have (`briefing.ask.inventory`)
     reported = _REPORTED_BY.search(text) or _DID_REPORT.search(text)
     reporter = _person(next(g for g in reported.groups() if g), constraints) if reported else ""
     unassigned = bool(_UNASSIGNED.search(text))
