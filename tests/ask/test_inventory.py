@@ -16,7 +16,7 @@ import pytest
 
 from briefing.ask.extractive import ExtractiveAnswer
 from briefing.ask.header import rows as row_cells
-from briefing.ask.inventory import ItemState, _matching, answer_inventory, parent_of
+from briefing.ask.inventory import ItemState, _matching, _unknown, answer_inventory, parent_of
 from briefing.index import Index
 from briefing.model import Document, Unit
 from briefing.question.inventory import inventory_asked
@@ -212,3 +212,18 @@ def test_the_highest_priority_is_the_most_urgent_one_the_items_have(question: st
     found, _, read = _matching(asked, items)
     assert [item.key for item in found] == ["jira:MOB-1"]
     assert read.priorities == ("critical",)
+
+
+def test_an_item_whose_state_then_is_not_recorded_is_neither_open_nor_unassigned() -> None:
+    # The tracker's history of MOB-6 starts after the moment asked about: its state then is unknown, not open.
+    items = [
+        _state("MOB-5", "Crash on launch", "Type: Bug | Status: Open | Assignee: Unassigned"),
+        _state("MOB-6", "Slow sync", "Type: Bug | State: not recorded before 2026-07-01"),
+    ]
+    at = datetime(2026, 6, 1, tzinfo=UTC)
+    for question in ("Which bugs are still open?", "Which bugs are unassigned?"):
+        asked = wants(parse(question, now=at)).inventory
+        assert asked is not None
+        found, _, _ = _matching(asked, items)
+        assert [item.key for item in found] == ["jira:MOB-5"], question
+        assert _unknown(asked, items) == 1

@@ -22,6 +22,9 @@ _HEADER_LABELS = frozenset(label for labels in LABELS.values() for label in labe
 UNSET = {"", "none", "unassigned", "-"}
 # A resolution row that means none yet.
 UNRESOLVED = frozenset({"", "unresolved", "none", "-"})
+# A header's way of saying a field's value is unknown at that moment ("State: not recorded before 2018-08-06": the
+# tracker's history of the item starts later).
+UNKNOWN_VALUE = re.compile(r"^not recorded\b", re.I)
 
 # A header row: a short label of letters and spaces, a colon, the value (one " | "-separated cell of a line).
 _ROW = re.compile(r"^\s*([A-Za-z][A-Za-z /]{0,24}):\s*(.+?)\s*$")

@@ -18,7 +18,7 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from briefing.ask.finished import DONE_STATUS, NO_WORK, fix_versions, history_families, names_match
-from briefing.ask.header import AUTHORED, UNRESOLVED, UNSET, is_header, rows
+from briefing.ask.header import AUTHORED, UNKNOWN_VALUE, UNRESOLVED, UNSET, is_header, rows
 from briefing.ask.segment import clean
 from briefing.index import Filter
 from briefing.question.terms import content_words, says
@@ -53,6 +53,11 @@ class ItemState:
     @property
     def status(self) -> str:
         return self.cells.get("status") or self.cells.get("state") or ""
+
+    @property
+    def unknown(self) -> bool:
+        """The item's state at `now` is not recorded (its history starts later): neither open nor done then."""
+        return bool(UNKNOWN_VALUE.match(self.status))
 
     @property
     def done(self) -> bool:
@@ -114,6 +119,8 @@ def _tag_words(item: ItemState) -> str:
 
 
 def _matches(asked: InventoryAsked, item: ItemState, tags: set[str]) -> bool:
+    if (asked.state or asked.unassigned) and item.unknown:
+        return False  # open or done, held or not, is not known then
     if asked.state == "open" and item.done:
         return False
     if asked.state == "done" and (not item.done or (asked.worked and NO_WORK.search(item.cells.get("resolution", "")))):
@@ -218,6 +225,15 @@ def _top_present(asked: InventoryAsked, items: list[ItemState], tags: set[str]) 
     return replace(asked, priorities=(min(ranked, key=_URGENCY.index),))
 
 
+def _unknown(asked: InventoryAsked, items: list[ItemState]) -> int:
+    """How many items whose state at `now` is not recorded match `asked` but for the state it asks."""
+    if not (asked.state or asked.unassigned):
+        return 0
+    anyhow = replace(asked, state="", unassigned=False)
+    tags = set().union(*(content_words(_tag_words(item)) for item in items)) if asked.words else set()
+    return sum(1 for item in items if item.unknown and _matches(anyhow, item, tags))
+
+
 def _described(asked: InventoryAsked, total: int, parent: tuple[str, str] | None = None) -> str:
     """ "4 open critical bugs assigned to Vijay Singh", "3 finished items with fix version 6.2.1"."""
     state = {"open": "open", "done": "finished" if asked.worked else "closed"}.get(asked.state, "")
@@ -261,11 +277,15 @@ def answer_inventory(
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """The count and list of the items matching `asked`, each cited to its state, with their keys; None when no
     item matches. The day "as of" is named in `zone`, the workspace's."""
-    items, parent, asked = _matching(asked, list(item_states(view)))
+    every = list(item_states(view))
+    items, parent, asked = _matching(asked, every)
     if not items:
         return None
     shown = items[:MAX_LISTED]
-    more = f" ({len(items) - len(shown)} more not shown)" if len(items) > len(shown) else ""
+    notes = [f"{len(items) - len(shown)} more not shown"] if len(items) > len(shown) else []
+    unknown = _unknown(asked, every)
+    notes += [f"{unknown} more whose state then is not recorded"] if unknown else []
+    more = f" ({'; '.join(notes)})" if notes else ""
     today = local_day(view.now, zone)
     lines = [f"{_described(asked, len(items), parent)} as of {today:%a} {today.day} {today:%b %Y}{more}:"]
     cited: dict[int, list[str]] = {}

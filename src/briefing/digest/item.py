@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from briefing import registry
 from briefing.ask.fields import bare_title
-from briefing.ask.header import LABELS, is_header, rows
+from briefing.ask.header import LABELS, UNKNOWN_VALUE, is_header, rows
 from briefing.digest import text as tx
 from briefing.digest.conversation import Conversation, Seen, Transition, messages
 from briefing.digest.gather import gather
@@ -59,8 +59,6 @@ _WORKAROUND = re.compile(r"\bwork-?arounds?\b|\binstead\b|\breplac(?:e|ed|ing)\b
 # A pasted block of code or log (fenced, or a tracker's wiki `{code}`/`{noformat}` block) says what was pasted,
 # not what happened.
 _CODE = re.compile(r"```.*?(?:```|$)|\{(code|noformat)(?::[^}]*)?\}.*?(?:\{\1\}|$)", re.S | re.I)
-# A header's way of saying a field's value is unknown at that moment ("State: not recorded before 2018-08-06").
-_UNKNOWN = re.compile(r"^not recorded\b", re.I)
 # A unit's "[2024-05-02 10:00]" stamp and the writer's "name:" after it, as a conversation's units start.
 _STAMP = re.compile(r"^\s*\[[^\]]{4,40}\]\s*")
 # A review with no words of its own ("lee reviewed", "review: commented by lee") tells nothing.
@@ -184,7 +182,7 @@ def header(view: View, doc_key: str) -> tuple[Seen, datetime] | None:
 
 def told(cells: dict[str, str]) -> list[tuple[str, str]]:
     """The header's fields worth telling, in order."""
-    return [(label, cells[label]) for label in _TOLD if cells.get(label) and not _UNKNOWN.match(cells[label])]
+    return [(label, cells[label]) for label in _TOLD if cells.get(label) and not UNKNOWN_VALUE.match(cells[label])]
 
 
 def state_changes(
