@@ -7,8 +7,10 @@ type, status, resolution, priority, fix versions, assignee, reporter, components
 from the values that occur: "Which open critical bugs are there?", "How many open bugs are there?", "What went into
 release 6.2.1?", "Which high-priority tickets are assigned to <name>?", "Which <component> bugs are unresolved?",
 "Which tickets reported by <name> are still open?", "Which issues are still open?", "Which pull requests are still
-open?". Counts the answers whose first line states the number of items that match (`count`) and those citing
-exactly those items (`set`; of more than 15, 15 of them and nothing else).
+open?", "Which bugs are unassigned?", "What are the highest-priority open bugs?" (those of the most urgent priority
+the open bugs have). An item whose status then is not recorded ("not recorded before <date>": its history starts
+later) is neither open nor done, and is left out. Counts the answers whose first line states the number of items
+that match (`count`) and those citing exactly those items (`set`; of more than 15, 15 of them and nothing else).
 
     python eval/probe_inventory.py --config C [-n 40] [--at last|spread]
 """
@@ -36,6 +38,8 @@ DONE = re.compile(r"^(?:resolved|closed|done|fixed|completed?|finished|released|
 HOST = re.compile(r"\s*(PR|Issue) #\d+")
 # Header text: the author a code host's item names.
 AUTHOR = re.compile(r"authored by ([\w.@-]+(?: [\w.@'-]+){0,3}?)(?=\s*[,|])")
+# Priorities, most urgent first, as trackers name them.
+URGENCY = ("blocker", "highest", "critical", "high", "major", "medium", "normal", "low", "minor", "lowest", "trivial")
 # Header row: "Label: value".
 ROW = re.compile(r"^\s*([A-Za-z][A-Za-z /]{0,24}):\s*(.+?)\s*$")
 # A component's or label's value of one word ("ios", "editorial"; not "ready for PR").
@@ -72,7 +76,7 @@ def _cells(text: str) -> dict[str, str]:
 def _item(key: str, title: str, text: str) -> Item | None:
     cells = _cells(text)
     status = cells.get("status") or cells.get("state") or ""
-    if not status:
+    if not status or status.lower().startswith("not recorded"):
         return None
     host, author = HOST.match(text), AUTHOR.search(text)
     resolution = cells.get("resolution", "")
@@ -80,6 +84,7 @@ def _item(key: str, title: str, text: str) -> Item | None:
         v.strip().split()[-1].lower().lstrip("v") for v in cells.get("fix version/s", "").split(",") if v.strip()
     }
     tags = [v.strip().lower() for v in f"{cells.get('components', '')},{cells.get('labels', '')}".split(",")]
+    held = cells.get("assignee") or cells.get("assignees") or ""  # a code host's item may have several
     return Item(
         key=key,
         kind=(cells.get("type") or (host[1] if host else "")).lower(),
@@ -87,7 +92,7 @@ def _item(key: str, title: str, text: str) -> Item | None:
         resolution=resolution,
         priority=cells.get("priority", "").lower(),
         versions=frozenset(versions),
-        assignee="" if cells.get("assignee", "").lower() in UNSET else cells["assignee"],
+        assignee="" if held.lower() in UNSET else held,
         reporter=cells.get("reporter") or (author[1] if author else ""),
         tags=frozenset(v for v in tags if ONE_WORD.fullmatch(v)),
         titled=frozenset(re.findall(r"[a-z][a-z0-9]+", title.lower())),
@@ -129,6 +134,9 @@ def questions(items: list[Item]) -> list[tuple[str, set[str]]]:
         add(f"How many open {noun} are there?", {i.key for i in of_kind})
         for priority in ranked(of_kind):
             add(f"Which open {priority} {noun} are there?", {i.key for i in of_kind if i.priority == priority})
+        add(f"Which {noun} are unassigned?", {i.key for i in of_kind if not i.assignee})
+        urgent = sorted((p for p in ranked(of_kind) if p in URGENCY), key=URGENCY.index)[:1]
+        add(f"What are the highest-priority open {noun}?", {i.key for i in of_kind if i.priority in urgent})
     for version in {v for i in items for v in i.versions}:
         went = {i.key for i in items if version in i.versions and i.done and not NO_WORK.search(i.resolution)}
         add(f"What went into release {version}?", went)
