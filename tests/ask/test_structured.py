@@ -119,6 +119,13 @@ def test_server_role_of_a_ticket_named_by_description_is_its_assignee_as_of_now(
     assert before is not None and "is unassigned" in before.text and "Zoe" not in before.text
 
 
+def test_whose_ticket_it_is_is_its_assignee(index: Index) -> None:
+    found = _ask_role(index, "Whose ticket is the user management mockups?", "2013-07-20T00:00:00+00:00",
+                      "jira:AEROGEAR-43")  # fmt: skip
+    assert found is not None
+    assert found.text == 'AEROGEAR-43 ("User management mockups") is assigned to Zoe Braden [1].'
+
+
 def test_server_reporter_and_a_ticket_the_question_is_not_about(index: Index) -> None:
     found = _ask_role(index, "Who filed the ticket about SimplePush on OpenShift?", "2014-01-01T00:00:00+00:00",
                       "jira:AEROGEAR-42")  # fmt: skip

@@ -89,7 +89,7 @@ def fields_asked(question: str, constraints: Constraints) -> tuple[str, ...]:
 # is doing the ticket about the login page?"): the item is the one retrieval finds (`briefing.ask.described`).
 PERSON_FIELDS = frozenset({"changes", "approver", "reviewer", "tester", "merger", "assignee", "reporter", "organiser"})
 # A question that asks for a person: "who ...", "which engineer / person ...".
-_ASKS_WHO = re.compile(r"^\W*who\b|^\W*(?:which|what)\s+(?:person|people|engineer|developer|one)\b", re.I)
+_ASKS_WHO = re.compile(r"^\W*(?:who|whose)\b|^\W*(?:which|what)\s+(?:person|people|engineer|developer|one)\b", re.I)
 
 
 def described_roles(question: str, constraints: Constraints) -> tuple[str, ...]:
