@@ -336,6 +336,13 @@ def test_a_week_someone_finished_nothing_says_so_before_the_closest_lines(brief:
 
 
 @pytest.mark.slow
+def test_someone_with_no_open_items_is_told_so_before_the_closest_lines(brief: Brief) -> None:
+    answer = brief.ask("What is Priya Raman working on?", now=parse_now("2026-06-20T09:00:00+00:00")).to_json()
+    first = answer["answer"].splitlines()[0]
+    assert first.startswith("No open items recorded as assigned to Priya Raman as of 2026-06-20"), first
+
+
+@pytest.mark.slow
 def test_prs_waiting_for_review_are_the_open_unapproved_ones_as_of_now(brief: Brief) -> None:
     answer = brief.ask("Which PRs are waiting for review?", now=parse_now("2026-06-20T09:00:00+00:00")).to_json()
     lines = answer["answer"].splitlines()

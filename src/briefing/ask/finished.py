@@ -247,12 +247,18 @@ def none_finished(
     of a source that keeps a history as of `now` (nothing could record a finished item). A refusal, or an answer
     with a header line of its own ("Nothing from last week; the closest, from ...:"), follows that sentence as it
     is."""
+    period, kind, who = _worded(asked, question, 0)
+    kind = "items" if kind == "work" else kind
+    return none_recorded(f"No {kind} recorded as finished{who} {period}", answer, view)
+
+
+def none_recorded(said: str, answer: ExtractiveAnswer, view: View) -> ExtractiveAnswer | None:
+    """The fact answer after `said`, a sentence that the trackers record none of what was listed ("No open items
+    recorded as assigned to Hans as of 2017-11-20"); None when the workspace holds no item of a source that keeps a
+    history as of `now`. A refusal, or an answer with a header line of its own, follows the sentence as it is."""
     families = history_families()
     if not families or not view.count(Filter(source_types=families)):
         return None
-    period, kind, who = _worded(asked, question, 0)
-    kind = "items" if kind == "work" else kind
-    said = f"No {kind} recorded as finished{who} {period}"
     if answer.no_answer or answer.text.split("\n", 1)[0].endswith(":"):  # a refusal, or a header of its own
         return replace(answer, text=f"{said}. {answer.text}")
     return replace(answer, text=f"{said}; the closest lines:\n{answer.text}")

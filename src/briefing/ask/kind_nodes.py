@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from briefing.ask.nodes import AskDeps, answer_update, extractive_answer, searched_scope
 from briefing.ask.state import AskState
 from briefing.question.parse import wants
+from briefing.question.timewindow import local_day
 from briefing.question.words import ASKS_READY
 
 if TYPE_CHECKING:
@@ -99,9 +100,18 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
 
         # "What is Dana working on?": the items assigned to them and not resolved, as of now.
         people = question.constraints.people
-        held = answer_open((), answer, view, zone=zone, person=people[0] if people else asked.assigned_to)
+        person = people[0] if people else asked.assigned_to
+        held = answer_open((), answer, view, zone=zone, person=person)
         if held is not None:
             return held[0], {"listing": held[1]}
+        if deps.answerer is None:
+            from briefing.ask.finished import none_recorded
+
+            # None held: the fact answer says so first, so the person's comments are not read as their open work.
+            today = local_day(view.now, zone)
+            closest = none_recorded(f"No open items recorded as assigned to {person} as of {today}", answer, view)
+            if closest is not None:
+                return closest, {"listing": []}
     if asked.finished is not None:
         from briefing.ask.finished import answer_finished
 

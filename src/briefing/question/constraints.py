@@ -80,6 +80,11 @@ def _intent(question: str) -> str:
     return "fact"
 
 
+# Question text: "get up to" / "been up to", what someone did ("What did Dana get up to last week?"), read as one
+# opening phrase: "get" alone is no opening word ("What did Dana get done?" asks for finished work).
+_UP_TO = re.compile(r"\b(?:get|got|getting|been)\s+up\s+to\b", re.I)
+
+
 def _period_only(found: Found, out: Constraints) -> bool:
     """A `PERIOD_VERB` question with a window whose every word outside its constraints (the person, the channel,
     the window) is a word of the opening or a scope word: nothing else is asked about."""
@@ -88,7 +93,8 @@ def _period_only(found: Found, out: Constraints) -> bool:
     rest = list(found.text)
     for _, span in found.spans:
         rest[span.start : span.end] = " " * (span.end - span.start)
-    words = re.findall(r"[\w'-]+", "".join(rest).lower())
+    said = _UP_TO.sub(" ", "".join(rest))
+    words = re.findall(r"[\w'-]+", said.lower())
     return all(w in SCOPE_WORDS or w in OPENING_WORDS for w in words)
 
 

@@ -69,7 +69,7 @@ AUXILIARIES = frozenset("what what's whats has have had been is are was were do 
 # The words of the opening itself ("What did ... work on", "What has been announced").
 OPENING_WORDS = frozenset(
     "what was were got has have had been did do done doing work worked working ship shipped post posted announced "
-    "released launched shared discussed decided busy with get up to".split()
+    "released launched shared discussed decided busy with".split()
 )
 
 # -- constraints --------------------------------------------------------------------------------------------------
