@@ -203,7 +203,7 @@ def test_each_part_of_a_two_part_question_is_answered(answerer: ExtractiveAnswer
     )
     rows = answer.text.splitlines()
     assert rows[0].startswith("Who raised the pool size during the outage: Lena Vogt — Lena Vogt in #incidents")
-    assert rows[1].startswith("How many transfer requests failed: 3,912 — "), answer.text
+    assert rows[1].startswith("How many transfer requests failed: 3,912 transfer requests — "), answer.text
     assert_citations_valid(answer, CONTEXT)
 
 

@@ -329,9 +329,9 @@ def _with_noun(text: str, hit: re.Match[str], q_words: set[str]) -> str:
     after = re.match(r"\s+((?:[\w-]+\s+)?[\w-]+)", text[hit.end() :])  # sentence text: two words after the count
     if after:
         tokens = after[1].split()
-        for i, tok in enumerate(tokens):
-            if stem(tok.lower()) in q_words:
-                return f"{value} {' '.join(tokens[: i + 1])}"
+        said = [i for i, tok in enumerate(tokens) if stem(tok.lower()) in q_words]
+        if said:  # up to the last of the question's words: "3,912 transfer requests", not "3,912 transfer"
+            return f"{value} {' '.join(tokens[: said[-1] + 1])}"
     return value
 
 
