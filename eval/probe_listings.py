@@ -10,17 +10,24 @@ No dev case is read. Each family draws its cases from the index and asks them as
 - `awaiting`: the first of every other month of the index's years at which "Which PRs are waiting for review?"
   lists open pull requests without an approval; counted when a phrasing gives the same answer;
 - `blocking`: (moment, fix version) pairs, the 15th of each month of the index's years, whose version has items
-  unresolved then; counted when the first line lists the items with that fix version not resolved.
+  unresolved then; counted when the first line lists the items with that fix version not resolved;
+- `reviewed`: (reviewer, week) pairs with reviews of two to fifteen items that week, read by this probe's own
+  patterns (a code host's stamped review line "[...] login approved|requested changes|reviewed" on a pull request
+  someone else opened; a mail's "Reviewed-by:" / "Acked-by:" tag in a message its named reviewer wrote), asked as of
+  the Monday after ("this week": that Sunday, 23:59); counted when the lead counts those items and every one of them is
+  cited by one of its reviews; "approve" forms count approvals and acks only, the passive form anyone's.
 
     python eval/probe_listings.py --config C --family activity -n 10
     python eval/probe_listings.py --config C --family awaiting --years 2021 2022 2023
     python eval/probe_listings.py --config C --family blocking --years 2017 2018 -n 12
+    python eval/probe_listings.py --config C --family reviewed -n 12
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -59,6 +66,21 @@ BLOCKING_FORMS = (
     "What is keeping us from shipping {v}?",
     "Is {v} ready to ship?",
 )
+
+REVIEWED_FORMS = (
+    "Which {k} did {p} review last week?",
+    "What did {p} review last week?",
+    "Which {k} has {p} reviewed this week?",
+    "Which {k} did {p} approve last week?",
+    "What {k} did {p} sign off on last week?",
+    "Which {k} were approved last week?",
+)
+# Unit text: a code host's review line ("[2022-05-23 21:10] bifurcation approved: ..."): the login, the verdict.
+_STAMPED_REVIEW = re.compile(r"^\[[^\]]+\]\s+([\w.@-]+)\s+(approved|requested changes|reviewed)\b")
+# Unit text: a mail's review tag on a line of its own ("Acked-by: Rob Herring <robh@kernel.org>"): tag, name.
+_REVIEW_TAG = re.compile(r"^[ \t]*(Reviewed-by|Acked-by):[ \t]*([^<>\n]*?)[ \t]*<", re.M | re.I)
+# Header text of a pull request: who opened it ("authored by Bren2010").
+_AUTHORED_BY = re.compile(r"\bauthored by ([\w.@-]+)")
 
 
 def activity(brief: Any, n: int, seed: int) -> None:
@@ -125,10 +147,66 @@ def blocking(brief: Any, years: list[int], n: int, seed: int) -> None:
         print(f"{form:45s} the release's open items {right} of {len(pairs)}", flush=True)
 
 
+def _reviews(brief: Any) -> tuple[dict[tuple[str, Any, bool], dict[str, set[str]]], bool]:
+    """(reviewer, Monday, approval) -> item key -> the refs of the reviews, and whether the items are pull requests."""
+    from briefing.index import Filter
+
+    found: dict[tuple[str, Any, bool], dict[str, set[str]]] = {}
+    pulls = False
+    chunks = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter())
+    openers = {c.doc_key: m[1] for c in chunks for u in c.units if (m := _AUTHORED_BY.search(u.text))}
+    for chunk in chunks:
+        opener = openers.get(chunk.doc_key, "")
+        for unit in chunk.units:
+            if unit.at is None:
+                continue
+            given = []
+            if (m := _STAMPED_REVIEW.match(unit.text)) and m[1] != opener:
+                given.append((m[1], m[2] == "approved"))
+                pulls = True
+            given += [(t[2].strip(), t[1].lower() == "acked-by") for t in _REVIEW_TAG.finditer(unit.text)]
+            monday = (unit.at - timedelta(days=unit.at.weekday())).date()
+            for who, approval in given:
+                if unit.author and who.split()[0].lower() != unit.author.split()[0].lower():
+                    continue  # a tag carried forward in someone else's message
+                for key in {(who, monday, False), *([(who, monday, True)] if approval else [])}:
+                    found.setdefault(key, {}).setdefault(chunk.doc_key, set()).add(unit.ref)
+    return found, pulls
+
+
+def reviewed(brief: Any, n: int, seed: int) -> None:
+    found, pulls = _reviews(brief)
+    kind = "PRs" if pulls else "patches"
+    pairs = sorted(key for key, items in found.items() if 2 <= len(items) <= 15 and not key[2])
+    random.Random(seed).shuffle(pairs)  # noqa: S311 (a reproducible draw)
+    pairs = pairs[:n]
+    for form in REVIEWED_FORMS:
+        right = asked = 0
+        for who, monday, _ in pairs:
+            approving = "approve" in form or "sign off" in form
+            if "{p}" not in form:  # anyone's approvals that week
+                items: dict[str, set[str]] = {}
+                for (_, day, approval), reviews in found.items():
+                    if day == monday and approval:
+                        for key, refs in reviews.items():
+                            items.setdefault(key, set()).update(refs)
+            else:
+                items = found.get((who, monday, approving), {})
+            if not items or len(items) > 15:
+                continue
+            start = datetime(monday.year, monday.month, monday.day, 10, tzinfo=UTC)
+            now = start + (timedelta(days=6, hours=13, minutes=59) if "this week" in form else timedelta(days=7))
+            answer = brief.ask(form.format(k=kind, p=who), now=now, k=10)
+            cited = {r for c in answer.citations for r in c.refs}
+            asked += 1
+            right += answer.answer.startswith(f"{len(items)} ") and all(refs & cited for refs in items.values())
+        print(f"{form:45s} the items reviewed, each cited {right} of {asked}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("--family", choices=["activity", "awaiting", "blocking"], required=True)
+    parser.add_argument("--family", choices=["activity", "awaiting", "blocking", "reviewed"], required=True)
     parser.add_argument("-n", type=int, default=10)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--years", type=int, nargs="*", default=[], help="awaiting, blocking: the years to ask in")
@@ -142,8 +220,10 @@ def main() -> None:
             activity(brief, args.n, args.seed)
         elif args.family == "awaiting":
             awaiting(brief, args.years)
-        else:
+        elif args.family == "blocking":
             blocking(brief, args.years, args.n, args.seed)
+        else:
+            reviewed(brief, args.n, args.seed)
 
 
 if __name__ == "__main__":

@@ -231,20 +231,30 @@ def _reviews(item: Item, field: str) -> Read | None:
     wanted = REVIEW_FIELDS[field]
     latest: dict[str, tuple[str, Unit]] = {}
     for unit in item.units:  # in the item's order: a later verdict of the same reviewer replaces the earlier
-        m = _VERDICT.match(unit.text)
-        if m and m[2] in wanted:
-            latest[unit.author or m[1]] = (m[2], unit)
-        for tag in _TAG.finditer(unit.text):
-            verdict = _TAG_CASE.get(tag[1].lower(), tag[1])
-            who = tag[2].strip().strip("\"'") or unit.author
-            if verdict in wanted and who:
-                latest.pop(who, None)  # a name is listed once, by its latest tag
+        for who, verdict, tagged in verdicts(unit):
+            if verdict in wanted:
+                if tagged:
+                    latest.pop(who, None)  # a name is listed once, by its latest tag
                 latest[who] = (verdict, unit)
     if not latest:
         return None
     # Every reviewer named with their last verdict, each cited by the unit that gives it.
     names = ", ".join(f"{who} ({verdict}){MARK}" for who, (verdict, _) in latest.items())
     return f"{item.label} {_REVIEWED.get(field, 'was reviewed by')} {names}", [unit for _, unit in latest.values()]
+
+
+def verdicts(unit: Unit) -> list[tuple[str, str, bool]]:
+    """The reviews `unit` records: (who, verdict, whether a mail tag says it). A code host's review ("[stamp] login
+    approved"), by its writer; a mail's review tags ("Reviewed-by: Rob Herring <...>"), by the name in each."""
+    found: list[tuple[str, str, bool]] = []
+    m = _VERDICT.match(unit.text)
+    if m:
+        found.append((unit.author or m[1], m[2], False))
+    for tag in _TAG.finditer(unit.text):
+        who = tag[2].strip().strip("\"'") or unit.author
+        if who:
+            found.append((who, _TAG_CASE.get(tag[1].lower(), tag[1]), True))
+    return found
 
 
 # The tags as the answer writes them, whatever case the mail used.

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from briefing.ask.nodes import AskDeps, answer_update, extractive_answer, searched_scope
+from briefing.ask.reviewed import REVIEW_EVENTS
 from briefing.ask.state import AskState
 from briefing.question.parse import wants
 from briefing.question.timewindow import local_day
@@ -128,6 +129,13 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
                 return closest, {"listing": []}
     if window is None:
         return None
+    if asked.records is not None and asked.records.event in REVIEW_EVENTS:
+        from briefing.ask.reviewed import answer_reviews
+
+        # "Which PRs did Dana review last week?": read from the reviews themselves, whatever the sentences say.
+        span = (window.start, window.end)
+        given = answer_reviews(asked.records, answer, span, window.label, asked.week_of, view, question, zone=zone)
+        return (given[0], {"listing": given[1]}) if given is not None else None
     # "Which blog posts came out in July?" lists the documents of that kind dated in the window, not a fact inside
     # one of them; "which PRs were merged" the records whose event falls there.
     listed = answer_listing(

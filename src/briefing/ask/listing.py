@@ -91,7 +91,7 @@ def _lead(chunks: Sequence[Chunk], title: str) -> tuple[str, str, str]:
     return "", ref, url
 
 
-def _whole(view: View, keys: Sequence[str]) -> dict[str, list[Chunk]]:
+def whole(view: View, keys: Sequence[str]) -> dict[str, list[Chunk]]:
     """The documents of `keys`, each as its chunks in order."""
     docs: dict[str, list[Chunk]] = {}
     for chunk in view.fetch(doc_keys=sorted(keys)):
@@ -120,7 +120,7 @@ def listed_documents(
     if not keys:
         return []
     out = []
-    for chunks in _whole(view, sorted(keys)).values():
+    for chunks in whole(view, sorted(keys)).values():
         if topic:
             words = set().union(*(content_words(c.text) | content_words(c.title) for c in chunks))
             if topic - words:
@@ -153,7 +153,7 @@ def listed_records(
         for ev in registry.meta(chunk, "events"):
             if not isinstance(ev, dict) or ev.get("event") != asked.event or not ev.get("at"):
                 continue
-            if asked.by and not _same_person(str(ev.get("by") or ""), asked.by):
+            if asked.by and not same_person(str(ev.get("by") or ""), asked.by):
                 continue
             at = datetime.fromisoformat(str(ev["at"]))
             # A record's events are its metadata, which the view does not cut: a later merge is not one yet.
@@ -161,15 +161,18 @@ def listed_records(
                 when[chunk.doc_key] = min(when.get(chunk.doc_key, at), at)
     if not when:
         return []
-    found = [(when[key], chunks) for key, chunks in _whole(view, sorted(when)).items()]
+    found = [(when[key], chunks) for key, chunks in whole(view, sorted(when)).items()]
     found.sort(key=lambda pair: (pair[0], pair[1][0].doc_key))
     return found
 
 
-def _same_person(who: str, asked: str) -> bool:
-    """Whether an event's actor is the person a question names: the same login or name, or the same first name."""
-    who, asked = who.casefold(), asked.casefold()
-    return bool(who) and (who == asked or who.split()[0] == asked.split()[0])
+def same_person(who: str, asked: str) -> bool:
+    """Whether an event's actor is the person a question names: the same login or name, or the same first name where
+    one of the two is a single word ("Andrew" is Andrew Murray; "Andrew Jeffery" is not)."""
+    mine, theirs = who.casefold().split(), asked.casefold().split()
+    if not mine or not theirs:
+        return False
+    return mine == theirs or (min(len(mine), len(theirs)) == 1 and mine[0] == theirs[0])
 
 
 def render_records(
@@ -256,10 +259,10 @@ def answer_listing(
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """`answer` as the list of the documents (or records) asked for in the question's window, with their keys;
     None when it was refused, or nothing of the kind is dated there."""
-    if answer.no_answer:
-        return None
     window, narrowing = narrowed(window, week_of)
     period = period_words(label, narrowing)
+    if answer.no_answer:
+        return None
     listed = listed_documents(documents, window, view, projects) if documents is not None else []
     if documents is not None and listed:
         return render(listed, documents.kind, period, answer, zone), [cs[0].doc_key for cs in listed]

@@ -27,6 +27,8 @@ from briefing.question.words import (
     ASKS_LISTING,
     ASKS_NEXT,
     ASKS_OPEN_FOR,
+    ASKS_REVIEWED,
+    ASKS_REVIEWED_BY,
     AUXILIARIES,
     BRIEFING,
     BROAD,
@@ -266,6 +268,9 @@ def documents_asked(question: str) -> DocumentsAsked | None:
 
 
 def records_asked(question: str) -> RecordsAsked | None:
+    reviewed = reviews_asked(question)
+    if reviewed is not None:
+        return reviewed
     m = ASKS_EVENTS.search(question.strip())
     if m is not None:
         return RecordsAsked(" ".join(m[1].split()), EVENT_OF.get(m[2].lower(), "opened"), bool(PULL.search(m[1])))
@@ -274,6 +279,20 @@ def records_asked(question: str) -> RecordsAsked | None:
         return None
     event = "merged" if m[3].lower() == "merge" else "opened"
     return RecordsAsked(" ".join(m[1].split()), event, bool(PULL.search(m[1])), by=m["who"])
+
+
+def reviews_asked(question: str) -> RecordsAsked | None:
+    """ "Which PRs did bifurcation review last week?", "Which patches were acked?": reviews given (`REVIEW_EVENTS`
+    names the event), by someone or by anyone; the kind is "" when the question names none ("What did Rob ack?")."""
+    m = ASKS_REVIEWED_BY.search(question.strip()) or ASKS_REVIEWED.search(question.strip())
+    if m is None:
+        return None
+    said = m.groupdict()
+    verb = (said.get("verb") or said.get("changes") or "").lower()
+    event = "approved" if verb.startswith(("appro", "ack", "sign")) else "reviewed"
+    kind = " ".join((said.get("noun") or "").split())
+    event = "changes requested" if "changes" in verb else event
+    return RecordsAsked(kind, event, bool(PULL.search(kind)), by=said.get("who") or "")
 
 
 def agenda_asked(question: str) -> str | None:

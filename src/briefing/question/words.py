@@ -196,6 +196,24 @@ ASKS_EVENTS_BY = re.compile(
     r"(open|merge|file|create|raise|report|submit)(?:e?d)?\b",
     re.I,
 )
+# Reviews given in a period (`briefing.ask.reviewed`): "which PRs did bifurcation review last week", "what did Rob
+# ack this week", "which patches has Dana approved", "which pull requests did Lee request changes on". Group "noun":
+# the records as worded (absent in "what did Rob review"), "who": the reviewer, "verb": the act.
+REVIEW_NOUNS = r"prs?|pull\s+requests?|patch(?:es|sets?)?|merge\s+requests?|mrs?|diffs?|changes"
+ASKS_REVIEWED_BY = re.compile(
+    rf"^\W*(?:which|what)\s+(?:(?P<noun>(?:[\w-]+\s+){{0,2}}?(?:{REVIEW_NOUNS}))\s+)?(?:did|has|have)\s+"
+    r"(?P<who>[\w.@-]+(?:\s+[A-Z][\w.@-]*){0,2})\s+"
+    r"(?P<verb>review(?:ed)?|approved?|ack(?:ed)?|sign(?:ed)?\s+off\s+on|request(?:ed)?\s+changes\s+(?:on|to|for))\b",
+    re.I,
+)
+# The same asked of anyone's reviews: "which PRs were approved last week", "what patches got acked", "which pull
+# requests had changes requested". Group "verb": the act.
+ASKS_REVIEWED = re.compile(
+    rf"^\W*(?:which|what)\s+(?P<noun>(?:[\w-]+\s+){{0,2}}?(?:{REVIEW_NOUNS}))\s+"
+    r"(?:(?:were|was|got|have\s+been|has\s+been)\s+(?P<verb>approved|reviewed|acked)|"
+    r"(?:had|got|received)\s+(?P<changes>changes\s+requested))\b",
+    re.I,
+)
 # Work items finished in a period, by someone or by anyone: "which tickets did Dana resolve last week", "what did
 # Lee finish this week", "what was resolved yesterday", "which bugs targeted at 2.2.1 were fixed last week", "how many
 # tickets did we close last week" (the listing's count answers it), "what did Lee get done / deliver last week",

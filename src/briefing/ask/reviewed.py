@@ -1,0 +1,151 @@
+"""Which pull requests or patches someone reviewed in a period, listed from the reviews themselves.
+
+"Which PRs did bifurcation review last week?", "What did Rob ack this week?", "Which PRs were approved last week?":
+the answer is the set of items that got a review of the asked kind in the window, read from the reviews the `View`
+holds at `now` (`fields.verdicts`): a code host's review ("[stamp] login approved: ..."), by its writer and at its
+time; a mail's review tag ("Reviewed-by: Rob Herring <...>") only in a message its named reviewer wrote, since a
+patch that carries a tag forward repeats an earlier review rather than gives one. A review by a person the question
+names matches their login or name (the same first word will do). Each line is cited to the reviews it lists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
+
+from briefing import registry
+from briefing.ask.fields import REVIEW_FIELDS, bare_title, item_of, verdicts
+from briefing.ask.listing import narrowed, period_words, same_person, whole
+from briefing.ask.segment import clean
+from briefing.index import Filter
+from briefing.question.timewindow import local_day
+
+if TYPE_CHECKING:
+    from briefing.ask.extractive import ExtractiveAnswer
+    from briefing.model import Unit
+    from briefing.question.listings import RecordsAsked
+    from briefing.question.model import Question
+    from briefing.view import View
+
+MAX_LISTED = 15
+# The review events a question may ask for, and the verdicts each counts.
+REVIEW_EVENTS = {
+    "reviewed": REVIEW_FIELDS["reviewer"],
+    "approved": REVIEW_FIELDS["approver"],
+    "changes requested": REVIEW_FIELDS["changes"],
+}
+# How a line says each verdict: a code host's review that neither approves nor requests changes is a comment.
+_SAID = {"reviewed": "commented"}
+_TAGS = frozenset({"Reviewed-by", "Acked-by", "Tested-by"})
+# A plural noun's ending: "es" after ch, sh or x ("patches"), else a final "s" ("PRs", "pull requests", "diffs").
+_PLURAL_END = re.compile(r"(?<=ch|sh)es$|(?<=x)es$|(?<![su])s$")
+# Each listed item cites at most this many of its reviews.
+CITED_REVIEWS = 3
+
+
+@dataclass
+class Reviewed:
+    """One item reviewed in the window: its label and title, its author, and the reviews given, oldest first."""
+
+    key: str
+    label: str
+    author: str
+    reviews: list[tuple[datetime, str, str, Unit]] = field(default_factory=list)  # (at, who, verdict, unit)
+
+
+def listed_reviews(
+    asked: RecordsAsked, window: tuple[datetime, datetime], view: View, people: Sequence[str] = ()
+) -> list[Reviewed]:
+    """The items with a review of `asked.event` in `window` by `view.now`, by `asked.by` (or one of `people`, the
+    names the question's person resolves to) when it names one, oldest first by their first such review."""
+    wanted = REVIEW_EVENTS[asked.event]
+    names = [n for n in (asked.by, *people) if n]
+    found: dict[str, list[tuple[datetime, str, str, Unit]]] = {}
+    for chunk in view.chunks(Filter(start=window[0], end=window[1])):
+        for unit in chunk.units:
+            if unit.at is None or not window[0] <= unit.at < window[1] or unit.at > view.now:
+                continue
+            for who, verdict, tagged in verdicts(unit):
+                if verdict not in wanted or (tagged and not same_person(unit.author or "", who)):
+                    continue  # a tag carried forward in someone else's message is not a review given here
+                if names and not any(same_person(who, n) for n in names):
+                    continue
+                found.setdefault(chunk.doc_key, []).append((unit.at, who, verdict, unit))
+    listed: list[Reviewed] = []
+    for key, chunks in whole(view, sorted(found)).items():  # the whole item: its author opened it
+        reviews = found[key]
+        if asked.pulls and not any(registry.meta(c, "pull_request") for c in chunks):
+            continue  # "Which PRs ...": not an issue's comments that happen to read like a review
+        item = item_of(key, chunks)
+        title = bare_title(key, chunks[0].title)
+        numbered = item.label.startswith(("PR ", "Issue "))  # a code host's; a mail thread is named by its subject
+        label = f'{item.label} "{title}"' if numbered and title else item.label if numbered else f'"{title or key}"'
+        # A code host's item opens with its author's header; a mail thread's first message here may be a reply.
+        author = (item.header.author or "") if item.header is not None else ""
+        reviews = [r for r in reviews if not same_person(r[1], author)]  # an author's replies in a review thread
+        if not reviews:
+            continue
+        unique = sorted({u.ref: (at, who, v, u) for at, who, v, u in reviews}.values(), key=lambda r: r[0])
+        listed.append(Reviewed(key, label, author, unique))
+    listed.sort(key=lambda r: (r.reviews[0][0], r.key))
+    return listed
+
+
+def _counted(n: int, kind: str) -> str:
+    """ "3 PRs", "1 PR", "1 patch": the count with the question's plural noun made singular for one."""
+    if n != 1:
+        return f"{n} {kind}"
+    return f"1 {_PLURAL_END.sub('', kind)}"
+
+
+def render_reviews(
+    listed: Sequence[Reviewed], asked: RecordsAsked, period: str, answer: ExtractiveAnswer, *, zone: tzinfo
+) -> ExtractiveAnswer:
+    """The reviewed items as the answer: a lead with their number, kind, event, whose and period, then one line each
+    with its author and the reviews (who, verdict, day), cited to those reviews."""
+    shown = listed[:MAX_LISTED]
+    more = f" ({len(listed) - len(shown)} more not shown)" if len(listed) > len(shown) else ""
+    kind = asked.kind or ("pull requests" if all(r.label.startswith("PR ") for r in listed) else "items")
+    whose = f" by {asked.by}" if asked.by else ""
+    event = "with changes requested" if asked.event == "changes requested" else asked.event
+    lines = [f"{_counted(len(listed), kind)} {event}{whose} {period}{more}, oldest first:"]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, item in enumerate(shown, 1):
+        said = []
+        for at, who, verdict, _ in item.reviews:
+            day = local_day(at, zone)
+            if verdict in _TAGS:  # a mail's tag names its giver: "Acked-by: Rob Herring"
+                verdict = verdict if asked.by else f"{verdict}: {who}"
+            else:
+                verdict = _SAID.get(verdict, verdict) + ("" if asked.by else f" by {who}")
+            said.append(f"{verdict} {day:%a} {day.day} {day:%b}")
+        opened = f"by {item.author}; " if item.author else ""
+        lines.append(f"- {clean(item.label, limit=160)} ({opened}{', '.join(dict.fromkeys(said))}) [{n}]")
+        units = [u for *_, u in item.reviews[-CITED_REVIEWS:]]
+        cited[n], urls[n] = [u.ref for u in units], units[-1].url
+    return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls)
+
+
+def answer_reviews(
+    asked: RecordsAsked,
+    answer: ExtractiveAnswer,
+    window: tuple[datetime, datetime],
+    label: str,
+    week_of: str,
+    view: View,
+    question: Question,
+    *,
+    zone: tzinfo,
+) -> tuple[ExtractiveAnswer, list[str]] | None:
+    """The reviews asked for in the question's window as the answer, with the items' keys; None when none is there
+    (the question then takes the ordinary path). A refused fact answer does not stop it: the reviews are the data."""
+    window, narrowing = narrowed(window, week_of)
+    listed = listed_reviews(asked, window, view, question.constraints.people)
+    if not listed:
+        return None
+    told = render_reviews(listed, asked, period_words(label, narrowing), answer, zone=zone)
+    return told, [r.key for r in listed]

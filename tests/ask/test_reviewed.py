@@ -1,0 +1,146 @@
+"""Which pull requests or patches someone reviewed in a period: listed from the reviews themselves, cited to them.
+
+GitHub: PyGithub's pull request #538 synced by the real connector from the local GitHub server
+(`test_asof_github_state`): jzelinskie approved it on 22 March 2017, electrofelix and sfdye commented in reviews a
+year later. Mail: a patch series written to an mbox and read by the local mail connector, reviewed by tag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from briefing.ask.extractive import ExtractiveAnswer
+from briefing.ask.listing import same_person
+from briefing.ask.reviewed import answer_reviews
+from briefing.index import Index
+from briefing.model import ChunkLimits, Document
+from briefing.question.kind import reviews_asked
+from briefing.question.parse import parse, wants
+from briefing.settings import QdrantSettings, Settings, WorkspaceSettings
+from chunkers.email import chunk_thread
+from tests.ask.test_inventory import pulls as pulls  # noqa: F401 (the index of PR #538)
+from tests.ask.test_structured import REFUSED
+from tests.connectors.test_email_local import documents as mail_documents
+from tests.connectors.test_email_local import message, run, write_mbox
+from tests.test_asof_github_state import _sparse
+from tests.test_asof_github_state import documents as documents  # noqa: F401 (the synced GitHub documents)
+
+
+def _listed(index: Index, question: str, now: str) -> ExtractiveAnswer | None:
+    at = datetime.fromisoformat(now)
+    parsed = parse(question, now=at)
+    records = wants(parsed).records
+    window = parsed.window
+    assert records is not None and window is not None and parsed.kind == "listing", question
+    found = answer_reviews(
+        records, REFUSED, (window.start, window.end), window.label, "", index.view(at), parsed, zone=UTC
+    )
+    return found[0] if found is not None else None
+
+
+@pytest.mark.parametrize(
+    ("question", "event", "by", "kind"),
+    [
+        ("Which PRs did jzelinskie review last week?", "reviewed", "jzelinskie", "PRs"),
+        ("What did Rob ack this week?", "approved", "Rob", ""),
+        ("Which patches has Dana Levi approved this month?", "approved", "Dana Levi", "patches"),
+        ("Which pull requests did Lee request changes on last week?", "changes requested", "Lee", "pull requests"),
+        ("What PRs did sam sign off on yesterday?", "approved", "sam", "PRs"),
+        ("Which PRs were approved last week?", "approved", "", "PRs"),
+        ("Which pull requests had changes requested this week?", "changes requested", "", "pull requests"),
+    ],
+)
+def test_reviews_given_are_read_with_their_reviewer_and_verdict(question: str, event: str, by: str, kind: str) -> None:
+    asked = reviews_asked(question)
+    assert asked is not None and (asked.event, asked.by, asked.kind) == (event, by, kind), asked
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which PRs were merged last week?",
+        "Who reviewed PR #57?",
+        "Which PRs are waiting for review?",
+        "What did Dana do?",
+    ],
+)
+def test_other_questions_ask_for_no_reviews(question: str) -> None:
+    assert reviews_asked(question) is None
+
+
+def test_the_prs_someone_reviewed_last_week_are_listed_cited_by_the_review(pulls: Index) -> None:  # noqa: F811
+    found = _listed(pulls, "Which PRs did jzelinskie review last week?", "2017-03-27T09:00:00+00:00")
+    assert found is not None, "the approval of 22 March is a review last week"
+    lines = found.text.splitlines()
+    assert lines[0] == "1 PR reviewed by jzelinskie last week, oldest first:"
+    assert lines[1].startswith('- PR #538 "Add Support for Pull Request Reviews feature" (by allevin; approved Wed')
+    assert found.cited == {1: ["github:PyGithub/PyGithub#538/comment-28482091"]}
+    # The week before, he had reviewed nothing: no listing (the fact path answers).
+    assert _listed(pulls, "Which PRs did jzelinskie review last week?", "2017-03-20T09:00:00+00:00") is None
+
+
+def test_approvals_are_not_comments(pulls: Index) -> None:  # noqa: F811
+    """sfdye commented in three reviews in March 2018: reviews, not approvals; anyone's reviews name each reviewer."""
+    assert _listed(pulls, "Which PRs did sfdye approve this week?", "2018-03-24T09:00:00+00:00") is None
+    found = _listed(pulls, "Which PRs were reviewed this month?", "2018-03-24T09:00:00+00:00")
+    assert found is not None
+    line = found.text.splitlines()[1]
+    assert "commented by electrofelix Fri 16 Mar" in line and "commented by sfdye Tue 20 Mar" in line, line
+    assert "jzelinskie" not in found.text  # his approval was a year before
+
+
+@pytest.fixture
+def mail(tmp_path: Path) -> Iterator[Index]:
+    msgs = [message("c0@x", "[PATCH v2 0/2] ledger: faster reconciliation", "Cover letter.")]
+    # The second patch carries Lee's review of v1 forward: Dana wrote it, so it is no review given here.
+    msgs += [
+        message("p1@x", "[PATCH v2 1/2] ledger: step 1", "Step 1.\n\nSigned-off-by: Dana Levi <dana@example.com>"),
+        message(
+            "p2@x", "[PATCH v2 2/2] ledger: step 2",
+            "Step 2.\n\nReviewed-by: Lee Park <lee@example.com>\nSigned-off-by: Dana Levi <dana@example.com>",
+            minutes=1,
+        ),
+        message(
+            "rv@x", "Re: [PATCH v2 1/2] ledger: step 1", "Right.\n\nReviewed-by: Sam Ortiz <sam@example.com>",
+            minutes=9, reply_to="p1@x", sender="Sam Ortiz <sam@example.com>",
+        ),
+        message(
+            "ak@x", "Re: [PATCH v2 2/2] ledger: step 2", "Acked-by: Ana Ortiz <ana@example.com>",
+            minutes=20, reply_to="p2@x", sender="Ana Ortiz <ana@example.com>",
+        ),
+    ]  # fmt: skip
+    write_mbox(tmp_path / "s.mbox", msgs)
+    docs: dict[str, Document] = mail_documents(run(tmp_path / "s.mbox")[0])
+    settings = Settings(workspace=WorkspaceSettings(name="mail"), qdrant=QdrantSettings(path=tmp_path / "index"))
+    idx = Index.open(settings)
+    chunks = [c for d in docs.values() for c in chunk_thread(d, limits=ChunkLimits(max_chars=1200))]
+    idx.ensure(4, "m")
+    idx.upsert(chunks, np.ones((len(chunks), 4), dtype=np.float32), [_sparse(c.text) for c in chunks], "m")
+    idx.commit()
+    yield idx
+    idx.close()
+
+
+def test_a_review_tag_counts_in_its_reviewers_own_message(mail: Index) -> None:
+    found = _listed(mail, "Which patches did Sam Ortiz review last week?", "2026-05-11T09:00:00+00:00")
+    assert found is not None
+    assert found.text.splitlines() == [
+        "1 patch reviewed by Sam Ortiz last week, oldest first:",
+        '- "[PATCH v2 0/2] ledger: faster reconciliation" (Reviewed-by Mon 4 May) [1]',
+    ]
+    assert found.cited == {1: ["email:rv@x"]}
+    # Lee's tag was carried forward in Dana's patch; "Ana" is not "Sam"'s family, nor is Ana Ortiz Sam Ortiz.
+    assert _listed(mail, "Which patches did Lee Park review last week?", "2026-05-11T09:00:00+00:00") is None
+    acked = _listed(mail, "Which patches were acked last week?", "2026-05-11T09:00:00+00:00")
+    assert acked is not None and "Acked-by: Ana Ortiz Mon 4 May" in acked.text and "Sam" not in acked.text
+
+
+def test_a_first_name_is_the_person_a_full_name_is_not_another() -> None:
+    assert same_person("Andrew Murray", "Andrew") and same_person("andrew", "Andrew Murray")
+    assert not same_person("Andrew Jeffery", "Andrew Murray")
+    assert not same_person("", "Andrew") and not same_person("Andrew", " ")
