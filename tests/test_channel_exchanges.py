@@ -241,3 +241,18 @@ def test_who_helped_names_the_one_a_line_credits_and_not_the_one_a_reply_address
     assert person_span(question, credit, [credit.chunk]) == "Ben Wu"
     reply = _lines(_stream((0, "Sam Ortiz", "@Ana Ruiz the reader error is an outdated dependency")), [0.9])[0]
     assert person_span(question, reply, [reply.chunk]) == "Sam Ortiz"
+
+
+def test_who_answered_is_not_the_one_a_reply_mentions_inside_it_unless_it_thanks_them() -> None:
+    question = parse("Who answered the question about the compaction issue?", now=NOW, timezone="UTC")
+    mid = _lines(
+        _stream(
+            (0, "Ana Ruiz", "compaction fails"), (9, "Sam Ortiz", "Hey @Ana Ruiz, a few questions: which version?")
+        ),
+        [0.2, 0.9],
+    )[1]
+    assert person_span(question, mid, [mid.chunk]) == "Sam Ortiz"
+    thanks = _lines(
+        _stream((0, "Ben Wu", "pin it"), (5, "Cara Diaz", "Thanks @Ben Wu I will give this a shot")), [0.2, 0.9]
+    )[1]
+    assert person_span(question, thanks, [thanks.chunk]) == "Ben Wu"

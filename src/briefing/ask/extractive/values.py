@@ -29,6 +29,8 @@ TIME = re.compile(
 _PERSON = re.compile(r"@\w|\b[A-Z][a-z]+ [A-Z][a-z]+\b")
 # Sentence text: the address a chat reply opens with ("@Ana Ruiz ", "@ana: "), up to two capitalised words.
 _ADDRESS = re.compile(r"^\s*@[\w.-]+(?: [A-Z][\w-]*)?[,:]?\s*")
+# Sentence text before an @mention that credits the one mentioned: "Thanks @Ryan", "thank you @Ana", "kudos to @Ben".
+_THANKS_BEFORE = re.compile(r"\b(?:thanks|thank\s+you|thx|ty|cheers|kudos|credit)(?:\s+(?:to|so\s+much))?\W*$", re.I)
 # Slack emoji codes (":tada:"), whose digits are no number.
 _EMOJI = re.compile(r"(?<![\w:]):[a-z0-9_+-]{2,40}:(?![\w:])")
 # Sentence text: a version ("v0.9.2", "3.10-rc1"); a setting (`code`, a --flag, a dotted or snake_case key).
@@ -335,6 +337,11 @@ def _with_noun(text: str, hit: re.Match[str], q_words: set[str]) -> str:
     return value
 
 
+def _mentioned(text: str, at: int) -> bool:
+    """Whether the name at `at` in `text` is an @mention that addresses, not one that thanks ("Thanks @Ryan")."""
+    return text[max(0, at - 1) : at] == "@" and not _THANKS_BEFORE.search(text[max(0, at - 40) : at - 1])
+
+
 def person_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> str:
     """A person the sentence names (a known author or an @mention) that the question does not, else its author."""
     q_low = question.text.lower()
@@ -355,16 +362,22 @@ def person_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> s
     for name in known:
         by_first.setdefault(name.split()[0], set()).add(name)
     named: list[tuple[int, str]] = []
+    # Who answered is never the one the reply addresses ("Hey @Avinash Kumar, a few questions ..."): an @mention
+    # speaks to someone, a credit ("thanks to Ben") names them.
+    addressed = asked["asks_answerer"]
     for name in known:
         if name.lower() in q_low or name.split()[0].lower() in q_low:
             continue
-        if name in text:
-            named.append((text.find(name), name))
+        found = [
+            m.start() for m in re.finditer(re.escape(name), text) if not (addressed and _mentioned(text, m.start()))
+        ]
+        if found:
+            named.append((found[0], name))
             continue
         first = name.split()[0]
         if len(by_first[first]) == 1 and first.lower() not in CALENDAR:
             m = re.search(rf"(?<!\w)(?<!\bwith ){re.escape(first)}\b", text)  # sentence text: the first name
-            if m:
+            if m and not (addressed and _mentioned(text, m.start())):
                 named.append((m.start(), name))
     if named:
         return min(named)[1]
