@@ -9,7 +9,7 @@ import pytest
 
 from briefing.ask.fields import Item, read_field, rows
 from briefing.model import Unit
-from briefing.question.parse import parse
+from briefing.question.parse import parse, wants
 from briefing.service import Brief, parse_now
 from briefing.settings import load_settings
 from tests.digest.demo_workspace import DemoIndex, build
@@ -402,3 +402,17 @@ def test_the_tickets_created_last_week_are_listed_from_their_state(brief: Brief)
     assert every.startswith("4 tickets created last week"), every
     lena = brief.ask("Which tickets did Lena file last week?", now=now).to_json()["answer"].splitlines()
     assert lena[0] == "1 ticket reported by Lena last week, oldest first:" and lena[1].startswith("- PLAT-114:")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "by"),
+    [
+        ("Which bugs were logged last week?", "bugs", ""),
+        ("What stories were created this month?", "stories", ""),
+        ("Which tasks did Lena open yesterday?", "tasks", "Lena"),
+        ("Which tickets has Tomás Herrera logged this week?", "tickets", "Tomás Herrera"),
+    ],
+)
+def test_items_created_are_asked_in_a_trackers_words(question: str, kind: str, by: str) -> None:
+    records = wants(parse(question, now=AT)).records
+    assert records is not None and (records.event, records.kind, records.by) == ("opened", kind, by), records
