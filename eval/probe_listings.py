@@ -15,12 +15,17 @@ No dev case is read. Each family draws its cases from the index and asks them as
   patterns (a code host's stamped review line "[...] login approved|requested changes|reviewed" on a pull request
   someone else opened; a mail's "Reviewed-by:" / "Acked-by:" tag in a message its named reviewer wrote), asked as of
   the Monday after ("this week": that Sunday, 23:59); counted when the lead counts those items and every one of them is
-  cited by one of its reviews; "approve" forms count approvals and acks only, the passive form anyone's.
+  cited by one of its reviews; "approve" forms count approvals and acks only, the passive form anyone's;
+- `created`: weeks in which two or more tracker items were created, read by this probe's own patterns from each
+  item's state ("Created: 2017-10-09", "Type: Bug", "Reporter: ..."), asked as of the Monday after; counted when the
+  lead counts the items asked (bugs only for the bug forms, the week's most frequent reporter's for the person form)
+  and it cites those items only, every one of them up to the 15 listed.
 
     python eval/probe_listings.py --config C --family activity -n 10
     python eval/probe_listings.py --config C --family awaiting --years 2021 2022 2023
     python eval/probe_listings.py --config C --family blocking --years 2017 2018 -n 12
     python eval/probe_listings.py --config C --family reviewed -n 12
+    python eval/probe_listings.py --config C --family created -n 12
 """
 
 from __future__ import annotations
@@ -75,6 +80,18 @@ REVIEWED_FORMS = (
     "What {k} did {p} sign off on last week?",
     "Which {k} were approved last week?",
 )
+CREATED_FORMS = (
+    "Which tickets were created last week?",
+    "Which issues were opened last week?",
+    "What tickets were filed last week?",
+    "Which bugs were reported last week?",
+    "Which bugs were logged last week?",
+    "Which tickets did {p} file last week?",
+)
+# Header text of a tracker item: the day it was created, its type, its reporter (each on its row or cell).
+_CREATED_ROW = re.compile(r"\bCreated: (\d{4}-\d{2}-\d{2})")
+_TYPE_ROW = re.compile(r"\bType: ([\w -]+?)(?:\s*\||\n|$)")
+_REPORTER_ROW = re.compile(r"\bReporter: ([^|\n]+?)\s*(?:\||\n|$)")
 # Unit text: a code host's review line ("[2022-05-23 21:10] bifurcation approved: ..."): the login, the verdict.
 _STAMPED_REVIEW = re.compile(r"^\[[^\]]+\]\s+([\w.@-]+)\s+(approved|requested changes|reviewed)\b")
 # Unit text: a mail's review tag on a line of its own ("Acked-by: Rob Herring <robh@kernel.org>"): tag, name.
@@ -203,10 +220,49 @@ def reviewed(brief: Any, n: int, seed: int) -> None:
         print(f"{form:45s} the items reviewed, each cited {right} of {asked}", flush=True)
 
 
+def created(brief: Any, n: int, seed: int) -> None:
+    from briefing.index import Filter
+
+    made: dict[Any, dict[str, tuple[str, str]]] = {}  # Monday -> key -> (type, reporter)
+    for chunk in brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter()):
+        for unit in chunk.units:
+            day = _CREATED_ROW.search(unit.text) if unit.ref == chunk.doc_key else None
+            if day is None:
+                continue
+            on = datetime.fromisoformat(day[1]).date()
+            kind, by = _TYPE_ROW.search(unit.text), _REPORTER_ROW.search(unit.text)
+            week = made.setdefault(on - timedelta(days=on.weekday()), {})
+            week[chunk.doc_key] = ((kind[1] if kind else "").strip(), (by[1] if by else "").strip())
+    weeks = sorted(w for w, items in made.items() if len(items) >= 2)
+    random.Random(seed).shuffle(weeks)  # noqa: S311 (a reproducible draw)
+    weeks = weeks[:n]
+    for form in CREATED_FORMS:
+        right = asked = 0
+        for monday in weeks:
+            items = made[monday]
+            who = Counter(by for _, by in items.values() if by).most_common(1)
+            if "bugs" in form:
+                items = {k: v for k, v in items.items() if v[0].lower() == "bug"}
+            if "{p}" in form:
+                if not who:
+                    continue
+                items = {k: v for k, v in items.items() if v[1] == who[0][0]}
+            if not items:
+                continue
+            now = datetime(monday.year, monday.month, monday.day, 10, tzinfo=UTC) + timedelta(days=7)
+            answer = brief.ask(form.format(p=who[0][0] if who else ""), now=now, k=10)
+            cited = {r for c in answer.citations for r in c.refs}
+            asked += 1
+            listed = {r for r in cited if r in made[monday]}  # the first 15 are listed, the rest counted
+            right += answer.answer.startswith(f"{len(items)} ") and listed <= set(items)
+            right -= answer.answer.startswith(f"{len(items)} ") and len(listed) < min(len(items), 15)
+        print(f"{form:45s} the items created, each cited {right} of {asked}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("--family", choices=["activity", "awaiting", "blocking", "reviewed"], required=True)
+    parser.add_argument("--family", choices=["activity", "awaiting", "blocking", "reviewed", "created"], required=True)
     parser.add_argument("-n", type=int, default=10)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--years", type=int, nargs="*", default=[], help="awaiting, blocking: the years to ask in")
@@ -222,8 +278,10 @@ def main() -> None:
             awaiting(brief, args.years)
         elif args.family == "blocking":
             blocking(brief, args.years, args.n, args.seed)
-        else:
+        elif args.family == "reviewed":
             reviewed(brief, args.n, args.seed)
+        else:
+            created(brief, args.n, args.seed)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import pytest
 
 from briefing.ask.fields import Item, read_field, rows
 from briefing.model import Unit
-from briefing.question.parse import parse
+from briefing.question.parse import parse, wants
 from briefing.service import Brief, parse_now
 from briefing.settings import load_settings
 from tests.digest.demo_workspace import DemoIndex, build
@@ -387,3 +387,32 @@ def test_is_a_pr_merged_is_answered_from_its_state_before_and_after_the_merge(
 def test_is_a_ticket_still_open_says_no_once_it_is_done(brief: Brief) -> None:
     answer = brief.ask("Is PLAT-101 still open?", now=parse_now("2026-06-15T09:00:00+00:00")).to_json()
     assert answer["answer"] == "No — PLAT-101 is Done [1]."
+
+
+@pytest.mark.slow
+def test_the_tickets_created_last_week_are_listed_from_their_state(brief: Brief) -> None:
+    now = parse_now("2026-05-18T09:00:00+00:00")
+    bugs = brief.ask("Which bugs were filed last week?", now=now).to_json()
+    lines = bugs["answer"].splitlines()
+    assert lines[0] == "2 bugs created last week, oldest first:", bugs["answer"]
+    assert [line.split(":")[0] for line in lines[1:]] == ["- PLAT-115", "- PLAT-118"]
+    assert "reported by Sam Whitfield, created Fri 15 May" in lines[1]
+    assert [c["refs"] for c in bugs["citations"]] == [["jira:PLAT-115"], ["jira:PLAT-118"]]
+    every = brief.ask("Which tickets were created last week?", now=now).to_json()["answer"]
+    assert every.startswith("4 tickets created last week"), every
+    lena = brief.ask("Which tickets did Lena file last week?", now=now).to_json()["answer"].splitlines()
+    assert lena[0] == "1 ticket reported by Lena last week, oldest first:" and lena[1].startswith("- PLAT-114:")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "by"),
+    [
+        ("Which bugs were logged last week?", "bugs", ""),
+        ("What stories were created this month?", "stories", ""),
+        ("Which tasks did Lena open yesterday?", "tasks", "Lena"),
+        ("Which tickets has Tomás Herrera logged this week?", "tickets", "Tomás Herrera"),
+    ],
+)
+def test_items_created_are_asked_in_a_trackers_words(question: str, kind: str, by: str) -> None:
+    records = wants(parse(question, now=AT)).records
+    assert records is not None and (records.event, records.kind, records.by) == ("opened", kind, by), records

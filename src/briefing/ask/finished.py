@@ -110,20 +110,25 @@ def transitions(chunk: Chunk, window: tuple[datetime, datetime], now: datetime) 
     return out
 
 
-def _day(value: str) -> date | None:
+def day_of(value: str) -> date | None:
     try:
         return date.fromisoformat(value.strip()[:10])
     except ValueError:
         return None
 
 
-def _day_in(day: date, window: tuple[datetime, datetime], now: datetime) -> bool:
+def day_in(day: date, window: tuple[datetime, datetime], now: datetime) -> bool:
     """Whether the `Resolved:` day of a state falls in the window by now. That row is the UTC day of the resolution
     instant (written so at ingest, where the workspace's zone is not known), so the instant lies within that UTC day:
     its middle, 12:00 UTC, stands for it (the day a window in another time zone shares with its neighbour goes to
     the side that holds most of it)."""
     middle = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
     return window[0] <= middle < window[1] and middle <= now + timedelta(hours=12)
+
+
+def asked_types(words: str) -> set[str]:
+    """The item types a question's words name ("bugs", "stories"), each by its first four letters ("stor")."""
+    return {m[1].lower()[:4] for m in _ITEM_TYPE.finditer(words)}
 
 
 def names_match(asked: Sequence[str], name: str) -> bool:
@@ -151,7 +156,7 @@ def finished_items(
     people = [p for p in (*question.constraints.people, asked.by) if p]
     versions = {v.lower().lstrip("v") for v in question.constraints.versions}
     topic = _narrowing_words(asked)
-    types = {m[1].lower()[:4] for m in _ITEM_TYPE.finditer(asked.narrowing)}  # "stor" for story and stories
+    types = asked_types(asked.narrowing)
     found: list[Finished] = []
     for key, chunks in by_doc.items():
         units = {u.ref: u for c in chunks for u in c.units}
@@ -178,8 +183,8 @@ def finished_items(
                 Finished(key, title, at, by, assignee, units.get(ref) or header or chunks[0].units[0], True, resolution)
             )
             continue
-        resolved = _day(cells.get("resolved", ""))
-        if header is None or resolved is None or not _day_in(resolved, window, view.now):
+        resolved = day_of(cells.get("resolved", ""))
+        if header is None or resolved is None or not day_in(resolved, window, view.now):
             continue
         if people and not names_match(people, assignee):
             continue

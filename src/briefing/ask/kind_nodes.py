@@ -20,11 +20,14 @@ from briefing.ask.reviewed import REVIEW_EVENTS
 from briefing.ask.state import AskState
 from briefing.question.parse import wants
 from briefing.question.timewindow import local_day
-from briefing.question.words import ASKS_READY
+from briefing.question.words import ASKS_READY, TRACKER_NOUN
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
     from briefing.ask.fields import Item
+    from briefing.question.listings import RecordsAsked
+    from briefing.question.model import Question
+    from briefing.question.timewindow import TimeWindow
     from briefing.view import View
 
 Found = tuple["ExtractiveAnswer", dict[str, Any]]
@@ -136,6 +139,14 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
         span = (window.start, window.end)
         given = answer_reviews(asked.records, answer, span, window.label, asked.week_of, view, question, zone=zone)
         return (given[0], {"listing": given[1]}) if given is not None else None
+    records = asked.records
+    created = records is not None and records.event == "opened" and not records.pulls
+    if created and records is not None and TRACKER_NOUN.search(records.kind):
+        # "Which bugs were filed last week?": a tracker's items state the day they were created (no event); a code
+        # host's issues, with no type, are read from their events below only when no tracker item was created.
+        made = _created(records, answer, window, asked.week_of, view, question, zone)
+        if made is not None:
+            return made
     # "Which blog posts came out in July?" lists the documents of that kind dated in the window, not a fact inside
     # one of them; "which PRs were merged" the records whose event falls there.
     listed = answer_listing(
@@ -149,7 +160,26 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
         projects=question.constraints.projects,
         zone=zone,
     )
-    return (listed[0], {"listing": listed[1]}) if listed is not None else None
+    if listed is not None:
+        return listed[0], {"listing": listed[1]}
+    if created and records is not None and not TRACKER_NOUN.search(records.kind):
+        return _created(records, answer, window, asked.week_of, view, question, zone)
+    return None
+
+
+def _created(
+    records: RecordsAsked,
+    answer: ExtractiveAnswer,
+    window: TimeWindow,
+    week_of: str,
+    view: View,
+    question: Question,
+    zone: ZoneInfo,
+) -> Found | None:
+    from briefing.ask.created import answer_created
+
+    made = answer_created(records, answer, (window.start, window.end), window.label, week_of, view, question, zone=zone)
+    return (made[0], {"listing": made[1]}) if made is not None else None
 
 
 def _fields(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View) -> Found | None:

@@ -180,20 +180,22 @@ ASKS_LISTING = re.compile(
 )
 # A topic after the period or the verb: "... in July about Kafka", "... on schema changes".
 LISTING_TOPIC = re.compile(r"\b(?:about|on|covering|regarding|concerning)\s+(.+)$", re.I)
-# "which PRs were merged", "what issues got opened", "which pull requests have been closed".
+# "which PRs were merged", "what issues got opened", "which pull requests have been closed", "which bugs were logged".
 ASKS_EVENTS = re.compile(
-    r"^\W*(?:which|what)\s+((?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?))\s+"
+    r"^\W*(?:which|what)\s+((?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?|stor(?:y|ies)|tasks?))\s+"
     r"(?:were|was|got|have\s+been|has\s+been)\s+(?:\w+\s+)?"
-    r"(merged|opened|closed|filed|created|raised|reported|reopened)\b",
+    r"(merged|opened|closed|filed|created|raised|reported|reopened|logged|submitted)\b",
     re.I,
 )
+# A record noun that only a tracker's items are ("bugs", "tickets", "stories", "tasks"), not a code host's "issues".
+TRACKER_NOUN = re.compile(r"\b(?:bugs?|tickets?|stor(?:y|ies)|tasks?)\b", re.I)
 EVENT_OF = {"merged": "merged", "closed": "closed", "reopened": "reopened"}  # the rest: "opened"
 # The same asked of one person's part: "which pull requests did TWal open in June", "what issues has Dana filed this
 # week", "which PRs did lee merge last month". Closing and resolving are finishing work (ASKS_FINISHED below).
 ASKS_EVENTS_BY = re.compile(
-    r"^\W*(?:which|what)\s+((?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?))\s+"
+    r"^\W*(?:which|what)\s+((?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?|stor(?:y|ies)|tasks?))\s+"
     r"(?:did|has|have)\s+(?P<who>[\w.@-]+(?:\s+[A-Z][\w.@-]*){0,2})\s+"
-    r"(open|merge|file|create|raise|report|submit)(?:e?d)?\b",
+    r"(open|merge|file|create|raise|report|submit|log)(?:e?d|ged)?\b",
     re.I,
 )
 # Reviews given in a period (`briefing.ask.reviewed`): "which PRs did bifurcation review last week", "what did Rob
