@@ -31,9 +31,11 @@ comments), so it measures a class of questions on data nobody wrote questions fo
 - `replied`: "Who commented on the ticket (issue) about <summary>?", "Who replied to the thread about <subject>?"
   of an item with replies from two people or more other than its opener (a role several hold at once), right when
   the answer's first line names one of them; the count line adds how many first lines read "Sources differ";
-- `status`, `fix_version`, `resolved`: "What is the status of the ticket about <summary>?", "Which release is the
-  ticket about <summary> fixed in?", "When was the ticket about <summary> resolved?", right when the answer's first
-  line states the header's value as of `--now` (its day, for `resolved`; a code host's "state", for `status`).
+- `status`, `fix_version`, `resolved`, `created`, `priority`, `components`: "What is the status of the ticket about
+  <summary>?", "Which release is the ticket about <summary> fixed in?", "When was the ticket about <summary>
+  resolved?", "... created?", "What is the priority of ...?", "Which component is ... in?", right when the answer's
+  first line states the header's value as of `--now` (its day, for `resolved` and `created`; a code host's "state",
+  for `status`); items whose value is not recorded then, or "None", are not asked.
 
     python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30 [--typed]
 
@@ -96,6 +98,9 @@ _HEADER_ASKS = {
     "status": ("status", "What is the status of the ticket about {}?"),
     "fix_version": ("fix version/s", "Which release is the ticket about {} fixed in?"),
     "resolved": ("resolved", "When was the ticket about {} resolved?"),
+    "created": ("created", "When was the ticket about {} created?"),
+    "priority": ("priority", "What is the priority of the ticket about {}?"),
+    "components": ("components", "Which component is the ticket about {} in?"),
 }
 # Description text: the issues an item says it closes ("Closes #678", "Fixes: org/repo#12").
 _CLOSES = re.compile(r"\b(?:closes|fixes|resolves)\s*:?\s*(?:[\w-]+/[\w-]+)?#(\d+)", re.I)
@@ -181,8 +186,8 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 # A code host's item states its status as "state: merged".
                 value = cells.get(_HEADER_ASKS[mode][0]) or (cells.get("state", "") if mode == "status" else "")
                 value = value.split(",")[0].strip()
-                value = value[:10] if mode == "resolved" else value
-                if value and "recorded" not in value:
+                value = value[:10] if mode in {"resolved", "created"} else value
+                if value and "recorded" not in value and value.lower() != "none":
                     found[chunk.doc_key] = (_HEADER_ASKS[mode][1].format(_summary(chunk.title)), {value})
             elif mode in _ANNOUNCES and not own and unit.author and _ANNOUNCES[mode].search(unit.text):
                 before = latest.get(chunk.doc_key)
@@ -245,7 +250,7 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
     first = answer.answer.splitlines()[0] if answer.answer else ""
     if mode in {"reopened", "said", *_STATED}:
         return bool(answer.citations) and bool(set(answer.citations[0].refs) & expected)
-    if mode == "resolved":  # the day, written either way ("2017-10-05", "Thu 5 Oct")
+    if mode in {"resolved", "created"}:  # the day, written either way ("2017-10-05", "Thu 5 Oct")
         days = [date.fromisoformat(e) for e in expected]
         return any(e in first for e in expected) or any(f"{d.day} {d:%b}" in first for d in days)
     if mode in _TWO_PART:  # the role part's line: the one that opens with "Who" (or "Which people", `--which`)
@@ -306,7 +311,18 @@ def main() -> None:
         "status",
         "fix_version",
     ]
-    modes += ["resolved", "said", "closes", "tagged", "replied", *_STATED, *_TWO_PART]
+    modes += [
+        "resolved",
+        "created",
+        "priority",
+        "components",
+        "said",
+        "closes",
+        "tagged",
+        "replied",
+        *_STATED,
+        *_TWO_PART,
+    ]
     parser.add_argument("--mode", choices=modes, required=True)
     parser.add_argument("-n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)

@@ -144,6 +144,12 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("When will the fix for PLAT-120 be released?", ("fix_version",)),
         ("What version has the fix for PLAT-120?", ("fix_version",)),
         ("Which version will PLAT-120 ship in?", ("fix_version",)),
+        ("Who resolved PLAT-120?", ("resolver",)),
+        ("Who closed PLAT-120?", ("resolver",)),
+        ("When was PLAT-120 created?", ("created",)),
+        ("What day was PLAT-120 filed?", ("created",)),
+        ("Which components is PLAT-120 in?", ("components",)),
+        ("What type of issue is PLAT-120?", ("type",)),
     ],
 )
 def test_a_field_question_naming_a_key_is_a_fields_question(question: str, fields: tuple[str, ...]) -> None:
@@ -416,3 +422,37 @@ def test_the_tickets_created_last_week_are_listed_from_their_state(brief: Brief)
 def test_items_created_are_asked_in_a_trackers_words(question: str, kind: str, by: str) -> None:
     records = wants(parse(question, now=AT)).records
     assert records is not None and (records.event, records.kind, records.by) == ("opened", kind, by), records
+
+
+def test_who_resolved_a_ticket_is_who_moved_it_to_done_else_not_recorded() -> None:
+    header = Unit(
+        "jira:PLAT-7",
+        "Type: Bug | Status: Done | Priority: None\nResolution: Fixed\nAssignee: Dana Reyes | Reporter: Lee Park\n"
+        "Created: 2026-05-01 | Updated: 2026-05-08 | Resolved: 2026-05-08",
+        "Lee Park",
+        AT,
+    )
+    change = Unit("jira:PLAT-7#change-5", "status: In Review -> Done", "Omar Haddad", AT)
+    moved = {"event": "status", "from": "In Review", "to": "Done", "at": "2026-05-08T10:00:00+00:00",
+             "by": "Omar Haddad", "ref": "jira:PLAT-7#change-5"}  # fmt: skip
+    logged = Item(header.ref, "PLAT-7", header, (header, change), (moved,))
+    assert _sentence(logged, "resolver") == "PLAT-7 was resolved by Omar Haddad on 2026-05-08"
+    assert read_field(logged, "resolver") == (_sentence(logged, "resolver") + "\x00", [change])
+    # No changelog (an export without one): the fact path reads the comment that announces the close.
+    unlogged = _item(header)
+    assert read_field(unlogged, "resolver") is None
+    assert _sentence(_item(JIRA_HEADER), "resolver") == "PLAT-7 is not resolved; its status is In Review"
+    assert _sentence(unlogged, "created") == "PLAT-7 was created on 2026-05-01"
+    assert _sentence(unlogged, "priority") == "PLAT-7 has no priority set"
+
+
+def test_a_field_of_a_state_not_recorded_then_says_so() -> None:
+    rows_then = "Type: Bug\nReporter: Lee Park\nCreated: 2026-05-01\nState: not recorded before 2026-07-01"
+    header = Unit("jira:PLAT-8", rows_then, "Lee Park", AT)
+    item = _item(header, label="PLAT-8")
+    assert (
+        _sentence(item, "priority")
+        == "PLAT-8's priority at that time is not recorded (its recorded history starts later)"
+    )
+    assert _sentence(item, "resolver").startswith("PLAT-8's state at that time is not recorded")
+    assert read_field(item, "fix_version") is None  # often stated in comments: the fact path reads them

@@ -372,3 +372,16 @@ def test_a_mail_threads_reviewers_are_read_from_its_review_tags(mail_index: Inde
     early = _ask_role(mail_index, "Who reviewed the GMII2RGMII private field fix?", "2019-09-03T12:00:00+00:00",
                       "email:gmii@example.org")  # fmt: skip
     assert early is not None and early.text == f'"{PATCH}" was reviewed by Michal Simek (Reviewed-by) [1].'
+
+
+def test_who_resolved_a_ticket_is_the_author_of_its_resolving_transition(index: Index) -> None:
+    """Zoe resolved AEROGEAR-42 on 25 July; Matthias closed it later, which ended nothing (it was done)."""
+    from briefing.ask.fields import answer_fields
+
+    at = datetime.fromisoformat("2013-08-05T09:00:00+00:00")
+    found = answer_fields(("resolver",), ["AEROGEAR-42"], REFUSED, index.view(at))
+    assert found is not None and found.text == "AEROGEAR-42 was resolved by Zoe Braden on 2013-07-25 [1].", found
+    assert found.cited == {1: ["jira:AEROGEAR-42#change-3"]}
+    # Before the resolution the view holds no such change: the ticket is not resolved yet.
+    before = answer_fields(("resolver",), ["AEROGEAR-42"], REFUSED, index.view(datetime(2013, 7, 20, tzinfo=UTC)))
+    assert before is not None and before.text.startswith("AEROGEAR-42 is not resolved; its status is"), before

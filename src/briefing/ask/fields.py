@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from briefing import registry
 from briefing.ask.header import AUTHORED as _AUTHORED
-from briefing.ask.header import LABELS, UNSET, is_header, rows
+from briefing.ask.header import LABELS, UNKNOWN_VALUE, UNSET, is_header, rows
 from briefing.ask.header import NAME as _NAME
 from briefing.index.payload import doc_id
 from briefing.model import Chunk, Unit
@@ -44,6 +45,11 @@ LATEST_QUOTE = 240
 # Where a citation marker goes in a sentence `read_field` writes.
 MARK = "\x00"
 
+# The fields a tracker's item may leave empty, said so when asked ("PLAT-7 has no priority set"); others (a fix
+# version, a sprint) are often stated in the item's comments when the field is empty, so the fact path reads them.
+_TRACKER_FIELDS = frozenset({"priority", "labels", "components"})
+# Header text of a code host's item: the day it was opened ("opened 2022-05-05").
+_OPENED = re.compile(r"\bopened (\d{4}-\d{2}-\d{2})")
 # A header's "Resolved:" value: its day ("2017-10-05", "2017-10-05 14:02").
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
@@ -67,6 +73,7 @@ class Item:
     label: str
     header: Unit | None
     units: tuple[Unit, ...]
+    events: tuple[dict[str, Any], ...] = ()  # its recorded transitions (a changelog's status changes)
 
 
 def _label(key: str, chunk: Chunk) -> str:
@@ -85,7 +92,8 @@ def item_of(key: str, chunks: Sequence[Chunk]) -> Item:
     own = sorted(chunks, key=lambda c: (c.start, c.ordinal, c.chunk_id))
     units = tuple(u for c in own for u in c.units)
     header = next((u for u in units if u.ref == key and is_header(u.text)), None)
-    return Item(key, _label(key, own[0]), header, units)
+    events = tuple(ev for c in own for ev in registry.meta(c, "events") if isinstance(ev, dict))
+    return Item(key, _label(key, own[0]), header, units, events)
 
 
 def bare_title(key: str, title: str) -> str:
@@ -150,15 +158,20 @@ def read_field(item: Item, field: str) -> Read | None:
         return _merged(item, header)
     if field == "resolved":
         return _resolved(item, header)
+    if field == "resolver":
+        return _resolver(item, header)
+    if field == "created":
+        return _created(item, header)
     if field == "standing":
         return _standing(item, header)
     if value is None or value.lower() in UNSET:
-        return None
+        return _unset(item, header, field, value)
     if field == "status":
         return f"{item.label} is {value}{MARK}", [header]
     if field == "organiser":
         return f"{item.label} was organised by {value}{MARK}", [header]
-    return f"The {NAMES.get(field, field)} of {item.label} is {value}{MARK}", [header]
+    name = NAMES.get(field, field)
+    return f"The {name} of {item.label} {'are' if name.endswith('s') else 'is'} {value}{MARK}", [header]
 
 
 def _standing(item: Item, header: Unit) -> Read | None:
@@ -224,6 +237,52 @@ def _resolved(item: Item, header: Unit) -> Read | None:
         return f"{item.label} was merged on {merged[1]}{MARK}", [header]
     closed = _CLOSED.search(header.text)
     return (f"{item.label} was closed on {closed[2]}{MARK}", [header]) if closed else None
+
+
+def _resolver(item: Item, header: Unit) -> Read | None:
+    """Who ended the item: the author of its last recorded change into a done state (a changelog entry the view
+    holds), or a pull request's merger; that it is not resolved, when its state says so. None for a resolved item
+    with no such record: the fact path reads the comment that announces it ("Closing, verified in 6.3.0"), which
+    names who did it more often than the assignee does."""
+    from briefing.ask.finished import DONE_STATUS, closing
+
+    if item.label.startswith(("PR ", "Issue #")):
+        return _merged(item, header)
+    units = {u.ref: u for u in item.units}  # the view holds the changes made by its `now`
+    done = sorted((str(ev.get("at")), ev) for ev in item.events if closing(ev) and ev.get("ref") in units)
+    if done:
+        ev = done[-1][1]
+        return f"{item.label} was resolved by {ev.get('by')} on {done[-1][0][:10]}{MARK}", [units[str(ev["ref"])]]
+    if _resolved(item, header) is not None:
+        return None
+    status = _row(header, "status") or ""
+    if UNKNOWN_VALUE.match(status):
+        return f"{item.label}'s state at that time is not recorded (its recorded history starts later){MARK}", [header]
+    if status and not DONE_STATUS.match(status):
+        return f"{item.label} is not resolved; its status is {status}{MARK}", [header]
+    return None
+
+
+def _created(item: Item, header: Unit) -> Read | None:
+    """The day the item was created: a tracker's "Created:" row, or the day a pull request or issue was opened."""
+    day = rows(header.text).get("created", "")
+    if _DAY.match(day):
+        return f"{item.label} was created on {_DAY.match(day)[0]}{MARK}", [header]  # type: ignore[index]
+    opened = _OPENED.search(header.text)
+    return (f"{item.label} was opened on {opened[1]}{MARK}", [header]) if opened else None
+
+
+def _unset(item: Item, header: Unit, field: str, value: str | None) -> Read | None:
+    """A tracker field the item's state leaves empty or does not state, said so (not a line that happens to rank
+    first): "PLAT-7 has no priority set", or, where the tracker's record of the item starts later, that its state
+    then is not recorded. None for a field trackers do not keep, or an item that is no tracker's."""
+    cells = rows(header.text)
+    if field not in _TRACKER_FIELDS or "type" not in cells:
+        return None
+    name = NAMES.get(field, field.replace("_", " "))
+    if any(UNKNOWN_VALUE.match(v) for v in cells.values()):
+        return f"{item.label}'s {name} at that time is not recorded (its recorded history starts later){MARK}", [header]
+    return f"{item.label} has no {name} set{MARK}", [header]
 
 
 def _reviews(item: Item, field: str) -> Read | None:

@@ -94,16 +94,21 @@ def _when(value: Any) -> datetime | None:
         return None
 
 
+def closing(ev: dict[str, Any]) -> bool:
+    """Whether a recorded event ends its item: a close, or a status change into a done state from one that was not."""
+    kind = str(ev.get("event") or "")
+    return kind in _CLOSING_EVENTS or (
+        kind == "status"
+        and bool(DONE_STATUS.match(str(ev.get("to") or "")))
+        and not DONE_STATUS.match(str(ev.get("from") or ""))
+    )
+
+
 def transitions(chunk: Chunk, window: tuple[datetime, datetime], now: datetime) -> list[tuple[datetime, str, str]]:
     """(when, by whom, the unit's ref) of each change of `chunk` into a done state inside `window`, by `now`."""
     out = []
     for ev in registry.meta(chunk, "events"):
-        kind = str(ev.get("event") or "")
-        done = kind in _CLOSING_EVENTS or (
-            kind == "status"
-            and DONE_STATUS.match(str(ev.get("to") or ""))
-            and not DONE_STATUS.match(str(ev.get("from") or ""))
-        )
+        done = closing(ev)
         at = _when(ev.get("at"))
         if done and at is not None and window[0] <= at < window[1] and at <= now:
             out.append((at, str(ev.get("by") or ""), str(ev.get("ref") or "")))

@@ -16,6 +16,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     "milestone": ("milestone",),
     "priority": ("priority",),
     "components": ("components",),
+    "type": ("type",),
     "organiser": ("organiser", "organizer"),
 }
 _HEADER_LABELS = frozenset(label for labels in LABELS.values() for label in labels)

@@ -50,7 +50,17 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\bwhen\s+(?:will|does|did|is|was)\s+the\s+(?:fix|ticket|bug|issue)\b[^?]{0,160}?\b(?:be\s+)?"
             r"(?:released|shipped|ship|land(?:ed)?|go(?:ne)?\s+out)\b",
         ),
+        # Who ended it: "Who resolved PLAT-7?", "Who closed the ticket about X?", "Who fixed PLAT-7?".
+        ("resolver", r"\bwho\s+(?:\w+\s+){0,2}?(?:resolved|closed|fixed)\b"),
         ("resolution", r"\bresolution\b"),
+        # The day an item was created: "When was PLAT-7 created?", "What day was the bug about X filed?".
+        (
+            "created",
+            r"\b(?:when|what\s+(?:day|date)|on\s+which\s+day)\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?"
+            r"(?:first\s+)?(?:created|opened|filed|reported|raised|logged|create|open|file|report|raise|log)\b",
+        ),
+        ("components", r"\bcomponents?\b"),
+        ("type", r"\b(?:what|which)\s+(?:issue\s+|ticket\s+)?type\b|\btype\s+of\s+(?:issue|ticket|item)\b"),
         # The day an item reached its end: "When was the ticket about X resolved?", "When did PR #57 get merged?".
         (
             "resolved",

@@ -89,6 +89,8 @@ def fields_asked(question: str, constraints: Constraints) -> tuple[str, ...]:
 
 # The roles a person plays in an item, which a who-question may ask of an item it names only by description ("Who
 # is doing the ticket about the login page?"): the item is the one retrieval finds (`briefing.ask.described`).
+# Who resolved an item is asked of one named by key only: by description, the fact path's comment that announces
+# the close ("Verified the fix ... Closing.") names who did it more often than the item retrieval finds does.
 PERSON_FIELDS = frozenset({"changes", "approver", "reviewer", "tester", "merger", "assignee", "reporter", "organiser"})
 # A question that asks for a person: "who ...", "which engineer / person ...".
 _ASKS_WHO = re.compile(r"^\W*(?:who|whose)\b|^\W*(?:which|what)\s+(?:person|people|engineer|developer|one)\b", re.I)
@@ -119,7 +121,18 @@ def part_roles(part: str) -> tuple[str, ...]:
 # about an item: read as of now from the item retrieval finds, like the roles above. Where it stands ("Where does
 # the ticket about X stand?") is asked of an item named so.
 DESCRIBED_FIELDS = frozenset(
-    {"standing", "status", "resolution", "resolved", "fix_version", "priority", "milestone", "sprint"}
+    {
+        "standing",
+        "status",
+        "resolution",
+        "resolved",
+        "fix_version",
+        "priority",
+        "milestone",
+        "sprint",
+        "created",
+        "components",
+    }
 )
 # The fields that say how an item stands, asked whether or not the question says it is about an item.
 STATE_FIELDS = frozenset({"standing", "status", "resolution", "resolved", "fix_version"})
