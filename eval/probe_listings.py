@@ -16,6 +16,9 @@ No dev case is read. Each family draws its cases from the index and asks them as
   someone else opened; a mail's "Reviewed-by:" / "Acked-by:" tag in a message its named reviewer wrote), asked as of
   the Monday after ("this week": that Sunday, 23:59); counted when the lead counts those items and every one of them is
   cited by one of its reviews; "approve" forms count approvals and acks only, the passive form anyone's;
+- `commented`: (person, week) pairs with messages on two to fifteen items that week (any message but the item's
+  opening and its changelog, read by this probe from each unit's writer), asked as of the Monday after ("this
+  week": that Sunday, 23:59); counted when the lead counts those items and every one of them is cited;
 - `created`: weeks in which two or more tracker items were created, read by this probe's own patterns from each
   item's state ("Created: 2017-10-09", "Type: Bug", "Reporter: ..."), asked as of the Monday after; counted when the
   lead counts the items asked (bugs only for the bug forms, the week's most frequent reporter's for the person form)
@@ -26,6 +29,7 @@ No dev case is read. Each family draws its cases from the index and asks them as
     python eval/probe_listings.py --config C --family blocking --years 2017 2018 -n 12
     python eval/probe_listings.py --config C --family reviewed -n 12
     python eval/probe_listings.py --config C --family created -n 12
+    python eval/probe_listings.py --config C --family commented -n 12 [--noun tickets]
 """
 
 from __future__ import annotations
@@ -79,6 +83,13 @@ REVIEWED_FORMS = (
     "Which {k} did {p} approve last week?",
     "What {k} did {p} sign off on last week?",
     "Which {k} were approved last week?",
+)
+COMMENTED_FORMS = (
+    "Which {k} did {p} comment on last week?",
+    "What did {p} comment on last week?",
+    "Which {k} has {p} commented on this week?",
+    "What did {p} reply to last week?",
+    "What did {p} weigh in on last week?",
 )
 CREATED_FORMS = (
     "Which tickets were created last week?",
@@ -220,6 +231,35 @@ def reviewed(brief: Any, n: int, seed: int) -> None:
         print(f"{form:45s} the items reviewed, each cited {right} of {asked}", flush=True)
 
 
+def commented(brief: Any, n: int, seed: int, noun: str) -> None:
+    from briefing.index import Filter
+
+    said: dict[tuple[str, Any], dict[str, set[str]]] = {}  # (writer, Monday) -> item key -> the refs of their messages
+    for chunk in brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter()):
+        if chunk.metadata.get("section") == "history" or chunk.kind == "slack_channel":
+            continue  # a changelog's entries are no comments, nor a channel's own posts
+        for pos, unit in enumerate(chunk.units):
+            if unit.at is None or not unit.author or unit.ref == chunk.doc_key:
+                continue
+            if chunk.kind == "slack_thread" and chunk.ordinal == 0 and pos == 0:
+                continue  # the thread's opening message
+            monday = (unit.at - timedelta(days=unit.at.weekday())).date()
+            said.setdefault((unit.author, monday), {}).setdefault(chunk.doc_key, set()).add(unit.ref)
+    pairs = sorted(key for key, items in said.items() if 2 <= len(items) <= 15)
+    random.Random(seed).shuffle(pairs)  # noqa: S311 (a reproducible draw)
+    pairs = pairs[:n]
+    for form in COMMENTED_FORMS:
+        right = 0
+        for who, monday in pairs:
+            items = said[(who, monday)]
+            start = datetime(monday.year, monday.month, monday.day, 10, tzinfo=UTC)
+            now = start + (timedelta(days=6, hours=13, minutes=59) if "this week" in form else timedelta(days=7))
+            answer = brief.ask(form.format(k=noun, p=who), now=now, k=10)
+            cited = {r for c in answer.citations for r in c.refs}
+            right += answer.answer.startswith(f"{len(items)} ") and all(refs & cited for refs in items.values())
+        print(f"{form:45s} the items commented on, each cited {right} of {len(pairs)}", flush=True)
+
+
 def created(brief: Any, n: int, seed: int) -> None:
     from briefing.index import Filter
 
@@ -262,10 +302,13 @@ def created(brief: Any, n: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
-    parser.add_argument("--family", choices=["activity", "awaiting", "blocking", "reviewed", "created"], required=True)
+    parser.add_argument(
+        "--family", choices=["activity", "awaiting", "blocking", "reviewed", "created", "commented"], required=True
+    )
     parser.add_argument("-n", type=int, default=10)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--years", type=int, nargs="*", default=[], help="awaiting, blocking: the years to ask in")
+    parser.add_argument("--noun", default="tickets", help="commented: the items' noun in the question")
     args = parser.parse_args()
 
     from briefing.service import Brief
@@ -280,8 +323,10 @@ def main() -> None:
             blocking(brief, args.years, args.n, args.seed)
         elif args.family == "reviewed":
             reviewed(brief, args.n, args.seed)
-        else:
+        elif args.family == "created":
             created(brief, args.n, args.seed)
+        else:
+            commented(brief, args.n, args.seed, args.noun)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,35 @@ def test_reviews_given_are_read_with_their_reviewer_and_verdict(question: str, e
 
 
 @pytest.mark.parametrize(
+    ("question", "by", "kind"),
+    [
+        ("Which tickets did Feon Sua Xin Miao comment on last week?", "Feon Sua Xin Miao", "tickets"),
+        ("What did Dana reply to this week?", "Dana", ""),
+        ("Which threads has Rob replied to this month?", "Rob", "threads"),
+        ("What did Lee weigh in on yesterday?", "Lee", ""),
+    ],
+)
+def test_comments_given_are_read_with_their_writer(question: str, by: str, kind: str) -> None:
+    asked = reviews_asked(question)
+    assert asked is not None and (asked.event, asked.by, asked.kind) == ("commented", by, kind), asked
+
+
+def test_the_prs_someone_commented_on_count_each_comment_once(pulls: Index) -> None:  # noqa: F811
+    found = _listed(pulls, "Which PRs did sfdye comment on this month?", "2018-03-24T09:00:00+00:00")
+    assert found is not None
+    lines = found.text.splitlines()
+    assert lines[0] == "1 PR commented on by sfdye this month, oldest first:"
+    assert lines[1].endswith("(by allevin; 3 comments: Tue 20 Mar) [1]"), lines[1]
+    assert len(found.cited[1]) == 3 and all("comment-1053" in ref for ref in found.cited[1])
+
+
+def test_a_thread_someone_replied_to_is_listed_not_one_they_only_started(mail: Index) -> None:
+    found = _listed(mail, "Which threads did Sam Ortiz reply to last week?", "2026-05-11T09:00:00+00:00")
+    assert found is not None and found.text.splitlines()[0].startswith("1 thread commented on by Sam Ortiz")
+    assert found.cited == {1: ["email:rv@x"]}
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "Which PRs were merged last week?",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from briefing.ask.nodes import AskDeps, answer_update, extractive_answer, searched_scope
-from briefing.ask.reviewed import REVIEW_EVENTS
+from briefing.ask.reviewed import GIVEN_EVENTS
 from briefing.ask.state import AskState
 from briefing.question.parse import wants
 from briefing.question.timewindow import local_day
@@ -132,10 +132,10 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
                 return closest, {"listing": []}
     if window is None:
         return None
-    if asked.records is not None and asked.records.event in REVIEW_EVENTS:
+    if asked.records is not None and asked.records.event in GIVEN_EVENTS:
         from briefing.ask.reviewed import answer_reviews
 
-        # "Which PRs did Dana review last week?": read from the reviews themselves, whatever the sentences say.
+        # "Which PRs did Dana review / comment on last week?": read from the reviews and comments themselves.
         span = (window.start, window.end)
         given = answer_reviews(asked.records, answer, span, window.label, asked.week_of, view, question, zone=zone)
         return (given[0], {"listing": given[1]}) if given is not None else None

@@ -6,6 +6,11 @@ holds at `now` (`fields.verdicts`): a code host's review ("[stamp] login approve
 time; a mail's review tag ("Reviewed-by: Rob Herring <...>") only in a message its named reviewer wrote, since a
 patch that carries a tag forward repeats an earlier review rather than gives one. A review by a person the question
 names matches their login or name (the same first word will do). Each line is cited to the reviews it lists.
+
+"Which tickets did Ewan comment on last week?", "What did Bren2010 comment on last week?" list the same way the
+items with a message of theirs in the window (`COMMENTED`): any unit they wrote but the item's own opening and its
+changelog, reviews included, on their own items too; a chat channel's own stream (no threads) holds posts, not
+comments on an item, so it is left out (a thread's replies count).
 """
 
 from __future__ import annotations
@@ -22,10 +27,12 @@ from briefing.ask.listing import narrowed, period_words, same_person, whole
 from briefing.ask.segment import clean
 from briefing.index import Filter
 from briefing.question.timewindow import local_day
+from briefing.retrieve.exchanges import channel_kind
+from briefing.retrieve.units import threaded
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
-    from briefing.model import Unit
+    from briefing.model import Chunk, Unit
     from briefing.question.listings import RecordsAsked
     from briefing.question.model import Question
     from briefing.view import View
@@ -37,6 +44,12 @@ REVIEW_EVENTS = {
     "approved": REVIEW_FIELDS["approver"],
     "changes requested": REVIEW_FIELDS["changes"],
 }
+# The event of a comment given (any message on an item but its opening and its changelog).
+COMMENTED = "commented"
+# Every event this module lists.
+GIVEN_EVENTS = frozenset({*REVIEW_EVENTS, COMMENTED})
+# A tracker item's label: its key ("TIMOB-25247"), shown before its title.
+_TRACKER_KEY = re.compile(r"^[A-Z][A-Z0-9]+-\d+$")
 # How a line says each verdict: a code host's review that neither approves nor requests changes is a comment.
 _SAID = {"reviewed": "commented"}
 _TAGS = frozenset({"Reviewed-by", "Acked-by", "Tested-by"})
@@ -61,14 +74,14 @@ def listed_reviews(
 ) -> list[Reviewed]:
     """The items with a review of `asked.event` in `window` by `view.now`, by `asked.by` (or one of `people`, the
     names the question's person resolves to) when it names one, oldest first by their first such review."""
-    wanted = REVIEW_EVENTS[asked.event]
+    wanted = REVIEW_EVENTS.get(asked.event, (COMMENTED,))
     names = [n for n in (asked.by, *people) if n]
     found: dict[str, list[tuple[datetime, str, str, Unit]]] = {}
     for chunk in view.chunks(Filter(start=window[0], end=window[1])):
         for unit in chunk.units:
             if unit.at is None or not window[0] <= unit.at < window[1] or unit.at > view.now:
                 continue
-            for who, verdict, tagged in verdicts(unit):
+            for who, verdict, tagged in _acts(unit, chunk, asked.event):
                 if verdict not in wanted or (tagged and not same_person(unit.author or "", who)):
                     continue  # a tag carried forward in someone else's message is not a review given here
                 if names and not any(same_person(who, n) for n in names):
@@ -83,15 +96,31 @@ def listed_reviews(
         title = bare_title(key, chunks[0].title)
         numbered = item.label.startswith(("PR ", "Issue "))  # a code host's; a mail thread is named by its subject
         label = f'{item.label} "{title}"' if numbered and title else item.label if numbered else f'"{title or key}"'
+        label = f"{item.label}: {title}" if _TRACKER_KEY.match(item.label) and title else label
         # A code host's item opens with its author's header; a mail thread's first message here may be a reply.
         author = (item.header.author or "") if item.header is not None else ""
-        reviews = [r for r in reviews if not same_person(r[1], author)]  # an author's replies in a review thread
+        if asked.event != COMMENTED:  # an author's replies in a review thread are no review
+            reviews = [r for r in reviews if not same_person(r[1], author)]
         if not reviews:
             continue
         unique = sorted({u.ref: (at, who, v, u) for at, who, v, u in reviews}.values(), key=lambda r: r[0])
         listed.append(Reviewed(key, label, author, unique))
     listed.sort(key=lambda r: (r.reviews[0][0], r.key))
     return listed
+
+
+def _acts(unit: Unit, chunk: Chunk, event: str) -> list[tuple[str, str, bool]]:
+    """What `unit` gives of the asked event: its reviews (`fields.verdicts`), or, for comments, the unit itself by
+    its writer unless it is the item's opening or its changelog."""
+    if event != COMMENTED:
+        return verdicts(unit)
+    if not unit.author or unit.ref == chunk.doc_key or chunk.metadata.get("section") == "history":
+        return []
+    if channel_kind(chunk.kind):
+        return []  # a channel's own stream holds posts, not comments on an item
+    if chunk.ordinal == 0 and unit is chunk.units[0] and threaded(chunk.kind):
+        return []  # a thread's opening message (its ref is not the thread's key)
+    return [(unit.author, COMMENTED, False)]
 
 
 def _counted(n: int, kind: str) -> str:
@@ -108,15 +137,19 @@ def render_reviews(
     with its author and the reviews (who, verdict, day), cited to those reviews."""
     shown = listed[:MAX_LISTED]
     more = f" ({len(listed) - len(shown)} more not shown)" if len(listed) > len(shown) else ""
-    kind = asked.kind or ("pull requests" if all(r.label.startswith("PR ") for r in listed) else "items")
+    kind = asked.kind or _kind_of(listed)
     whose = f" by {asked.by}" if asked.by else ""
-    event = "with changes requested" if asked.event == "changes requested" else asked.event
+    event = {"changes requested": "with changes requested", COMMENTED: "commented on"}.get(asked.event, asked.event)
     lines = [f"{_counted(len(listed), kind)} {event}{whose} {period}{more}, oldest first:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, item in enumerate(shown, 1):
         said = []
-        for at, who, verdict, _ in item.reviews:
+        if asked.event == COMMENTED:  # "2 comments: Mon 9 Oct, Wed 11 Oct"
+            days = dict.fromkeys(f"{d:%a} {d.day} {d:%b}" for d in (local_day(r[0], zone) for r in item.reviews))
+            count = len(item.reviews)
+            said = [f"{count} comment{'s' if count > 1 else ''}: {', '.join(days)}"]
+        for at, who, verdict, _ in item.reviews if asked.event != COMMENTED else ():
             day = local_day(at, zone)
             if verdict in _TAGS:  # a mail's tag names its giver: "Acked-by: Rob Herring"
                 verdict = verdict if asked.by else f"{verdict}: {who}"
@@ -128,6 +161,13 @@ def render_reviews(
         units = [u for *_, u in item.reviews[-CITED_REVIEWS:]]
         cited[n], urls[n] = [u.ref for u in units], units[-1].url
     return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls)
+
+
+def _kind_of(listed: Sequence[Reviewed]) -> str:
+    """The noun for items the question named by none: pull requests, tickets, or items."""
+    if all(r.label.startswith("PR ") for r in listed):
+        return "pull requests"
+    return "tickets" if all(_TRACKER_KEY.match(r.label.split(":")[0]) for r in listed) else "items"
 
 
 def answer_reviews(

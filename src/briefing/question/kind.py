@@ -21,6 +21,7 @@ from briefing.question.words import (
     AGENDA_TOPIC,
     ASKS_AGENDA,
     ASKS_AWAITING_REVIEW,
+    ASKS_COMMENTED_BY,
     ASKS_EVENTS,
     ASKS_EVENTS_BY,
     ASKS_FINISHED,
@@ -296,7 +297,12 @@ def records_asked(question: str) -> RecordsAsked | None:
 
 def reviews_asked(question: str) -> RecordsAsked | None:
     """ "Which PRs did bifurcation review last week?", "Which patches were acked?": reviews given (`REVIEW_EVENTS`
-    names the event), by someone or by anyone; the kind is "" when the question names none ("What did Rob ack?")."""
+    names the event), by someone or by anyone; "Which tickets did Ewan comment on?": comments given ("commented");
+    the kind is "" when the question names none ("What did Rob ack?")."""
+    commented = ASKS_COMMENTED_BY.search(question.strip())
+    if commented is not None:
+        kind = " ".join((commented["noun"] or "").split())
+        return RecordsAsked(kind, "commented", bool(PULL.search(kind)), by=commented["who"])
     m = ASKS_REVIEWED_BY.search(question.strip()) or ASKS_REVIEWED.search(question.strip())
     if m is None:
         return None

@@ -204,8 +204,16 @@ ASKS_EVENTS_BY = re.compile(
 REVIEW_NOUNS = r"prs?|pull\s+requests?|patch(?:es|sets?)?|merge\s+requests?|mrs?|diffs?|changes"
 ASKS_REVIEWED_BY = re.compile(
     rf"^\W*(?:which|what)\s+(?:(?P<noun>(?:[\w-]+\s+){{0,2}}?(?:{REVIEW_NOUNS}))\s+)?(?:did|has|have)\s+"
-    r"(?P<who>[\w.@-]+(?:\s+[A-Z][\w.@-]*){0,2})\s+"
+    r"(?P<who>[\w.@-]+(?:\s+[A-Z][\w.@-]*){0,3})\s+"
     r"(?P<verb>review(?:ed)?|approved?|ack(?:ed)?|sign(?:ed)?\s+off\s+on|request(?:ed)?\s+changes\s+(?:on|to|for))\b",
+    re.I,
+)
+# Comments given in a period: "which tickets did Ewan comment on last week", "what did Dana reply to this week",
+# "which threads has Rob replied to", "what did Lee weigh in on". Groups as above.
+ASKS_COMMENTED_BY = re.compile(
+    rf"^\W*(?:which|what)\s+(?:(?P<noun>(?:[\w-]+\s+){{0,2}}?(?:{REVIEW_NOUNS}|issues?|bugs?|tickets?|threads?|"
+    r"stor(?:y|ies)|tasks?))\s+)?(?:did|has|have)\s+(?P<who>[\w.@-]+(?:\s+[A-Z][\w.@-]*){0,3})\s+"
+    r"(?P<verb>comment(?:ed)?\s+on|repl(?:y|ied)\s+(?:to|on|in)|weigh(?:ed)?\s+in\s+on)\b",
     re.I,
 )
 # The same asked of anyone's reviews: "which PRs were approved last week", "what patches got acked", "which pull
