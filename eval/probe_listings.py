@@ -237,7 +237,7 @@ def commented(brief: Any, n: int, seed: int, noun: str) -> None:
     said: dict[tuple[str, Any], dict[str, set[str]]] = {}  # (writer, Monday) -> item key -> the refs of their messages
     for chunk in brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter()):
         if chunk.metadata.get("section") == "history" or chunk.kind == "slack_channel":
-            continue  # a changelog's entries are no comments, nor a channel's own posts
+            continue  # a changelog's entries are no comments, nor a channel's own posts (JIRA's and Slack's keys)
         for pos, unit in enumerate(chunk.units):
             if unit.at is None or not unit.author or unit.ref == chunk.doc_key:
                 continue

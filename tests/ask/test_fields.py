@@ -456,3 +456,33 @@ def test_a_field_of_a_state_not_recorded_then_says_so() -> None:
     )
     assert _sentence(item, "resolver").startswith("PLAT-8's state at that time is not recorded")
     assert read_field(item, "fix_version") is None  # often stated in comments: the fact path reads them
+
+
+@pytest.mark.slow
+def test_the_tickets_moved_into_a_status_are_listed_from_the_changelog(brief: Brief) -> None:
+    now = parse_now("2026-05-25T09:00:00+00:00")
+    started = brief.ask("Which tickets moved to In Progress last week?", now=now).to_json()
+    lines = started["answer"].splitlines()
+    assert lines[0] == "9 tickets moved to In Progress last week, oldest first:", started["answer"]
+    assert lines[1] == "- PLAT-115: Fix flaky TestSettlementBatch in CI (from To Do, by Sam Whitfield, Mon 18 May) [1]"
+    assert all("#change-" in ref for c in started["citations"] for ref in c["refs"])  # each cited to its change
+    done = brief.ask("Which tickets did Lena move to done last week?", now=now).to_json()["answer"].splitlines()
+    assert done[0] == "1 ticket moved to Done by Lena last week, oldest first:" and done[1].startswith("- PLAT-122:")
+    # Nothing moved to In Review that week: the ordinary answer, no listing.
+    review = brief.ask("Which tickets moved to In Review last week?", now=now).to_json()["answer"]
+    assert "moved to" not in review.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "status", "by"),
+    [
+        ("What went to Done yesterday?", "Done", ""),
+        ("Which bugs were moved back to To Do this week?", "To Do", ""),
+        ("What moved into review this week?", "review", ""),
+        ("Which issues were set to Won't Do last week?", "Won't Do", ""),
+        ("Which tickets did Tomás Herrera move to Blocked last week?", "Blocked", "Tomás Herrera"),
+    ],
+)
+def test_items_moved_into_a_status_are_asked_in_many_words(question: str, status: str, by: str) -> None:
+    records = wants(parse(question, now=AT)).records
+    assert records is not None and (records.event, records.status, records.by) == ("moved", status, by), records

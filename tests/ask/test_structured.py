@@ -385,3 +385,21 @@ def test_who_resolved_a_ticket_is_the_author_of_its_resolving_transition(index: 
     # Before the resolution the view holds no such change: the ticket is not resolved yet.
     before = answer_fields(("resolver",), ["AEROGEAR-42"], REFUSED, index.view(datetime(2013, 7, 20, tzinfo=UTC)))
     assert before is not None and before.text.startswith("AEROGEAR-42 is not resolved; its status is"), before
+
+
+def test_changelog_entries_are_no_comments(index: Index) -> None:
+    """Zoe's changes to AEROGEAR-42 (an assignment, its resolution) are no comments; Matthias's line on -43 is one."""
+    from briefing.ask.reviewed import answer_reviews
+
+    def listed(question: str, now: str) -> ExtractiveAnswer | None:
+        at = datetime.fromisoformat(now)
+        parsed = parse(question, now=at)
+        asked, window = wants(parsed).records, parsed.window
+        assert asked is not None and window is not None
+        found = answer_reviews(asked, REFUSED, (window.start, window.end), window.label, "", index.view(at), parsed,
+                               zone=UTC)  # fmt: skip
+        return found[0] if found is not None else None
+
+    assert listed("Which tickets did Zoe Braden comment on last week?", "2013-07-29T09:00:00+00:00") is None
+    found = listed("Which tickets did Matthias comment on last week?", "2013-07-22T09:00:00+00:00")
+    assert found is not None and found.text.splitlines()[1].startswith("- AEROGEAR-43: User management mockups")

@@ -139,6 +139,13 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
         span = (window.start, window.end)
         given = answer_reviews(asked.records, answer, span, window.label, asked.week_of, view, question, zone=zone)
         return (given[0], {"listing": given[1]}) if given is not None else None
+    if asked.records is not None and asked.records.event == "moved":
+        from briefing.ask.moved import answer_moved
+
+        # "Which tickets moved to In Review last week?": the recorded transitions into that status.
+        span = (window.start, window.end)
+        moved = answer_moved(asked.records, answer, span, window.label, asked.week_of, view, question, zone=zone)
+        return (moved[0], {"listing": moved[1]}) if moved is not None else None
     records = asked.records
     created = records is not None and records.event == "opened" and not records.pulls
     if created and records is not None and TRACKER_NOUN.search(records.kind):

@@ -48,6 +48,9 @@ REVIEW_EVENTS = {
 COMMENTED = "commented"
 # Every event this module lists.
 GIVEN_EVENTS = frozenset({*REVIEW_EVENTS, COMMENTED})
+# Unit text: a tracker's changelog entry as its connector writes it ("changed status: To Do -> In Progress",
+# "changed assignee"), which is no comment.
+_CHANGELOG = re.compile(r"^changed [\w /-]{1,30}(?::\s|$)")
 # A tracker item's label: its key ("TIMOB-25247"), shown before its title.
 _TRACKER_KEY = re.compile(r"^[A-Z][A-Z0-9]+-\d+$")
 # How a line says each verdict: a code host's review that neither approves nor requests changes is a comment.
@@ -114,8 +117,10 @@ def _acts(unit: Unit, chunk: Chunk, event: str) -> list[tuple[str, str, bool]]:
     its writer unless it is the item's opening or its changelog."""
     if event != COMMENTED:
         return verdicts(unit)
-    if not unit.author or unit.ref == chunk.doc_key or chunk.metadata.get("section") == "history":
+    if not unit.author or unit.ref == chunk.doc_key or _CHANGELOG.match(unit.text):
         return []
+    if any(ev.get("ref") == unit.ref for ev in registry.meta(chunk, "events")):
+        return []  # a recorded transition's own entry
     if channel_kind(chunk.kind):
         return []  # a channel's own stream holds posts, not comments on an item
     if chunk.ordinal == 0 and unit is chunk.units[0] and threaded(chunk.kind):

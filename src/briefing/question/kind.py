@@ -26,6 +26,8 @@ from briefing.question.words import (
     ASKS_EVENTS_BY,
     ASKS_FINISHED,
     ASKS_LISTING,
+    ASKS_MOVED,
+    ASKS_MOVED_BY,
     ASKS_NEXT,
     ASKS_OPEN_FOR,
     ASKS_REVIEWED,
@@ -282,6 +284,9 @@ def documents_asked(question: str) -> DocumentsAsked | None:
 
 
 def records_asked(question: str) -> RecordsAsked | None:
+    moved = moved_asked(question)
+    if moved is not None:
+        return moved
     reviewed = reviews_asked(question)
     if reviewed is not None:
         return reviewed
@@ -293,6 +298,17 @@ def records_asked(question: str) -> RecordsAsked | None:
         return None
     event = "merged" if m[3].lower() == "merge" else "opened"
     return RecordsAsked(" ".join(m[1].split()), event, bool(PULL.search(m[1])), by=m["who"])
+
+
+def moved_asked(question: str) -> RecordsAsked | None:
+    """ "Which tickets moved to In Review last week?": the items moved into a status (event "moved"), by someone
+    ("Which tickets did Lena move to Done?") or anyone."""
+    m = ASKS_MOVED.search(question.strip()) or ASKS_MOVED_BY.search(question.strip())
+    if m is None:
+        return None
+    said = m.groupdict()
+    kind = " ".join((said.get("noun") or "").split())
+    return RecordsAsked(kind, "moved", False, by=said.get("who") or "", status=" ".join(m["status"].split()))
 
 
 def reviews_asked(question: str) -> RecordsAsked | None:

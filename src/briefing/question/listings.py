@@ -28,6 +28,7 @@ class RecordsAsked:
     event: str
     pulls: bool
     by: str = ""  # whose event it is ("which PRs did TWal open"): the author of an opening, who merged; "" anyone
+    status: str = ""  # the status moved into ("which tickets moved to In Review"), for the event "moved"
 
 
 @dataclass(frozen=True)

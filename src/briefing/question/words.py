@@ -208,6 +208,25 @@ ASKS_REVIEWED_BY = re.compile(
     r"(?P<verb>review(?:ed)?|approved?|ack(?:ed)?|sign(?:ed)?\s+off\s+on|request(?:ed)?\s+changes\s+(?:on|to|for))\b",
     re.I,
 )
+# Items moved into a status in a period: "which tickets moved to In Review last week", "what went to Done
+# yesterday" (not "what went into 6.2.1"), "which bugs were moved back to To Do this week", "which tickets did Lena
+# move to Done". Group "noun":
+# the items as worded, "who": who moved them, "status": the status as written, up to the period or the end.
+_MOVED_NOUN = r"(?:(?P<noun>(?:[\w-]+\s+){0,2}?(?:issues?|bugs?|tickets?|stor(?:y|ies)|tasks?|items?))\s+)?"
+_MOVED_STATUS = (
+    r"(?:back\s+)?(?:in)?to\s+(?:the\s+)?(?P<status>[\w'-]+(?:\s+[\w'-]+){0,2}?)(?:\s+(?:status|state|column))?"
+    r"\s*(?=\b(?:last|this|yesterday|today|on|in|during|since|between|over|so\s+far)\b|[?.!]|$)"
+)
+ASKS_MOVED = re.compile(
+    rf"^\W*(?:which|what)\s+{_MOVED_NOUN}(?:were\s+|was\s+|got\s+|have\s+been\s+|has\s+been\s+)?"
+    rf"(?:(?:moved|changed|transitioned|switched|put|set)\s+|went\s+(?=(?:back\s+)?to\b)){_MOVED_STATUS}",
+    re.I,
+)
+ASKS_MOVED_BY = re.compile(
+    rf"^\W*(?:which|what)\s+{_MOVED_NOUN}(?:did|has|have)\s+(?P<who>[\w.@-]+(?:\s+[A-Z][\w.@-]*){{0,3}}?)\s+"
+    rf"(?:move|moved|transition|transitioned|put|set|switch|switched)\s+{_MOVED_STATUS}",
+    re.I,
+)
 # Comments given in a period: "which tickets did Ewan comment on last week", "what did Dana reply to this week",
 # "which threads has Rob replied to", "what did Lee weigh in on". Groups as above.
 ASKS_COMMENTED_BY = re.compile(
