@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from briefing.question.field_asks import FIELD_ASKS
-from briefing.question.inventory import InventoryAsked, inventory_asked
+from briefing.question.inventory import InventoryAsked, inventory_asked, most_held
 from briefing.question.listings import DocumentsAsked, FinishedAsked, RecordsAsked, assigned_to, records_asked
 from briefing.question.parts import question_parts
 from briefing.question.values import Constraints
@@ -205,6 +205,8 @@ class Wants:
     assigned_to: str = ""
     # "Which critical bugs are still open?": items picked by the fields of their state as of now, or None.
     inventory: InventoryAsked | None = None
+    # "Who has the most open bugs?": the inventory's items counted by assignee.
+    by_assignee: bool = False
 
 
 def period_only(question: str, constraints: Constraints | None) -> bool:
@@ -308,6 +310,10 @@ def read(question: str, constraints: Constraints) -> Wants:
             topic=topic_of(question, constraints),
             forward=wants_forward(question, constraints),
         )
+    held = most_held(question, constraints)
+    if held is not None:
+        # "Who has the most open bugs?", "How many open tickets does each person have?": counted by assignee.
+        return Wants(kinds=("listing", "fact"), inventory=held, by_assignee=True)
     inventory = inventory_asked(question, constraints)
     who = assigned_to(question)
     if inventory is not None and (inventory.narrowed or not who) and not _other_listing(question, constraints):
