@@ -19,6 +19,11 @@ No dev case is read. Each family draws its cases from the index and asks them as
 - `commented`: (person, week) pairs with messages on two to fifteen items that week (any message but the item's
   opening and its changelog, read by this probe from each unit's writer), asked as of the Monday after ("this
   week": that Sunday, 23:59); counted when the lead counts those items and every one of them is cited;
+- `held`: at four moments spread over the index's life, the open items of each type (read by
+  `probe_inventory.read_items`, that script's own reading of the items' headers; an item whose state then is not
+  recorded is neither open nor counted), asked "Who has the most open <items>?" and "How many open <items> does
+  each person have?"; counted when the first line names the assignee (or assignees) holding the most and their
+  count of the open items of that type;
 - `created`: weeks in which two or more tracker items were created, read by this probe's own patterns from each
   item's state ("Created: 2017-10-09", "Type: Bug", "Reporter: ..."), asked as of the Monday after; counted when the
   lead counts the items asked (bugs only for the bug forms, the week's most frequent reporter's for the person form)
@@ -30,6 +35,7 @@ No dev case is read. Each family draws its cases from the index and asks them as
     python eval/probe_listings.py --config C --family reviewed -n 12
     python eval/probe_listings.py --config C --family created -n 12
     python eval/probe_listings.py --config C --family commented -n 12 [--noun tickets]
+    python eval/probe_listings.py --config C --family held
 """
 
 from __future__ import annotations
@@ -260,6 +266,35 @@ def commented(brief: Any, n: int, seed: int, noun: str) -> None:
         print(f"{form:45s} the items commented on, each cited {right} of {len(pairs)}", flush=True)
 
 
+HELD_FORMS = ("Who has the most open {k}?", "How many open {k} does each person have?", "Who owns the most open {k}?")
+
+
+def held(brief: Any) -> None:
+    from probe_inventory import PLURAL, read_items
+
+    from briefing.index import Filter
+
+    chunks = list(brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter()))
+    first, last = min(c.start for c in chunks), max(c.end for c in chunks)
+    cases = []
+    for now in (first + (last - first) * k / 5 for k in (1, 2, 3, 4)):
+        items = [i for i in read_items(brief.index.view(now).chunks(Filter())) if not i.done]
+        for kind, noun in PLURAL.items():
+            mine = Counter(i.assignee for i in items if i.kind == kind and i.assignee)
+            if mine:
+                most = max(mine.values())
+                top = sorted(who for who, count in mine.items() if count == most)
+                total = sum(1 for i in items if i.kind == kind)
+                cases.append((now, noun, top, most, total))
+    for form in HELD_FORMS:
+        right = 0
+        for now, noun, top, most, total in cases:
+            line = brief.ask(form.format(k=noun), now=now, k=10).answer.split("\n", 1)[0]
+            named = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
+            right += line.startswith(named) and f"the most: {most} of {total} " in line
+        print(f"{form:45s} the assignee holding the most and their count {right} of {len(cases)}", flush=True)
+
+
 def created(brief: Any, n: int, seed: int) -> None:
     from briefing.index import Filter
 
@@ -303,7 +338,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", type=Path, required=True)
     parser.add_argument(
-        "--family", choices=["activity", "awaiting", "blocking", "reviewed", "created", "commented"], required=True
+        "--family",
+        choices=["activity", "awaiting", "blocking", "reviewed", "created", "commented", "held"],
+        required=True,
     )
     parser.add_argument("-n", type=int, default=10)
     parser.add_argument("--seed", type=int, default=7)
@@ -325,6 +362,8 @@ def main() -> None:
             reviewed(brief, args.n, args.seed)
         elif args.family == "created":
             created(brief, args.n, args.seed)
+        elif args.family == "held":
+            held(brief)
         else:
             commented(brief, args.n, args.seed, args.noun)
 

@@ -227,3 +227,38 @@ def test_an_item_whose_state_then_is_not_recorded_is_neither_open_nor_unassigned
         found, _, _ = _matching(asked, items)
         assert [item.key for item in found] == ["jira:MOB-5"], question
         assert _unknown(asked, items) == 1
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who has the most open tickets?",
+        "How many open tickets does each person have?",
+        "Who is carrying the most work?",
+    ],
+)
+def test_who_holds_the_most_counts_the_open_items_by_assignee(index: Index, question: str) -> None:
+    from briefing.ask.inventory import answer_by_assignee
+
+    at = datetime.fromisoformat(CLOUD_NOW)
+    parsed = parse(question, now=at)
+    asked = wants(parsed)
+    assert asked.by_assignee and asked.inventory is not None and asked.inventory.state == "open"
+    found = answer_by_assignee(asked.inventory, REFUSED, index.view(at), zone=UTC)
+    assert found is not None
+    lines = found[0].text.splitlines()
+    assert lines[0] == (
+        "Alice Chen, Bob Diaz and Zoe Braden hold the most: 1 of 4 open items as of Mon 1 Jun 2026 "
+        "(1 with no assignee). By assignee:"
+    )
+    assert lines[1:] == [
+        "- Alice Chen: 1 (ACME-1) [1]",
+        "- Bob Diaz: 1 (ACME-4) [2]",
+        "- Zoe Braden: 1 (AEROGEAR-43) [3]",
+    ]
+    assert found[0].cited[3] == ["jira:AEROGEAR-43"]
+
+
+def test_who_has_the_most_of_something_else_is_no_count_of_items() -> None:
+    asked = wants(parse("Who has the most context on the payout migration?", now=datetime.fromisoformat(CLOUD_NOW)))
+    assert not asked.by_assignee and asked.inventory is None

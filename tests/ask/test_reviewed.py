@@ -19,7 +19,7 @@ from briefing.ask.listing import same_person
 from briefing.ask.reviewed import answer_reviews
 from briefing.index import Index
 from briefing.model import ChunkLimits, Document
-from briefing.question.kind import reviews_asked
+from briefing.question.listings import reviews_asked
 from briefing.question.parse import parse, wants
 from briefing.settings import QdrantSettings, Settings, WorkspaceSettings
 from chunkers.email import chunk_thread

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from briefing.question.inventory import InventoryAsked
     from briefing.view import View
 
+# A line of the count by assignee names (and cites) this many of the person's items.
+GROUP_KEYS = 3
 MAX_LISTED = 15
 # Priority names from the most urgent down, as JIRA's schemes name them: a listing shows the most urgent first.
 _URGENCY = ("blocker", "highest", "critical", "high", "major", "medium", "normal", "low", "minor", "lowest", "trivial")
@@ -294,4 +296,42 @@ def answer_inventory(
         detail = _detail(asked, item)
         lines.append(f"- {clean(item.title, limit=160)}" + (f" ({detail})" if detail else "") + f" [{n}]")
         cited[n], urls[n] = [item.header.ref], item.header.url
+    return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]
+
+
+def answer_by_assignee(
+    asked: InventoryAsked, answer: ExtractiveAnswer, view: View, *, zone: tzinfo
+) -> tuple[ExtractiveAnswer, list[str]] | None:
+    """ "Who has the most open bugs?": the items matching `asked` counted by assignee as of now, the one holding the
+    most first ("Gary Mathews holds the most: 12 of 62 open items"), then one line per assignee with their count
+    and first keys, cited to those items' states; the items nobody holds are counted last. None when no item
+    matches or none is assigned."""
+    every = list(item_states(view))
+    items, _, asked = _matching(asked, every)
+    held: dict[str, list[ItemState]] = {}
+    for item in items:
+        held.setdefault(item.assignee, []).append(item)
+    nobody = held.pop("", [])
+    if not held:
+        return None
+    ranked = sorted(held.items(), key=lambda pair: (-len(pair[1]), pair[0]))
+    top = [who for who, mine in ranked if len(mine) == len(ranked[0][1])]
+    today = local_day(view.now, zone)
+    unknown = _unknown(asked, every)
+    notes = [f"{len(nobody)} with no assignee"] if nobody else []
+    notes += [f"{unknown} more whose state then is not recorded"] if unknown else []
+    more = f" ({'; '.join(notes)})" if notes else ""
+    verb = "holds" if len(top) == 1 else "hold"
+    names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
+    lead = f"{names} {verb} the most: {len(ranked[0][1])} of {_described(asked, len(items))}"
+    lines = [f"{lead} as of {today:%a} {today.day} {today:%b %Y}{more}. By assignee:"]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, (who, mine) in enumerate(ranked[:MAX_LISTED], 1):
+        keys = ", ".join(i.key.split(":", 1)[-1] for i in mine[:GROUP_KEYS])
+        rest = f" and {len(mine) - GROUP_KEYS} more" if len(mine) > GROUP_KEYS else ""
+        lines.append(f"- {who}: {len(mine)} ({keys}{rest}) [{n}]")
+        cited[n], urls[n] = [i.header.ref for i in mine[:GROUP_KEYS]], mine[0].header.url
+    if len(ranked) > MAX_LISTED:
+        lines.append(f"({len(ranked) - MAX_LISTED} more assignees not shown)")
     return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]

@@ -92,7 +92,14 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
         pending = answer_open(asked.open_for, answer, view, zone=zone, ready=ready)
         if pending is not None:
             return pending[0], {"listing": pending[1]}
-    if asked.inventory is not None:
+    if asked.inventory is not None and asked.by_assignee:
+        from briefing.ask.inventory import answer_by_assignee
+
+        # "Who has the most open bugs?": the items as of now, counted by assignee.
+        counted = answer_by_assignee(asked.inventory, answer, view, zone=zone)
+        if counted is not None:
+            return counted[0], {"listing": counted[1]}
+    elif asked.inventory is not None:
         from briefing.ask.inventory import answer_inventory
 
         # "Which critical bugs are still open?": the items whose state as of now has the fields asked.

@@ -11,7 +11,7 @@ items (`briefing.ask.inventory`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from briefing.question.constraints import Constraints
 from briefing.question.listings import assigned_to
@@ -251,3 +251,34 @@ def _other_words(text: str, constraints: Constraints, people: tuple[str, ...]) -
     names = content_words(" ".join((*people, *constraints.people)))
     versions = {v.lower().lstrip("v") for v in constraints.versions}
     return tuple(sorted(w for w in said - names if w.lstrip("v") not in versions))
+
+
+# Question text: who holds the most items ("Who has the most open bugs?", "Who owns the most tickets?", "Who is
+# carrying the most work?") or how many each person holds ("How many open tickets does each person have?"); group
+# "rest" or "each": the items as worded.
+_MOST_HELD = re.compile(
+    r"^\W*(?:who\s+(?:has|holds|owns|carries|is\s+(?:carrying|holding|assigned))\s+(?:the\s+)?most\s+(?P<rest>[^?]*)"
+    r"|how\s+many\s+(?P<each>[^?]*?)\s+(?:does|do)\s+(?:each|every)\s+(?:person|one|engineer|developer|assignee|"
+    r"(?:team\s+)?member)\s+(?:have|hold|own))",
+    re.I,
+)
+
+
+# Question text: work as a mass noun ("the most work", "the most open work").
+_WORK = re.compile(r"\bwork\b", re.I)
+
+
+def most_held(question: str, constraints: Constraints) -> InventoryAsked | None:
+    """ "Who has the most open bugs?": the inventory of the items named ("open bugs"; "work" or no noun: items),
+    open unless the question says otherwise, to be counted by assignee; None for any other question."""
+    m = _MOST_HELD.search(question.strip())
+    if m is None or constraints.time is not None:
+        return None
+    said = " ".join((m["rest"] or m["each"] or "").split())
+    if not ITEM_NOUN.search(said):
+        if not _WORK.search(said):
+            return None  # "Who has the most context on X?" asks for no items
+        said = _WORK.sub("items", said)
+    asked = inventory_asked(f"Which open {said} are there?", constraints) or InventoryAsked()
+    types = asked.types or tuple(dict.fromkeys(_type_of(t[0]) for t in ITEM_TYPE.finditer(said)))
+    return replace(asked, state="done" if _DONE.search(said) else "open", types=types, count=False)

@@ -13,30 +13,22 @@ import re
 from dataclasses import dataclass
 
 from briefing.question.field_asks import FIELD_ASKS
-from briefing.question.inventory import InventoryAsked, inventory_asked
-from briefing.question.listings import DocumentsAsked, FinishedAsked, RecordsAsked, assigned_to
+from briefing.question.inventory import InventoryAsked, inventory_asked, most_held
+from briefing.question.listings import DocumentsAsked, FinishedAsked, RecordsAsked, assigned_to, records_asked
 from briefing.question.parts import question_parts
 from briefing.question.values import Constraints
 from briefing.question.words import (
     AGENDA_TOPIC,
     ASKS_AGENDA,
     ASKS_AWAITING_REVIEW,
-    ASKS_COMMENTED_BY,
-    ASKS_EVENTS,
-    ASKS_EVENTS_BY,
     ASKS_FINISHED,
     ASKS_LISTING,
-    ASKS_MOVED,
-    ASKS_MOVED_BY,
     ASKS_NEXT,
     ASKS_OPEN_FOR,
-    ASKS_REVIEWED,
-    ASKS_REVIEWED_BY,
     AUXILIARIES,
     BRIEFING,
     BROAD,
     CATCH_UP,
-    EVENT_OF,
     FINISHED_ITEMS,
     LISTING_TOPIC,
     NOBODY,
@@ -44,7 +36,6 @@ from briefing.question.words import (
     PERIOD_VERB,
     PLAN_WORDS,
     PLANNED,
-    PULL,
     SCOPE_WORDS,
     WEEK_OF,
 )
@@ -214,6 +205,8 @@ class Wants:
     assigned_to: str = ""
     # "Which critical bugs are still open?": items picked by the fields of their state as of now, or None.
     inventory: InventoryAsked | None = None
+    # "Who has the most open bugs?": the inventory's items counted by assignee.
+    by_assignee: bool = False
 
 
 def period_only(question: str, constraints: Constraints | None) -> bool:
@@ -283,53 +276,6 @@ def documents_asked(question: str) -> DocumentsAsked | None:
     return DocumentsAsked(" ".join(m[1].split()), topic[1] if topic else "")
 
 
-def records_asked(question: str) -> RecordsAsked | None:
-    moved = moved_asked(question)
-    if moved is not None:
-        return moved
-    reviewed = reviews_asked(question)
-    if reviewed is not None:
-        return reviewed
-    m = ASKS_EVENTS.search(question.strip())
-    if m is not None:
-        return RecordsAsked(" ".join(m[1].split()), EVENT_OF.get(m[2].lower(), "opened"), bool(PULL.search(m[1])))
-    m = ASKS_EVENTS_BY.search(question.strip())
-    if m is None:
-        return None
-    event = "merged" if m[3].lower() == "merge" else "opened"
-    return RecordsAsked(" ".join(m[1].split()), event, bool(PULL.search(m[1])), by=m["who"])
-
-
-def moved_asked(question: str) -> RecordsAsked | None:
-    """ "Which tickets moved to In Review last week?": the items moved into a status (event "moved"), by someone
-    ("Which tickets did Lena move to Done?") or anyone."""
-    m = ASKS_MOVED.search(question.strip()) or ASKS_MOVED_BY.search(question.strip())
-    if m is None:
-        return None
-    said = m.groupdict()
-    kind = " ".join((said.get("noun") or "").split())
-    return RecordsAsked(kind, "moved", False, by=said.get("who") or "", status=" ".join(m["status"].split()))
-
-
-def reviews_asked(question: str) -> RecordsAsked | None:
-    """ "Which PRs did bifurcation review last week?", "Which patches were acked?": reviews given (`REVIEW_EVENTS`
-    names the event), by someone or by anyone; "Which tickets did Ewan comment on?": comments given ("commented");
-    the kind is "" when the question names none ("What did Rob ack?")."""
-    commented = ASKS_COMMENTED_BY.search(question.strip())
-    if commented is not None:
-        kind = " ".join((commented["noun"] or "").split())
-        return RecordsAsked(kind, "commented", bool(PULL.search(kind)), by=commented["who"])
-    m = ASKS_REVIEWED_BY.search(question.strip()) or ASKS_REVIEWED.search(question.strip())
-    if m is None:
-        return None
-    said = m.groupdict()
-    verb = (said.get("verb") or said.get("changes") or "").lower()
-    event = "approved" if verb.startswith(("appro", "ack", "sign")) else "reviewed"
-    kind = " ".join((said.get("noun") or "").split())
-    event = "changes requested" if "changes" in verb else event
-    return RecordsAsked(kind, event, bool(PULL.search(kind)), by=said.get("who") or "")
-
-
 def agenda_asked(question: str) -> str | None:
     if ASKS_AGENDA.search(question.strip()) is None:
         return None
@@ -364,6 +310,10 @@ def read(question: str, constraints: Constraints) -> Wants:
             topic=topic_of(question, constraints),
             forward=wants_forward(question, constraints),
         )
+    held = most_held(question, constraints)
+    if held is not None:
+        # "Who has the most open bugs?", "How many open tickets does each person have?": counted by assignee.
+        return Wants(kinds=("listing", "fact"), inventory=held, by_assignee=True)
     inventory = inventory_asked(question, constraints)
     who = assigned_to(question)
     if inventory is not None and (inventory.narrowed or not who) and not _other_listing(question, constraints):

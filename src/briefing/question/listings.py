@@ -1,5 +1,8 @@
 """What a listing question asks for: documents of a kind, records of an event, finished items, someone's open work.
 
+Records of an event are read here too: opened, merged, closed or reopened (`records_asked`), moved into a status
+(`moved_asked`), reviewed, approved or commented on (`reviews_asked`).
+
 The readings `briefing.question.kind` hands the listing node (`Wants`), and the reading of a question about the work
 assigned to someone, which only the question's words give.
 """
@@ -8,7 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from briefing.question.words import ASKS_ASSIGNED, NOBODY
+from briefing.question.words import (
+    ASKS_ASSIGNED,
+    ASKS_COMMENTED_BY,
+    ASKS_EVENTS,
+    ASKS_EVENTS_BY,
+    ASKS_MOVED,
+    ASKS_MOVED_BY,
+    ASKS_REVIEWED,
+    ASKS_REVIEWED_BY,
+    EVENT_OF,
+    NOBODY,
+    PULL,
+)
 
 
 @dataclass(frozen=True)
@@ -47,3 +62,50 @@ def assigned_to(question: str) -> str:
     m = ASKS_ASSIGNED.search(question.strip())
     who = " ".join(next((g for g in m.groups() if g), "").split()) if m else ""
     return "" if who.lower() in NOBODY else who
+
+
+def records_asked(question: str) -> RecordsAsked | None:
+    moved = moved_asked(question)
+    if moved is not None:
+        return moved
+    reviewed = reviews_asked(question)
+    if reviewed is not None:
+        return reviewed
+    m = ASKS_EVENTS.search(question.strip())
+    if m is not None:
+        return RecordsAsked(" ".join(m[1].split()), EVENT_OF.get(m[2].lower(), "opened"), bool(PULL.search(m[1])))
+    m = ASKS_EVENTS_BY.search(question.strip())
+    if m is None:
+        return None
+    event = "merged" if m[3].lower() == "merge" else "opened"
+    return RecordsAsked(" ".join(m[1].split()), event, bool(PULL.search(m[1])), by=m["who"])
+
+
+def moved_asked(question: str) -> RecordsAsked | None:
+    """ "Which tickets moved to In Review last week?": the items moved into a status (event "moved"), by someone
+    ("Which tickets did Lena move to Done?") or anyone."""
+    m = ASKS_MOVED.search(question.strip()) or ASKS_MOVED_BY.search(question.strip())
+    if m is None:
+        return None
+    said = m.groupdict()
+    kind = " ".join((said.get("noun") or "").split())
+    return RecordsAsked(kind, "moved", False, by=said.get("who") or "", status=" ".join(m["status"].split()))
+
+
+def reviews_asked(question: str) -> RecordsAsked | None:
+    """ "Which PRs did bifurcation review last week?", "Which patches were acked?": reviews given (`REVIEW_EVENTS`
+    names the event), by someone or by anyone; "Which tickets did Ewan comment on?": comments given ("commented");
+    the kind is "" when the question names none ("What did Rob ack?")."""
+    commented = ASKS_COMMENTED_BY.search(question.strip())
+    if commented is not None:
+        kind = " ".join((commented["noun"] or "").split())
+        return RecordsAsked(kind, "commented", bool(PULL.search(kind)), by=commented["who"])
+    m = ASKS_REVIEWED_BY.search(question.strip()) or ASKS_REVIEWED.search(question.strip())
+    if m is None:
+        return None
+    said = m.groupdict()
+    verb = (said.get("verb") or said.get("changes") or "").lower()
+    event = "approved" if verb.startswith(("appro", "ack", "sign")) else "reviewed"
+    kind = " ".join((said.get("noun") or "").split())
+    event = "changes requested" if "changes" in verb else event
+    return RecordsAsked(kind, event, bool(PULL.search(kind)), by=said.get("who") or "")
