@@ -486,3 +486,14 @@ def test_the_tickets_moved_into_a_status_are_listed_from_the_changelog(brief: Br
 def test_items_moved_into_a_status_are_asked_in_many_words(question: str, status: str, by: str) -> None:
     records = wants(parse(question, now=AT)).records
     assert records is not None and (records.event, records.status, records.by) == ("moved", status, by), records
+
+
+@pytest.mark.slow
+def test_who_finished_the_most_counts_the_finished_tickets_by_who_moved_them(brief: Brief) -> None:
+    result = brief.ask("Who closed the most tickets last week?", now=parse_now("2026-06-01T09:00:00+00:00")).to_json()
+    lines = result["answer"].splitlines()
+    assert lines[0] == (
+        "Lena Vogt finished the most: 3 of 9 tickets finished last week (1 with nobody recorded). By person:"
+    ), result["answer"]
+    assert lines[1].startswith("- Lena Vogt: 3 (PLAT-1") and len(lines) == 7  # six people finished something
+    assert all("#change-" in ref for c in result["citations"] for ref in c["refs"])

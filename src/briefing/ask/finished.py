@@ -220,6 +220,8 @@ def answer_finished(
     items = [item for item in ended if not item.without_work]
     if not items:
         return None
+    if asked.by_person:
+        return _by_person(items, asked, question, answer)
     unfixed = sorted({item.resolution for item in ended if item.without_work})
     others = len(ended) - len(items)
     period, kind, who = _worded(asked, question, len(items))
@@ -232,6 +234,38 @@ def answer_finished(
     for n, item in enumerate(shown, 1):
         lines.append(_line(n, item, zone))
         cited[n], urls[n] = [item.unit.ref], item.unit.url
+    return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]
+
+
+def _by_person(
+    items: list[Finished], asked: FinishedAsked, question: Question, answer: ExtractiveAnswer
+) -> tuple[ExtractiveAnswer, list[str]] | None:
+    """ "Who closed the most tickets last week?": the finished items counted by who finished them (the author of the
+    transition, else the assignee as of now, said so), the one who finished the most first, each line cited to up
+    to three of the items' records; None when no item names anyone."""
+    counted: dict[str, list[Finished]] = {}
+    for item in items:
+        counted.setdefault(item.by or item.assignee, []).append(item)
+    nobody = counted.pop("", [])
+    if not counted:
+        return None
+    ranked = sorted(counted.items(), key=lambda pair: (-len(pair[1]), pair[0]))
+    top = [who for who, done in ranked if len(done) == len(ranked[0][1])]
+    period, kind, _ = _worded(asked, question, len(items))
+    names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
+    notes = [f"{len(nobody)} with nobody recorded"] if nobody else []
+    if any(not item.transition for item in items):
+        notes.append("counted by assignee where the tracker records no transition")
+    more = f" ({'; '.join(notes)})" if notes else ""
+    lead = f"{names} finished the most: {len(ranked[0][1])} of {len(items)} {kind} finished {period}{more}."
+    lines = [f"{lead} By person:"]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, (who, done) in enumerate(ranked[:MAX_LISTED], 1):
+        keys = ", ".join(item.key.split(":", 1)[-1] for item in done[:3])
+        rest = f" and {len(done) - 3} more" if len(done) > 3 else ""
+        lines.append(f"- {who}: {len(done)} ({keys}{rest}) [{n}]")
+        cited[n], urls[n] = [item.unit.ref for item in done[:3]], done[0].unit.url
     return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]
 
 

@@ -22,6 +22,7 @@ from briefing.question.words import (
     ASKS_AGENDA,
     ASKS_AWAITING_REVIEW,
     ASKS_FINISHED,
+    ASKS_FINISHED_MOST,
     ASKS_LISTING,
     ASKS_NEXT,
     ASKS_OPEN_FOR,
@@ -160,6 +161,10 @@ def _as_of_now(names: list[str], constraints: Constraints) -> list[str]:
 def finished_asked(question: str, constraints: Constraints) -> FinishedAsked | None:
     """ "Which tickets did Dana finish last week?", "What was resolved yesterday?": work items finished in a window
     (or, naming work items and a person, up to now); None for any other question."""
+    most = ASKS_FINISHED_MOST.search(question.strip())
+    if most is not None and constraints.time is not None:
+        # "Who closed the most tickets last week?": the finished items, counted by who finished them.
+        return FinishedAsked("", most["items"], by_person=True)
     m = ASKS_FINISHED.search(question.strip())
     if m is None:
         return None

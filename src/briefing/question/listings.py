@@ -54,6 +54,7 @@ class FinishedAsked:
 
     by: str
     narrowing: str
+    by_person: bool = False  # "Who closed the most tickets last week?": the items counted by who finished them
 
 
 def assigned_to(question: str) -> str:

@@ -261,6 +261,12 @@ ASKS_FINISHED = re.compile(
     re.I,
 )
 FINISHED_ITEMS = re.compile(rf"\b(?:{WORK_ITEMS})\b", re.I)
+# Who finished the most in a period: "who closed the most tickets last week", "who fixed the most bugs this month",
+# "who resolved the most issues yesterday"; group "items": the items as worded (with the period after them).
+ASKS_FINISHED_MOST = re.compile(
+    rf"^\W*who\s+(?:{DONE_VERBS})\s+(?:the\s+)?most\s+(?P<items>(?:[\w.-]+\s+){{0,3}}?(?:{WORK_ITEMS}))\b",
+    re.I,
+)
 # Whether a release can ship: "Is 6.4.0 ready to ship?", "Are we ready to release 2.2.1?", "Is the 7.0.0 release
 # ready?" (the release is named by its version): answered "No" with its unresolved items, if it has any.
 ASKS_READY = re.compile(
