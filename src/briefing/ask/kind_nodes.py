@@ -139,26 +139,24 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
                 return closest, {"listing": []}
     if window is None:
         return None
-    if asked.records is not None and asked.records.event in GIVEN_EVENTS:
+    records = asked.records
+    if records is not None and records.event in GIVEN_EVENTS:
         from briefing.ask.reviewed import answer_reviews
 
         # "Which PRs did Dana review / comment on last week?": read from the reviews and comments themselves.
-        span = (window.start, window.end)
-        given = answer_reviews(asked.records, answer, span, window.label, asked.week_of, view, question, zone=zone)
-        return (given[0], {"listing": given[1]}) if given is not None else None
-    if asked.records is not None and asked.records.event == "moved":
+        return _in_period(answer_reviews, records, answer, window, asked.week_of, view, question, zone)
+    if records is not None and records.event == "moved":
         from briefing.ask.moved import answer_moved
 
         # "Which tickets moved to In Review last week?": the recorded transitions into that status.
-        span = (window.start, window.end)
-        moved = answer_moved(asked.records, answer, span, window.label, asked.week_of, view, question, zone=zone)
-        return (moved[0], {"listing": moved[1]}) if moved is not None else None
-    records = asked.records
+        return _in_period(answer_moved, records, answer, window, asked.week_of, view, question, zone)
     created = records is not None and records.event == "opened" and not records.pulls
     if created and records is not None and TRACKER_NOUN.search(records.kind):
+        from briefing.ask.created import answer_created
+
         # "Which bugs were filed last week?": a tracker's items state the day they were created (no event); a code
         # host's issues, with no type, are read from their events below only when no tracker item was created.
-        made = _created(records, answer, window, asked.week_of, view, question, zone)
+        made = _in_period(answer_created, records, answer, window, asked.week_of, view, question, zone)
         if made is not None:
             return made
     # "Which blog posts came out in July?" lists the documents of that kind dated in the window, not a fact inside
@@ -177,11 +175,19 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
     if listed is not None:
         return listed[0], {"listing": listed[1]}
     if created and records is not None and not TRACKER_NOUN.search(records.kind):
-        return _created(records, answer, window, asked.week_of, view, question, zone)
+        from briefing.ask.created import answer_created
+
+        return _in_period(answer_created, records, answer, window, asked.week_of, view, question, zone)
     return None
 
 
-def _created(
+# A listing of the records of a period (`reviewed.answer_reviews`, `moved.answer_moved`, `created.answer_created`):
+# (records asked, fact answer, (start, end), the period's label, the week of a month, view, question, zone=...).
+PeriodListing = Callable[..., "tuple[ExtractiveAnswer, list[str]] | None"]
+
+
+def _in_period(
+    listed: PeriodListing,
     records: RecordsAsked,
     answer: ExtractiveAnswer,
     window: TimeWindow,
@@ -190,10 +196,9 @@ def _created(
     question: Question,
     zone: ZoneInfo,
 ) -> Found | None:
-    from briefing.ask.created import answer_created
-
-    made = answer_created(records, answer, (window.start, window.end), window.label, week_of, view, question, zone=zone)
-    return (made[0], {"listing": made[1]}) if made is not None else None
+    """What `listed` lists of the question's window, as the listing node's answer; None when it lists nothing."""
+    found = listed(records, answer, (window.start, window.end), window.label, week_of, view, question, zone=zone)
+    return (found[0], {"listing": found[1]}) if found is not None else None
 
 
 def _fields(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: View) -> Found | None:
