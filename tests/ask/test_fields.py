@@ -150,6 +150,8 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("What day was PLAT-120 filed?", ("created",)),
         ("Which components is PLAT-120 in?", ("components",)),
         ("What type of issue is PLAT-120?", ("type",)),
+        ("Who reopened PLAT-120?", ("reopened",)),
+        ("When was PLAT-120 reopened?", ("reopened",)),
     ],
 )
 def test_a_field_question_naming_a_key_is_a_fields_question(question: str, fields: tuple[str, ...]) -> None:
@@ -497,3 +499,20 @@ def test_who_finished_the_most_counts_the_finished_tickets_by_who_moved_them(bri
     ), result["answer"]
     assert lines[1].startswith("- Lena Vogt: 3 (PLAT-1") and len(lines) == 7  # six people finished something
     assert all("#change-" in ref for c in result["citations"] for ref in c["refs"])
+
+
+def test_who_reopened_a_ticket_and_when_is_its_change_out_of_done() -> None:
+    header = Unit("jira:PLAT-7", "Type: Bug | Status: In Progress\nAssignee: Dana Reyes | Reporter: Lee Park", None, AT)
+    done = Unit("jira:PLAT-7#change-5", "changed status: In Progress -> Done", "Omar Haddad", AT)
+    back = Unit("jira:PLAT-7#change-6", "changed status: Done -> In Progress", "Lee Park", AT)
+    events = (
+        {"event": "status", "from": "In Progress", "to": "Done", "at": "2026-05-08T10:00:00+00:00",
+         "by": "Omar Haddad", "ref": "jira:PLAT-7#change-5"},
+        {"event": "status", "from": "Done", "to": "In Progress", "at": "2026-05-11T09:00:00+00:00",
+         "by": "Lee Park", "ref": "jira:PLAT-7#change-6"},
+    )  # fmt: skip
+    item = Item(header.ref, "PLAT-7", header, (header, done, back), events)
+    assert read_field(item, "reopened") == ("PLAT-7 was reopened by Lee Park on 2026-05-11\x00", [back])
+    never = Item(header.ref, "PLAT-7", header, (header, done), events[:1])
+    assert _sentence(never, "reopened") == "PLAT-7 has not been reopened; its status is In Progress"
+    assert read_field(_item(header), "reopened") is None  # no changes recorded: the fact path reads the comments

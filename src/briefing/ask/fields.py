@@ -160,6 +160,8 @@ def read_field(item: Item, field: str) -> Read | None:
         return _resolved(item, header)
     if field == "resolver":
         return _resolver(item, header)
+    if field == "reopened":
+        return _reopened(item, header)
     if field == "created":
         return _created(item, header)
     if field == "standing":
@@ -260,6 +262,34 @@ def _resolver(item: Item, header: Unit) -> Read | None:
         return f"{item.label}'s state at that time is not recorded (its recorded history starts later){MARK}", [header]
     if status and not DONE_STATUS.match(status):
         return f"{item.label} is not resolved; its status is {status}{MARK}", [header]
+    return None
+
+
+def _reopened(item: Item, header: Unit) -> Read | None:
+    """Who reopened the item and when: its last recorded change out of a done state into one that is not (a
+    changelog entry the view holds), or a code host's reopen; that it was never reopened, when its changes are
+    recorded and none reopened it. None when the item's changes are not recorded (the fact path reads its comments)."""
+    from briefing.ask.finished import DONE_STATUS
+
+    units = {u.ref: u for u in item.units}
+    held = [ev for ev in item.events if ev.get("ref") in units]
+    back = [
+        ev
+        for ev in held
+        if ev.get("event") == "reopened"
+        or (
+            ev.get("event") == "status"
+            and DONE_STATUS.match(str(ev.get("from") or ""))
+            and not DONE_STATUS.match(str(ev.get("to") or ""))
+        )
+    ]
+    if back:
+        ev = max(back, key=lambda e: str(e.get("at")))
+        by = f" by {ev['by']}" if ev.get("by") else ""
+        return f"{item.label} was reopened{by} on {str(ev.get('at'))[:10]}{MARK}", [units[str(ev["ref"])]]
+    if any(ev.get("event") == "status" for ev in held):
+        status = _row(header, "status") or "not stated"
+        return f"{item.label} has not been reopened; its status is {status}{MARK}", [header]
     return None
 
 

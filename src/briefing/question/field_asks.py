@@ -52,6 +52,13 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         # Who ended it: "Who resolved PLAT-7?", "Who closed the ticket about X?", "Who fixed PLAT-7?".
         ("resolver", r"\bwho\s+(?:\w+\s+){0,2}?(?:resolved|closed|fixed)\b"),
+        # Who reopened it and when: "Who reopened PLAT-7?", "When was PLAT-7 reopened?" (not why: a cause question).
+        (
+            "reopened",
+            r"\bwho\s+(?:\w+\s+){0,2}?re-?opened\b"
+            r"|\b(?:when|what\s+(?:day|date)|on\s+which\s+day)\s+(?:was|were|did)\s+(?:\S+\s+){1,24}?"
+            r"(?:get\s+|got\s+|been\s+)?re-?open(?:ed)?\b",
+        ),
         ("resolution", r"\bresolution\b"),
         # The day an item was created: "When was PLAT-7 created?", "What day was the bug about X filed?".
         (
