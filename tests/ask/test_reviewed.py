@@ -173,3 +173,15 @@ def test_a_first_name_is_the_person_a_full_name_is_not_another() -> None:
     assert same_person("Andrew Murray", "Andrew") and same_person("andrew", "Andrew Murray")
     assert not same_person("Andrew Jeffery", "Andrew Murray")
     assert not same_person("", "Andrew") and not same_person("Andrew", " ")
+
+
+def test_who_reviewed_the_most_counts_the_reviewed_prs_by_reviewer(pulls: Index) -> None:  # noqa: F811
+    at = "2018-03-24T09:00:00+00:00"
+    asked = wants(parse("Who reviewed the most PRs this month?", now=datetime.fromisoformat(at))).records
+    assert asked is not None and asked.by_person and asked.event == "reviewed"
+    found = _listed(pulls, "Who reviewed the most PRs this month?", at)
+    assert found is not None
+    lines = found.text.splitlines()
+    assert lines[0] == "electrofelix and sfdye reviewed the most: 1 of 1 PRs reviewed this month. By reviewer:"
+    assert lines[1:] == ["- electrofelix: 1 [1]", "- sfdye: 1 [2]"]
+    assert found.cited[2] == ["github:PyGithub/PyGithub#538/comment-105368184"]  # sfdye's latest review of it

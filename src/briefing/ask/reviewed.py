@@ -168,6 +168,30 @@ def render_reviews(
     return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls)
 
 
+def _by_reviewer(
+    listed: Sequence[Reviewed], asked: RecordsAsked, period: str, answer: ExtractiveAnswer
+) -> ExtractiveAnswer:
+    """ "Who reviewed the most PRs last week?": the reviewed items counted by reviewer, the one who reviewed the most
+    first, each line cited to up to three of their reviews."""
+    mine: dict[str, dict[str, Unit]] = {}  # reviewer -> item key -> their latest review of it
+    for item in listed:
+        for _, who, _, unit in item.reviews:
+            mine.setdefault(who, {})[item.key] = unit
+    ranked = sorted(mine.items(), key=lambda pair: (-len(pair[1]), pair[0]))
+    top = [who for who, items in ranked if len(items) == len(ranked[0][1])]
+    names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
+    kind = asked.kind or _kind_of(listed)
+    most = f"{names} {asked.event} the most: {len(ranked[0][1])}"
+    lines = [f"{most} of {len(listed)} {kind} {asked.event} {period}. By reviewer:"]
+    cited: dict[int, list[str]] = {}
+    urls: dict[int, str] = {}
+    for n, (who, items) in enumerate(ranked[:MAX_LISTED], 1):
+        lines.append(f"- {who}: {len(items)} [{n}]")
+        units = list(items.values())[:CITED_REVIEWS]
+        cited[n], urls[n] = [u.ref for u in units], units[0].url
+    return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls)
+
+
 def _kind_of(listed: Sequence[Reviewed]) -> str:
     """The noun for items the question named by none: pull requests, tickets, or items."""
     if all(r.label.startswith("PR ") for r in listed):
@@ -189,8 +213,10 @@ def answer_reviews(
     """The reviews asked for in the question's window as the answer, with the items' keys; None when none is there
     (the question then takes the ordinary path). A refused fact answer does not stop it: the reviews are the data."""
     window, narrowing = narrowed(window, week_of)
-    listed = listed_reviews(asked, window, view, question.constraints.people)
+    listed = listed_reviews(asked, window, view, () if asked.by_person else question.constraints.people)
     if not listed:
         return None
+    if asked.by_person:
+        return _by_reviewer(listed, asked, period_words(label, narrowing), answer), [r.key for r in listed]
     told = render_reviews(listed, asked, period_words(label, narrowing), answer, zone=zone)
     return told, [r.key for r in listed]

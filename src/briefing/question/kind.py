@@ -319,6 +319,10 @@ def read(question: str, constraints: Constraints) -> Wants:
     if held is not None:
         # "Who has the most open bugs?", "How many open tickets does each person have?": counted by assignee.
         return Wants(kinds=("listing", "fact"), inventory=held, by_assignee=True)
+    counted = records_asked(question) if constraints.time is not None else None
+    if counted is not None and counted.by_person:
+        # "Who reviewed the most PRs last week?": the reviews of the period, counted by reviewer.
+        return Wants(kinds=("listing", "fact"), records=counted)
     inventory = inventory_asked(question, constraints)
     who = assigned_to(question)
     if inventory is not None and (inventory.narrowed or not who) and not _other_listing(question, constraints):

@@ -20,6 +20,7 @@ from briefing.question.words import (
     ASKS_MOVED_BY,
     ASKS_REVIEWED,
     ASKS_REVIEWED_BY,
+    ASKS_REVIEWED_MOST,
     EVENT_OF,
     NOBODY,
     PULL,
@@ -44,6 +45,7 @@ class RecordsAsked:
     pulls: bool
     by: str = ""  # whose event it is ("which PRs did TWal open"): the author of an opening, who merged; "" anyone
     status: str = ""  # the status moved into ("which tickets moved to In Review"), for the event "moved"
+    by_person: bool = False  # "Who reviewed the most PRs last week?": counted by who gave the event
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,11 @@ def reviews_asked(question: str) -> RecordsAsked | None:
     if commented is not None:
         kind = " ".join((commented["noun"] or "").split())
         return RecordsAsked(kind, "commented", bool(PULL.search(kind)), by=commented["who"])
+    most = ASKS_REVIEWED_MOST.search(question.strip())
+    if most is not None:
+        kind = " ".join(most["noun"].split())
+        event = "approved" if most["verb"].lower().startswith(("appro", "ack", "sign")) else "reviewed"
+        return RecordsAsked(kind, event, bool(PULL.search(kind)), by_person=True)
     m = ASKS_REVIEWED_BY.search(question.strip()) or ASKS_REVIEWED.search(question.strip())
     if m is None:
         return None

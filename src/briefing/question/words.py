@@ -227,6 +227,12 @@ ASKS_MOVED_BY = re.compile(
     rf"(?:move|moved|transition|transitioned|put|set|switch|switched)\s+{_MOVED_STATUS}",
     re.I,
 )
+# Who gave the most reviews: "who reviewed the most PRs last week", "who approved the most patches this month".
+ASKS_REVIEWED_MOST = re.compile(
+    rf"^\W*who\s+(?P<verb>reviewed|approved|acked|signed\s+off\s+on)\s+(?:the\s+)?most\s+"
+    rf"(?P<noun>(?:[\w-]+\s+){{0,2}}?(?:{REVIEW_NOUNS}))\b",
+    re.I,
+)
 # Comments given in a period: "which tickets did Ewan comment on last week", "what did Dana reply to this week",
 # "which threads has Rob replied to", "what did Lee weigh in on". Groups as above.
 ASKS_COMMENTED_BY = re.compile(
