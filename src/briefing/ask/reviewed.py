@@ -5,7 +5,8 @@ the answer is the set of items that got a review of the asked kind in the window
 holds at `now` (`fields.verdicts`): a code host's review ("[stamp] login approved: ..."), by its writer and at its
 time; a mail's review tag ("Reviewed-by: Rob Herring <...>") only in a message its named reviewer wrote, since a
 patch that carries a tag forward repeats an earlier review rather than gives one. A review by a person the question
-names matches their login or name (the same first word will do). Each line is cited to the reviews it lists.
+names matches their login or name (a first name alone matches the full name). Each line is cited to the reviews
+it lists; "Who reviewed the most PRs last week?" counts the same items by reviewer.
 
 "Which tickets did Ewan comment on last week?", "What did Bren2010 comment on last week?" list the same way the
 items with a message of theirs in the window (`COMMENTED`): any unit they wrote but the item's own opening and its
