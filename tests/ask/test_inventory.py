@@ -262,3 +262,17 @@ def test_who_holds_the_most_counts_the_open_items_by_assignee(index: Index, ques
 def test_who_has_the_most_of_something_else_is_no_count_of_items() -> None:
     asked = wants(parse("Who has the most context on the payout migration?", now=datetime.fromisoformat(CLOUD_NOW)))
     assert not asked.by_assignee and asked.inventory is None
+
+
+def test_open_pull_requests_nobody_is_assigned_are_held_by_their_authors(pulls: Index) -> None:
+    from briefing.ask.inventory import answer_by_assignee
+
+    at = datetime.fromisoformat("2017-03-21T12:00:00+00:00")
+    asked = wants(parse("Who has the most open PRs?", now=at))
+    assert asked.by_assignee and asked.inventory is not None
+    found = answer_by_assignee(asked.inventory, REFUSED, pulls.view(at), zone=UTC)
+    assert found is not None
+    assert found[0].text.splitlines() == [
+        "allevin holds the most: 1 of 1 open pull request as of Tue 21 Mar 2017. By author:",
+        "- allevin: 1 (PyGithub/PyGithub#538) [1]",
+    ]

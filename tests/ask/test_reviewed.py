@@ -185,3 +185,11 @@ def test_who_reviewed_the_most_counts_the_reviewed_prs_by_reviewer(pulls: Index)
     assert lines[0] == "electrofelix and sfdye reviewed the most: 1 of 1 PRs reviewed this month. By reviewer:"
     assert lines[1:] == ["- electrofelix: 1 [1]", "- sfdye: 1 [2]"]
     assert found.cited[2] == ["github:PyGithub/PyGithub#538/comment-105368184"]  # sfdye's latest review of it
+
+
+def test_nobody_is_no_reviewer_and_the_team_is_anyone() -> None:
+    assert reviews_asked("Which PRs did nobody review last week?") is None  # what was not done: not this listing
+    asked = reviews_asked("What did we comment on last week?")
+    assert asked is not None and asked.by == ""
+    team = reviews_asked("Which PRs did the team approve this week?")
+    assert team is not None and (team.by, team.event) == ("", "approved")

@@ -305,12 +305,18 @@ def answer_by_assignee(
     """ "Who has the most open bugs?": the items matching `asked` counted by assignee as of now, the one holding the
     most first ("Gary Mathews holds the most: 12 of 62 open items"), then one line per assignee with their count
     and first keys, cited to those items' states; the items nobody holds are counted last. None when no item
-    matches or none is assigned."""
+    matches or none is assigned. Pull requests nobody is assigned (a code host's usual way) are held by their
+    authors: "Who has the most open PRs?" counts them by author, and says so."""
     every = list(item_states(view))
     items, _, asked = _matching(asked, every)
+    role = "assignee"
     held: dict[str, list[ItemState]] = {}
     for item in items:
         held.setdefault(item.assignee, []).append(item)
+    if list(held) == [""] and all(item.kind == "pull" for item in items):
+        role, held = "author", {}
+        for item in items:
+            held.setdefault(item.reporter, []).append(item)
     nobody = held.pop("", [])
     if not held:
         return None
@@ -318,13 +324,13 @@ def answer_by_assignee(
     top = [who for who, mine in ranked if len(mine) == len(ranked[0][1])]
     today = local_day(view.now, zone)
     unknown = _unknown(asked, every)
-    notes = [f"{len(nobody)} with no assignee"] if nobody else []
+    notes = [f"{len(nobody)} with no {role}"] if nobody else []
     notes += [f"{unknown} more whose state then is not recorded"] if unknown else []
     more = f" ({'; '.join(notes)})" if notes else ""
     verb = "holds" if len(top) == 1 else "hold"
     names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
     lead = f"{names} {verb} the most: {len(ranked[0][1])} of {_described(asked, len(items))}"
-    lines = [f"{lead} as of {today:%a} {today.day} {today:%b %Y}{more}. By assignee:"]
+    lines = [f"{lead} as of {today:%a} {today.day} {today:%b %Y}{more}. By {role}:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, (who, mine) in enumerate(ranked[:MAX_LISTED], 1):

@@ -84,6 +84,15 @@ def records_asked(question: str) -> RecordsAsked | None:
     return RecordsAsked(" ".join(m[1].split()), event, bool(PULL.search(m[1])), by=m["who"])
 
 
+def _actor(who: str | None) -> str | None:
+    """The person a question names as the one who acted, as written; "" for anyone ("we", "the team"); None for
+    nobody ("Which PRs did nobody review?" asks for what was not done, not this listing)."""
+    said = " ".join((who or "").split())
+    if said.lower() in {"nobody", "no one"}:
+        return None
+    return "" if all(word in NOBODY for word in said.lower().split()) else said
+
+
 def moved_asked(question: str) -> RecordsAsked | None:
     """ "Which tickets moved to In Review last week?": the items moved into a status (event "moved"), by someone
     ("Which tickets did Lena move to Done?") or anyone."""
@@ -92,7 +101,8 @@ def moved_asked(question: str) -> RecordsAsked | None:
         return None
     said = m.groupdict()
     kind = " ".join((said.get("noun") or "").split())
-    return RecordsAsked(kind, "moved", False, by=said.get("who") or "", status=" ".join(m["status"].split()))
+    who = _actor(said.get("who"))
+    return None if who is None else RecordsAsked(kind, "moved", False, by=who, status=" ".join(m["status"].split()))
 
 
 def reviews_asked(question: str) -> RecordsAsked | None:
@@ -102,7 +112,8 @@ def reviews_asked(question: str) -> RecordsAsked | None:
     commented = ASKS_COMMENTED_BY.search(question.strip())
     if commented is not None:
         kind = " ".join((commented["noun"] or "").split())
-        return RecordsAsked(kind, "commented", bool(PULL.search(kind)), by=commented["who"])
+        who = _actor(commented["who"])
+        return None if who is None else RecordsAsked(kind, "commented", bool(PULL.search(kind)), by=who)
     most = ASKS_REVIEWED_MOST.search(question.strip())
     if most is not None:
         kind = " ".join(most["noun"].split())
@@ -116,4 +127,5 @@ def reviews_asked(question: str) -> RecordsAsked | None:
     event = "approved" if verb.startswith(("appro", "ack", "sign")) else "reviewed"
     kind = " ".join((said.get("noun") or "").split())
     event = "changes requested" if "changes" in verb else event
-    return RecordsAsked(kind, event, bool(PULL.search(kind)), by=said.get("who") or "")
+    who = _actor(said.get("who"))
+    return None if who is None else RecordsAsked(kind, event, bool(PULL.search(kind)), by=who)
