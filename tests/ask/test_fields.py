@@ -516,3 +516,13 @@ def test_who_reopened_a_ticket_and_when_is_its_change_out_of_done() -> None:
     never = Item(header.ref, "PLAT-7", header, (header, done), events[:1])
     assert _sentence(never, "reopened") == "PLAT-7 has not been reopened; its status is In Progress"
     assert read_field(_item(header), "reopened") is None  # no changes recorded: the fact path reads the comments
+
+
+@pytest.mark.slow
+def test_who_filed_the_most_counts_the_tickets_created_by_reporter(brief: Brief) -> None:
+    answer = brief.ask("Who filed the most bugs last week?", now=parse_now("2026-05-18T09:00:00+00:00")).answer
+    assert answer.splitlines() == [
+        "Sam Whitfield and Tomás Herrera opened the most: 1 of 2 bugs opened last week:",
+        "- Sam Whitfield: 1 (PLAT-115) [1]",
+        "- Tomás Herrera: 1 (PLAT-118) [2]",
+    ], answer

@@ -193,3 +193,19 @@ def test_nobody_is_no_reviewer_and_the_team_is_anyone() -> None:
     assert asked is not None and asked.by == ""
     team = reviews_asked("Which PRs did the team approve this week?")
     assert team is not None and (team.by, team.event) == ("", "approved")
+
+
+def test_who_merged_the_most_counts_the_merged_prs_by_who_merged_them(pulls: Index) -> None:  # noqa: F811
+    from briefing.ask.counted import answer_by_actor
+
+    at = datetime.fromisoformat("2017-03-28T09:00:00+00:00")
+    parsed = parse("Who merged the most PRs this month?", now=at)
+    records, window = wants(parsed).records, parsed.window
+    assert records is not None and records.by_person and records.event == "merged" and window is not None
+    found = answer_by_actor(records, REFUSED, (window.start, window.end), window.label, "", pulls.view(at), parsed,
+                            zone=UTC)  # fmt: skip
+    assert found is not None
+    assert found[0].text.splitlines() == [
+        "jzelinskie merged the most: 1 of 1 PRs merged this month:",
+        "- jzelinskie: 1 (PyGithub/PyGithub#538) [1]",
+    ]

@@ -145,6 +145,11 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
 
         # "Which PRs did Dana review / comment on last week?": read from the reviews and comments themselves.
         return _in_period(answer_reviews, records, answer, window, asked.week_of, view, question, zone)
+    if records is not None and records.by_person:
+        from briefing.ask.counted import answer_by_actor
+
+        # "Who merged the most PRs last week?": the period's records counted by who acted.
+        return _in_period(answer_by_actor, records, answer, window, asked.week_of, view, question, zone)
     if records is not None and records.event == "moved":
         from briefing.ask.moved import answer_moved
 

@@ -146,7 +146,19 @@ def listed_records(
     asked: RecordsAsked, window: tuple[datetime, datetime], view: View
 ) -> list[tuple[datetime, list[Chunk]]]:
     """The records whose asked event falls in `window` by `now`, each with that event's time, oldest first."""
-    when: dict[str, datetime] = {}
+    events = record_events(asked, window, view)
+    if not events:
+        return []
+    found = [(events[key][0], chunks) for key, chunks in whole(view, sorted(events)).items()]
+    found.sort(key=lambda pair: (pair[0], pair[1][0].doc_key))
+    return found
+
+
+def record_events(
+    asked: RecordsAsked, window: tuple[datetime, datetime], view: View
+) -> dict[str, tuple[datetime, str]]:
+    """Record key -> (the time of its first asked event in `window` by `now`, who made it)."""
+    when: dict[str, tuple[datetime, str]] = {}
     for chunk in view.chunks(Filter(start=window[0], end=window[1])):
         if registry.meta(chunk, "pull_request") != asked.pulls:
             continue
@@ -157,13 +169,13 @@ def listed_records(
                 continue
             at = datetime.fromisoformat(str(ev["at"]))
             # A record's events are its metadata, which the view does not cut: a later merge is not one yet.
-            if window[0] <= at < window[1] and at <= view.now:
-                when[chunk.doc_key] = min(when.get(chunk.doc_key, at), at)
-    if not when:
-        return []
-    found = [(when[key], chunks) for key, chunks in whole(view, sorted(when)).items()]
-    found.sort(key=lambda pair: (pair[0], pair[1][0].doc_key))
-    return found
+            if (
+                window[0] <= at < window[1]
+                and at <= view.now
+                and (chunk.doc_key not in when or at < when[chunk.doc_key][0])
+            ):
+                when[chunk.doc_key] = (at, str(ev.get("by") or ""))
+    return when
 
 
 def same_person(who: str, asked: str) -> bool:

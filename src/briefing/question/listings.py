@@ -18,6 +18,7 @@ from briefing.question.words import (
     ASKS_EVENTS_BY,
     ASKS_MOVED,
     ASKS_MOVED_BY,
+    ASKS_RECORDS_MOST,
     ASKS_REVIEWED,
     ASKS_REVIEWED_BY,
     ASKS_REVIEWED_MOST,
@@ -71,6 +72,11 @@ def records_asked(question: str) -> RecordsAsked | None:
     moved = moved_asked(question)
     if moved is not None:
         return moved
+    most = ASKS_RECORDS_MOST.search(question.strip())
+    if most is not None:
+        kind = " ".join(most["noun"].split())
+        event = "merged" if most["verb"].lower() == "merged" else "opened"
+        return RecordsAsked(kind, event, bool(PULL.search(kind)), by_person=True)
     reviewed = reviews_asked(question)
     if reviewed is not None:
         return reviewed

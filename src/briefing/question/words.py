@@ -233,6 +233,12 @@ ASKS_REVIEWED_MOST = re.compile(
     rf"(?P<noun>(?:[\w-]+\s+){{0,2}}?(?:{REVIEW_NOUNS}))\b",
     re.I,
 )
+# Who opened or merged the most: "who merged the most PRs last week", "who filed the most bugs this month".
+ASKS_RECORDS_MOST = re.compile(
+    r"^\W*who\s+(?P<verb>merged|opened|filed|created|raised|reported|submitted|logged)\s+(?:the\s+)?most\s+"
+    r"(?P<noun>(?:[\w-]+\s+){0,2}?(?:prs?|pull\s+requests?|issues?|bugs?|tickets?|stor(?:y|ies)|tasks?))\b",
+    re.I,
+)
 # Comments given in a period: "which tickets did Ewan comment on last week", "what did Dana reply to this week",
 # "which threads has Rob replied to", "what did Lee weigh in on". Groups as above.
 ASKS_COMMENTED_BY = re.compile(
