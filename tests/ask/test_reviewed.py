@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from briefing.ask.extractive import ExtractiveAnswer
-from briefing.ask.listing import same_person
+from briefing.ask.listing import Period, same_person
 from briefing.ask.reviewed import answer_reviews
 from briefing.index import Index
 from briefing.model import ChunkLimits, Document
@@ -37,9 +37,8 @@ def _listed(index: Index, question: str, now: str) -> ExtractiveAnswer | None:
     records = wants(parsed).records
     window = parsed.window
     assert records is not None and window is not None and parsed.kind == "listing", question
-    found = answer_reviews(
-        records, REFUSED, (window.start, window.end), window.label, "", index.view(at), parsed, zone=UTC
-    )
+    period = Period.asked((window.start, window.end), window.label, "", UTC)
+    found = answer_reviews(records, REFUSED, period, index.view(at), parsed)
     return found[0] if found is not None else None
 
 
@@ -202,8 +201,8 @@ def test_who_merged_the_most_counts_the_merged_prs_by_who_merged_them(pulls: Ind
     parsed = parse("Who merged the most PRs this month?", now=at)
     records, window = wants(parsed).records, parsed.window
     assert records is not None and records.by_person and records.event == "merged" and window is not None
-    found = answer_by_actor(records, REFUSED, (window.start, window.end), window.label, "", pulls.view(at), parsed,
-                            zone=UTC)  # fmt: skip
+    period = Period.asked((window.start, window.end), window.label, "", UTC)
+    found = answer_by_actor(records, REFUSED, period, pulls.view(at), parsed)
     assert found is not None
     assert found[0].text.splitlines() == [
         "jzelinskie merged the most: 1 of 1 PRs merged this month:",

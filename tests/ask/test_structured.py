@@ -389,6 +389,7 @@ def test_who_resolved_a_ticket_is_the_author_of_its_resolving_transition(index: 
 
 def test_changelog_entries_are_no_comments(index: Index) -> None:
     """Zoe's changes to AEROGEAR-42 (an assignment, its resolution) are no comments; Matthias's line on -43 is one."""
+    from briefing.ask.listing import Period
     from briefing.ask.reviewed import answer_reviews
 
     def listed(question: str, now: str) -> ExtractiveAnswer | None:
@@ -396,8 +397,8 @@ def test_changelog_entries_are_no_comments(index: Index) -> None:
         parsed = parse(question, now=at)
         asked, window = wants(parsed).records, parsed.window
         assert asked is not None and window is not None
-        found = answer_reviews(asked, REFUSED, (window.start, window.end), window.label, "", index.view(at), parsed,
-                               zone=UTC)  # fmt: skip
+        period = Period.asked((window.start, window.end), window.label, "", UTC)
+        found = answer_reviews(asked, REFUSED, period, index.view(at), parsed)
         return found[0] if found is not None else None
 
     assert listed("Which tickets did Zoe Braden comment on last week?", "2013-07-29T09:00:00+00:00") is None

@@ -10,11 +10,10 @@ person's records. Reviews and finished items are counted where they are listed (
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
 from briefing.ask.created import created_items
-from briefing.ask.listing import cited, narrowed, period_words, record_events, whole
+from briefing.ask.listing import Period, cited, record_events, whole
 from briefing.question.words import TRACKER_NOUN
 
 if TYPE_CHECKING:
@@ -29,29 +28,19 @@ SHOWN_KEYS = 3
 
 
 def answer_by_actor(
-    asked: RecordsAsked,
-    answer: ExtractiveAnswer,
-    window: tuple[datetime, datetime],
-    label: str,
-    week_of: str,
-    view: View,
-    question: Question,
-    *,
-    zone: tzinfo,
+    asked: RecordsAsked, answer: ExtractiveAnswer, period: Period, view: View, question: Question
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
-    """The records of the question's window counted by who acted, as the answer (`zone` is unused: no day is
-    named), with the records' keys; None when none names anyone."""
-    del zone
-    window, narrowing = narrowed(window, week_of)
+    """The records of the question's `period` counted by who acted, as the answer, with the records' keys; None when
+    none names anyone."""
     done: dict[str, list[tuple[str, str, str]]] = {}  # person -> (key, ref, url) of each record
     tracker = asked.event == "opened" and not asked.pulls and bool(TRACKER_NOUN.search(asked.kind))
-    events = {} if tracker else record_events(asked, window, view)
+    events = {} if tracker else record_events(asked, period.window, view)
     if events:
         for key, chunks in whole(view, sorted(events)).items():
             ref, url = cited(chunks[0])
             done.setdefault(events[key][1], []).append((key, ref, url))
     elif asked.event == "opened" and not asked.pulls:
-        for _, item in created_items(asked, window, view, question.constraints.people):
+        for _, item in created_items(asked, period.window, view, question.constraints.people):
             done.setdefault(item.reporter, []).append((item.key, item.header.ref, item.header.url))
     total = sum(len(records) for records in done.values())
     nobody = done.pop("", [])
@@ -62,8 +51,8 @@ def answer_by_actor(
     names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
     kind = asked.kind or "items"
     unknown = f" ({len(nobody)} by no one recorded)" if nobody else ""
-    period = period_words(label, narrowing)
-    lines = [f"{names} {asked.event} the most: {len(ranked[0][1])} of {total} {kind} {asked.event} {period}{unknown}:"]
+    lead = f"{names} {asked.event} the most: {len(ranked[0][1])} of {total} {kind} {asked.event} {period.words}"
+    lines = [f"{lead}{unknown}:"]
     refs: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, (who, records) in enumerate(ranked[:MAX_LISTED], 1):

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, date, datetime, tzinfo
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from briefing.ask.finished import asked_types, day_in, day_of, names_match
 from briefing.ask.inventory import ItemState, item_states
-from briefing.ask.listing import narrowed, period_words
+from briefing.ask.listing import Period
 from briefing.ask.segment import clean
 
 if TYPE_CHECKING:
@@ -54,21 +54,12 @@ def created_items(
 
 
 def answer_created(
-    asked: RecordsAsked,
-    answer: ExtractiveAnswer,
-    window: tuple[datetime, datetime],
-    label: str,
-    week_of: str,
-    view: View,
-    question: Question,
-    *,
-    zone: tzinfo,
+    asked: RecordsAsked, answer: ExtractiveAnswer, period: Period, view: View, question: Question
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """The items created in the question's window as the answer (a lead with their count, kind, reporter and period,
     then one cited line each, its day named in `zone`), with their keys; None when none was, so the question takes
     the next path."""
-    window, narrowing = narrowed(window, week_of)
-    found = created_items(asked, window, view, question.constraints.people)
+    found = created_items(asked, period.window, view, question.constraints.people)
     if not found:
         return None
     shown = found[:MAX_LISTED]
@@ -76,11 +67,12 @@ def answer_created(
     kind = asked.kind or "items"
     kind = _PLURAL.sub(lambda m: "y" if m[0] == "ies" else "", kind) if len(found) == 1 else kind
     verb = f"reported by {asked.by}" if asked.by else "created"
-    lines = [f"{len(found)} {kind} {verb} {period_words(label, narrowing)}{more}, oldest first:"]
+    lines = [f"{len(found)} {kind} {verb} {period.words}{more}, oldest first:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, (day, item) in enumerate(shown, 1):
-        on = datetime(day.year, day.month, day.day, 12, tzinfo=UTC).astimezone(zone)  # the day as `day_in` reads it
+        # The day as `day_in` reads it: its middle, 12:00 UTC, in the workspace's zone.
+        on = datetime(day.year, day.month, day.day, 12, tzinfo=UTC).astimezone(period.zone)
         details = [item.cells.get("type", ""), f"reported by {item.reporter}" if item.reporter else ""]
         details.append(f"created {on:%a} {on.day} {on:%b}")
         state = f"; {item.status}" if item.status and not item.unknown else ""

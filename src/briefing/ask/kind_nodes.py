@@ -25,6 +25,7 @@ from briefing.question.words import ASKS_READY, TRACKER_NOUN
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
     from briefing.ask.fields import Item
+    from briefing.ask.listing import Period
     from briefing.question.listings import RecordsAsked
     from briefing.question.model import Question
     from briefing.question.timewindow import TimeWindow
@@ -186,9 +187,11 @@ def _listing(state: AskState, deps: AskDeps, answer: ExtractiveAnswer, view: Vie
     return None
 
 
-# A listing of the records of a period (`reviewed.answer_reviews`, `moved.answer_moved`, `created.answer_created`):
-# (records asked, fact answer, (start, end), the period's label, the week of a month, view, question, zone=...).
-PeriodListing = Callable[..., "tuple[ExtractiveAnswer, list[str]] | None"]
+# A listing of the records of a period (`reviewed.answer_reviews`, `moved.answer_moved`, `created.answer_created`,
+# `counted.answer_by_actor`): (records asked, fact answer, period, view, question) -> (answer, keys) or None.
+PeriodListing = Callable[
+    ["RecordsAsked", "ExtractiveAnswer", "Period", "View", "Question"], "tuple[ExtractiveAnswer, list[str]] | None"
+]
 
 
 def _in_period(
@@ -202,7 +205,10 @@ def _in_period(
     zone: ZoneInfo,
 ) -> Found | None:
     """What `listed` lists of the question's window, as the listing node's answer; None when it lists nothing."""
-    found = listed(records, answer, (window.start, window.end), window.label, week_of, view, question, zone=zone)
+    from briefing.ask.listing import Period
+
+    period = Period.asked((window.start, window.end), window.label, week_of, zone)
+    found = listed(records, answer, period, view, question)
     return (found[0], {"listing": found[1]}) if found is not None else None
 
 

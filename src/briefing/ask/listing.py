@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
@@ -140,6 +140,22 @@ def narrowed(window: tuple[datetime, datetime], week_of: str) -> tuple[tuple[dat
     else:
         start = window[0] + timedelta(days=_WEEK_START[week_of])
     return (start, min(start + timedelta(days=7), window[1])), f"the {week_of} week of"
+
+
+@dataclass(frozen=True)
+class Period:
+    """The window a listing of a period reads, as the question asked it: its bounds narrowed to the week of a month
+    it names ("the first week of June"), the words its lead says it in ("last week", "in the first week of June"),
+    and the workspace's zone its days are named in."""
+
+    window: tuple[datetime, datetime]
+    words: str
+    zone: tzinfo
+
+    @classmethod
+    def asked(cls, window: tuple[datetime, datetime], label: str, week_of: str, zone: tzinfo) -> Period:
+        span, narrowing = narrowed(window, week_of)
+        return cls(span, period_words(label, narrowing), zone)
 
 
 def listed_records(

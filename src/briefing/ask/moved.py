@@ -12,14 +12,14 @@ takes the ordinary path.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, tzinfo
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from briefing import registry
 from briefing.ask.fields import bare_title, item_of
 from briefing.ask.finished import asked_types, history_families, names_match
 from briefing.ask.header import rows
-from briefing.ask.listing import narrowed, period_words, whole
+from briefing.ask.listing import Period, whole
 from briefing.ask.segment import clean
 from briefing.index import Filter
 from briefing.question.timewindow import local_day
@@ -83,21 +83,12 @@ def moved_items(
 
 
 def answer_moved(
-    asked: RecordsAsked,
-    answer: ExtractiveAnswer,
-    window: tuple[datetime, datetime],
-    label: str,
-    week_of: str,
-    view: View,
-    question: Question,
-    *,
-    zone: tzinfo,
+    asked: RecordsAsked, answer: ExtractiveAnswer, period: Period, view: View, question: Question
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """The items moved into the asked status in the question's window as the answer (a lead with their count, kind,
     status, mover and period, then one cited line each, its day named in `zone`), with their keys; None when none
     was (the question then takes the ordinary path)."""
-    window, narrowing = narrowed(window, week_of)
-    found = moved_items(asked, window, view, question.constraints.people)
+    found = moved_items(asked, period.window, view, question.constraints.people)
     if not found:
         return None
     status = str(found[0][2].get("to") or asked.status)
@@ -107,11 +98,11 @@ def answer_moved(
     if len(found) == 1:
         kind = kind[:-3] + "y" if kind.endswith("ies") else kind.removesuffix("s")
     whose = f" by {asked.by}" if asked.by else ""
-    lines = [f"{len(found)} {kind} moved to {status}{whose} {period_words(label, narrowing)}{more}, oldest first:"]
+    lines = [f"{len(found)} {kind} moved to {status}{whose} {period.words}{more}, oldest first:"]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
     for n, (at, key, ev, unit, name) in enumerate(shown, 1):
-        day = local_day(at, zone)
+        day = local_day(at, period.zone)
         details = [f"from {ev.get('from')}" if ev.get("from") else "", f"by {ev.get('by')}" if ev.get("by") else ""]
         details.append(f"{day:%a} {day.day} {day:%b}")
         lines.append(f"- {clean(name, limit=160)} ({', '.join(d for d in details if d)}) [{n}]")

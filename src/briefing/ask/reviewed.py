@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from briefing import registry
 from briefing.ask.fields import REVIEW_FIELDS, bare_title, item_of, verdicts
-from briefing.ask.listing import narrowed, period_words, same_person, whole
+from briefing.ask.listing import Period, same_person, whole
 from briefing.ask.segment import clean
 from briefing.index import Filter
 from briefing.question.timewindow import local_day
@@ -201,23 +201,14 @@ def _kind_of(listed: Sequence[Reviewed]) -> str:
 
 
 def answer_reviews(
-    asked: RecordsAsked,
-    answer: ExtractiveAnswer,
-    window: tuple[datetime, datetime],
-    label: str,
-    week_of: str,
-    view: View,
-    question: Question,
-    *,
-    zone: tzinfo,
+    asked: RecordsAsked, answer: ExtractiveAnswer, period: Period, view: View, question: Question
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """The reviews asked for in the question's window as the answer, with the items' keys; None when none is there
     (the question then takes the ordinary path). A refused fact answer does not stop it: the reviews are the data."""
-    window, narrowing = narrowed(window, week_of)
-    listed = listed_reviews(asked, window, view, () if asked.by_person else question.constraints.people)
+    listed = listed_reviews(asked, period.window, view, () if asked.by_person else question.constraints.people)
     if not listed:
         return None
     if asked.by_person:
-        return _by_reviewer(listed, asked, period_words(label, narrowing), answer), [r.key for r in listed]
-    told = render_reviews(listed, asked, period_words(label, narrowing), answer, zone=zone)
+        return _by_reviewer(listed, asked, period.words, answer), [r.key for r in listed]
+    told = render_reviews(listed, asked, period.words, answer, zone=period.zone)
     return told, [r.key for r in listed]
