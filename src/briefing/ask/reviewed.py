@@ -30,6 +30,7 @@ from briefing.index import Filter
 from briefing.question.timewindow import local_day
 from briefing.retrieve.exchanges import channel_kind
 from briefing.retrieve.units import threaded
+from briefing.textrules import ticket_key
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
@@ -52,8 +53,6 @@ GIVEN_EVENTS = frozenset({*REVIEW_EVENTS, COMMENTED})
 # Unit text: a tracker's changelog entry as its connector writes it ("changed status: To Do -> In Progress",
 # "changed assignee"), which is no comment.
 _CHANGELOG = re.compile(r"^changed [\w /-]{1,30}(?::\s|$)")
-# A tracker item's label: its key ("TIMOB-25247"), shown before its title.
-_TRACKER_KEY = re.compile(r"^[A-Z][A-Z0-9]+-\d+$")
 # How a line says each verdict: a code host's review that neither approves nor requests changes is a comment.
 _SAID = {"reviewed": "commented"}
 _TAGS = frozenset({"Reviewed-by", "Acked-by", "Tested-by"})
@@ -100,7 +99,7 @@ def listed_reviews(
         title = bare_title(key, chunks[0].title)
         numbered = item.label.startswith(("PR ", "Issue "))  # a code host's; a mail thread is named by its subject
         label = f'{item.label} "{title}"' if numbered and title else item.label if numbered else f'"{title or key}"'
-        label = f"{item.label}: {title}" if _TRACKER_KEY.match(item.label) and title else label
+        label = f"{item.label}: {title}" if ticket_key(item.label) is not None and title else label
         # A code host's item opens with its author's header; a mail thread's first message here may be a reply.
         author = (item.header.author or "") if item.header is not None else ""
         if asked.event != COMMENTED:  # an author's replies in a review thread are no review
@@ -197,7 +196,7 @@ def _kind_of(listed: Sequence[Reviewed]) -> str:
     """The noun for items the question named by none: pull requests, tickets, or items."""
     if all(r.label.startswith("PR ") for r in listed):
         return "pull requests"
-    return "tickets" if all(_TRACKER_KEY.match(r.label.split(":")[0]) for r in listed) else "items"
+    return "tickets" if all(ticket_key(r.label.split(":")[0]) is not None for r in listed) else "items"
 
 
 def answer_reviews(
