@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from briefing.ask.created import created_items
-from briefing.ask.listing import Period, cited, record_events, whole
+from briefing.ask.listing import Period, cited, most_first, record_events, whole
 from briefing.question.words import TRACKER_NOUN
 
 if TYPE_CHECKING:
@@ -46,9 +46,7 @@ def answer_by_actor(
     nobody = done.pop("", [])
     if not done:
         return None
-    ranked = sorted(done.items(), key=lambda pair: (-len(pair[1]), pair[0]))
-    top = [who for who, records in ranked if len(records) == len(ranked[0][1])]
-    names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
+    ranked, _, names = most_first(done)
     kind = asked.kind or "items"
     unknown = f" ({len(nobody)} by no one recorded)" if nobody else ""
     lead = f"{names} {asked.event} the most: {len(ranked[0][1])} of {total} {kind} {asked.event} {period.words}"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from briefing import registry
 from briefing.ask.header import LABELS, is_header, rows
-from briefing.ask.listing import period_words
+from briefing.ask.listing import most_first, period_words
 from briefing.ask.segment import clean
 from briefing.index import Filter
 from briefing.question.terms import GENERIC, content_words, says
@@ -249,10 +249,8 @@ def _by_person(
     nobody = counted.pop("", [])
     if not counted:
         return None
-    ranked = sorted(counted.items(), key=lambda pair: (-len(pair[1]), pair[0]))
-    top = [who for who, done in ranked if len(done) == len(ranked[0][1])]
+    ranked, _, names = most_first(counted)
     period, kind, _ = _worded(asked, question, len(items))
-    names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
     notes = [f"{len(nobody)} with nobody recorded"] if nobody else []
     if any(not item.transition for item in items):
         notes.append("counted by assignee where the tracker records no transition")

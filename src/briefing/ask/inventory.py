@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from briefing.ask.finished import DONE_STATUS, NO_WORK, fix_versions, history_families, names_match
 from briefing.ask.header import AUTHORED, UNKNOWN_VALUE, UNRESOLVED, UNSET, is_header, rows
+from briefing.ask.listing import most_first
 from briefing.ask.segment import clean
 from briefing.index import Filter
 from briefing.question.terms import content_words, says
@@ -320,15 +321,13 @@ def answer_by_assignee(
     nobody = held.pop("", [])
     if not held:
         return None
-    ranked = sorted(held.items(), key=lambda pair: (-len(pair[1]), pair[0]))
-    top = [who for who, mine in ranked if len(mine) == len(ranked[0][1])]
+    ranked, top, names = most_first(held)
     today = local_day(view.now, zone)
     unknown = _unknown(asked, every)
     notes = [f"{len(nobody)} with no {role}"] if nobody else []
     notes += [f"{unknown} more whose state then is not recorded"] if unknown else []
     more = f" ({'; '.join(notes)})" if notes else ""
     verb = "holds" if len(top) == 1 else "hold"
-    names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
     lead = f"{names} {verb} the most: {len(ranked[0][1])} of {_described(asked, len(items))}"
     lines = [f"{lead} as of {today:%a} {today.day} {today:%b %Y}{more}. By {role}:"]
     cited: dict[int, list[str]] = {}

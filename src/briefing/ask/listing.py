@@ -21,10 +21,10 @@ documents that mention every topic word.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from briefing import registry
 from briefing.ask.extractive import _GENERIC, ExtractiveAnswer, _stem, _title, content_words
@@ -192,6 +192,15 @@ def record_events(
             ):
                 when[chunk.doc_key] = (at, str(ev.get("by") or ""))
     return when
+
+
+def most_first(groups: Mapping[str, Sized]) -> tuple[list[tuple[str, Any]], list[str], str]:
+    """The groups of a "who did the most" answer: (person, their records) by most records, then name; the people tied
+    for the most; and those people named ("Ana", "Ana and Bo", "Ana, Bo and Cy")."""
+    ranked = sorted(groups.items(), key=lambda pair: (-len(pair[1]), pair[0]))
+    top = [who for who, records in ranked if len(records) == len(ranked[0][1])] if ranked else []
+    names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}" if top else ""
+    return ranked, top, names
 
 
 def same_person(who: str, asked: str) -> bool:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from briefing import registry
 from briefing.ask.fields import REVIEW_FIELDS, bare_title, item_of, verdicts
-from briefing.ask.listing import Period, same_person, whole
+from briefing.ask.listing import Period, most_first, same_person, whole
 from briefing.ask.segment import clean
 from briefing.index import Filter
 from briefing.question.timewindow import local_day
@@ -177,9 +177,7 @@ def _by_reviewer(
     for item in listed:
         for _, who, _, unit in item.reviews:
             mine.setdefault(who, {})[item.key] = unit
-    ranked = sorted(mine.items(), key=lambda pair: (-len(pair[1]), pair[0]))
-    top = [who for who, items in ranked if len(items) == len(ranked[0][1])]
-    names = top[0] if len(top) == 1 else f"{', '.join(top[:-1])} and {top[-1]}"
+    ranked, _, names = most_first(mine)
     kind = asked.kind or _kind_of(listed)
     most = f"{names} {asked.event} the most: {len(ranked[0][1])}"
     lines = [f"{most} of {len(listed)} {kind} {asked.event} {period}. By reviewer:"]
