@@ -5,24 +5,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from briefing.model import JSON, Person
+from briefing.textrules import visible
 from connectors.slack.mrkdwn import field_text
 
 
 def user_name(user: JSON) -> str:
-    """The name people know a user by: real name, else display name, else handle."""
+    """The name people know a user by: real name, else display name, else handle; without the characters that
+    draw nothing (Slack puts a zero-width space into a real name that looks like a handle)."""
     profile = user.get("profile") or {}
-    return str(
-        user.get("real_name")
-        or profile.get("real_name")
-        or profile.get("display_name")
-        or user.get("name")
-        or user.get("id", "")
+    return visible(
+        str(
+            user.get("real_name")
+            or profile.get("real_name")
+            or profile.get("display_name")
+            or user.get("name")
+            or user.get("id", "")
+        )
     )
 
 
 def user_to_person(user: JSON) -> Person:
     profile = user.get("profile") or {}
-    handles = tuple(dict.fromkeys(h for h in (user.get("name"), profile.get("display_name")) if h))
+    handles = tuple(dict.fromkeys(visible(h) for h in (user.get("name"), profile.get("display_name")) if h))
     emails = tuple(e for e in (profile.get("email"),) if e)
     return Person(id=f"slack:{user['id']}", name=user_name(user), handles=handles, emails=emails)
 
@@ -53,4 +57,4 @@ def message_author(message: JSON, users: Mapping[str, str]) -> str | None:
         )
     else:
         found = username
-    return found or None
+    return visible(found) or None

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from briefing.errors import InputError
 from briefing.model import Chunk, Person
+from briefing.textrules import visible
 
 if TYPE_CHECKING:
     from briefing.index import Index
@@ -147,7 +148,7 @@ def identities_from(source: str, people: Sequence[Mapping[str, Any]]) -> list[Id
             Identity(
                 key=f"{source}/{raw['id']}",
                 source=source,
-                name=str(raw.get("name") or ""),
+                name=visible(str(raw.get("name") or "")),
                 handles=tuple(str(h) for h in raw.get("handles", ())),
                 emails=tuple(str(e).lower() for e in raw.get("emails", ())),
             )

@@ -1,7 +1,7 @@
 """Text rules shared by indexing and questions: ticket keys, issue refs, stopwords and the refusal sentence.
 
 A key found in a chunk at index time must be found in a question about it, so both sides call the same
-functions here. The ticket-key rule:
+functions here. The ticket-key rule (and, at the end, the rule for characters that draw nothing):
 
 - shape: a letter, then 1-9 letters or digits, a dash and a number (`PLAT-12`), standing alone: not glued to a
   word, `#` or `-` on the left (`foo-PLAT-1`, `#ops-1` is a channel), and not followed by a word character or
@@ -37,6 +37,7 @@ __all__ = [
     "ticket_key",
     "ticket_key_spans",
     "ticket_prefixes",
+    "visible",
 ]
 
 # A project key as a tracker writes it; the prefix of its ticket keys.
@@ -152,3 +153,17 @@ def heading_anchor(heading: str) -> str:
     Section links are built with it at index time, and answers read a link's section back with it."""
     slug = re.sub(r"[^\w\- ]", "", heading.strip().lower())
     return slug.replace(" ", "-")
+
+
+# Characters that draw nothing and only split or steer text: the zero-width space Slack puts into a real name that
+# looks like a handle ("antoniodavide.<U+200B>cali"), the word joiner, the byte-order mark, the soft hyphen and the
+# direction marks, embeddings and isolates. A name holding one matches nothing typed by hand, nor a question copied
+# from the chat matches a name typed by hand. The zero-width joiners (U+200C, U+200D) shape scripts and emoji and stay.
+_INVISIBLE = dict.fromkeys(
+    map(ord, "\u00ad\u200b\u200e\u200f\u2060\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+)
+
+
+def visible(text: str) -> str:
+    """`text` without the characters that draw nothing (`_INVISIBLE`): a name as it is typed."""
+    return text.translate(_INVISIBLE)

@@ -10,6 +10,7 @@ from briefing.question.constraints import Constraints, Directory, extract
 from briefing.question.kind import Wants
 from briefing.question.model import Question
 from briefing.question.parts import asked_sentence
+from briefing.textrules import visible
 
 # Typographic apostrophes and quotation marks, and the plain ones they stand for.
 _PLAIN_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
@@ -21,8 +22,9 @@ _BARE_CONTRACTION = re.compile(r"\b(what|who)s\b", re.I)
 
 def plain(text: str) -> str:
     """`text` with typographic quotes (a phone's or Slack's "what’s") as the plain ones every rule is written with,
-    and "whats" / "whos" with their apostrophe."""
-    return _BARE_CONTRACTION.sub(r"\1's", text.translate(_PLAIN_QUOTES))
+    "whats" / "whos" with their apostrophe, and without the characters that draw nothing (a name copied from a
+    chat may hold a zero-width space)."""
+    return _BARE_CONTRACTION.sub(r"\1's", visible(text).translate(_PLAIN_QUOTES))
 
 
 def kind_of(text: str, constraints: Constraints) -> str:
