@@ -319,7 +319,9 @@ def test_the_tickets_someone_finished_last_week_are_listed_from_the_changelog(br
     result = brief.ask("Which tickets did Lena finish last week?", now=parse_now("2026-06-01T09:00:00+00:00"))
     answer = result.to_json()
     lines = answer["answer"].splitlines()
-    assert lines[0] == "3 tickets finished by Lena last week, oldest first:"
+    # The payout-worker issue closed that week names nobody who closed it: it is counted aside, not credited.
+    unknown = " (1 more finished last week with nobody recorded as finishing it)"
+    assert lines[0] == f"3 tickets finished by Lena last week, oldest first{unknown}:"
     assert [line.split(":")[0] for line in lines[1:]] == ["- PLAT-116", "- PLAT-109", "- PLAT-121"]
     refs = [ref for c in answer["citations"] for ref in c["refs"]]
     assert len(refs) == 3 and all("#change-" in ref for ref in refs)  # each cited to its resolving entry
@@ -331,7 +333,8 @@ def test_what_someone_got_done_or_delivered_is_the_same_listing(brief: Brief) ->
     listed = brief.ask("Which tickets did Lena finish last week?", now=now).to_json()
     for question in ("What did Lena get done last week?", "What did Lena deliver last week?"):
         answer = brief.ask(question, now=now).to_json()
-        assert answer["answer"].splitlines()[0] == "3 items finished by Lena last week, oldest first:", answer["answer"]
+        lead = answer["answer"].splitlines()[0]
+        assert lead.startswith("3 items finished by Lena last week, oldest first (1 more finished"), lead
         assert answer["citations"] == listed["citations"]
 
 

@@ -69,6 +69,9 @@ class Finished:
     unit: Unit
     transition: bool
     resolution: str = ""
+    # Asked about a person: the item records nobody who finished it (no author of its transition, no assignee), so
+    # whether they did is not known (a GitHub export records a close without its closer).
+    unattributed: bool = False
 
     @property
     def without_work(self) -> bool:
@@ -171,8 +174,10 @@ def finished_items(
         assignee = cells.get("assignee", "")
         resolution = cells.get("resolution", "")
         moves = sorted(m for c in chunks for m in transitions(c, window, view.now))
+        unknown = bool(people) and not assignee and not any(m[1] for m in moves)
         if people:
-            moves = [m for m in moves if names_match(people, m[1])] or (moves if names_match(people, assignee) else [])
+            kept = [m for m in moves if names_match(people, m[1])] or (moves if names_match(people, assignee) else [])
+            moves = kept or (moves[:1] if unknown else [])
         title = chunks[0].title
         if versions and not versions <= fix_versions(cells):
             continue
@@ -184,16 +189,15 @@ def finished_items(
             continue
         if moves:
             at, by, ref = moves[0]
-            found.append(
-                Finished(key, title, at, by, assignee, units.get(ref) or header or chunks[0].units[0], True, resolution)
-            )
+            unit = units.get(ref) or header or chunks[0].units[0]
+            found.append(Finished(key, title, at, by, assignee, unit, True, resolution, unknown))
             continue
         resolved = day_of(cells.get("resolved", ""))
         if header is None or resolved is None or not day_in(resolved, window, view.now):
             continue
-        if people and not names_match(people, assignee):
+        if people and assignee and not names_match(people, assignee):
             continue
-        found.append(Finished(key, title, resolved, "", assignee, header, False, resolution))
+        found.append(Finished(key, title, resolved, "", assignee, header, False, resolution, unknown))
     found.sort(key=lambda f: (f.at.isoformat(), f.key))
     return found
 
@@ -216,29 +220,61 @@ def answer_finished(
     span = (
         (window.start, window.end) if window is not None else (datetime.min.replace(tzinfo=view.now.tzinfo), view.now)
     )
-    ended = finished_items(asked, question, span, view)
+    found = finished_items(asked, question, span, view)
+    ended = [item for item in found if not item.unattributed]
+    unknown = [item for item in found if item.unattributed and not item.without_work]
     items = [item for item in ended if not item.without_work]
     if not items:
-        return None
+        return _nobody_recorded(unknown, asked, question, answer, zone) if unknown else None
     if asked.by_person:
-        return _by_person(items, asked, question, answer)
+        return _by_person(items, asked, question, answer, zone)
     unfixed = sorted({item.resolution for item in ended if item.without_work})
     others = len(ended) - len(items)
     period, kind, who = _worded(asked, question, len(items))
-    shown = items[:MAX_LISTED]
-    more = f" ({len(items) - len(shown)} more not shown)" if len(items) > len(shown) else ""
-    closed = f" ({others} more closed without the work done: {', '.join(unfixed)})" if others else ""
-    lines = [f"{len(items)} {kind} finished{who} {period}{more}, oldest first{closed}:"]
+    notes = [f"{others} more closed without the work done: {', '.join(unfixed)}"] if others else []
+    if unknown:
+        them = "it" if len(unknown) == 1 else "them"
+        notes.append(f"{len(unknown)} more finished {period} with nobody recorded as finishing {them}")
+    closed = f" ({'; '.join(notes)})" if notes else ""
+    lead = f"{len(items)} {kind} finished{who} {period}{_more(items)}, oldest first{closed}:"
+    return _listed(lead, items, answer, zone), [i.key for i in items]
+
+
+def _more(items: Sequence[Finished]) -> str:
+    return f" ({len(items) - MAX_LISTED} more not shown)" if len(items) > MAX_LISTED else ""
+
+
+def _listed(lead: str, items: Sequence[Finished], answer: ExtractiveAnswer, zone: tzinfo) -> ExtractiveAnswer:
+    """`lead`, then one line per item (up to MAX_LISTED), each cited to the unit that records its finish."""
+    lines = [lead]
     cited: dict[int, list[str]] = {}
     urls: dict[int, str] = {}
-    for n, item in enumerate(shown, 1):
+    for n, item in enumerate(items[:MAX_LISTED], 1):
         lines.append(_line(n, item, zone))
         cited[n], urls[n] = [item.unit.ref], item.unit.url
-    return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls), [i.key for i in items]
+    return replace(answer, text="\n".join(lines), no_answer=False, cited=cited, urls=urls)
+
+
+def _nobody_recorded(
+    items: list[Finished], asked: FinishedAsked, question: Question, answer: ExtractiveAnswer, zone: tzinfo
+) -> tuple[ExtractiveAnswer, list[str]]:
+    """Asked who finished what ("Which issues did Ana close last week?", "Who closed the most?") where the items
+    finished then record nobody who finished them (no closer, no assignee): that is said, and they are listed."""
+    period, kind, who = _worded(asked, question, len(items))
+    said = f"No {_plural(kind)} recorded as finished{who} {period}: " if who else ""
+    lead = (
+        f"{said}{len(items)} {kind} finished {period}{_more(items)}, but the source records nobody who finished "
+        f"{'it' if len(items) == 1 else 'them'} (no closer, no assignee), oldest first:"
+    )
+    return _listed(lead, items, answer, zone), [i.key for i in items]
+
+
+def _plural(kind: str) -> str:
+    return kind if kind.endswith("s") else (f"{kind[:-1]}ies" if kind.endswith("y") else f"{kind}s")
 
 
 def _by_person(
-    items: list[Finished], asked: FinishedAsked, question: Question, answer: ExtractiveAnswer
+    items: list[Finished], asked: FinishedAsked, question: Question, answer: ExtractiveAnswer, zone: tzinfo
 ) -> tuple[ExtractiveAnswer, list[str]] | None:
     """ "Who closed the most tickets last week?": the finished items counted by who finished them (the author of the
     transition, else the assignee as of now, said so), the one who finished the most first, each line cited to up
@@ -248,7 +284,7 @@ def _by_person(
         counted.setdefault(item.by or item.assignee, []).append(item)
     nobody = counted.pop("", [])
     if not counted:
-        return None
+        return _nobody_recorded(nobody, asked, question, answer, zone)
     ranked, _, names = most_first(counted)
     period, kind, _ = _worded(asked, question, len(items))
     notes = [f"{len(nobody)} with nobody recorded"] if nobody else []
