@@ -266,3 +266,15 @@ def test_a_fact_answer_cites_at_most_two_sources(answerer: ExtractiveAnswerer) -
     assert len(answer.cited) == 2, answer.text
     assert len(lines(answer)) == 2, answer.text
     assert_citations_valid(answer, context)
+
+
+def test_who_answered_names_the_replier_whatever_their_reply_says(answerer: ExtractiveAnswerer) -> None:
+    """'Who answered the question "<the opening>"?' asks who replied in that thread: a reply that shares none of the
+    opening's words ("Possible related message at 3:07pm yesterday") is still the answer, not the asker."""
+    opening = "Is there a GDPR solution for the ledger archive? Something along the lines of excision"
+    chunks = help_thread(opening, opening, "Possible related message at 3:07pm yesterday")
+    answer = answerer.answer(parsed(f'Who answered the question "{opening.split("?")[0]}?"?'), chunks)
+    assert answer.text.startswith("Omar Haddad — "), answer.text
+    # Asked what the fix was, the same reply is too far from the question to lead over the report.
+    fixed = answerer.answer(parsed("What was the GDPR solution for the ledger archive?"), chunks)
+    assert lines(fixed)[0]["attribution"].startswith("Priya Shah"), fixed.text
