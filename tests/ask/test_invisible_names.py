@@ -70,7 +70,7 @@ def test_a_person_whose_name_hides_a_character_is_found(workspace: Path, name: s
     assert "compaction" not in answer  # Nayan's message is not theirs
 
 
-@pytest.mark.parametrize("verb", ["mention", "post", "share"])
+@pytest.mark.parametrize("verb", ["mention", "post", "share", "suggest", "announce", "report"])
 def test_a_verb_of_saying_no_message_uses_is_no_reason_to_refuse(workspace: Path, verb: str) -> None:
     question = f"What did Nayan Joshi {verb}?"
     result = runner.invoke(app, ["--config", str(workspace), "ask", question, "--now", NOW])

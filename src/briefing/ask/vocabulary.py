@@ -29,6 +29,18 @@ if TYPE_CHECKING:
 LOOKUP_LIMIT = 8
 
 
+# The verbs of saying: "What did Ana ask / mention / suggest?" names the act, not what was said. A workspace whose
+# messages never use the verb still holds what she said: its absence is no sign the question is off its topic.
+# Where the workspace does use it, it is looked up like any word.
+SAYING = frozenset(
+    """ask asks asked asking mention mentions mentioned post posts posted share shares shared write writes wrote
+    talk talked tell told announce announces announced propose proposes proposed suggest suggests suggested
+    recommend recommends recommended report reports reported complain complains complained explain explains
+    explained confirm confirms confirmed reply replies replied respond responded comment comments commented raise
+    raised flag flagged""".split()
+)
+
+
 @dataclass(frozen=True)
 class Spread:
     """Where one word occurs: the matching chunks found (at most the lookup limit) and their documents."""
@@ -55,7 +67,8 @@ class Vocabulary:
 
     def spread(self, words: Sequence[str], *, view: View) -> dict[str, Spread]:
         """Each word's spread over the chunks `view` sees (as of its moment, for its readers). A word the BM25
-        tokeniser drops (one of its stop words) is left out: it says nothing about coverage."""
+        tokeniser drops (one of its stop words) is left out: it says nothing about coverage; so is a verb of saying
+        no chunk holds (`SAYING`)."""
         words = list(dict.fromkeys(w for w in words if w))
         if not words:
             return {}
@@ -64,4 +77,5 @@ class Vocabulary:
         return {
             word: Spread(chunks=len(docs), docs=frozenset(docs), complete=len(docs) < self.limit)
             for (word, _), docs in zip(pairs, found, strict=True)
+            if docs or word not in SAYING
         }

@@ -35,19 +35,10 @@ def named_terms(question: str) -> list[str]:
     return out
 
 
-# The verbs of saying: "What did Ana ask / post / mention?" names the act, not what was said; a workspace whose
-# messages never use the word still holds what she asked.
-_SAYING = frozenset(
-    """ask asks asked asking mention mentions mentioned mentioning post posts posted posting write writes wrote
-    written talk talks talked share shares shared tell tells told""".split()
-)
-
-
 def question_vocabulary(question: str, people: Sequence[str] = ()) -> list[str]:
     """The question's topic words to look up in the workspace's vocabulary: content words of three letters or
     more, hyphenated ones by their parts, without numbers, calendar words, role titles, the question's own
-    paraphrase vocabulary, verbs of saying, or the names of people it mentions (a name is in a message's author,
-    not its text)."""
+    paraphrase vocabulary, or the names of people it mentions (a name is in a message's author, not its text)."""
     names = {p.lower() for person in people for p in re.split(r"[\s._-]+", person) if p}
     out: list[str] = []
     for tok in TOKEN.findall(question.lower()):
@@ -61,7 +52,6 @@ def question_vocabulary(question: str, people: Sequence[str] = ()) -> list[str]:
                 or part in GENERIC
                 or part in CALENDAR
                 or part in ROLES
-                or part in _SAYING
                 or part in names
             ):
                 continue
