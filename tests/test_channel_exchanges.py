@@ -225,6 +225,14 @@ def test_who_answered_names_the_one_who_replied_not_the_asker(deps: AskDeps) -> 
     assert quoted.startswith("Sam Ortiz — "), quoted
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("asked", ["how long until quillc 3.2 reads tag Inf", "when will quillc read tag Inf again"])
+def test_who_answered_a_question_that_asks_for_a_value_is_still_a_person(deps: AskDeps, asked: str) -> None:
+    """The question quoted asks how long or when; the question about it asks who: the replier, not a duration."""
+    _, answer = _ask(deps, f'Who answered the question "{asked}?"')
+    assert answer.startswith("Sam Ortiz — "), answer
+
+
 def test_a_word_that_opens_the_sentence_after_a_mention_is_no_surname() -> None:
     units = _stream((0, "Chris Bidler", "@Marshall Who do I talk to about a license the validator refuses?"))
     (line,) = _lines(units, [0.9])

@@ -163,12 +163,19 @@ def extra_of(question: Question) -> Extra:
     return cast(Extra, question.extra)
 
 
+# The form a who-answered question is read in (`cues.asks_answerer`): a person.
+ANSWERER_FORM = "Who answered?"
+
+
 def _fields(whole: str, intent: str, people: Sequence[str], asks: str | None = None) -> dict[str, Any]:
     """The detector outputs of a question: what it asks and in which form from the sentence that asks (`asks`,
     `parts.asked_sentence`), what it is about (its words, names and numbers) from the `whole` text."""
     text = whole if asks is None else asks
-    kind = answer_type(text, intent)
-    span_kind = answer_kind(text, intent)
+    # "Who answered the question "how long before it is in brew?"?" asks for a person: the question it quotes or names
+    # says what it is about, not the form of the answer (no duration, number, time or version is asked).
+    form = ANSWERER_FORM if cues.asks_answerer(text) else text
+    kind = answer_type(form, intent)
+    span_kind = answer_kind(form, intent)
     # "What were the main points of X?": the summary's shape is no word of what it is about.
     whole = SUMMARY_SHAPE.sub(" ", whole)
     words = ordered_content_words(whole)
@@ -176,19 +183,19 @@ def _fields(whole: str, intent: str, people: Sequence[str], asks: str | None = N
         "words": words,
         "commits": asked.commit_words(words),
         "span_kind": span_kind,
-        "latest_kind": cues.latest_kind(text, span_kind),
-        "value_kind": value_kind(text, span_kind),
-        "value_shape": shape.value_asked(text, kind),
-        "amount_word": shape.amount_word(text),
+        "latest_kind": cues.latest_kind(form, span_kind),
+        "value_kind": value_kind(form, span_kind),
+        "value_shape": shape.value_asked(form, kind),
+        "amount_word": shape.amount_word(form),
         "product": asked.version_of(text),
-        "number_shape": shape.number_shape(text),
-        "counted_nouns": shape.counted_nouns(text),
-        "value_anchors": shape.value_anchors(text, kind, people),
-        "money": shape.asks_money(text),
+        "number_shape": shape.number_shape(form),
+        "counted_nouns": shape.counted_nouns(form),
+        "value_anchors": shape.value_anchors(form, kind, people),
+        "money": shape.asks_money(form),
         "asks_past": shape.asks_past(text),
-        "asks_time": bool(_ASKS_TIME.search(text)),
-        "asks_bytes": shape.asks_bytes(text),
-        "asks_frequency": shape.asks_frequency(text),
+        "asks_time": bool(_ASKS_TIME.search(form)),
+        "asks_bytes": shape.asks_bytes(form),
+        "asks_frequency": shape.asks_frequency(form),
         "asks_poster": cues.asks_poster(text),
         "asks_answerer": cues.asks_answerer(text),
         "role_holders": asked.role_holders(text, kind),
@@ -197,9 +204,9 @@ def _fields(whole: str, intent: str, people: Sequence[str], asks: str | None = N
         "asks_fix": cues.asks_fix(text),
         "asks_cause": asks_cause(text),
         "asks_pull": cues.asks_pull(text),
-        "latest": cues.asks_latest(text),
+        "latest": cues.asks_latest(form),
         "negated": cues.negated(text),
-        "still": cues.asks_still(text),
+        "still": cues.asks_still(form),
         "numbers": asked.numbered_refs(whole),
         "named": tuple(asked.named_terms(whole)),
         "topic_words": tuple(asked.question_vocabulary(whole, people)),
