@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from briefing.cli.app import app
+from tests.slack_export import write_export
 
 NOW = "2026-06-20T09:00:00+00:00"
 PAGE = """---
@@ -50,21 +51,11 @@ runner = CliRunner()
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path
-    export = root / "slack"
-    (export / "platform").mkdir(parents=True)
-    (export / "channels.json").write_text(json.dumps([{"id": "C1", "name": "platform"}]), encoding="utf-8")
     users = [
         {"id": "U1", "name": "priya", "real_name": "Priya Raman"},
         {"id": "U2", "name": "tom", "real_name": "Tom Berg"},
     ]
-    (export / "users.json").write_text(json.dumps(users), encoding="utf-8")
-    for day in sorted({at.date() for _, _, at in MESSAGES}):
-        records = [
-            {"type": "message", "user": user, "text": text, "ts": f"{at.timestamp():.6f}"}
-            for user, text, at in MESSAGES
-            if at.date() == day
-        ]
-        (export / "platform" / f"{day.isoformat()}.json").write_text(json.dumps(records), encoding="utf-8")
+    export = write_export(root / "slack", "platform", users, MESSAGES)
     (root / "docs").mkdir()
     (root / "docs" / "deploy.md").write_text(PAGE, encoding="utf-8")
     config = root / "brief.toml"

@@ -8,7 +8,6 @@ must hold.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from typer.testing import CliRunner
 
 from briefing.cli.app import app
 from briefing.textrules import visible
+from tests.slack_export import write_export
 
 NOW = "2026-06-20T09:00:00+00:00"
 HIDDEN = "antoniodavide.\u200bcali"
@@ -30,21 +30,11 @@ runner = CliRunner()
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    export = tmp_path / "slack"
-    (export / "discussions").mkdir(parents=True)
-    (export / "channels.json").write_text(json.dumps([{"id": "C1", "name": "discussions"}]), encoding="utf-8")
     users = [
         {"id": "U1", "name": "antoniodavide.cali", "real_name": HIDDEN, "profile": {"real_name": HIDDEN}},
         {"id": "U2", "name": "nayan", "real_name": "Nayan Joshi"},
     ]
-    (export / "users.json").write_text(json.dumps(users), encoding="utf-8")
-    for day in sorted({at.date() for _, _, at in MESSAGES}):
-        records = [
-            {"type": "message", "user": user, "text": text, "ts": f"{at.timestamp():.6f}"}
-            for user, text, at in MESSAGES
-            if at.date() == day
-        ]
-        (export / "discussions" / f"{day.isoformat()}.json").write_text(json.dumps(records), encoding="utf-8")
+    export = write_export(tmp_path / "slack", "discussions", users, MESSAGES)
     config = tmp_path / "brief.toml"
     config.write_text(
         f'[workspace]\nname = "names"\n[sources.chat]\ntype = "slack_export"\npath = "{export}"\n', encoding="utf-8"
