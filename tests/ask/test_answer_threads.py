@@ -11,7 +11,17 @@ from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
 from briefing.model import Chunk, Unit
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import INCIDENT, assert_citations_valid, at, doc, help_thread, lines, slack, thread_part
+from tests.ask.chunks import (
+    INCIDENT,
+    assert_citations_valid,
+    at,
+    doc,
+    help_thread,
+    lines,
+    slack,
+    thread_part,
+    ticket_chunk,
+)
 from tests.ask.parsed import parsed
 
 
@@ -278,3 +288,20 @@ def test_who_answered_names_the_replier_whatever_their_reply_says(answerer: Extr
     # Asked what the fix was, the same reply is too far from the question to lead over the report.
     fixed = answerer.answer(parsed("What was the GDPR solution for the ledger archive?"), chunks)
     assert lines(fixed)[0]["attribution"].startswith("Priya Shah"), fixed.text
+
+
+def test_who_replied_to_a_ticket_names_a_commenter_not_its_reporter(answerer: ExtractiveAnswerer) -> None:
+    """The reporter's description words the question best, and their own follow-up repeats it; who replied is the
+    one who commented, whatever their comment's words."""
+    made = [
+        Unit("jira:OPS-7", "The nightly ledger export fails with a timeout on the statements table.", "Lena Vogt",
+             at(6, 2, 9)),
+        Unit("jira:OPS-7#comment-1", "Raised the statement query timeout to 120 s; last night's run went through.",
+             "Tomás Herrera", at(6, 2, 15)),
+        Unit("jira:OPS-7#comment-2", "The nightly ledger export still fails with a timeout on Mondays.", "Lena Vogt",
+             at(6, 3, 9)),
+    ]  # fmt: skip
+    chunks = [ticket_chunk("OPS-7", "Nightly ledger export fails with a timeout", made, "OPS")]
+    answer = answerer.answer(parsed("Who replied to the nightly ledger export failing with a timeout?"), chunks)
+    assert answer.text.startswith("Tomás Herrera"), answer.text
+    assert "Lena Vogt [" not in answer.text.splitlines()[0]  # the reporter is not named beside him

@@ -24,6 +24,7 @@ from briefing.ask.extractive.exchanges import addressed_reply_leads
 from briefing.ask.extractive.extractors import answer_span
 from briefing.ask.extractive.features import question_features, with_off_topic, workspace_features
 from briefing.ask.extractive.openings import (
+    asker_gives_way,
     earliest_reply_lead,
     matched_thread_lead,
     opening_gives_way,
@@ -326,6 +327,7 @@ class ExtractiveAnswerer:
                 # whatever it scores (`WHO_ANSWERED_FLOOR`).
                 starter_gives_way(pool, fix=True, floor=WHO_ANSWERED_FLOOR)
                 addressed_reply_leads(pool, fix=True)
+                asker_gives_way(pool)
             release_leads(question, pool)
             # A lead that says nothing of its own ("Thanks!", a mail's envelope) gives way (`WRITER_ANSWERS`).
             if not {kind, question.answer_type} & WRITER_ANSWERS:

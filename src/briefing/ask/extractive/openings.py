@@ -295,3 +295,31 @@ def matched_thread_lead(ranked: list[Evidence]) -> None:
     if ranked[0].chunk.doc_key == key:
         return
     _reply_leads(ranked, key, threads[key], ranked[0].score * MATCHED_FLOOR)
+
+
+# "Who replied to / answered / responded to X?" is never answered by X's asker: in the item or thread the best line is
+# of, a line by someone other than its opener (the thread's starter, the item's reporter, a mail thread's first
+# sender), not a holding one, leads whatever it scores, and the opener's own lines there drop below ASKER_SHARE of
+# it, so that they are not named beside it.
+ASKER_SHARE = 0.5
+
+
+def asker_gives_way(ranked: list[Evidence]) -> None:
+    """For a who-answered question: the best line of `ranked` (best first) by someone other than the opener of its
+    item or thread leads it, and the opener's lines there score below it (the rule above), in place."""
+    if len(ranked) < 2:
+        return
+    key = ranked[0].chunk.doc_key
+    opener = help_threads(ranked, asking=False).get(key) or reporter_of(ranked, key)
+    if not opener:
+        return
+    reply = next(
+        (e for e in ranked if e.chunk.doc_key == key and e.author and e.author != opener and not holding(e)), None
+    )
+    if reply is None:
+        return
+    ranked.insert(0, ranked.pop(ranked.index(reply)))
+    for e in ranked[1:]:
+        if e.chunk.doc_key == key and e.author == opener:
+            e.score = min(e.score, reply.score * ASKER_SHARE)
+    ranked[1:] = sorted(ranked[1:], key=lambda e: -e.score)

@@ -244,9 +244,9 @@ def _threaded(kind_name: str) -> bool:
         return False
 
 
-def help_threads(evidence: list[Evidence]) -> dict[str, str]:
-    """doc_key -> starter of each Slack thread that opens with a question or a problem report and has a reply
-    from someone else in the context."""
+def help_threads(evidence: list[Evidence], *, asking: bool = True) -> dict[str, str]:
+    """doc_key -> starter of each Slack thread that opens with a question or a problem report (any opening, when
+    not `asking`) and has a reply from someone else in the context."""
     starters: dict[str, str] = {}
     asks: set[str] = set()
     replied: set[str] = set()
@@ -261,7 +261,7 @@ def help_threads(evidence: list[Evidence]) -> dict[str, str]:
             asks.add(chunk.doc_key)
         if ev.author and ev.author != starter:
             replied.add(chunk.doc_key)
-    return {key: who for key, who in starters.items() if key in asks and key in replied}
+    return {key: who for key, who in starters.items() if (key in asks or not asking) and key in replied}
 
 
 def opening_line(chunk: Chunk) -> str:
