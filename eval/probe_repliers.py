@@ -6,7 +6,7 @@ ticket's reporter, the patch's author) wrote its best-matching lines, and is nev
 <topic>?' as of a day after the conversation's last message. The first line names a replier (RIGHT: the author of
 the probe's answering unit), the opener (ASKER), someone else (OTHER, often another replier), or refuses.
 
-    python eval/probe_repliers.py --config C -n 30 [--seed 7] [--show]
+    python eval/probe_repliers.py --config C -n 30 [--seed 7] [--show] [--verb "commented on"]
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def verdict(first: str, repliers: set[str], openers: set[str], refused: bool) ->
     return "ASKER" if any(named.startswith(p) for p in openers) else "OTHER"
 
 
-def run(brief: Any, n: int, seed: int, show: bool = False) -> str:
+def run(brief: Any, n: int, seed: int, show: bool = False, verb: str = "replied to") -> str:
     from briefing.index import Filter
 
     chunks = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC)).chunks(Filter())
@@ -53,7 +53,7 @@ def run(brief: Any, n: int, seed: int, show: bool = False) -> str:
     authors = {u.ref: u.author for c in chunks for u in c.units if u.author}
     counts: Counter[str] = Counter()
     for probe in drawn[:n]:
-        answer = brief.ask(f"Who replied to {topic(probe.question)}?", now=probe.now, k=10)
+        answer = brief.ask(f"Who {verb} {topic(probe.question)}?", now=probe.now, k=10)
         first = answer.answer.splitlines()[0] if answer.answer else ""
         repliers = {authors[r] for r in probe.answering if r in authors}
         openers = {authors[r] for r in probe.asker_refs if r in authors}
@@ -65,8 +65,9 @@ def run(brief: Any, n: int, seed: int, show: bool = False) -> str:
 
 
 def main() -> None:
-    args = probe_args(__doc__, 30)
-    print_with_brief(args.config, lambda brief: run(brief, args.n, args.seed, show=args.show))
+    verb = ("--verb", {"default": "replied to", "help": 'how the question asks ("commented on")'})
+    args = probe_args(__doc__, 30, verb)
+    print_with_brief(args.config, lambda brief: run(brief, args.n, args.seed, show=args.show, verb=args.verb))
 
 
 if __name__ == "__main__":

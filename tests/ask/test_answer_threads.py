@@ -290,7 +290,8 @@ def test_who_answered_names_the_replier_whatever_their_reply_says(answerer: Extr
     assert lines(fixed)[0]["attribution"].startswith("Priya Shah"), fixed.text
 
 
-def test_who_replied_to_a_ticket_names_a_commenter_not_its_reporter(answerer: ExtractiveAnswerer) -> None:
+@pytest.mark.parametrize("verb", ["replied to", "commented on", "weighed in on"])
+def test_who_replied_to_a_ticket_names_a_commenter_not_its_reporter(answerer: ExtractiveAnswerer, verb: str) -> None:
     """The reporter's description words the question best, and their own follow-up repeats it; who replied is the
     one who commented, whatever their comment's words."""
     made = [
@@ -302,6 +303,6 @@ def test_who_replied_to_a_ticket_names_a_commenter_not_its_reporter(answerer: Ex
              at(6, 3, 9)),
     ]  # fmt: skip
     chunks = [ticket_chunk("OPS-7", "Nightly ledger export fails with a timeout", made, "OPS")]
-    answer = answerer.answer(parsed("Who replied to the nightly ledger export failing with a timeout?"), chunks)
+    answer = answerer.answer(parsed(f"Who {verb} the nightly ledger export failing with a timeout?"), chunks)
     assert answer.text.startswith("Tomás Herrera"), answer.text
     assert "Lena Vogt [" not in answer.text.splitlines()[0]  # the reporter is not named beside him

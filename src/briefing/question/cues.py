@@ -130,10 +130,11 @@ def asks_poster(question: str) -> bool:
 
 
 # Question text: who answered or helped with something asked ("Who answered the question about X?", "Who helped Ana
-# with the build error?", "Who replied to ...?", "Who explained why ...?", "Who figured out ...?", "Who had the answer
-# to ...?"): the one who replied, not the asker.
+# with the build error?", "Who replied to ...?", "Who commented on ...?", "Who weighed in on ...?", "Who explained why
+# ...?", "Who figured out ...?", "Who had the answer to ...?"): the one who replied, not the asker.
 _ASKS_ANSWERER = re.compile(
-    r"^\W*who\s+(?:\w+\s+)?(?:answered|helped|replied|responded|explained|solved|suggested\s+a\s+fix|"
+    r"^\W*who\s+(?:\w+\s+)?(?:answered|helped|replied|responded|commented|weighed\s+in|chimed\s+in|explained|"
+    r"solved|suggested\s+a\s+fix|"
     r"figured\s+(?:out|it\s+out)|(?:had|knew|gave)\s+(?:the|an)\s+answer)\b",
     re.I,
 )
