@@ -36,8 +36,11 @@ def topic(question: str) -> str:
 
 
 def verdict(first: str, repliers: set[str], openers: set[str], refused: bool) -> str:
-    """RIGHT, ASKER, OTHER or REFUSED for an answer whose first line is `first`."""
+    """RIGHT, ASKER, OTHER or REFUSED for an answer whose first line is `first` (a person answer's name, or the
+    assignee an item's role sentence names: "KEY-1 (...) is assigned to Ana Ruiz [1].")."""
     named = first.split(" — ", 1)[0]
+    if " is assigned to " in first:
+        named = first.split(" is assigned to ", 1)[1]
     if refused:
         return "REFUSED"
     if any(named.startswith(p) for p in repliers):

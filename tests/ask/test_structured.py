@@ -119,6 +119,15 @@ def test_server_role_of_a_ticket_named_by_description_is_its_assignee_as_of_now(
     assert before is not None and "is unassigned" in before.text and "Zoe" not in before.text
 
 
+@pytest.mark.parametrize("verb", ["worked on", "looked into", "handled"])
+def test_who_worked_on_a_ticket_is_its_assignee_not_its_commenter(index: Index, verb: str) -> None:
+    # Matthias reported the mockups ticket and wrote its only comment; Zoe holds it.
+    found = _ask_role(index, f"Who {verb} the user management mockups?", "2013-07-20T00:00:00+00:00",
+                      "jira:AEROGEAR-43")  # fmt: skip
+    assert found is not None
+    assert found.text == 'AEROGEAR-43 ("User management mockups") is assigned to Zoe Braden [1].'
+
+
 def test_whose_ticket_it_is_is_its_assignee(index: Index) -> None:
     found = _ask_role(index, "Whose ticket is the user management mockups?", "2013-07-20T00:00:00+00:00",
                       "jira:AEROGEAR-43")  # fmt: skip

@@ -26,4 +26,5 @@ def test_the_first_name_named_decides_the_verdict(probe_repliers: Any) -> None:
     assert verdict("Kevin Hilman — Kevin Hilman in [PATCH] ...", repliers, openers, False) == "RIGHT"
     assert verdict("Neil Armstrong [1] and Kevin Hilman [2]", repliers, openers, False) == "ASKER"
     assert verdict("Arnd Bergmann — ...", repliers, openers, False) == "OTHER"
+    assert verdict('KEY-1 ("Boot fails") is assigned to Kevin Hilman [1].', repliers, openers, False) == "RIGHT"
     assert verdict("The sources do not cover this.", repliers, openers, True) == "REFUSED"

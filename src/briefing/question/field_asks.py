@@ -28,6 +28,8 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\bwho\s+(?:\w+\s+){0,2}?(?:assigned|owns|owner|is\s+responsible|is\s+working\s+on)\b"
             r"|\bwho(?:'s|\s+is|\s+was)\s+(?:doing|handling|taking\s+care\s+of|in\s+charge\s+of|working\s+on|"
             r"looking\s+(?:into|at)|fixing|tackling|driving)\b|\bwho\s+(?:picked\s+up|took\s+(?:on|over))\b"
+            # "Who worked on / looked into / handled X?": who held it, as of now.
+            r"|\bwho\s+(?:worked\s+on|looked\s+into|handled|took\s+care\s+of|tackled)\b"
             rf"|\bwho(?:'s|\s+is|\s+was|\s+has)\s+(?:on\s+)?(?={ITEM_NAMED})"
             r"|\bwho\s+is\s+\S+\s+assigned\s+to\b|\bassignee\b|\bwho\s+is\s+it\s+assigned"
             # "Whose ticket is X?": the one who holds it now (a pull request's is its author's).
