@@ -264,3 +264,18 @@ def test_who_answered_is_not_the_one_a_reply_mentions_inside_it_unless_it_thanks
         _stream((0, "Ben Wu", "pin it"), (5, "Cara Diaz", "Thanks @Ben Wu I will give this a shot")), [0.2, 0.9]
     )[1]
     assert person_span(question, thanks, [thanks.chunk]) == "Ben Wu"
+
+
+def test_who_answered_is_not_the_one_a_reply_greets_nor_the_one_a_mail_is_sent_to() -> None:
+    question = parse("Who replied to the cursor locking patch?", now=NOW, timezone="UTC")
+    mail = _lines(
+        _stream(
+            (0, "Bibby Hsieh", "[2019-08-30 08:00 UTC] Bibby Hsieh to CK Hu | [PATCH] cursor locking\nOne mutex."),
+            (9, "CK Hu", "[2019-08-30 08:35 UTC] CK Hu to Bibby Hsieh, Dave Airlie | Re: [PATCH] cursor locking\n"
+             "Hi, Bibby: I do not know why this patch is so complicated."),
+        ),
+        [0.2, 0.9],
+    )[1]  # fmt: skip
+    assert person_span(question, mail, [mail.chunk]) == "CK Hu"
+    greeted = _lines(_stream((0, "Sam Ortiz", "Hello Ana Ruiz, the cursor lock needs one mutex per crtc")), [0.9])[0]
+    assert person_span(question, greeted, [greeted.chunk]) == "Sam Ortiz"

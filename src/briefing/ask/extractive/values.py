@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from briefing.ask.extractive.evidence import Evidence, presentation
+from briefing.ask.extractive.heads import without_head
 from briefing.ask.extractive.organisations import organisations
 from briefing.ask.extractive.render import when
 from briefing.ask.item_state import asked_state, state_of
@@ -27,8 +28,11 @@ TIME = re.compile(
     re.I,
 )
 _PERSON = re.compile(r"@\w|\b[A-Z][a-z]+ [A-Z][a-z]+\b")
-# Sentence text: the address a chat reply opens with ("@Ana Ruiz ", "@ana: "), up to two capitalised words.
-_ADDRESS = re.compile(r"^\s*@[\w.-]+(?: [A-Z][\w-]*)?[,:]?\s*")
+# Sentence text: the address a reply opens with, up to two capitalised words: an @mention ("@Ana Ruiz ", "@ana: "),
+# or a greeting and a name ("Hi, Bibby:", "Hello Ana,", "Hey @Avinash Kumar,", "Dear Rob,").
+_ADDRESS = re.compile(
+    r"^\s*(?:@[\w.-]+(?: [A-Z][\w-]*)?[,:]?|(?i:hi|hello|hey|dear)\b,?\s+@?[\w.-]+(?: [A-Z][\w-]*)?[,:!]?)\s*"
+)
 # Sentence text before an @mention that credits the one mentioned: "Thanks @Ryan", "thank you @Ana", "kudos to @Ben".
 _THANKS_BEFORE = re.compile(r"\b(?:thanks|thank\s+you|thx|ty|cheers|kudos|credit)(?:\s+(?:to|so\s+much))?\W*$", re.I)
 # Slack emoji codes (":tada:"), whose digits are no number.
@@ -352,8 +356,9 @@ def person_span(question: Question, ev: Evidence, context: Sequence[Chunk]) -> s
     text = ev.text
     if asked["asks_answerer"]:
         # "Who answered the question about X?": the reply leads (`exchanges`, `openings`); the one it answers, whom
-        # it may open by addressing ("@Ana it is ..."), is not the answer, but one it credits ("thanks to Ben") is.
-        text = _ADDRESS.sub("", text, count=1)
+        # it may open by addressing ("@Ana it is ...", "Hi, Bibby: ...") or send it to (a mail's envelope, "CK Hu to
+        # Bibby Hsieh | Re: ..."), is not the answer, but one it credits ("thanks to Ben") is.
+        text = _ADDRESS.sub("", without_head(text, ev.author, ev.first_line) if ev.piece == 0 else text, count=1)
     known = {a for c in context for a in c.authors if a and " " in a}
     # Where the line names each known person: by full name, or by a first name only one of them has ("On call:
     # Lena (swapped)" names Lena Vogt). A first name that is also a calendar word ("May") is not read as a name, and
