@@ -87,10 +87,6 @@ if TYPE_CHECKING:
 # Answer types a line that says nothing may still answer: its writer or time ("Who approved it?"), or its "LGTM"
 # (a yes/no or status question).
 WRITER_ANSWERS = frozenset({"person", "time", "yesno", "yes_no", "status"})
-# "Who answered the question about X?" asks who replied in the thread that asked it, not whose reply words X best: a
-# reply by someone else leads whatever its words (`openings.starter_gives_way`), as a channel's reply to an asking
-# message does (`exchanges.addressed_reply_leads`).
-WHO_ANSWERED_FLOOR = 0.0
 
 
 class ExtractiveAnswerer:
@@ -323,9 +319,8 @@ class ExtractiveAnswerer:
                 restated_thread_lead(pool, q_words)
                 restated_item_lead(pool, q_words, fix=asked["asks_fix"])
             elif asked["asks_answerer"]:
-                # "Who answered the question about X?": the reply to the best-matching question leads, not the asker,
-                # whatever it scores (`WHO_ANSWERED_FLOOR`).
-                starter_gives_way(pool, fix=True, floor=WHO_ANSWERED_FLOOR)
+                # "Who answered the question about X?": a reply by someone other than the asker leads whatever its
+                # words, in a channel (`addressed_reply_leads`) and in a thread or an item (`asker_gives_way`).
                 addressed_reply_leads(pool, fix=True)
                 asker_gives_way(pool)
             release_leads(question, pool)

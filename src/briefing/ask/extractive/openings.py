@@ -120,10 +120,9 @@ def earliest_reply_lead(ranked: list[Evidence]) -> None:
 GIVE_WAY_FLOOR = 0.4
 
 
-def starter_gives_way(ranked: list[Evidence], *, fix: bool, floor: float = GIVE_WAY_FLOOR) -> None:
+def starter_gives_way(ranked: list[Evidence], *, fix: bool) -> None:
     """When the best line of `ranked` (best first) is by the starter of its help thread and asks, or `fix` (the
-    question asks for the fix), move that thread's best reply (the rule above) to the front, in place; it must
-    score at least `floor` of the starter's line."""
+    question asks for the fix), move that thread's best reply (the rule above) to the front, in place."""
     if len(ranked) < 2:
         return
     top = ranked[0]
@@ -131,7 +130,7 @@ def starter_gives_way(ranked: list[Evidence], *, fix: bool, floor: float = GIVE_
     key = top.chunk.doc_key
     if key not in threads or top.author != threads[key] or not (fix or "?" in top.text):
         return
-    _reply_leads(ranked, key, threads[key], top.score * floor)
+    _reply_leads(ranked, key, threads[key], top.score * GIVE_WAY_FLOOR)
 
 
 # The same for an item whose opening is its own record (a ticket's or an issue's description and header, a thread's
