@@ -14,8 +14,12 @@ only where no other author shares it). The verb is drawn with the seed:
 
 Right (LEAD) when the answer's first citation is one of that person's lines in that conversation; BY PERSON when
 it is one of their lines elsewhere; CITED when a later citation is one of their lines there. No dev case is read.
+`--who opener` asks about the conversation's opener instead (a ticket's reporter, a pull request's author, a
+thread's starter: "What did Ian Taylor say about HTTPclient additional post in TIMOB?"), whose first unit holds the
+item's fields beside their description; an answer whose first line quotes those fields ("Type: Bug | Status:
+Closed ...": the tracker's record, not the person's words) counts as RECORD, not LEAD.
 
-    python eval/probe_people.py --config C -n 60 [--seed 7] [--name full|handle|first] [--show]
+    python eval/probe_people.py --config C -n 60 [--seed 7] [--name full|handle|first] [--who replier|opener] [--show]
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ VERBS = {
     "reply": "What did {name} reply to {asker} about {topic} in {place}?",
 }
 NAME_FORMS = ("full", "handle", "first")
+WHO = ("replier", "opener")
 
 
 @dataclass(frozen=True)
@@ -74,10 +79,11 @@ def name_as(person: str, form: str, directory: Any, firsts: Counter[str]) -> str
 
 
 def person_probes(
-    chunks: list[Any], rng: random.Random, *, form: str = "full", directory: Any = None
+    chunks: list[Any], rng: random.Random, *, form: str = "full", directory: Any = None, who: str = "replier"
 ) -> list[PersonProbe]:
     """One person question per conversation of `probes` whose answering reply is of substance and by a named
-    author other than the starter, in the seeded order of `probes`."""
+    author other than the starter, in the seeded order of `probes`; about that replier, or with `who` "opener"
+    about the starter."""
     units = {u.ref: u for c in chunks for u in c.units}
     places: dict[str, str] = {}
     for chunk in chunks:
@@ -87,7 +93,7 @@ def person_probes(
     spread = _rarity(chunks)
     found: list[PersonProbe] = []
     for probe in probes(chunks, rng):
-        made = _person_probe(probe, units, places, spread, rng, form, directory, firsts)
+        made = _person_probe(probe, units, places, spread, rng, form, directory, firsts, who)
         if made is not None:
             found.append(made)
     return found
@@ -102,12 +108,17 @@ def _person_probe(
     form: str,
     directory: Any,
     firsts: Counter[str],
+    who: str = "replier",
 ) -> PersonProbe | None:
     reply = next((units[r] for r in sorted(probe.answering) if r in units), None)
     starters = {(units[r].author or "").strip() for r in probe.asker_refs if r in units}
     person = (reply.author or "").strip() if reply else ""
     if not reply or not person or person in starters or len(reply.text.split()) < ACK_WORDS:
         return None
+    if who == "opener":
+        person = next(iter(sorted(starters - {""})), "")
+        if not person:
+            return None
     topic = topic_words(probe, spread)
     name = name_as(person, form, directory, firsts)
     if topic is None or not name:
@@ -116,7 +127,7 @@ def _person_probe(
     place = f"#{container}" if probe.shape == "thread" else container or "the thread"
     verb = rng.choice(sorted(VERBS))
     asker = next(iter(sorted(starters - {""})), "")
-    if verb == "reply" and not asker:
+    if verb == "reply" and (not asker or who == "opener"):
         verb = "say"
     question = VERBS[verb].format(name=name, asker=asker, topic=topic, place=place)
     theirs = frozenset(r for r in probe.thread_refs if r in units and (units[r].author or "").strip() == person)
@@ -124,12 +135,17 @@ def _person_probe(
 
 
 def judge(probe: PersonProbe, answer: Any, authors: dict[str, str]) -> str:
-    """LEAD, BY PERSON (their line elsewhere leads), CITED, REFUSED or MISS for `answer` to `probe`."""
+    """LEAD, RECORD (their item's field rows lead), BY PERSON (their line elsewhere leads), CITED, REFUSED or MISS
+    for `answer` to `probe`."""
+    from briefing.ask.header import is_header
+
     if answer.no_answer or not answer.citations:
         return "REFUSED"
     first = set(answer.citations[0].refs)
     if first & probe.theirs:
-        return "LEAD"
+        lead = answer.answer.splitlines()[0] if answer.answer else ""
+        quoted = lead.split(': "', 1)[1] if ': "' in lead else ""
+        return "RECORD" if is_header(quoted.replace(" | ", "\n")) else "LEAD"
     if any(authors.get(r, "") == probe.person for r in first):
         return "BY PERSON"
     if any(set(c.refs) & probe.theirs for c in answer.citations):
@@ -137,7 +153,7 @@ def judge(probe: PersonProbe, answer: Any, authors: dict[str, str]) -> str:
     return "MISS"
 
 
-def run(brief: Any, n: int, seed: int, *, form: str = "full", show: bool = False) -> Counter[str]:
+def run(brief: Any, n: int, seed: int, *, form: str = "full", show: bool = False, who: str = "replier") -> Counter[str]:
     """Ask `n` person probes of `brief`'s index through `brief.ask`, print one line each, and return the counts."""
     from briefing.index import Filter
 
@@ -145,7 +161,7 @@ def run(brief: Any, n: int, seed: int, *, form: str = "full", show: bool = False
     chunks = list(view.chunks(Filter()))
     authors = {u.ref: (u.author or "").strip() for c in chunks for u in c.units}
     rng = random.Random(seed)  # noqa: S311 (a reproducible draw)
-    drawn = person_probes(chunks, rng, form=form, directory=brief.directory())[:n]
+    drawn = person_probes(chunks, rng, form=form, directory=brief.directory(), who=who)[:n]
     counts: Counter[str] = Counter()
     for probe in drawn:
         answer = brief.ask(probe.question, now=probe.now, k=10)
@@ -162,16 +178,22 @@ def summary(counts: Counter[str]) -> str:
     anywhere = counts["LEAD"] + counts["BY PERSON"]
     cited = counts["LEAD"] + counts["CITED"]
     return (
-        f"lead {counts['LEAD']} of {counts['asked']}, by the person anywhere {anywhere}, their line there cited "
-        f"{cited}, refused {counts['REFUSED']}, miss {counts['MISS']}"
+        f"lead {counts['LEAD']} of {counts['asked']}, their item's fields first {counts['RECORD']}, by the person "
+        f"anywhere {anywhere}, their line there cited {cited}, refused {counts['REFUSED']}, miss {counts['MISS']}"
     )
 
 
 def main() -> None:
     args = probe_args(
-        __doc__, 60, ("--name", {"choices": NAME_FORMS, "default": "full", "help": "how the question names the person"})
+        __doc__,
+        60,
+        ("--name", {"choices": NAME_FORMS, "default": "full", "help": "how the question names the person"}),
+        ("--who", {"choices": WHO, "default": "replier", "help": "ask about the replier or the opener"}),
     )
-    print_with_brief(args.config, lambda brief: summary(run(brief, args.n, args.seed, form=args.name, show=args.show)))
+    print_with_brief(
+        args.config,
+        lambda brief: summary(run(brief, args.n, args.seed, form=args.name, show=args.show, who=args.who)),
+    )
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
-from briefing.model import Person
+from briefing.model import Chunk, Person, Unit
 from briefing.question.acts import addressees, doers, written
 from briefing.question.parse import parse
 from briefing.question.values import Directory
@@ -153,3 +153,75 @@ def test_the_question_keeps_how_it_wrote_each_person() -> None:
     assert written(asked, "Sean Corfield") == ("Sean Corfield", "seancorfield")
     assert written(asked, "Ana Lima") == ("Ana Lima", "Ana")
     assert addressees(asked) == ("Ana Lima",)
+
+
+TICKET = "jira:PLAT-41"
+
+
+def _ticket(*units: Unit) -> Chunk:
+    return Chunk(
+        chunk_id=f"{TICKET}::0",
+        doc_key=TICKET,
+        source_type="jira",
+        kind="jira_issue",
+        title="PLAT-41: HTTP client sends a second POST after a 401",
+        text="\n".join(f"{u.author}: {u.text}" for u in units),
+        refs=[u.ref for u in units],
+        start=units[0].at or at(3, 1),
+        end=units[-1].at or at(3, 1),
+        authors=sorted({u.author for u in units if u.author}),
+        container="PLAT",
+        units=list(units),
+    )
+
+
+# A JIRA issue as the connector writes it: the field rows and the description are the reporter's units (their
+# ref is the key), the comments are their own units.
+TICKET_FIELDS = Unit(
+    TICKET,
+    "Type: Bug | Status: Closed | Priority: Critical\nResolution: Fixed\nAssignee: Dana Levi | Reporter: Ana Lima\n"
+    "Components: HTTP client\nCreated: 2026-03-02 | Updated: 2026-03-09 | Resolved: 2026-03-09",
+    "Ana Lima",
+    at(3, 2, 9),
+)
+TICKET_REPORT = Unit(
+    TICKET,
+    "After a 401 from the server, the HTTP client sends each POST a second time before onerror is called.",
+    "Ana Lima",
+    at(3, 2, 9),
+)
+TICKET_ANSWER = Unit(
+    f"{TICKET}#comment-7",
+    "The second POST is the retry for the WWW-Authenticate challenge; the client now skips it when no "
+    "credentials are set.",
+    "Dana Levi",
+    at(3, 9, 15),
+)
+TICKETS = [_ticket(TICKET_FIELDS, TICKET_REPORT, TICKET_ANSWER)]
+TICKET_PEOPLE = Directory(people=[Person("U1", "Ana Lima", ("alima",), ()), Person("U4", "Dana Levi", ("dlevi",), ())])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did Ana Lima say about the HTTP client?",
+        "What did Ana Lima report about the HTTP client in PLAT?",
+        "What did alima say about the HTTP client?",
+    ],
+)
+def test_an_items_field_rows_are_not_its_openers_words(answerer: ExtractiveAnswerer, question: str) -> None:
+    # The rows name Ana as reporter and her name writes them, but the tracker wrote them: her description leads.
+    answer = answerer.answer(parse(question, now=LATER, directory=TICKET_PEOPLE), TICKETS)
+    assert not answer.no_answer, answer.text
+    attribution, text = first_quote(answer)
+    assert attribution.startswith("Ana Lima") and "a second time" in text, answer.text
+    assert "Status: Closed" not in answer.text.splitlines()[0], answer.text
+
+
+def test_the_doer_named_by_the_rows_alone_gets_no_lift_from_them(answerer: ExtractiveAnswerer) -> None:
+    # Dana is named only by the rows (as assignee) and by her own comment: her comment answers.
+    answer = answerer.answer(
+        parse("What did Dana Levi say about the HTTP client?", now=LATER, directory=TICKET_PEOPLE), TICKETS
+    )
+    attribution, text = first_quote(answer)
+    assert attribution.startswith("Dana Levi") and "WWW-Authenticate" in text, answer.text

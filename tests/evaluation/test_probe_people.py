@@ -20,8 +20,8 @@ def probe_people(monkeypatch: pytest.MonkeyPatch) -> Any:
     return eval_script(monkeypatch, "probe_people", "probe_topics", "probe_threads")
 
 
-def _answer(*cited: str, refused: bool = False) -> Any:
-    return SimpleNamespace(no_answer=refused, citations=[SimpleNamespace(refs=[r]) for r in cited], answer="")
+def _answer(*cited: str, refused: bool = False, text: str = "") -> Any:
+    return SimpleNamespace(no_answer=refused, citations=[SimpleNamespace(refs=[r]) for r in cited], answer=text)
 
 
 def test_a_verdict_names_whose_line_led(probe_people: Any) -> None:
@@ -35,6 +35,18 @@ def test_a_verdict_names_whose_line_led(probe_people: Any) -> None:
     assert probe_people.judge(probe, _answer("r1", "r2"), authors) == "CITED"
     assert probe_people.judge(probe, _answer("r1"), authors) == "MISS"
     assert probe_people.judge(probe, _answer(refused=True), authors) == "REFUSED"
+
+
+def test_an_answer_quoting_the_openers_field_rows_is_no_lead(probe_people: Any) -> None:
+    probe = probe_people.PersonProbe(
+        "jira:PLAT-7", "What did Ana say about x in PLAT?", datetime(2026, 1, 1, tzinfo=UTC), "Ana Lima",
+        frozenset({"jira:PLAT-7"}),
+    )  # fmt: skip
+    authors = {"jira:PLAT-7": "Ana Lima"}
+    rows = '- Ana Lima in PLAT-7: Export drops rows, Mon 2 Mar: "Type: Bug | Status: Closed | Reporter: Ana Lima" [1]'
+    said = '- Ana Lima in PLAT-7: Export drops rows, Mon 2 Mar: "The export drops every null row." [1]'
+    assert probe_people.judge(probe, _answer("jira:PLAT-7", text=rows), authors) == "RECORD"
+    assert probe_people.judge(probe, _answer("jira:PLAT-7", text=said), authors) == "LEAD"
 
 
 def test_a_person_is_named_as_asked(probe_people: Any) -> None:
@@ -66,3 +78,22 @@ def test_the_person_probes_of_the_sample_are_asked_and_counted(
     assert counts["asked"] == 5
     assert sum(counts[v] for v in ("LEAD", "BY PERSON", "CITED", "MISS", "REFUSED")) == 5
     assert counts["LEAD"] >= 4  # measured 5 of the first 5 when written
+
+
+@pytest.mark.slow
+def test_the_opener_probes_ask_about_the_starter(probe_people: Any, use_sample: SampleIndex) -> None:
+    from briefing.index import Filter
+    from briefing.service import Brief
+    from briefing.settings import load_settings
+
+    with Brief(load_settings(use_sample.config)) as brief:
+        view = brief.index.view(datetime(2200, 1, 1, tzinfo=UTC))
+        chunks = list(view.chunks(Filter()))
+        repliers = probe_people.person_probes(chunks, random.Random(7), directory=brief.directory())
+        openers = probe_people.person_probes(chunks, random.Random(7), directory=brief.directory(), who="opener")
+    assert len(openers) >= 5
+    units = {u.ref: u for c in chunks for u in c.units}
+    for probe in openers:  # the one asked about wrote the conversation's opening, and only their lines answer
+        assert probe.theirs and probe.person in probe.question and " reply to " not in probe.question
+        assert all((units[r].author or "").strip() == probe.person for r in probe.theirs)
+    assert {p.person for p in openers} != {p.person for p in repliers}

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from briefing import registry
-from briefing.ask.extractive.evidence import Evidence, names_item
+from briefing.ask.extractive.evidence import Evidence, field_rows, names_item
 from briefing.ask.segment import clean
 from briefing.question.acts import addressees, asks_closed_item, change_asked, doers, said_on_item, speakers, written
 from briefing.question.answer_type import extra_of
@@ -76,27 +76,32 @@ def announced_change_leads(question: Question, evidence: Sequence[Evidence]) -> 
 def doers_first(question: Question, evidence: Sequence[Evidence]) -> None:
     """Lines by a person the question names as the doer outrank the others (`DOER_OTHER`), when one of them is
     close to the best line (`DOER_REACH`); their lines in other items than the one asked about (the best line's by
-    its words alone) rank with the others, when they wrote in the one asked about."""
+    its words alone) rank with the others, when they wrote in the one asked about. An item's field rows
+    (`field_rows`) are nobody's lines."""
     names = doers(question)
     if not names or not evidence:
         return
     full = {n.lower() for n in names}
     firsts = {n.split()[0].lower() for n in names}
 
-    def by(author: str | None) -> bool:
+    def by_them(author: str | None) -> bool:
         return bool(author) and (author.lower() in full or author.split()[0].lower() in firsts)  # type: ignore[union-attr]
 
-    top = max(ev.score for ev in evidence)
-    if not any(by(ev.author) and ev.score >= top * DOER_REACH for ev in evidence):
+    def by(ev: Evidence) -> bool:
+        return by_them(ev.author) and not field_rows(ev)
+
+    # The rows score on the names and field values they list, not on anything said: they set no reach.
+    top = max((ev.score for ev in evidence if not field_rows(ev)), default=0.0)
+    if not any(by(ev) and ev.score >= top * DOER_REACH for ev in evidence):
         return
     # The item the question is about: the best line's, by its words alone (without the bonus for being theirs),
     # when that line is someone else's (the item's description); a best line of their own names no item: their
     # lines then rank by their words, wherever they are.
     best = max(evidence, key=lambda ev: ev.score - ev.person)
     about = best.chunk.doc_key
-    theirs_there = not by(best.author) and any(by(ev.author) and ev.chunk.doc_key == about for ev in evidence)
+    theirs_there = not by(best) and any(by(ev) and ev.chunk.doc_key == about for ev in evidence)
     for ev in evidence:
-        if not by(ev.author) or (theirs_there and ev.chunk.doc_key != about):
+        if not by(ev) or (theirs_there and ev.chunk.doc_key != about):
             ev.score *= DOER_OTHER
 
 

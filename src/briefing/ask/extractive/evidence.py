@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from briefing import registry
 from briefing.ask.extractive.heads import past_head, without_head
+from briefing.ask.header import is_header
 from briefing.ask.segment import clean, sentences
 from briefing.model import Chunk
 from briefing.sources import Presentation
@@ -84,6 +85,13 @@ class ExtractiveAnswer:
     hedged: bool = False
     features: dict[str, float] = field(default_factory=dict)
     rescoring: str = ""  # how a second model reread the best lines (`ask.rescoring`), or why it did not
+
+
+def field_rows(ev: Evidence) -> bool:
+    """Whether the line is its item's field rows ("Type: Bug | Status: Closed | Reporter: Ian Taylor") or the
+    record sentence a pull request's or issue's header opens with, in the item's own unit (`is_header`): the
+    tracker's record, not words its opener wrote."""
+    return ev.ref == ev.chunk.doc_key and is_header(ev.text)
 
 
 def sentence_text(ev: Evidence) -> str:

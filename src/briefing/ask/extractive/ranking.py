@@ -16,7 +16,7 @@ from briefing.ask.extractive.acts import (
     said_on_item_leads,
     stated_cause_leads,
 )
-from briefing.ask.extractive.evidence import Evidence, about_item, presentation, unit_text
+from briefing.ask.extractive.evidence import Evidence, about_item, field_rows, presentation, unit_text
 from briefing.ask.extractive.extractors import state_record
 from briefing.ask.extractive.subjects import subject_people
 from briefing.ask.extractive.values import asks
@@ -170,7 +170,10 @@ def people_first(
     person the question asks about as the one who acted (`subjects`: "What did Bozhidar plan ..."), only their own
     messages do: "@Bozhidar didn't have time this week" is someone else's words; for a person the doer's words were
     aimed at (`addressed`: "What did Hans reply to Matt about X?"), only replies to them and mentions of them do:
-    Matt's own report is what Hans answered, not the answer."""
+    Matt's own report is what Hans answered, not the answer. An item's field rows ("Type: Bug | Status: Closed |
+    Reporter: Ian Taylor", `field_rows`) are the tracker's record, nobody's words: they gain nothing, though the
+    item's opener is their unit's author and the rows name people, and when a person is asked about as the one who
+    acted they rank as a record does (`STATE_RECORD_WEIGHT`): the names they list match the question's words."""
     if not people:
         return
     names = [p for p in people if p and p not in addressed]
@@ -186,6 +189,10 @@ def people_first(
     authors_at: dict[tuple[int, int], str | None] = {(e.n, e.unit): e.author for e in evidence}
     for ev in evidence:
         low = ev.text.lower()
+        if field_rows(ev):
+            if subjects:  # asked for someone's words or acts: the rows record neither
+                ev.score *= STATE_RECORD_WEIGHT
+            continue
         if by(ev.author):
             ev.person = PERSON_AUTHOR
         elif addressed and _by_any(ev.author, sorted(addressed)):
