@@ -4,6 +4,10 @@ reopened) and count how many answers are right.
 No dev case is read: each question is built from an item of the index as of `--now` (its title, its header, its
 comments), so it measures a class of questions on data nobody wrote questions for. Modes:
 - `assignee`: "Who is working on the ticket about <summary>?", right when the answer names the header's assignee;
+- `fixer`: "Who fixed the ticket about <summary>?" of a ticket resolved as Fixed or Done with an assignee, right when
+  the answer's first line names the assignee (a tracker records who did the work as the assignee; the one who
+  closes it after verifying is often someone else), and "Who fixed <the rest of its title>?" of a merged pull request
+  whose title opens with "Fix", right when it names the pull request's author;
 - `closed`, `verified`: "Who closed (verified) the ticket about <summary>?", right when the answer's first line
   names the writer of the item's last comment that announces it ("Closing ...", "Verified the fix ... Closing.");
 - `merger`, `author`: "Who merged (opened) the pull request that does <title>?", from a pull request's header;
@@ -104,6 +108,9 @@ _HEADER_ASKS = {
 }
 # Description text: the issues an item says it closes ("Closes #678", "Fixes: org/repo#12").
 _CLOSES = re.compile(r"\b(?:closes|fixes|resolves)\s*:?\s*(?:[\w-]+/[\w-]+)?#(\d+)", re.I)
+# Pull request title: one that says it fixes something ("Fix typo in the key schedule", "fix: null check"), and
+# what it fixes.
+_FIX_TITLE = re.compile(r"^fix(?:es|ed)?\b[:\s]+(.{8,})$", re.I)
 # Comment text: a link to a pull request, by its number.
 _PULL_LINK = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
 # Header text: a pull request's opening sentence, with its author and who merged it.
@@ -181,6 +188,15 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                     asked = f"Who is working on the ticket about {_summary(chunk.title)}?"
                     asked = _TWO_PART[mode].format(_summary(chunk.title)) if mode == "assignee2" else asked
                     found[chunk.doc_key] = (asked, {assignee.split()[0]})
+            elif mode == "fixer" and own and not _PULL.match(unit.text) and is_header(unit.text):
+                cells = rows(unit.text)
+                assignee = cells.get("assignee", "")
+                fixed = cells.get("resolution", "").lower() in {"fixed", "done"}
+                if fixed and assignee and assignee.lower() not in {"unassigned", "none", "-"}:
+                    found[chunk.doc_key] = (
+                        f"Who fixed the ticket about {_summary(chunk.title)}?",
+                        {assignee.split()[0]},
+                    )
             elif mode in _HEADER_ASKS and own and is_header(unit.text):
                 cells = rows(unit.text)
                 # A code host's item states its status as "state: merged".
@@ -197,6 +213,8 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 found[chunk.doc_key] = (_TWO_PART[mode].format(m[1].rstrip(".").lower()), {m[3]})
             elif mode == "changes2" and not own and (m := _CHANGES.match(unit.text)):
                 linked.setdefault(chunk.doc_key, set()).add(m[1])
+            elif mode == "fixer" and own and (m := _PULL.match(unit.text)) and (f := _FIX_TITLE.match(m[1])):
+                found[chunk.doc_key] = (f"Who fixed {f[1].rstrip('.')}?", {m[2]})
             elif mode in {"merger", "author"} and own and (m := _PULL.match(unit.text)):
                 verb, who = ("merged", m[3]) if mode == "merger" else ("opened", m[2])
                 asked = f"Who {verb} the pull request that does {m[1].rstrip('.').lower()}?"
@@ -260,7 +278,7 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
     said = (
         first
-        if mode in _ANNOUNCES or mode in _HEADER_ASKS or mode in {"tagged", "replied", "reporter"}
+        if mode in _ANNOUNCES or mode in _HEADER_ASKS or mode in {"tagged", "replied", "reporter", "fixer"}
         else answer.answer
     )
     said = said.lower()
@@ -301,6 +319,7 @@ def main() -> None:
     parser.add_argument("--now", required=True)
     modes = [
         "assignee",
+        "fixer",
         "reporter",
         "closed",
         "verified",

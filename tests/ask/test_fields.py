@@ -145,6 +145,8 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("What version has the fix for PLAT-120?", ("fix_version",)),
         ("Which version will PLAT-120 ship in?", ("fix_version",)),
         ("Who resolved PLAT-120?", ("resolver",)),
+        ("Who fixed PLAT-120?", ("fixer",)),
+        ("Who made the fix for PLAT-120?", ("fixer",)),
         ("Who closed PLAT-120?", ("resolver",)),
         ("When was PLAT-120 created?", ("created",)),
         ("What day was PLAT-120 filed?", ("created",)),
@@ -163,6 +165,8 @@ def test_a_field_question_naming_a_key_is_a_fields_question(question: str, field
 def test_a_role_asked_of_an_item_named_by_description_reads_the_item_retrieval_finds() -> None:
     wanted = parse("Who is assigned the ticket about payout retries?", now=NOW).extra["wants"]
     assert (wanted.kinds[0], wanted.fields, wanted.described) == ("fields", ("assignee",), True)
+    wanted = parse("Who fixed the flaky settlement test?", now=NOW).extra["wants"]
+    assert (wanted.kinds[0], wanted.fields, wanted.described) == ("fields", ("fixer",), True)
     assert parse("Who is doing the user management mockups?", now=NOW).extra["wants"].fields == ("assignee",)
     assert parse("Which people are doing the mockups?", now=NOW).extra["wants"].fields == ("assignee",)
     # Work done on something asks for people as "who" does, with no field when no item is named by key.
@@ -529,3 +533,46 @@ def test_who_filed_the_most_counts_the_tickets_created_by_reporter(brief: Brief)
         "- Sam Whitfield: 1 (PLAT-115) [1]",
         "- Tomás Herrera: 1 (PLAT-118) [2]",
     ], answer
+
+
+def test_who_fixed_a_ticket_is_its_assignee_when_resolved_as_fixed_not_who_closed_it() -> None:
+    fixed = Unit(
+        "jira:PLAT-7",
+        "Type: Bug | Status: Closed | Priority: High\nResolution: Fixed\nAssignee: Dana Reyes | Reporter: Lee Park\n"
+        "Created: 2026-05-01 | Updated: 2026-05-09 | Resolved: 2026-05-08",
+        "Lee Park",
+        AT,
+    )
+    closing = Unit("jira:PLAT-7#comment-9", "Verified the fix in 2.4.1. Closing.", "Omar Haddad", AT)
+    item = _item(fixed, closing)
+    assert _sentence(item, "fixer") == "PLAT-7 was fixed by Dana Reyes, its assignee (resolution Fixed on 2026-05-08)"
+    assert read_field(item, "fixer") == (_sentence(item, "fixer") + "\x00", [fixed])
+    wont = Unit("jira:PLAT-8", fixed.text.replace("Fixed", "Won't Fix"), "Lee Park", AT)
+    assert (
+        _sentence(_item(wont, label="PLAT-8"), "fixer")
+        == "PLAT-8 was not fixed: it was resolved as Won't Fix on 2026-05-08"
+    )
+    assert _sentence(_item(JIRA_HEADER), "fixer") == "PLAT-7 is not resolved; its status is In Review"
+    # Fixed with nobody holding it: the fact path reads the comment that links or states the fix.
+    nobody = Unit("jira:PLAT-9", fixed.text.replace("Dana Reyes", "Unassigned"), "Lee Park", AT)
+    assert read_field(_item(nobody, label="PLAT-9"), "fixer") is None
+    assert _sentence(_item(PR_HEADER, label="PR #57"), "fixer") == "PR #57 was written by sam"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "fixed"),
+    [
+        (
+            "Who fixed the flaky TestSettlementBatch in CI?",
+            'PLAT-115 ("Fix flaky TestSettlementBatch in CI") was fixed by Sam Whitfield',
+        ),
+        ("Who fixed PLAT-130?", "PLAT-130 was fixed by Aiko Tanaka, its assignee"),
+    ],
+)
+def test_who_fixed_a_ticket_named_by_description_or_key_names_its_assignee(
+    brief: Brief, question: str, fixed: str
+) -> None:
+    answer = brief.ask(question, now=parse_now("2026-07-01T09:00:00+00:00")).to_json()
+    assert answer["answer"].startswith(fixed), answer["answer"]
+    assert [c["refs"] for c in answer["citations"]][:1] in ([["jira:PLAT-115"]], [["jira:PLAT-130"]])

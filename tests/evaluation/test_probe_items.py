@@ -4,6 +4,7 @@ is asked of items with two repliers or more."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -108,3 +109,29 @@ def test_who_replied_is_asked_as_a_role_several_hold(probe_items: Any) -> None:
     assert asked == "Who commented on the ticket about barcode module crashes with 6.2.0?"
     mail = probe_items._replied("email:1@x", "[PATCH v2] net: fix the ring size")
     assert mail.startswith("Who replied to the thread about ")
+
+
+def _ticket(key: str, title: str, header: str) -> Any:
+    from briefing.model import Chunk, Unit
+
+    at = datetime(2026, 5, 4, tzinfo=UTC)
+    unit = Unit(key, header, "Lee Park", at)
+    return Chunk(
+        chunk_id=f"{key}::0", doc_key=key, source_type="jira", kind="jira_issue", title=title, text=header,
+        refs=[key], start=at, end=at, authors=["Lee Park"], container="PLAT", units=[unit],
+    )  # fmt: skip
+
+
+def test_who_fixed_is_asked_of_tickets_resolved_as_fixed_and_answered_by_their_assignee(probe_items: Any) -> None:
+    rows = "Type: Bug | Status: Closed\nResolution: {}\nAssignee: {} | Reporter: Lee Park"
+    chunks = [
+        _ticket("jira:PLAT-1", "PLAT-1: iOS: Export drops null rows", rows.format("Fixed", "Dana Reyes")),
+        _ticket("jira:PLAT-2", "PLAT-2: Retry storm on 401", rows.format("Won't Fix", "Dana Reyes")),
+        _ticket("jira:PLAT-3", "PLAT-3: Slow statements page", rows.format("Done", "Unassigned")),
+        _ticket("jira:PLAT-4", "PLAT-4: Cutover runbook", rows.format("Done", "Lena Vogt")),
+    ]
+    view = SimpleNamespace(chunks=lambda _filter: chunks)
+    assert probe_items._cases(view, "fixer") == {
+        "jira:PLAT-1": ("Who fixed the ticket about export drops null rows?", {"Dana"}),
+        "jira:PLAT-4": ("Who fixed the ticket about cutover runbook?", {"Lena"}),
+    }

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from briefing import registry
 from briefing.ask.header import AUTHORED as _AUTHORED
-from briefing.ask.header import LABELS, UNKNOWN_VALUE, UNSET, is_header, rows
+from briefing.ask.header import LABELS, UNKNOWN_VALUE, UNRESOLVED, UNSET, is_header, rows
 from briefing.ask.header import NAME as _NAME
 from briefing.index.payload import doc_id
 from briefing.model import Chunk, Unit
@@ -50,6 +50,8 @@ MARK = "\x00"
 _TRACKER_FIELDS = frozenset({"priority", "labels", "components"})
 # Header text of a code host's item: the day it was opened ("opened 2022-05-05").
 _OPENED = re.compile(r"\bopened (\d{4}-\d{2}-\d{2})")
+# Resolutions that say the item's problem was fixed or its work done (not "Won't Fix", "Duplicate", "Invalid").
+_FIXED = frozenset({"fixed", "done", "resolved", "completed"})
 # A header's "Resolved:" value: its day ("2017-10-05", "2017-10-05 14:02").
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
@@ -160,6 +162,8 @@ def read_field(item: Item, field: str) -> Read | None:
         return _resolved(item, header)
     if field == "resolver":
         return _resolver(item, header)
+    if field == "fixer":
+        return _fixer(item, header)
     if field == "reopened":
         return _reopened(item, header)
     if field == "created":
@@ -261,6 +265,26 @@ def _resolver(item: Item, header: Unit) -> Read | None:
     if UNKNOWN_VALUE.match(status):
         return f"{item.label}'s state at that time is not recorded (its recorded history starts later){MARK}", [header]
     if status and not DONE_STATUS.match(status):
+        return f"{item.label} is not resolved; its status is {status}{MARK}", [header]
+    return None
+
+
+def _fixer(item: Item, header: Unit) -> Read | None:
+    """Who fixed the item: the assignee of a tracker's item resolved as fixed (who closes it after verifying is often
+    someone else), a pull request's author; that it was not fixed or is not resolved; else None (the fact path)."""
+    from briefing.ask.finished import DONE_STATUS
+
+    if item.label.startswith("PR "):
+        authored = _AUTHORED.search(header.text)
+        return (f"{item.label} was written by {authored[1]}{MARK}", [header]) if authored else None
+    cells = rows(header.text)
+    resolution, assignee, status = cells.get("resolution", ""), cells.get("assignee", ""), cells.get("status", "")
+    on = f" on {day[0]}" if (day := _DAY.match(cells.get("resolved", ""))) else ""
+    if resolution.lower() in _FIXED and assignee.lower() not in UNSET and not UNKNOWN_VALUE.match(assignee):
+        return f"{item.label} was fixed by {assignee}, its assignee (resolution {resolution}{on}){MARK}", [header]
+    if resolution.lower() not in UNRESOLVED and resolution.lower() not in _FIXED:
+        return f"{item.label} was not fixed: it was resolved as {resolution}{on}{MARK}", [header]
+    if status and not UNKNOWN_VALUE.match(status) and not DONE_STATUS.match(status):
         return f"{item.label} is not resolved; its status is {status}{MARK}", [header]
     return None
 

@@ -52,8 +52,10 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\bwhen\s+(?:will|does|did|is|was)\s+the\s+(?:fix|ticket|bug|issue)\b[^?]{0,160}?\b(?:be\s+)?"
             r"(?:released|shipped|ship|land(?:ed)?|go(?:ne)?\s+out)\b",
         ),
-        # Who ended it: "Who resolved PLAT-7?", "Who closed the ticket about X?", "Who fixed PLAT-7?".
-        ("resolver", r"\bwho\s+(?:\w+\s+){0,2}?(?:resolved|closed|fixed)\b"),
+        # Who did the fix: "Who fixed PLAT-7?", "Who fixed the login crash?", "Who made the fix for X?".
+        ("fixer", r"\bwho\s+(?:\w+\s+){0,2}?fixed\b|\bwho\s+(?:made|wrote|did|shipped)\s+the\s+fix\b"),
+        # Who ended it: "Who resolved PLAT-7?", "Who closed the ticket about X?".
+        ("resolver", r"\bwho\s+(?:\w+\s+){0,2}?(?:resolved|closed)\b"),
         # Who reopened it and when: "Who reopened PLAT-7?", "When was PLAT-7 reopened?" (not why: a cause question).
         (
             "reopened",

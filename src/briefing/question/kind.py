@@ -86,7 +86,9 @@ def fields_asked(question: str, constraints: Constraints) -> tuple[str, ...]:
 # is doing the ticket about the login page?"): the item is the one retrieval finds (`briefing.ask.described`).
 # Who resolved an item is asked of one named by key only: by description, the fact path's comment that announces
 # the close ("Verified the fix ... Closing.") names who did it more often than the item retrieval finds does.
-PERSON_FIELDS = frozenset({"changes", "approver", "reviewer", "tester", "merger", "assignee", "reporter", "organiser"})
+PERSON_FIELDS = frozenset(
+    {"changes", "approver", "reviewer", "tester", "merger", "assignee", "reporter", "organiser", "fixer"}
+)
 # A question that asks for a person: "who ...", "which engineer / person ...".
 _ASKS_WHO = re.compile(r"^\W*(?:who|whose)\b|^\W*(?:which|what)\s+(?:person|people|engineer|developer|one)\b", re.I)
 
