@@ -43,6 +43,7 @@ comments), so it measures a class of questions on data nobody wrote questions fo
 
     python eval/probe_items.py --config C --now 2017-11-20T12:00:00+00:00 --mode closed -n 30 [--typed]
 
+`--key` names each ticket by its key instead of "the ticket about <summary>" ("Who resolved TIMOB-25266?").
 `--which` asks "Who <did>" as "Which people <did>" ("Which people reviewed the patch about <subject>?").
 `--framed` asks each question after a sentence of context ("Quick question from the team. Who ...?").
 `--typed` asks each question as a phone or Slack writes it: "Who is" and "What is" contracted ("Who's", "What's")
@@ -308,6 +309,18 @@ def which_people(question: str) -> str:
     return _WHO_DID.sub(lambda m: ("Which" if m[1] == "W" else "which") + " people ", question)
 
 
+def by_key(cases: dict[str, tuple[str, set[str]]], titles: dict[str, str]) -> dict[str, tuple[str, set[str]]]:
+    """The tickets' cases with each ticket named by its key ("TIMOB-25266") instead of "the ticket about
+    <summary>"; cases of other items (pull requests, mail threads) are left out."""
+    out = {}
+    for key, (question, expected) in cases.items():
+        doc = key.split("|")[0]
+        described = f"the ticket about {_summary(titles.get(doc, ''))}"
+        if doc.startswith("jira:") and described in question:
+            out[key] = (question.replace(described, doc.split(":", 1)[1]), expected)
+    return out
+
+
 def typed(question: str) -> str:
     """`question` as a phone or Slack writes it: "Who is" as "Who’s", every apostrophe typographic."""
     return _CONTRACTED.sub(r"\1's", question).replace("'", "\u2019")
@@ -348,9 +361,11 @@ def main() -> None:
     parser.add_argument("--typed", action="store_true", help="contracted, with typographic apostrophes")
     parser.add_argument("--which", action="store_true", help='"Who reviewed" asked as "Which people reviewed"')
     parser.add_argument("--framed", action="store_true", help="after a sentence of context")
+    parser.add_argument("--key", action="store_true", help='a ticket named by its key, not "the ticket about ..."')
     args = parser.parse_args()
 
     from briefing.ask.run import build_deps
+    from briefing.index import Filter
     from briefing.service import Brief, parse_now
     from briefing.settings import load_settings
 
@@ -358,6 +373,8 @@ def main() -> None:
     with Brief(load_settings(args.config)) as brief:
         view = build_deps(brief).retriever.index.view(now)
         cases = _cases(view, args.mode)
+        if args.key:
+            cases = by_key(cases, {c.doc_key: c.title for c in view.chunks(Filter())})
         keys = sorted(cases)
         random.Random(args.seed).shuffle(keys)  # noqa: S311 (a reproducible draw, not a secret)
         right = items = differ = 0

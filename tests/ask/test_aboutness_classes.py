@@ -116,3 +116,21 @@ def test_each_question_form_falls_in_its_class(question: str, expected: str) -> 
 def test_an_unknown_class_is_rejected_by_name() -> None:
     with pytest.raises(ValidationError, match="aboutness"):
         AnswerSettings.model_validate({"aboutness": ["fix", "gossip"]})
+
+
+@pytest.mark.parametrize("question", ["How was OPS-210 resolved?", "Who resolved OPS-210?", "What fixed OPS-210?"])
+def test_a_fix_question_that_names_its_ticket_by_key_is_not_held_to_its_wording(
+    embedder: Embedder, question: str
+) -> None:
+    # A key names the conversation exactly, and "How was OPS-210 resolved?" shares no word with its title: the
+    # subject cap, which compares the two, would call the ticket another problem.
+    from briefing.question.parse import parse
+
+    report, fix = EXPORT_401.units
+    # As the JIRA chunker writes it: the description is the item's own unit (its ref is the key).
+    ticket = ticket_chunk("OPS-210", EXPORT_401.title.split(": ", 1)[-1], [Unit("jira:OPS-210", report.text,
+                          report.author, report.at), Unit("jira:OPS-210#comment-1", fix.text, fix.author, fix.at)],
+                          "OPS")  # fmt: skip
+    answer = _answerer(embedder, AnswerSettings()).answer(parse(question, now=at(5, 1)), [ticket])
+    assert not answer.no_answer, answer.text
+    assert {ref for refs in answer.cited.values() for ref in refs} <= {"jira:OPS-210", "jira:OPS-210#comment-1"}

@@ -135,3 +135,12 @@ def test_who_fixed_is_asked_of_tickets_resolved_as_fixed_and_answered_by_their_a
         "jira:PLAT-1": ("Who fixed the ticket about export drops null rows?", {"Dana"}),
         "jira:PLAT-4": ("Who fixed the ticket about cutover runbook?", {"Lena"}),
     }
+
+
+def test_by_key_names_each_ticket_by_its_key_and_drops_other_items(probe_items: Any) -> None:
+    cases = {
+        "jira:PLAT-1": ("Who closed the ticket about export drops null rows?", {"Dana"}),
+        "github:acme/api#5": ("Who merged the pull request that does retries?", {"sam"}),
+    }
+    titles = {"jira:PLAT-1": "PLAT-1: iOS: Export drops null rows", "github:acme/api#5": "acme/api#5: Retries"}
+    assert probe_items.by_key(cases, titles) == {"jira:PLAT-1": ("Who closed PLAT-1?", {"Dana"})}

@@ -124,10 +124,12 @@ def release_similarity(question: Question, evidence: Sequence[Evidence], embedde
 
 
 def subject_class(question: Question, capped: Sequence[str] = CAPPED) -> str:
-    """The aboutness class of a one-part question that names no person ("" otherwise): "Which tickets did Gary fix
-    last week?" asks for a person's records, not about one problem. A release question that asks for a fix ("Which
-    build fixed X?") is a fix question where `capped` leaves release questions out."""
-    if question.people or len(question.parts) > 1:
+    """The aboutness class of a one-part question that names no person and no item key ("" otherwise): "Which
+    tickets did Gary fix last week?" asks for a person's records, not about one problem; "How was TIMOB-25266
+    resolved?" names its conversation by key, so no wording of it is compared with the conversation's (a key
+    absent from the context is refused as a missing name). A release question that asks for a fix ("Which build
+    fixed X?") is a fix question where `capped` leaves release questions out."""
+    if question.people or question.keys or len(question.parts) > 1:
         return ""
     found = aboutness_class(question.text)
     if found == "release" and "release" not in capped and asks_fix(question.text):
