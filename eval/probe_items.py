@@ -8,6 +8,8 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   the answer's first line names the assignee (a tracker records who did the work as the assignee; the one who
   closes it after verifying is often someone else), and "Who fixed <the rest of its title>?" of a merged pull request
   whose title opens with "Fix", right when it names the pull request's author;
+- `about`: "What is KEY about?" ("What is #642 about?") of a ticket, issue or pull request with a description,
+  right when the answer's first citation is the item's own text (its description), not a line that mentions it;
 - `closed`, `verified`: "Who closed (verified) the ticket about <summary>?", right when the answer's first line
   names the writer of the item's last comment that announces it ("Closing ...", "Verified the fix ... Closing.");
 - `merger`, `author`: "Who merged (opened) the pull request that does <title>?", from a pull request's header;
@@ -112,6 +114,8 @@ _CLOSES = re.compile(r"\b(?:closes|fixes|resolves)\s*:?\s*(?:[\w-]+/[\w-]+)?#(\d
 # Pull request title: one that says it fixes something ("Fix typo in the key schedule", "fix: null check"), and
 # what it fixes.
 _FIX_TITLE = re.compile(r"^fix(?:es|ed)?\b[:\s]+(.{8,})$", re.I)
+# An item's document key: a ticket ("jira:TIMOB-25266") or a code host's issue or pull request ("github:o/r#642").
+_ITEM_KEY = re.compile(r"^(?:jira:[A-Z][A-Z0-9_]+-\d+|github:[\w.-]+/[\w.-]+#\d+)$")
 # Comment text: a link to a pull request, by its number.
 _PULL_LINK = re.compile(r"github\.com/[\w.-]+/[\w.-]+/pull/(\d+)")
 # Header text: a pull request's opening sentence, with its author and who merged it.
@@ -189,6 +193,12 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                     asked = f"Who is working on the ticket about {_summary(chunk.title)}?"
                     asked = _TWO_PART[mode].format(_summary(chunk.title)) if mode == "assignee2" else asked
                     found[chunk.doc_key] = (asked, {assignee.split()[0]})
+            elif mode == "about" and own and _ITEM_KEY.match(chunk.doc_key) and len(unit.text.split()) >= 8:
+                if is_header(unit.text):
+                    continue
+                name = chunk.doc_key.split(":", 1)[1]
+                name = f"#{name.rsplit('#', 1)[1]}" if chunk.doc_key.startswith("github:") else name
+                found.setdefault(chunk.doc_key, (f"What is {name} about?", {chunk.doc_key}))
             elif mode == "fixer" and own and not _PULL.match(unit.text) and is_header(unit.text):
                 cells = rows(unit.text)
                 assignee = cells.get("assignee", "")
@@ -267,7 +277,7 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
 def _right(mode: str, expected: set[str], answer: Any) -> bool:
     """Whether `answer` (a `Brief.ask` result) holds what a right answer to a question of `mode` holds."""
     first = answer.answer.splitlines()[0] if answer.answer else ""
-    if mode in {"reopened", "said", *_STATED}:
+    if mode in {"reopened", "said", "about", *_STATED}:
         return bool(answer.citations) and bool(set(answer.citations[0].refs) & expected)
     if mode in {"resolved", "created"}:  # the day, written either way ("2017-10-05", "Thu 5 Oct")
         days = [date.fromisoformat(e) for e in expected]
@@ -332,6 +342,7 @@ def main() -> None:
     parser.add_argument("--now", required=True)
     modes = [
         "assignee",
+        "about",
         "fixer",
         "reporter",
         "closed",

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 
-from briefing.ask.fields import Item, read_field, rows
+from briefing.ask.fields import read_field, rows
+from briefing.ask.item_model import Item
 from briefing.model import Unit
 from briefing.question.parse import parse, wants
 from briefing.service import Brief, parse_now
@@ -146,6 +148,10 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("Which version will PLAT-120 ship in?", ("fix_version",)),
         ("Who resolved PLAT-120?", ("resolver",)),
         ("Who fixed PLAT-120?", ("fixer",)),
+        ("What is PLAT-120 about?", ("about",)),
+        ("What's PR #57 about?", ("about",)),
+        ("Tell me about PLAT-120", ("about",)),
+        ("What does PLAT-120 cover?", ("about",)),
         ("Who made the fix for PLAT-120?", ("fixer",)),
         ("Who closed PLAT-120?", ("resolver",)),
         ("When was PLAT-120 created?", ("created",)),
@@ -214,7 +220,7 @@ def test_a_question_opening_with_a_people_noun_and_a_verb_asks_for_a_person(ques
 @pytest.mark.parametrize(
     "question",
     [
-        "What is PLAT-120 about?",  # asks no field
+        "Why did PLAT-120 stall?",  # asks no field
         "Who reported PLAT-120, and why did retries spike?",  # one part asks something else
     ],
 )
@@ -576,3 +582,34 @@ def test_who_fixed_a_ticket_named_by_description_or_key_names_its_assignee(
     answer = brief.ask(question, now=parse_now("2026-07-01T09:00:00+00:00")).to_json()
     assert answer["answer"].startswith(fixed), answer["answer"]
     assert [c["refs"] for c in answer["citations"]][:1] in ([["jira:PLAT-115"]], [["jira:PLAT-130"]])
+
+
+def test_what_an_item_is_about_is_its_title_and_description_not_its_rows_or_records() -> None:
+    heading = Unit("jira:PLAT-7", "h5. Issue Description", "Lee Park", AT)
+    description = Unit(
+        "jira:PLAT-7", "When a payout is retried after a 401, the worker sends the transfer twice.", "Lee Park", AT
+    )
+    comment = Unit("jira:PLAT-7#comment-3", "PLAT-7 relates to PLAT-9", "Dana Reyes", AT)
+    item = replace(_item(JIRA_HEADER, heading, description, comment), title="Payout retries send transfers twice")
+    assert _sentence(item, "about") == (
+        'PLAT-7 ("Payout retries send transfers twice") is about: "When a payout is retried after a 401, the worker '
+        'sends the transfer twice."'
+    )
+    assert read_field(item, "about") == (_sentence(item, "about") + "\x00", [description])
+    # A pull request exported with no description: the records quote its title, the branch line says nothing.
+    tagged = Unit("github:acme/api#57", 'First tag after PR #57 "Backoff with jitter" was merged: v2.4.0', "sam", AT)
+    branch = Unit("github:acme/api#57", "sam/backoff-jitter -> main", "sam", AT)
+    pull = replace(_item(PR_HEADER, tagged, branch, label="PR #57"), title="Backoff with jitter")
+    assert read_field(pull, "about") == ('PR #57 is titled "Backoff with jitter"\x00', [PR_HEADER])
+
+
+@pytest.mark.slow
+def test_what_a_ticket_named_by_key_is_about_is_read_from_it(brief: Brief) -> None:
+    answer = brief.ask("What is PLAT-108 about?", now=parse_now("2026-07-01T09:00:00+00:00")).to_json()
+    assert answer["answer"].startswith('PLAT-108 ("Load test Aurora at 2x peak with k6") is about: "k6 load test'), (
+        answer["answer"]
+    )
+    assert [c["refs"] for c in answer["citations"]] == [["jira:PLAT-108"]]
+    # A ticket with no description: its title, cited to its fields.
+    bare = brief.ask("What is PLAT-130 about?", now=parse_now("2026-07-01T09:00:00+00:00")).to_json()
+    assert bare["answer"].startswith('PLAT-130 is titled "Migration 0047 fails on PG15'), bare["answer"]

@@ -278,7 +278,8 @@ def test_what_someone_is_working_on_is_their_unresolved_tickets_as_of_now(index:
 
 def test_an_event_named_by_description_answers_its_organiser_by_title() -> None:
     from briefing.ask import described
-    from briefing.ask.fields import Item, read_field
+    from briefing.ask.fields import read_field
+    from briefing.ask.item_model import Item
     from briefing.model import Unit
 
     header = Unit(

@@ -144,3 +144,16 @@ def test_by_key_names_each_ticket_by_its_key_and_drops_other_items(probe_items: 
     }
     titles = {"jira:PLAT-1": "PLAT-1: iOS: Export drops null rows", "github:acme/api#5": "acme/api#5: Retries"}
     assert probe_items.by_key(cases, titles) == {"jira:PLAT-1": ("Who closed PLAT-1?", {"Dana"})}
+
+
+def test_what_an_item_is_about_is_asked_of_items_with_a_description(probe_items: Any) -> None:
+    rows = "Type: Bug | Status: Closed\nResolution: Fixed\nAssignee: Dana Reyes | Reporter: Lee Park"
+    described = _ticket("jira:PLAT-1", "PLAT-1: Export drops null rows", rows)
+    described.units.append(
+        type(described.units[0])(
+            "jira:PLAT-1", "The nightly export drops every row whose currency is null.", "Lee Park", described.start
+        )
+    )
+    bare = _ticket("jira:PLAT-2", "PLAT-2: Retry storm", rows)
+    view = SimpleNamespace(chunks=lambda _filter: [described, bare])
+    assert probe_items._cases(view, "about") == {"jira:PLAT-1": ("What is PLAT-1 about?", {"jira:PLAT-1"})}

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from briefing.ask.fields import Item, bare_title, compose, items_at, read_field
+from briefing.ask.fields import bare_title, compose, items_at, read_field
+from briefing.ask.item_model import Item
 from briefing.index.payload import doc_id
 from briefing.question.field_asks import FIELD_ASKS
 from briefing.question.terms import GENERIC, content_words, says

@@ -1,25 +1,24 @@
 """Questions about a field of one named ticket or pull request, answered from the item's own header as of now.
 
-"Who is assigned to PLAT-142?", "What is the status of PLAT-142?", "Who merged PR #650?", "Who approved PR #637?":
-the answer is a field of the item, not the sentence that happens to rank first (which names the writer of the
-best line, not the assignee). The item's header unit, as the `View` returns it at `now`, lists its fields as
-`Label: value` rows ("Status: Closed | Assignee: Dana Reyes") and, for a pull request, one sentence ("authored by
-dana, opened 2024-05-02, merged 2024-05-09 by lee"); review verdicts are units of their own ("lee approved"). The
-answer names the value and cites the unit that holds it. When the item is not in the index, or its header holds
-no such field, nothing is answered here and the question takes the fact path.
+"Who is assigned to PLAT-142?", "Who merged PR #650?": a field of the item, not the writer of the best-ranked line.
+The header unit, as the `View` returns it at `now`, lists the fields as `Label: value` rows ("Status: Closed |
+Assignee: Dana Reyes") and, for a pull request, one sentence ("authored by dana, opened 2024-05-02, merged
+2024-05-09 by lee"); review verdicts are units of their own ("lee approved"). The answer names the value, cited;
+an item not in the index, or a header without the field, leaves the question to the fact path.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from briefing import registry
 from briefing.ask.header import AUTHORED as _AUTHORED
-from briefing.ask.header import LABELS, UNKNOWN_VALUE, UNRESOLVED, UNSET, is_header, rows
+from briefing.ask.header import LABELS, UNKNOWN_VALUE, UNSET, is_header, rows
 from briefing.ask.header import NAME as _NAME
+from briefing.ask.item_model import DAY, MARK, Item, Read
 from briefing.index.payload import doc_id
 from briefing.model import Chunk, Unit
 
@@ -42,18 +41,12 @@ _REVIEWED = {"tester": "was tested by"}
 MAX_ITEMS = 3
 # How much of an item's latest comment a "where does it stand" answer quotes.
 LATEST_QUOTE = 240
-# Where a citation marker goes in a sentence `read_field` writes.
-MARK = "\x00"
 
 # The fields a tracker's item may leave empty, said so when asked ("PLAT-7 has no priority set"); others (a fix
 # version, a sprint) are often stated in the item's comments when the field is empty, so the fact path reads them.
 _TRACKER_FIELDS = frozenset({"priority", "labels", "components"})
 # Header text of a code host's item: the day it was opened ("opened 2022-05-05").
 _OPENED = re.compile(r"\bopened (\d{4}-\d{2}-\d{2})")
-# Resolutions that say the item's problem was fixed or its work done (not "Won't Fix", "Duplicate", "Invalid").
-_FIXED = frozenset({"fixed", "done", "resolved", "completed"})
-# A header's "Resolved:" value: its day ("2017-10-05", "2017-10-05 14:02").
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MERGED = re.compile(r"\bmerged (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 _CLOSED = re.compile(r"\bclosed( unmerged)? (\d{4}-\d{2}-\d{2})(?: by " + _NAME + ")?")
 # A review verdict unit: an optional "[time]" stamp, the reviewer, the verdict.
@@ -61,21 +54,6 @@ _VERDICT = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?([\w.@-]+)\s+(approved|requested c
 # Mail text: a review tag on a line of its own, not quoted ("Acked-by: Rob Herring <robh@kernel.org>"): the tag and
 # the name before the address.
 _TAG = re.compile(r"^[ \t]*(Reviewed-by|Acked-by|Tested-by):[ \t]*([^<>\n]*?)[ \t]*(?:<[^<>\n]*>)?[ \t]*$", re.I | re.M)
-
-
-# A sentence with a MARK per cited unit, and those units in order.
-Read = tuple[str, list[Unit]]
-
-
-@dataclass(frozen=True)
-class Item:
-    """One named ticket or pull request as the view holds it: its key, header unit and other units."""
-
-    key: str
-    label: str
-    header: Unit | None
-    units: tuple[Unit, ...]
-    events: tuple[dict[str, Any], ...] = ()  # its recorded transitions (a changelog's status changes)
 
 
 def _label(key: str, chunk: Chunk) -> str:
@@ -95,7 +73,7 @@ def item_of(key: str, chunks: Sequence[Chunk]) -> Item:
     units = tuple(u for c in own for u in c.units)
     header = next((u for u in units if u.ref == key and is_header(u.text)), None)
     events = tuple(ev for c in own for ev in registry.meta(c, "events") if isinstance(ev, dict))
-    return Item(key, _label(key, own[0]), header, units, events)
+    return Item(key, _label(key, own[0]), header, units, events, bare_title(key, own[0].title))
 
 
 def bare_title(key: str, title: str) -> str:
@@ -143,6 +121,10 @@ def read_field(item: Item, field: str) -> Read | None:
     units; None when the item does not say."""
     if field in REVIEW_FIELDS:
         return _reviews(item, field)
+    if field == "about":
+        from briefing.ask.item_reads import about
+
+        return about(item)
     header = item.header
     if header is None:
         return _started(item) if field == "reporter" else None
@@ -163,7 +145,9 @@ def read_field(item: Item, field: str) -> Read | None:
     if field == "resolver":
         return _resolver(item, header)
     if field == "fixer":
-        return _fixer(item, header)
+        from briefing.ask.item_reads import fixer
+
+        return fixer(item, header)
     if field == "reopened":
         return _reopened(item, header)
     if field == "created":
@@ -236,8 +220,8 @@ def _merged(item: Item, header: Unit) -> Read | None:
 def _resolved(item: Item, header: Unit) -> Read | None:
     """The day the item reached its end: a tracker's "Resolved:" row, or a pull request's merge or close."""
     day = rows(header.text).get("resolved", "")
-    if day and day.lower() not in UNSET and _DAY.match(day):
-        return f"{item.label} was resolved on {_DAY.match(day)[0]}{MARK}", [header]  # type: ignore[index]
+    if day and day.lower() not in UNSET and DAY.match(day):
+        return f"{item.label} was resolved on {DAY.match(day)[0]}{MARK}", [header]  # type: ignore[index]
     merged = _MERGED.search(header.text)
     if merged:
         return f"{item.label} was merged on {merged[1]}{MARK}", [header]
@@ -265,26 +249,6 @@ def _resolver(item: Item, header: Unit) -> Read | None:
     if UNKNOWN_VALUE.match(status):
         return f"{item.label}'s state at that time is not recorded (its recorded history starts later){MARK}", [header]
     if status and not DONE_STATUS.match(status):
-        return f"{item.label} is not resolved; its status is {status}{MARK}", [header]
-    return None
-
-
-def _fixer(item: Item, header: Unit) -> Read | None:
-    """Who fixed the item: the assignee of a tracker's item resolved as fixed (who closes it after verifying is often
-    someone else), a pull request's author; that it was not fixed or is not resolved; else None (the fact path)."""
-    from briefing.ask.finished import DONE_STATUS
-
-    if item.label.startswith("PR "):
-        authored = _AUTHORED.search(header.text)
-        return (f"{item.label} was written by {authored[1]}{MARK}", [header]) if authored else None
-    cells = rows(header.text)
-    resolution, assignee, status = cells.get("resolution", ""), cells.get("assignee", ""), cells.get("status", "")
-    on = f" on {day[0]}" if (day := _DAY.match(cells.get("resolved", ""))) else ""
-    if resolution.lower() in _FIXED and assignee.lower() not in UNSET and not UNKNOWN_VALUE.match(assignee):
-        return f"{item.label} was fixed by {assignee}, its assignee (resolution {resolution}{on}){MARK}", [header]
-    if resolution.lower() not in UNRESOLVED and resolution.lower() not in _FIXED:
-        return f"{item.label} was not fixed: it was resolved as {resolution}{on}{MARK}", [header]
-    if status and not UNKNOWN_VALUE.match(status) and not DONE_STATUS.match(status):
         return f"{item.label} is not resolved; its status is {status}{MARK}", [header]
     return None
 
@@ -318,18 +282,17 @@ def _reopened(item: Item, header: Unit) -> Read | None:
 
 
 def _created(item: Item, header: Unit) -> Read | None:
-    """The day the item was created: a tracker's "Created:" row, or the day a pull request or issue was opened."""
+    """The day the item was created: a tracker's "Created:" row, or the day a code host's item was opened."""
     day = rows(header.text).get("created", "")
-    if _DAY.match(day):
-        return f"{item.label} was created on {_DAY.match(day)[0]}{MARK}", [header]  # type: ignore[index]
+    if DAY.match(day):
+        return f"{item.label} was created on {DAY.match(day)[0]}{MARK}", [header]  # type: ignore[index]
     opened = _OPENED.search(header.text)
     return (f"{item.label} was opened on {opened[1]}{MARK}", [header]) if opened else None
 
 
 def _unset(item: Item, header: Unit, field: str, value: str | None) -> Read | None:
-    """A tracker field the item's state leaves empty or does not state, said so (not a line that happens to rank
-    first): "PLAT-7 has no priority set", or, where the tracker's record of the item starts later, that its state
-    then is not recorded. None for a field trackers do not keep, or an item that is no tracker's."""
+    """A tracker field the item's state leaves empty ("PLAT-7 has no priority set") or, where its record starts
+    later, does not state; None for a field trackers do not keep, or an item that is no tracker's."""
     cells = rows(header.text)
     if field not in _TRACKER_FIELDS or "type" not in cells:
         return None

@@ -24,7 +24,7 @@ from briefing.question.words import ASKS_READY, TRACKER_NOUN
 
 if TYPE_CHECKING:
     from briefing.ask.extractive import ExtractiveAnswer
-    from briefing.ask.fields import Item
+    from briefing.ask.item_model import Item
     from briefing.ask.listing import Period
     from briefing.question.listings import RecordsAsked
     from briefing.question.model import Question

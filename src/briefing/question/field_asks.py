@@ -64,6 +64,13 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:get\s+|got\s+|been\s+)?re-?open(?:ed)?\b",
         ),
         ("resolution", r"\bresolution\b"),
+        # What the item is about, as its opener described it: "What is PLAT-7 about?", "What's #690 about?", "Tell me
+        # about PLAT-7", "What does PLAT-7 cover?" (the whole question; "What is the ticket about X?" names an item).
+        (
+            "about",
+            r"^\W*what(?:'s|\s+is|\s+was)\s+(?:\S+\s+){1,4}?about\W*$|^\W*tell\s+me\s+(?:more\s+)?about\s+\S+\W*$"
+            r"|^\W*what\s+(?:does|did)\s+(?:\S+\s+){1,4}?(?:cover|describe|concern)\W*$",
+        ),
         # The day an item was created: "When was PLAT-7 created?", "What day was the bug about X filed?".
         (
             "created",
