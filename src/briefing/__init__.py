@@ -1,3 +1,3 @@
 """brief: a briefing assistant for engineering managers."""
 
-__version__ = "0.43.0"
+__version__ = "0.44.0"
