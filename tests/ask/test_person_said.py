@@ -11,12 +11,12 @@ import pytest
 
 from briefing.ask.extractive import ExtractiveAnswerer
 from briefing.embed import Embedder
-from briefing.model import Chunk, Person, Unit
+from briefing.model import Person, Unit
 from briefing.question.acts import addressees, doers, written
 from briefing.question.parse import parse
 from briefing.question.values import Directory
 from briefing.settings import AnswerSettings, EmbeddingSettings
-from tests.ask.chunks import at, first_quote, slack
+from tests.ask.chunks import at, first_quote, slack, ticket_chunk
 from tests.ask.parsed import LATER, parsed
 
 PEOPLE = ["Ana Lima", "Sean Corfield", "Alex Miller", "Dana Levi"]
@@ -158,23 +158,6 @@ def test_the_question_keeps_how_it_wrote_each_person() -> None:
 TICKET = "jira:PLAT-41"
 
 
-def _ticket(*units: Unit) -> Chunk:
-    return Chunk(
-        chunk_id=f"{TICKET}::0",
-        doc_key=TICKET,
-        source_type="jira",
-        kind="jira_issue",
-        title="PLAT-41: HTTP client sends a second POST after a 401",
-        text="\n".join(f"{u.author}: {u.text}" for u in units),
-        refs=[u.ref for u in units],
-        start=units[0].at or at(3, 1),
-        end=units[-1].at or at(3, 1),
-        authors=sorted({u.author for u in units if u.author}),
-        container="PLAT",
-        units=list(units),
-    )
-
-
 # A JIRA issue as the connector writes it: the field rows and the description are the reporter's units (their
 # ref is the key), the comments are their own units.
 TICKET_FIELDS = Unit(
@@ -197,7 +180,11 @@ TICKET_ANSWER = Unit(
     "Dana Levi",
     at(3, 9, 15),
 )
-TICKETS = [_ticket(TICKET_FIELDS, TICKET_REPORT, TICKET_ANSWER)]
+TICKETS = [
+    ticket_chunk(
+        "PLAT-41", "HTTP client sends a second POST after a 401", [TICKET_FIELDS, TICKET_REPORT, TICKET_ANSWER], "PLAT"
+    )
+]
 TICKET_PEOPLE = Directory(people=[Person("U1", "Ana Lima", ("alima",), ()), Person("U4", "Dana Levi", ("dlevi",), ())])
 
 

@@ -112,14 +112,13 @@ def test_who_replied_is_asked_as_a_role_several_hold(probe_items: Any) -> None:
 
 
 def _ticket(key: str, title: str, header: str) -> Any:
-    from briefing.model import Chunk, Unit
+    from briefing.model import Unit
+    from tests.ask.chunks import ticket_chunk
 
-    at = datetime(2026, 5, 4, tzinfo=UTC)
-    unit = Unit(key, header, "Lee Park", at)
-    return Chunk(
-        chunk_id=f"{key}::0", doc_key=key, source_type="jira", kind="jira_issue", title=title, text=header,
-        refs=[key], start=at, end=at, authors=["Lee Park"], container="PLAT", units=[unit],
-    )  # fmt: skip
+    bare = key.split(":", 1)[1]
+    return ticket_chunk(
+        bare, title.split(": ", 1)[1], [Unit(key, header, "Lee Park", datetime(2026, 5, 4, tzinfo=UTC))], "PLAT"
+    )
 
 
 def test_who_fixed_is_asked_of_tickets_resolved_as_fixed_and_answered_by_their_assignee(probe_items: Any) -> None:
