@@ -10,6 +10,8 @@ comments), so it measures a class of questions on data nobody wrote questions fo
   whose title opens with "Fix", right when it names the pull request's author;
 - `about`: "What is KEY about?" ("What is #642 about?") of a ticket, issue or pull request with a description,
   right when the answer's first citation is the item's own text (its description), not a line that mentions it;
+- `last`: "Who last commented on KEY?" of a ticket, issue or pull request with a comment, right when the answer's
+  first line names the writer of its newest unit other than its own text and state records;
 - `closed`, `verified`: "Who closed (verified) the ticket about <summary>?", right when the answer's first line
   names the writer of the item's last comment that announces it ("Closing ...", "Verified the fix ... Closing.");
 - `merger`, `author`: "Who merged (opened) the pull request that does <title>?", from a pull request's header;
@@ -163,6 +165,7 @@ def _replied(key: str, title: str) -> str:
 def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
     """item key -> (question, what a right answer holds: the person's name, a pull request number, a ref)."""
     from briefing import registry
+    from briefing.ask.extractive.extractors import state_record
     from briefing.ask.header import is_header, rows
     from briefing.index import Filter
 
@@ -172,6 +175,7 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
     substantive: set[tuple[str, str]] = set()
     tagged: dict[str, set[str]] = {}
     latest: dict[str, tuple[str, datetime | None]] = {}
+    newest: dict[str, tuple[datetime, str]] = {}
     titles: dict[str, str] = {}
     openers: dict[str, str] = {}
     for chunk in view.chunks(Filter()):
@@ -199,6 +203,9 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
                 name = chunk.doc_key.split(":", 1)[1]
                 name = f"#{name.rsplit('#', 1)[1]}" if chunk.doc_key.startswith("github:") else name
                 found.setdefault(chunk.doc_key, (f"What is {name} about?", {chunk.doc_key}))
+            elif mode == "last" and not own and unit.author and unit.at and _ITEM_KEY.match(chunk.doc_key):
+                if not state_record(unit.text) and (chunk.doc_key not in newest or unit.at > newest[chunk.doc_key][0]):
+                    newest[chunk.doc_key] = (unit.at, unit.author)
             elif mode == "fixer" and own and not _PULL.match(unit.text) and is_header(unit.text):
                 cells = rows(unit.text)
                 assignee = cells.get("assignee", "")
@@ -253,6 +260,10 @@ def _cases(view: Any, mode: str) -> dict[str, tuple[str, set[str]]]:
             found[key] = (_replied(key, titles[key]), names)
         elif mode == "tagged" and len(subject.split()) >= 3:
             found[key] = (f"Who reviewed the patch about {subject[0].lower() + subject[1:]}?", names)
+    for key, (_, author) in newest.items():
+        name = key.split(":", 1)[1]
+        name = f"#{name.rsplit('#', 1)[1]}" if key.startswith("github:") else name
+        found[key] = (f"Who last commented on {name}?", {author.split()[0]})
     for key, (who, _) in latest.items():
         found[key] = (f"Who {mode} the ticket about {_summary(titles[key])}?", {who.split()[0]})
     for (key, author), refs in said.items():
@@ -289,7 +300,7 @@ def _right(mode: str, expected: set[str], answer: Any) -> bool:
         return any(f"/pull/{n}" in first or f"#{n}" in first for n in expected)
     said = (
         first
-        if mode in _ANNOUNCES or mode in _HEADER_ASKS or mode in {"tagged", "replied", "reporter", "fixer"}
+        if mode in _ANNOUNCES or mode in _HEADER_ASKS or mode in {"tagged", "replied", "reporter", "fixer", "last"}
         else answer.answer
     )
     said = said.lower()
@@ -343,6 +354,7 @@ def main() -> None:
     modes = [
         "assignee",
         "about",
+        "last",
         "fixer",
         "reporter",
         "closed",

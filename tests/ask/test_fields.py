@@ -149,6 +149,10 @@ NOW = datetime(2026, 6, 15, 9, tzinfo=UTC)
         ("Who resolved PLAT-120?", ("resolver",)),
         ("Who fixed PLAT-120?", ("fixer",)),
         ("What is PLAT-120 about?", ("about",)),
+        ("Who last commented on PLAT-120?", ("last_comment",)),
+        ("Who was the last to reply on PR #57?", ("last_comment",)),
+        ("When was the last comment on PLAT-120?", ("last_comment",)),
+        ("What was the most recent comment on PLAT-120?", ("last_comment",)),
         ("What's PR #57 about?", ("about",)),
         ("Tell me about PLAT-120", ("about",)),
         ("What does PLAT-120 cover?", ("about",)),
@@ -613,3 +617,24 @@ def test_what_a_ticket_named_by_key_is_about_is_read_from_it(brief: Brief) -> No
     # A ticket with no description: its title, cited to its fields.
     bare = brief.ask("What is PLAT-130 about?", now=parse_now("2026-07-01T09:00:00+00:00")).to_json()
     assert bare["answer"].startswith('PLAT-130 is titled "Migration 0047 fails on PG15'), bare["answer"]
+
+
+def test_the_last_comment_is_the_newest_comment_not_a_state_record_nor_the_description() -> None:
+    earlier = Unit("jira:PLAT-7#comment-1", "Repro attached; it fails on every retry.", "Lee Park", AT)
+    later = Unit("jira:PLAT-7#comment-2", "Thanks!", "Omar Haddad", datetime(2026, 5, 6, 9, tzinfo=UTC))
+    moved = Unit("jira:PLAT-7#change-3", "status: In Review -> Done", "Dana Reyes", datetime(2026, 5, 7, tzinfo=UTC))
+    item = _item(JIRA_HEADER, earlier, later, moved)
+    assert (
+        _sentence(item, "last_comment") == 'The last comment on PLAT-7 is by Omar Haddad on Wed 6 May 2026: "Thanks!"'
+    )
+    assert read_field(item, "last_comment") == (_sentence(item, "last_comment") + "\x00", [later])
+    assert _sentence(_item(JIRA_HEADER), "last_comment") == "PLAT-7 has no comments"
+
+
+@pytest.mark.slow
+def test_who_last_commented_on_a_ticket_names_the_writer_of_its_newest_comment(brief: Brief) -> None:
+    answer = brief.ask("Who last commented on PLAT-106?", now=parse_now("2026-07-01T09:00:00+00:00")).to_json()
+    assert answer["answer"].startswith("The last comment on PLAT-106 is by Marcus Okafor on Thu 21 May 2026"), answer[
+        "answer"
+    ]
+    assert len(answer["citations"]) == 1 and answer["citations"][0]["refs"][0].startswith("jira:PLAT-106#")

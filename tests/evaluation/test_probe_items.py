@@ -156,3 +156,17 @@ def test_what_an_item_is_about_is_asked_of_items_with_a_description(probe_items:
     bare = _ticket("jira:PLAT-2", "PLAT-2: Retry storm", rows)
     view = SimpleNamespace(chunks=lambda _filter: [described, bare])
     assert probe_items._cases(view, "about") == {"jira:PLAT-1": ("What is PLAT-1 about?", {"jira:PLAT-1"})}
+
+
+def test_who_last_commented_is_asked_of_items_with_comments_by_their_newest_writer(probe_items: Any) -> None:
+    from briefing.model import Unit
+
+    rows = "Type: Bug | Status: Closed\nResolution: Fixed\nAssignee: Dana Reyes | Reporter: Lee Park"
+    ticket = _ticket("jira:PLAT-1", "PLAT-1: Export drops null rows", rows)
+    at = ticket.start
+    ticket.units.append(Unit("jira:PLAT-1#comment-1", "Fixed in 2.4.1, please verify.", "Dana Reyes", at))
+    ticket.units.append(Unit("jira:PLAT-1#comment-2", "Verified, closing.", "Omar Haddad", at.replace(day=9)))
+    ticket.units.append(Unit("jira:PLAT-1#change-3", "status: Resolved -> Closed", "Dana Reyes", at.replace(day=10)))
+    bare = _ticket("jira:PLAT-2", "PLAT-2: Retry storm", rows)
+    view = SimpleNamespace(chunks=lambda _filter: [ticket, bare])
+    assert probe_items._cases(view, "last") == {"jira:PLAT-1": ("Who last commented on PLAT-1?", {"Omar"})}

@@ -121,10 +121,10 @@ def read_field(item: Item, field: str) -> Read | None:
     units; None when the item does not say."""
     if field in REVIEW_FIELDS:
         return _reviews(item, field)
-    if field == "about":
-        from briefing.ask.item_reads import about
+    if field in ("about", "last_comment"):
+        from briefing.ask.item_reads import about, last_comment
 
-        return about(item)
+        return about(item) if field == "about" else last_comment(item)
     header = item.header
     if header is None:
         return _started(item) if field == "reporter" else None
@@ -167,12 +167,7 @@ def read_field(item: Item, field: str) -> Read | None:
 def _standing(item: Item, header: Unit) -> Read | None:
     """Where an item stands: its status (a pull request's merge or close, when merged or closed), then its latest
     comment that says something, with who wrote it and when; None when its header states neither."""
-    from briefing.ask.extractive.acts import bare_review
-    from briefing.ask.extractive.contentless import contentless
-    from briefing.ask.extractive.extractors import state_record
-    from briefing.ask.extractive.heads import without_head
-    from briefing.ask.extractive.render import day
-    from briefing.ask.segment import clean
+    from briefing.ask.item_reads import latest_comment, quoted
 
     value = _row(header, "status")
     state = _merged(item, header)  # a pull request's merge says by whom and when
@@ -180,24 +175,10 @@ def _standing(item: Item, header: Unit) -> Read | None:
         state = f"{item.label} is {value}{MARK}", [header]
     if state is None:
         return None
-    # Comments only (not the item's own description, not a changelog's state records, not a review that only says it
-    # commented); of the newest, its first unit.
-    said = [
-        (u.at, -n, u)
-        for n, u in enumerate(item.units)
-        if u.ref != item.key
-        and u.at
-        and u.author
-        and not state_record(t := clean(u.text))
-        and not contentless(t)
-        and not bare_review(t)
-    ]
-    if not said:
+    last = latest_comment(item, saying=True)
+    if last is None:
         return state
-    at, _, last = max(said)
-    when = day(at, with_time=False, with_year=True)
-    quote = clean(without_head(last.text, last.author, last.text.split("\n", 1)[0]), LATEST_QUOTE)
-    return f'{state[0]}; latest, {last.author} on {when}: "{quote}"{MARK}', [*state[1], last]
+    return f"{state[0]}; latest, {quoted(last, LATEST_QUOTE)}{MARK}", [*state[1], last]
 
 
 def _started(item: Item) -> Read | None:

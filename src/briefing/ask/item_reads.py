@@ -1,4 +1,4 @@
-"""Reads of one named item beyond a header row: who fixed it, and what it is about."""
+"""Reads of one named item beyond a header row: who fixed it, what it is about, its latest comment."""
 
 from __future__ import annotations
 
@@ -63,3 +63,41 @@ def about(item: Item) -> Read | None:
     if item.title and item.header is not None:
         return f'{item.label} is titled "{item.title}"{MARK}', [item.header]
     return None
+
+
+def latest_comment(item: Item, *, saying: bool = False) -> Unit | None:
+    """The item's newest comment (not its own description, not a changelog's state record; with `saying`, not a
+    greeting or thanks, nor a review that only says it commented): of the newest, its first unit."""
+    from briefing.ask.extractive.acts import bare_review
+    from briefing.ask.extractive.contentless import contentless
+    from briefing.ask.extractive.extractors import state_record
+
+    said = [
+        (u.at, -n, u)
+        for n, u in enumerate(item.units)
+        if u.ref != item.key
+        and u.at
+        and u.author
+        and not state_record(t := clean(u.text))
+        and not (saying and (contentless(t) or bare_review(t)))
+    ]
+    return max(said, key=lambda s: (s[0], s[1]))[2] if said else None
+
+
+def quoted(unit: Unit, limit: int) -> str:
+    """`<author> on <day>: "<its words>"`, the words without the unit's stamp, cut at `limit` characters."""
+    from briefing.ask.extractive.heads import without_head
+    from briefing.ask.extractive.render import day
+
+    when = day(unit.at, with_time=False, with_year=True) if unit.at else "an unknown day"
+    words = clean(without_head(unit.text, unit.author, unit.text.split("\n", 1)[0]), limit)
+    return f'{unit.author} on {when}: "{words}"'
+
+
+def last_comment(item: Item) -> Read | None:
+    """Who wrote the item's last comment, when, and what it says ("Who last commented on PLAT-7?", "When was the
+    last comment on PLAT-7?"); that it has none, cited to its header; None without a header either."""
+    last = latest_comment(item)
+    if last is not None:
+        return f"The last comment on {item.label} is by {quoted(last, ABOUT_QUOTE)}{MARK}", [last]
+    return (f"{item.label} has no comments{MARK}", [item.header]) if item.header is not None else None

@@ -64,6 +64,14 @@ FIELD_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:get\s+|got\s+|been\s+)?re-?open(?:ed)?\b",
         ),
         ("resolution", r"\bresolution\b"),
+        # Its latest comment, who wrote it or when: "Who last commented on PLAT-7?", "Who was the last to reply on
+        # #57?", "When was the last comment on PLAT-7?", "What was the most recent comment on PLAT-7?".
+        (
+            "last_comment",
+            r"\b(?:who|when)\b[^?]{0,30}?\blast\s+(?:to\s+)?(?:comment(?:ed)?|repl(?:y|ied)|respond(?:ed)?|wrote)\b"
+            r"|\bwho\s+(?:commented|replied|responded|wrote)\s+last\b"
+            r"|\b(?:last|latest|most\s+recent|newest)\s+(?:comment|reply|response)\b",
+        ),
         # What the item is about, as its opener described it: "What is PLAT-7 about?", "What's #690 about?", "Tell me
         # about PLAT-7", "What does PLAT-7 cover?" (the whole question; "What is the ticket about X?" names an item).
         (
