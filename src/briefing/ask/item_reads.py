@@ -81,7 +81,7 @@ def latest_comment(item: Item, *, saying: bool = False) -> Unit | None:
         and not state_record(t := clean(u.text))
         and not (saying and (contentless(t) or bare_review(t)))
     ]
-    return max(said, key=lambda s: (s[0], s[1]))[2] if said else None
+    return max(said)[2] if said else None  # the newest; of one moment, the first unit (n is unique)
 
 
 def quoted(unit: Unit, limit: int) -> str:
